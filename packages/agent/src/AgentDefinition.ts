@@ -1,0 +1,26 @@
+/** Where an agent definition came from, highest precedence first. */
+export type AgentScope = "explicit" | "project" | "extra" | "user" | "plugin" | "builtin" | "runtime"
+
+/**
+ * A resolved agent: who it is, the system prompt template it runs with, and what it may
+ * use. `tools`/`subagents` undefined means "all"; an empty list means "none".
+ */
+export interface AgentDefinition {
+  /** kebab-case, unique among resolved agents. */
+  readonly name: string
+  readonly description: string
+  readonly whenToUse?: string | undefined
+  /** The body of the agent file: a template rendered on every prompt build. */
+  readonly systemPrompt: string
+  readonly tools?: ReadonlyArray<string> | undefined
+  readonly disallowedTools?: ReadonlyArray<string> | undefined
+  /** Agent types this agent may delegate to through the `subagent` tool. */
+  readonly subagents?: ReadonlyArray<string> | undefined
+  /** A model spec (`openai:gpt-4.1`), or undefined to inherit the caller's model. */
+  readonly model?: string | undefined
+  /** Whether this definition may replace a built-in of the same name. */
+  readonly override: boolean
+  readonly scope: AgentScope
+  /** A file path, or `builtin:<name>` / `runtime:<session>`. */
+  readonly source: string
+}

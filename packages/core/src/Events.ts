@@ -1,0 +1,63 @@
+import type { Message } from "./Messages.ts"
+import type { Usage } from "./Usage.ts"
+
+/** How a run ended. Always decided by the runtime, never by model text. */
+export type RunStatus = "completed" | "failed" | "timeout" | "cancelled" | "lost"
+
+/**
+ * Everything an agent does, as one stream of events. All but `text-delta` are persisted
+ * to the session's `wire.jsonl`; the full stream is what `--output-format stream-json`,
+ * ACP and the SDK forward to their clients.
+ */
+export type AgentEvent =
+  | { readonly type: "session-start"; readonly sessionId: string; readonly agent: string; readonly cwd: string; readonly model: string }
+  | { readonly type: "turn-start"; readonly turn: number; readonly prompt: string }
+  | { readonly type: "step-start"; readonly turn: number; readonly step: number }
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "message"; readonly message: Message }
+  | { readonly type: "tool-call"; readonly id: string; readonly name: string; readonly input: string }
+  | {
+    readonly type: "tool-result"
+    readonly id: string
+    readonly name: string
+    readonly output: string
+    readonly isError: boolean
+    readonly durationMs: number
+  }
+  | { readonly type: "usage"; readonly model: string; readonly usage: Usage }
+  | {
+    readonly type: "turn-end"
+    readonly turn: number
+    readonly status: RunStatus
+    readonly result: string
+    readonly usage: Usage
+    readonly durationMs: number
+    readonly error?: string | undefined
+  }
+  | {
+    readonly type: "subagent-start"
+    readonly handle: string
+    readonly agent: string
+    readonly provider: string
+    readonly runId: string
+    readonly background: boolean
+    readonly description: string
+  }
+  | {
+    readonly type: "subagent-end"
+    readonly handle: string
+    readonly runId: string
+    readonly status: RunStatus
+    readonly usage: Usage
+    readonly durationMs: number
+    readonly result: string
+  }
+  | { readonly type: "notice"; readonly level: "info" | "warning" | "error"; readonly message: string }
+
+export type AgentEventType = AgentEvent["type"]
+
+/** Events that exist only on the live stream and are not written to `wire.jsonl`. */
+export const isEphemeral = (event: AgentEvent): boolean => event.type === "text-delta"
+
+/** One persisted line of `wire.jsonl`. */
+export type WireRecord = AgentEvent & { readonly seq: number; readonly ts: string }

@@ -1,0 +1,88 @@
+import type { AssistantMessage, Message, ToolCall, Usage } from "@dsh/core"
+import { emptyUsage } from "@dsh/core"
+import { Context, Effect, Stream } from "effect"
+import type { LlmError } from "./LlmError.ts"
+
+/** What the model is told about a tool: its parameters as a JSON Schema object. */
+export interface ToolSpec {
+  readonly name: string
+  readonly description: string
+  readonly parameters: Readonly<Record<string, unknown>>
+}
+
+export interface ModelRequest {
+  readonly messages: ReadonlyArray<Message>
+  readonly tools: ReadonlyArray<ToolSpec>
+  readonly maxOutputTokens?: number | undefined
+  readonly temperature?: number | undefined
+  /** Provider-neutral reasoning effort; adapters map it or ignore it. */
+  readonly thinking?: "off" | "low" | "medium" | "high" | undefined
+}
+
+export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "other"
+
+/** One piece of a streamed answer. Tool calls arrive whole, already assembled from deltas. */
+export type StreamPart =
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "tool-call"; readonly call: ToolCall }
+  | { readonly type: "finish"; readonly reason: FinishReason; readonly usage: Usage }
+
+export interface ModelResponse {
+  readonly message: AssistantMessage
+  readonly finishReason: FinishReason
+  readonly usage: Usage
+}
+
+/**
+ * The LLM seam. An adapter supplies `stream`; `generate` is derived from it.
+ * Interrupting the stream aborts the underlying HTTP request.
+ */
+export interface LanguageModelShape {
+  /** The adapter's registry name, e.g. `openai`. */
+  readonly provider: string
+  /** The model id the adapter sends, e.g. `gpt-4.1-mini`. */
+  readonly model: string
+  readonly stream: (request: ModelRequest) => Stream.Stream<StreamPart, LlmError>
+  readonly generate: (request: ModelRequest) => Effect.Effect<ModelResponse, LlmError>
+}
+
+export class LanguageModel extends Context.Service<LanguageModel, LanguageModelShape>()("@dsh/llm/LanguageModel") {}
+
+/** Folds a part stream into one response; a stream without `finish` counts as a clean stop. */
+export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): Effect.Effect<ModelResponse, E, R> =>
+  Stream.runFold(
+    parts,
+    () => ({ text: "", calls: [] as Array<ToolCall>, reason: "stop" as FinishReason, usage: emptyUsage }),
+    (acc, part) => {
+      switch (part.type) {
+        case "text-delta":
+          acc.text += part.text
+          break
+        case "tool-call":
+          acc.calls.push(part.call)
+          break
+        case "finish":
+          acc.reason = part.reason
+          acc.usage = part.usage
+      }
+      return acc
+    }
+  ).pipe(Effect.map((acc): ModelResponse => ({
+    message: acc.calls.length > 0
+      ? { role: "assistant", content: acc.text, toolCalls: acc.calls }
+      : { role: "assistant", content: acc.text },
+    finishReason: acc.calls.length > 0 && acc.reason === "stop" ? "tool-calls" : acc.reason,
+    usage: acc.usage
+  })))
+
+/** Builds a model from its one primitive, `stream`. */
+export const makeLanguageModel = (options: {
+  readonly provider: string
+  readonly model: string
+  readonly stream: (request: ModelRequest) => Stream.Stream<StreamPart, LlmError>
+}): LanguageModelShape => ({
+  provider: options.provider,
+  model: options.model,
+  stream: options.stream,
+  generate: (request) => collectResponse(options.stream(request))
+})

@@ -1,0 +1,44 @@
+import { Schema } from "effect"
+
+/**
+ * Why a model call failed. `retryable` reasons are retried a bounded number of times by
+ * the HTTP helper before they surface; the others surface at once.
+ */
+export const LlmErrorReason = Schema.Literals([
+  "Authentication",
+  "RateLimited",
+  "BadResponse",
+  "ContextOverflow",
+  "InvalidRequest",
+  "ServerError",
+  "Network",
+  "Configuration"
+])
+export type LlmErrorReason = typeof LlmErrorReason.Type
+
+export class LlmError extends Schema.TaggedError<LlmError>()("LlmError", {
+  reason: LlmErrorReason,
+  provider: Schema.String,
+  detail: Schema.String,
+  status: Schema.optional(Schema.Number),
+  retryable: Schema.Boolean
+}) {
+  override get message(): string {
+    const status = this.status === undefined ? "" : ` (HTTP ${this.status})`
+    return `${this.provider}: ${this.reason}${status}: ${this.detail}`
+  }
+}
+
+/** Maps an HTTP status and body to the reason a caller can act on. */
+export const reasonForStatus = (status: number, body: string): LlmErrorReason => {
+  if (status === 401 || status === 403) return "Authentication"
+  if (status === 429) return "RateLimited"
+  if (status >= 500) return "ServerError"
+  if (/context[ _-]?(length|window)|too many tokens|maximum context|prompt is too long/i.test(body)) {
+    return "ContextOverflow"
+  }
+  return "InvalidRequest"
+}
+
+export const isRetryableReason = (reason: LlmErrorReason): boolean =>
+  reason === "RateLimited" || reason === "ServerError" || reason === "Network"

@@ -1,0 +1,90 @@
+import type { AgentEvent, WireRecord } from "@dsh/core"
+import { Context, type Effect } from "effect"
+import type { SessionError } from "./SessionError.ts"
+
+/** Lifecycle of a session's main agent as `sessions list` shows it. */
+export type SessionStatus = "idle" | "running" | "completed" | "failed" | "cancelled"
+
+/**
+ * `state.json`: the session's small, atomically replaced state. Packages add their own
+ * top-level keys (`subagents`, `dynamicAgents`, …) and must keep the keys they do not own.
+ */
+export interface SessionState {
+  readonly version: 1
+  readonly id: string
+  readonly agent: string
+  readonly cwd: string
+  readonly model: string
+  readonly createdAt: string
+  readonly updatedAt: string
+  readonly status: SessionStatus
+  readonly [extension: string]: unknown
+}
+
+export interface ReadResult {
+  readonly records: ReadonlyArray<WireRecord>
+  /** E.g. a torn last line after a crash, which is skipped. */
+  readonly warnings: ReadonlyArray<string>
+}
+
+/**
+ * An append-only event log (`wire.jsonl`). Appends are buffered in memory and written on
+ * `sync`, which also flushes to disk (fsync): call it at every turn boundary and before an
+ * outcome is announced. Buffers are also written when they grow large.
+ */
+export interface Transcript {
+  /** Where the log lives, for display (a path for the file store). */
+  readonly location: string
+  readonly append: (event: AgentEvent) => Effect.Effect<void, SessionError>
+  readonly sync: Effect.Effect<void, SessionError>
+  readonly read: Effect.Effect<ReadResult, SessionError>
+}
+
+/** One child's persisted data: its transcript plus `meta.json`. */
+export interface ChildStore {
+  readonly name: string
+  readonly transcript: Transcript
+  readonly readMeta: Effect.Effect<unknown | undefined, SessionError>
+  readonly writeMeta: (meta: unknown) => Effect.Effect<void, SessionError>
+  /** A directory the child may use for its own persisted data (e.g. an out-of-process child's session). */
+  readonly location: string
+}
+
+export interface SessionHandle {
+  readonly id: string
+  /** The session directory, for display and for the CLI's log file. */
+  readonly location: string
+  readonly transcript: Transcript
+  readonly readState: Effect.Effect<SessionState, SessionError>
+  /** Read-modify-write of `state.json`, serialized within the process and written atomically. */
+  readonly updateState: (f: (state: SessionState) => SessionState) => Effect.Effect<SessionState, SessionError>
+  readonly child: (name: string) => Effect.Effect<ChildStore, SessionError>
+  readonly children: Effect.Effect<ReadonlyArray<string>, SessionError>
+  /** Background-run records (`tasks/<runId>.json`), written atomically. */
+  readonly writeTask: (runId: string, record: unknown) => Effect.Effect<void, SessionError>
+  readonly readTasks: Effect.Effect<ReadonlyArray<unknown>, SessionError>
+}
+
+export interface CreateSession {
+  readonly agent: string
+  readonly cwd: string
+  readonly model: string
+  readonly id?: string | undefined
+  readonly extra?: Readonly<Record<string, unknown>> | undefined
+}
+
+/**
+ * The persistence seam (a file store by default; a database or object store later).
+ * Nothing outside a store implementation assumes a local path.
+ */
+export interface SessionStoreShape {
+  readonly create: (init: CreateSession) => Effect.Effect<SessionHandle, SessionError>
+  /** Opens an existing session; the same handle is returned while this store lives. */
+  readonly open: (id: string) => Effect.Effect<SessionHandle, SessionError>
+  /** All sessions, newest first. */
+  readonly list: Effect.Effect<ReadonlyArray<SessionState>, SessionError>
+  /** The most recently updated session (optionally in one working directory), for `--continue`. */
+  readonly latest: (filter?: { readonly cwd?: string | undefined }) => Effect.Effect<SessionHandle | undefined, SessionError>
+}
+
+export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("@dsh/session/SessionStore") {}

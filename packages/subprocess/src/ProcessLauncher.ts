@@ -1,0 +1,70 @@
+import { Context, type Duration, type Effect, type Scope } from "effect"
+import type { Readable, Writable } from "node:stream"
+import type { SubprocessError } from "./SubprocessError.ts"
+
+export interface SpawnOptions {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly cwd?: string | undefined
+  /**
+   * Variables added on top of the scrubbed environment. Nothing else from the parent
+   * passes except the allow-list (PATH, HOME, LANG, TERM, TMPDIR, USER, SHELL, …), and a
+   * credential-looking name is never passed unless it is listed here.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  /** Replaces the default allow-list of inherited variable names. */
+  readonly inheritEnv?: ReadonlyArray<string> | undefined
+  readonly stdin?: "pipe" | "ignore" | undefined
+  /** Time between SIGTERM and SIGKILL when the process is stopped. Default 2 seconds. */
+  readonly killGrace?: Duration.Input | undefined
+  /** Bytes of stderr kept for error reports. Default 8 KiB. */
+  readonly stderrTailBytes?: number | undefined
+}
+
+export interface ExitInfo {
+  readonly exitCode: number | null
+  readonly signal: string | null
+}
+
+/**
+ * A running child. It is a scoped resource: when its scope closes, the whole process tree
+ * is stopped with the ladder (SIGTERM to the group, grace, SIGKILL).
+ */
+export interface ChildProcessHandle {
+  readonly pid: number | undefined
+  readonly stdin: Writable | null
+  readonly stdout: Readable
+  /** The last bytes of stderr (a bounded ring buffer). */
+  readonly stderrTail: Effect.Effect<string>
+  /** Waits for the process to exit. */
+  readonly exit: Effect.Effect<ExitInfo>
+  /** Stops the process and all of its descendants with the ladder; waits until it is gone. */
+  readonly stop: Effect.Effect<void>
+}
+
+export interface RunOptions extends SpawnOptions {
+  readonly input?: string | undefined
+  readonly timeout?: Duration.Input | undefined
+  /** Combined stdout+stderr bytes kept; the rest is dropped and `truncated` set. Default 1 MiB. */
+  readonly maxOutputBytes?: number | undefined
+}
+
+export interface RunResult extends ExitInfo {
+  readonly stdout: string
+  readonly stderr: string
+  readonly timedOut: boolean
+  readonly truncated: boolean
+  readonly durationMs: number
+}
+
+/**
+ * The process seam: a local process by default; ssh, containers or Kubernetes Jobs later,
+ * speaking the same stdio. Nothing outside a launcher assumes a local PID.
+ */
+export interface ProcessLauncherShape {
+  readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildProcessHandle, SubprocessError, Scope.Scope>
+  /** Runs to completion (or timeout, which stops the whole tree) and collects output. */
+  readonly run: (options: RunOptions) => Effect.Effect<RunResult, SubprocessError>
+}
+
+export class ProcessLauncher extends Context.Service<ProcessLauncher, ProcessLauncherShape>()("@dsh/subprocess/ProcessLauncher") {}

@@ -1,0 +1,59 @@
+import { Effect, Schema } from "effect"
+import type { z } from "zod"
+
+/** What a tool's handler knows about the call it serves. */
+export interface ToolContext {
+  /** The agent's working directory; tools resolve relative paths against it. */
+  readonly cwd: string
+  readonly callId: string
+  /** The unique handle of the calling agent (`main`, `explore-1`, …). */
+  readonly agent: string
+}
+
+/** A handler failure the model should see (bad path, no match, …): it becomes an error result. */
+export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
+  message: Schema.String
+}) {}
+
+export interface ToolOutput {
+  readonly content: string
+  readonly isError?: boolean | undefined
+}
+
+/**
+ * A tool: a name, a description the model reads, zod parameters (each field with
+ * `.describe()`), and an effectful handler. Handlers never see invalid input: arguments are
+ * parsed and validated before `execute` runs, and every failure becomes a result the model
+ * can act on.
+ */
+export interface Tool<P = unknown> {
+  readonly name: string
+  readonly description: string
+  readonly parameters: z.ZodType<P>
+  /** Tools that change files or run commands ask the approval policy first. */
+  readonly needsApproval: boolean
+  /** A one-line human summary of a call, for approval prompts and UIs. */
+  readonly summarize?: ((params: P) => string) | undefined
+  readonly execute: (params: P, context: ToolContext) => Effect.Effect<string | ToolOutput, ToolError>
+}
+
+/** A tool in a heterogeneous collection: its parameter type is erased once it is defined. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any>
+
+/** Defines a tool with its parameter type inferred from the zod schema. */
+export const defineTool = <S extends z.ZodType>(tool: {
+  readonly name: string
+  readonly description: string
+  readonly parameters: S
+  readonly needsApproval?: boolean | undefined
+  readonly summarize?: ((params: z.output<S>) => string) | undefined
+  readonly execute: (params: z.output<S>, context: ToolContext) => Effect.Effect<string | ToolOutput, ToolError>
+}): Tool<z.output<S>> => ({
+  ...tool,
+  parameters: tool.parameters as unknown as z.ZodType<z.output<S>>,
+  needsApproval: tool.needsApproval ?? false
+})
+
+/** Fails a handler with a message for the model. */
+export const toolFail = (message: string): Effect.Effect<never, ToolError> => Effect.fail(new ToolError({ message }))

@@ -1,0 +1,98 @@
+import type { ToolCall, ToolMessage } from "@dsh/core"
+import type { ToolSpec } from "@dsh/llm"
+import { Cause, Effect } from "effect"
+import { z } from "zod"
+import { Approval } from "./Approval.ts"
+import type { AnyTool, ToolContext } from "./Tool.ts"
+import { compilePolicy, type ToolPolicy } from "./ToolPolicy.ts"
+
+/** Output longer than this is cut, in one central place, with a note saying so. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 30_000
+
+export const truncateOutput = (text: string, max: number): string =>
+  text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… [output truncated: ${text.length - max} more characters]`
+
+export interface ToolboxOptions {
+  readonly tools: ReadonlyArray<AnyTool>
+  readonly policy?: ToolPolicy | undefined
+  readonly maxOutputChars?: number | undefined
+}
+
+/**
+ * The tools one agent may use, after its policy. `specs` is what the model is offered;
+ * `execute` checks the policy again, validates the arguments, asks for approval where
+ * needed, runs the handler and turns every failure into an error result. It never fails.
+ */
+export interface Toolbox {
+  readonly names: ReadonlyArray<string>
+  readonly specs: ReadonlyArray<ToolSpec>
+  readonly execute: (call: ToolCall, context: Omit<ToolContext, "callId">) => Effect.Effect<ToolMessage>
+}
+
+const jsonSchemaOf = (tool: AnyTool): Record<string, unknown> => {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>
+  return schema
+}
+
+const formatIssues = (error: z.ZodError): string =>
+  error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ")
+
+export const makeToolbox = (options: ToolboxOptions): Toolbox => {
+  const allowed = compilePolicy(options.policy ?? {})
+  const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS
+  const visible = options.tools.filter((t) => allowed(t.name))
+  const byName = new Map(visible.map((t) => [t.name, t]))
+  const specs = visible.map((t): ToolSpec => ({ name: t.name, description: t.description, parameters: jsonSchemaOf(t) }))
+  const names = visible.map((t) => t.name)
+
+  const execute = (call: ToolCall, context: Omit<ToolContext, "callId">): Effect.Effect<ToolMessage> => {
+    const result = (content: string, isError: boolean): ToolMessage => ({
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content: truncateOutput(content, max),
+      ...(isError ? { isError: true } : {})
+    })
+    return Effect.gen(function*() {
+      const tool = byName.get(call.name)
+      if (tool === undefined || !allowed(call.name)) {
+        return result(`Error: unknown tool "${call.name}". Available tools: ${names.join(", ") || "(none)"}.`, true)
+      }
+      let raw: unknown
+      try {
+        raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments)
+      } catch {
+        return result(`Error: the arguments for ${call.name} are not valid JSON: ${call.arguments.slice(0, 200)}`, true)
+      }
+      const parsed = tool.parameters.safeParse(raw)
+      if (!parsed.success) {
+        return result(`Error: invalid arguments for ${call.name}: ${formatIssues(parsed.error)}`, true)
+      }
+      if (tool.needsApproval) {
+        const approval = yield* Approval
+        const decision = yield* approval.decide({
+          tool: tool.name,
+          input: parsed.data,
+          summary: tool.summarize?.(parsed.data) ?? `${tool.name} ${call.arguments.slice(0, 200)}`,
+          agent: context.agent,
+          cwd: context.cwd
+        })
+        if (!decision.allowed) return result(`Error: permission denied: ${decision.reason}`, true)
+      }
+      const output = yield* tool.execute(parsed.data, { ...context, callId: call.id }).pipe(
+        Effect.map((o) => typeof o === "string" ? { content: o, isError: false } : { content: o.content, isError: o.isError ?? false }),
+        Effect.catchTag("ToolError", (e) => Effect.succeed({ content: `Error: ${e.message}`, isError: true })),
+        // A defect in a handler is a bug, but it must not take the agent down: report it to the model.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.succeed({ content: `Error: ${call.name} crashed: ${Cause.pretty(cause).split("\n")[0]}`, isError: true })
+        )
+      )
+      return result(output.content, output.isError)
+    })
+  }
+  return { names, specs, execute }
+}

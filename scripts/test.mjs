@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Runs every test project with vitest and ends with the plain line CI reads:
+// `N passed, N failed` (and `, N skipped` when some were skipped).
+import { spawnSync } from "node:child_process"
+import { existsSync, readFileSync, rmSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dirname, "..")
+const out = join(ROOT, ".vitest-results.json")
+rmSync(out, { force: true })
+const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs")
+const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)], {
+  cwd: ROOT,
+  stdio: "inherit"
+})
+let passed = 0
+let failed = 0
+let skipped = 0
+if (existsSync(out)) {
+  const report = JSON.parse(readFileSync(out, "utf8"))
+  passed = report.numPassedTests ?? 0
+  // A file that fails to load has no failed assertions of its own; count it once.
+  const brokenFiles = (report.testResults ?? []).filter((s) =>
+    s.status === "failed" && !(s.assertionResults ?? []).some((a) => a.status === "failed")).length
+  failed = (report.numFailedTests ?? 0) + brokenFiles
+  skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0)
+} else {
+  failed = 1
+}
+if (r.status !== 0 && failed === 0) failed = 1
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`)
+process.exit(failed > 0 || r.status !== 0 ? 1 : 0)
