@@ -48,9 +48,13 @@ for (const dir of dirs) {
     clean: false,
     silent: true,
     splitting: bundled,
-    // The CLI is bundled with our own packages (from source) so that it starts fast;
-    // everything else stays an external dependency.
-    noExternal: bundled ? [/^@dsh\//] : [],
+    // The CLI is bundled whole (our packages from source, and their dependencies) so that it
+    // starts fast: one file, no module resolution at start-up. CommonJS dependencies get a
+    // real `require` through the banner.
+    noExternal: bundled ? [/.*/] : [],
+    banner: bundled
+      ? { js: "import { createRequire as __dshCreateRequire } from \"node:module\";\nconst require = __dshCreateRequire(import.meta.url);" }
+      : {},
     esbuildOptions: (options) => {
       options.conditions = ["@dsh/source"]
     }

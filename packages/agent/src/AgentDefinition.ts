@@ -2,6 +2,12 @@
 export type AgentScope = "explicit" | "project" | "extra" | "user" | "plugin" | "builtin" | "runtime"
 
 /**
+ * How an agent may be used: `primary` only as the main agent (not offered to the `subagent`
+ * tool), `subagent` only by delegation, `all` (the default) both. OpenCode's `mode` maps 1:1.
+ */
+export type AgentMode = "primary" | "subagent" | "all"
+
+/**
  * A resolved agent: who it is, the system prompt template it runs with, and what it may
  * use. `tools`/`subagents` undefined means "all"; an empty list means "none".
  */
@@ -20,6 +26,8 @@ export interface AgentDefinition {
   readonly model?: string | undefined
   /** Whether this definition may replace a built-in of the same name. */
   readonly override: boolean
+  /** Undefined means `all`. */
+  readonly mode?: AgentMode | undefined
   readonly scope: AgentScope
   /** A file path, or `builtin:<name>` / `runtime:<session>`. */
   readonly source: string

@@ -1,1 +1,9 @@
-export {}
+/**
+ * @dsh/agent: agent definitions and the turn loop (model ↔ tools) that every dsh agent,
+ * main or child, runs.
+ */
+export * from "./AgentDefinition.ts"
+export * from "./AgentRunner.ts"
+export * from "./History.ts"
+export * from "./TurnLoop.ts"
+export * from "./definitions/index.ts"

@@ -1,6 +1,6 @@
 import { Context, Duration, Effect, Schedule, Stream } from "effect"
 import { makeSseDecoder, type SseEvent } from "./internal/sse.ts"
-import { isRetryableReason, LlmError, reasonForStatus } from "./LlmError.ts"
+import { isContextOverflowText, isRetryableReason, LlmError, reasonForStatus } from "./LlmError.ts"
 
 export type { SseEvent } from "./internal/sse.ts"
 
@@ -91,6 +91,21 @@ export const postSse = (request: HttpRequest): Stream.Stream<SseEvent, LlmError>
     const response = yield* attempt(request, controller.signal).pipe(
       Effect.retry({ schedule, times: policy.maxRetries, while: (e) => e.retryable })
     )
+    const contentType = response.headers.get("content-type") ?? ""
+    if (/json/i.test(contentType) && !/event-stream/i.test(contentType)) {
+      // The server ignored `stream: true` (or answered an error with status 200): say so
+      // instead of decoding nothing and reporting an empty answer.
+      const detail = describeBody(yield* errorBody(response))
+      return Stream.fail(
+        new LlmError({
+          reason: isContextOverflowText(detail) ? "ContextOverflow" : "BadResponse",
+          provider: request.provider,
+          detail: `expected an event stream, got ${contentType}: ${detail}`,
+          status: response.status,
+          retryable: false
+        })
+      )
+    }
     const body = response.body
     if (body === null) {
       return Stream.fail(
@@ -110,7 +125,8 @@ export const postSse = (request: HttpRequest): Stream.Stream<SseEvent, LlmError>
         })
     }).pipe(
       Stream.map((bytes) => decoder.push(text.decode(bytes, { stream: true }))),
-      Stream.concat(Stream.sync(() => decoder.end())),
+      // Flush the text decoder too: a stream may end inside a multi-byte character.
+      Stream.concat(Stream.sync(() => [...decoder.push(text.decode()), ...decoder.end()])),
       Stream.flatMap((events) => Stream.fromIterable(events))
     )
   }))

@@ -29,14 +29,21 @@ export class LlmError extends Schema.TaggedError<LlmError>()("LlmError", {
   }
 }
 
+/**
+ * Whether an error text says the prompt did not fit the model's context, in the words
+ * of OpenAI (`context_length_exceeded`), Anthropic (`prompt is too long`), vLLM and
+ * llama.cpp (`exceeds the available context size`).
+ */
+export const isContextOverflowText = (text: string): boolean =>
+  /context[ _-]?(length|window|size)|exceed_context|too many tokens|maximum context|prompt is too long|input is too long/i
+    .test(text)
+
 /** Maps an HTTP status and body to the reason a caller can act on. */
 export const reasonForStatus = (status: number, body: string): LlmErrorReason => {
   if (status === 401 || status === 403) return "Authentication"
   if (status === 429) return "RateLimited"
   if (status >= 500) return "ServerError"
-  if (/context[ _-]?(length|window)|too many tokens|maximum context|prompt is too long/i.test(body)) {
-    return "ContextOverflow"
-  }
+  if (isContextOverflowText(body)) return "ContextOverflow"
   return "InvalidRequest"
 }
 

@@ -1,7 +1,16 @@
 import { Schema } from "effect"
 
+/**
+ * Every failure of a session store. `reason` says what went wrong; `detail` is the
+ * one-line message a CLI prints (`unknown session "<id>"`, the failing path and errno, …).
+ * - `NotFound`: no such session.
+ * - `InvalidId`: a session id, child name or run id that is not a safe path segment.
+ * - `Exists`: `create` with an id that is already taken.
+ * - `Corrupt`: a state file that exists but cannot be read as what it should be.
+ * - `Io`: the storage itself failed (disk full, permissions, …).
+ */
 export class SessionError extends Schema.TaggedError<SessionError>()("SessionError", {
-  reason: Schema.Literals(["NotFound", "InvalidId", "Corrupt", "Io"]),
+  reason: Schema.Literals(["NotFound", "InvalidId", "Exists", "Corrupt", "Io"]),
   detail: Schema.String
 }) {
   override get message(): string {

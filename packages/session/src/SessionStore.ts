@@ -21,6 +21,7 @@ export interface SessionState {
   readonly [extension: string]: unknown
 }
 
+/** What `Transcript.read` returns: the records that parsed, and what was skipped. */
 export interface ReadResult {
   readonly records: ReadonlyArray<WireRecord>
   /** E.g. a torn last line after a crash, which is skipped. */
@@ -37,6 +38,7 @@ export interface Transcript {
   readonly location: string
   readonly append: (event: AgentEvent) => Effect.Effect<void, SessionError>
   readonly sync: Effect.Effect<void, SessionError>
+  /** Everything persisted so far; writes the buffer first (without fsync), so nothing appended is missing. */
   readonly read: Effect.Effect<ReadResult, SessionError>
 }
 
@@ -50,6 +52,7 @@ export interface ChildStore {
   readonly location: string
 }
 
+/** One session. Stores hand out one handle per id, so its buffers are shared in a process. */
 export interface SessionHandle {
   readonly id: string
   /** The session directory, for display and for the CLI's log file. */
@@ -65,6 +68,7 @@ export interface SessionHandle {
   readonly readTasks: Effect.Effect<ReadonlyArray<unknown>, SessionError>
 }
 
+/** `create`'s input. `id` defaults to a fresh `makeId()`; `extra` adds top-level keys to `state.json`. */
 export interface CreateSession {
   readonly agent: string
   readonly cwd: string
@@ -79,7 +83,7 @@ export interface CreateSession {
  */
 export interface SessionStoreShape {
   readonly create: (init: CreateSession) => Effect.Effect<SessionHandle, SessionError>
-  /** Opens an existing session; the same handle is returned while this store lives. */
+  /** Opens an existing session (`NotFound`, `InvalidId`, `Corrupt`); the same handle is returned while this store lives. */
   readonly open: (id: string) => Effect.Effect<SessionHandle, SessionError>
   /** All sessions, newest first. */
   readonly list: Effect.Effect<ReadonlyArray<SessionState>, SessionError>
@@ -87,4 +91,5 @@ export interface SessionStoreShape {
   readonly latest: (filter?: { readonly cwd?: string | undefined }) => Effect.Effect<SessionHandle | undefined, SessionError>
 }
 
+/** The persistence service; see `FileSessionStore` (default) and `@dsh/session/testing`. */
 export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("@dsh/session/SessionStore") {}

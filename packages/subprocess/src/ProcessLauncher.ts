@@ -2,6 +2,7 @@ import { Context, type Duration, type Effect, type Scope } from "effect"
 import type { Readable, Writable } from "node:stream"
 import type { SubprocessError } from "./SubprocessError.ts"
 
+/** What to start and how. The command is run directly (no shell); pass `bash -c` yourself. */
 export interface SpawnOptions {
   readonly command: string
   readonly args?: ReadonlyArray<string> | undefined
@@ -14,6 +15,7 @@ export interface SpawnOptions {
   readonly env?: Readonly<Record<string, string>> | undefined
   /** Replaces the default allow-list of inherited variable names. */
   readonly inheritEnv?: ReadonlyArray<string> | undefined
+  /** Default `"pipe"` for `spawn`; `run` decides from `input`. */
   readonly stdin?: "pipe" | "ignore" | undefined
   /** Time between SIGTERM and SIGKILL when the process is stopped. Default 2 seconds. */
   readonly killGrace?: Duration.Input | undefined
@@ -21,6 +23,7 @@ export interface SpawnOptions {
   readonly stderrTailBytes?: number | undefined
 }
 
+/** How a process ended: a code, or the signal that ended it. */
 export interface ExitInfo {
   readonly exitCode: number | null
   readonly signal: string | null
@@ -32,9 +35,14 @@ export interface ExitInfo {
  */
 export interface ChildProcessHandle {
   readonly pid: number | undefined
+  /** Null when spawned with `stdin: "ignore"`. */
   readonly stdin: Writable | null
+  /** Raw bytes, never forwarded anywhere: protocol users (ACP, JSON-RPC) read it. */
   readonly stdout: Readable
-  /** The last bytes of stderr (a bounded ring buffer). */
+  /**
+   * The last bytes of stderr (a bounded ring buffer). After the process and its group are
+   * gone it includes everything the process wrote.
+   */
   readonly stderrTail: Effect.Effect<string>
   /** Waits for the process to exit. */
   readonly exit: Effect.Effect<ExitInfo>
@@ -42,13 +50,20 @@ export interface ChildProcessHandle {
   readonly stop: Effect.Effect<void>
 }
 
+/**
+ * A run to completion. Background processes the command leaves behind do not outlive it: when
+ * the command exits (or times out) the rest of its process group is stopped with the ladder.
+ */
 export interface RunOptions extends SpawnOptions {
+  /** Written to stdin, which is then closed. Without it stdin is not connected. */
   readonly input?: string | undefined
+  /** After this, the whole tree is stopped and the result says `timedOut: true`. */
   readonly timeout?: Duration.Input | undefined
   /** Combined stdout+stderr bytes kept; the rest is dropped and `truncated` set. Default 1 MiB. */
   readonly maxOutputBytes?: number | undefined
 }
 
+/** The outcome of `run`; a non-zero exit or a timeout is data, not an error. */
 export interface RunResult extends ExitInfo {
   readonly stdout: string
   readonly stderr: string

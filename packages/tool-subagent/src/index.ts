@@ -1,1 +1,2 @@
-export {}
+/** @dsh/tool-subagent: the model-facing `subagent` delegation tool, over `ctx.subagents`. */
+export * from "./SubagentTool.ts"

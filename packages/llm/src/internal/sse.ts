@@ -6,15 +6,19 @@ export interface SseEvent {
 
 /**
  * Incremental SSE decoder: feed it text chunks as they arrive (split anywhere, even
- * inside a line or a CRLF pair) and it returns the events completed so far.
+ * inside a line or a CRLF pair) and it returns the events completed so far. Lines may
+ * end in LF, CRLF or a lone CR; comments and `id`/`retry` fields are skipped.
  */
 export const makeSseDecoder = () => {
   let buffer = ""
+  let first = true
   let event = ""
   let data: Array<string> = []
   const line = (raw: string, out: Array<SseEvent>) => {
     if (raw === "") {
-      if (data.length > 0) out.push({ event: event || "message", data: data.join("\n") })
+      // As the spec says, an event whose data is empty is not dispatched (e.g. a bare `data:` keep-alive).
+      const joined = data.join("\n")
+      if (joined !== "") out.push({ event: event || "message", data: joined })
       event = ""
       data = []
       return
@@ -30,22 +34,29 @@ export const makeSseDecoder = () => {
   return {
     push(chunk: string): Array<SseEvent> {
       buffer += chunk
+      if (first && buffer !== "") {
+        first = false
+        if (buffer.charCodeAt(0) === 0xfeff) buffer = buffer.slice(1)
+      }
       const out: Array<SseEvent> = []
       let start = 0
-      for (;;) {
-        const nl = buffer.indexOf("\n", start)
-        if (nl < 0) break
-        const end = nl > start && buffer.charCodeAt(nl - 1) === 13 ? nl - 1 : nl
-        line(buffer.slice(start, end), out)
-        start = nl + 1
+      for (let i = 0; i < buffer.length; i++) {
+        const c = buffer.charCodeAt(i)
+        if (c !== 10 && c !== 13) continue
+        // A CR as the last character may be the first half of a CRLF split across chunks.
+        if (c === 13 && i === buffer.length - 1) break
+        line(buffer.slice(start, i), out)
+        if (c === 13 && buffer.charCodeAt(i + 1) === 10) i++
+        start = i + 1
       }
       buffer = buffer.slice(start)
       return out
     },
-    /** Completes a final event that was not followed by a blank line. */
+    /** Completes a final event that was not followed by a blank line (lenient: the spec drops it). */
     end(): Array<SseEvent> {
       const out: Array<SseEvent> = []
-      if (buffer !== "") line(buffer, out)
+      const rest = buffer.endsWith("\r") ? buffer.slice(0, -1) : buffer
+      if (rest !== "") line(rest, out)
       buffer = ""
       line("", out)
       return out

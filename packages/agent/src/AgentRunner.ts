@@ -1,0 +1,65 @@
+import type { AgentEvent, Message } from "@dsh/core"
+import { isEphemeral } from "@dsh/core"
+import type { LanguageModelShape, ModelRequest } from "@dsh/llm"
+import type { SessionError, SessionStatus, Transcript } from "@dsh/session"
+import type { Toolbox } from "@dsh/tools"
+import { Effect } from "effect"
+import { historyFromRecords } from "./History.ts"
+import { runTurn, type TurnResult } from "./TurnLoop.ts"
+
+export interface RunPromptOptions {
+  /** The agent's unique handle (`main` for a session's main agent). */
+  readonly agent: string
+  readonly cwd: string
+  readonly model: LanguageModelShape
+  readonly systemPrompt: string
+  readonly toolbox: Effect.Effect<Toolbox>
+  /** Where the conversation lives; its history is loaded before the turn. */
+  readonly transcript: Transcript
+  readonly prompt: string
+  readonly maxSteps?: number | undefined
+  readonly thinking?: ModelRequest["thinking"]
+  /** Live events (text deltas included), e.g. for stream-json output or a protocol client. */
+  readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  /** Extra history placed before the persisted one (a fork's seed). */
+  readonly seed?: ReadonlyArray<Message> | undefined
+}
+
+export const statusOfResult = (result: TurnResult): SessionStatus =>
+  result.status === "completed" ? "completed" : result.status === "cancelled" ? "cancelled" : "failed"
+
+/**
+ * Runs one prompt against a persisted conversation: loads the history from the transcript,
+ * runs the turn, appends every non-ephemeral event, and syncs the transcript to disk at the
+ * turn boundary (also when the turn is cancelled).
+ */
+export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, SessionError> =>
+  Effect.gen(function*() {
+    const { records } = yield* options.transcript.read
+    const history = [...(options.seed ?? []), ...historyFromRecords(records)]
+    const turn = records.filter((r) => r.type === "turn-start").length
+    const forward = options.onEvent
+    const onEvent = (event: AgentEvent): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        if (!isEphemeral(event)) {
+          // A failed append must not kill the run; the turn-end sync reports persistent trouble.
+          yield* options.transcript.append(event).pipe(Effect.ignore)
+        }
+        if (forward !== undefined) yield* forward(event)
+      })
+    return yield* runTurn({
+      agent: options.agent,
+      cwd: options.cwd,
+      model: options.model,
+      systemPrompt: options.systemPrompt,
+      toolbox: options.toolbox,
+      history,
+      prompt: options.prompt,
+      turn,
+      maxSteps: options.maxSteps,
+      thinking: options.thinking,
+      onEvent,
+      beforeStep: options.beforeStep
+    }).pipe(Effect.ensuring(options.transcript.sync.pipe(Effect.ignore)))
+  })

@@ -1,0 +1,170 @@
+import {
+  addUsage,
+  type AgentEvent,
+  type AssistantMessage,
+  emptyUsage,
+  type Message,
+  type RunStatus,
+  type ToolCall,
+  type ToolMessage,
+  type Usage
+} from "@dsh/core"
+import type { LanguageModelShape, LlmError, ModelRequest } from "@dsh/llm"
+import type { Toolbox } from "@dsh/tools"
+import { Cause, Effect, Ref, Stream } from "effect"
+import { finalText } from "./History.ts"
+
+export const DEFAULT_MAX_STEPS = 50
+
+export interface TurnOptions {
+  /** The calling agent's unique handle (`main`, `explore-1`). */
+  readonly agent: string
+  readonly cwd: string
+  readonly model: LanguageModelShape
+  readonly systemPrompt: string
+  /** Evaluated before every model call, so tools registered mid-turn are offered. */
+  readonly toolbox: Effect.Effect<Toolbox>
+  /** The conversation so far (no system message). */
+  readonly history: ReadonlyArray<Message>
+  readonly prompt: string
+  readonly turn: number
+  readonly maxSteps?: number | undefined
+  readonly thinking?: ModelRequest["thinking"]
+  readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
+  /**
+   * Messages to add before the next model call (e.g. background-run announcements).
+   * Called before every step.
+   */
+  readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+}
+
+export interface TurnResult {
+  readonly status: RunStatus
+  /** The final assistant text: what a parent or a user gets back. */
+  readonly result: string
+  readonly usage: Usage
+  /** The messages this turn added, in order (user prompt included). */
+  readonly messages: ReadonlyArray<Message>
+  readonly durationMs: number
+  readonly error?: string | undefined
+}
+
+/**
+ * One turn: the model is called, the tools it asks for run (in parallel when it asks for
+ * several), their results go back, until it answers without tool calls, the step limit is
+ * reached or the fiber is interrupted. Every step is an event. Model failures end the
+ * turn as `failed`; it never fails itself. Interruption emits `turn-end` with `cancelled`.
+ */
+export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
+    const added = yield* Ref.make<Array<Message>>([])
+    const usage = yield* Ref.make<Usage>(emptyUsage)
+    const emit = options.onEvent
+    const push = (message: Message) =>
+      Ref.update(added, (xs) => [...xs, message]).pipe(Effect.andThen(emit({ type: "message", message })))
+
+    const finish = (status: RunStatus, error?: string) =>
+      Effect.gen(function*() {
+        const messages = yield* Ref.get(added)
+        const total = yield* Ref.get(usage)
+        const result = finalText(messages)
+        const durationMs = Date.now() - started
+        yield* emit({ type: "turn-end", turn: options.turn, status, result, usage: total, durationMs, error })
+        return { status, result, usage: total, messages, durationMs, error } satisfies TurnResult
+      })
+
+    const body = Effect.gen(function*() {
+      yield* emit({ type: "turn-start", turn: options.turn, prompt: options.prompt })
+      yield* push({ role: "user", content: options.prompt })
+      for (let step = 0; step < maxSteps; step++) {
+        if (options.beforeStep !== undefined) {
+          for (const m of yield* options.beforeStep) yield* push(m)
+        }
+        const toolbox = yield* options.toolbox
+        yield* emit({ type: "step-start", turn: options.turn, step })
+        const request: ModelRequest = {
+          messages: [{ role: "system", content: options.systemPrompt }, ...options.history, ...(yield* Ref.get(added))],
+          tools: toolbox.specs,
+          thinking: options.thinking
+        }
+        const response = yield* callModel(options.model, request, emit)
+        yield* Ref.update(usage, (u) => addUsage(u, response.usage))
+        yield* emit({ type: "usage", model: `${options.model.provider}:${options.model.model}`, usage: response.usage })
+        yield* push(response.message)
+        const calls = response.message.toolCalls ?? []
+        if (calls.length === 0) return yield* finish("completed")
+        const results = yield* Effect.forEach(calls, (call) => runTool(toolbox, call, options, emit), {
+          concurrency: "unbounded"
+        })
+        for (const r of results) yield* push(r)
+      }
+      return yield* finish("failed", `stopped after ${maxSteps} model calls without a final answer (step limit)`)
+    })
+
+    return yield* body.pipe(
+      Effect.catchTag("LlmError", (e: LlmError) => finish("failed", e.message)),
+      Effect.onInterrupt(() => finish("cancelled", "the run was cancelled").pipe(Effect.asVoid))
+    )
+  })
+
+/** Streams one model call, forwarding text deltas, and assembles the assistant message. */
+const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: AgentEvent) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    let text = ""
+    const calls: Array<ToolCall> = []
+    let usage: Usage = emptyUsage
+    yield* model.stream(request).pipe(
+      Stream.runForEach((part) => {
+        switch (part.type) {
+          case "text-delta":
+            text += part.text
+            return emit({ type: "text-delta", text: part.text })
+          case "tool-call":
+            calls.push(part.call)
+            return Effect.void
+          case "finish":
+            usage = part.usage
+            return Effect.void
+        }
+      })
+    )
+    const message: AssistantMessage = calls.length > 0
+      ? { role: "assistant", content: text, toolCalls: calls }
+      : { role: "assistant", content: text }
+    return { message, usage }
+  })
+
+const runTool = (
+  toolbox: Toolbox,
+  call: ToolCall,
+  options: TurnOptions,
+  emit: (e: AgentEvent) => Effect.Effect<void>
+): Effect.Effect<ToolMessage> =>
+  Effect.gen(function*() {
+    const started = Date.now()
+    yield* emit({ type: "tool-call", id: call.id, name: call.name, input: call.arguments })
+    const result = yield* toolbox.execute(call, { cwd: options.cwd, agent: options.agent }).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.succeed<ToolMessage>({
+            role: "tool",
+            toolCallId: call.id,
+            name: call.name,
+            content: `Error: ${call.name} failed: ${Cause.pretty(cause).split("\n")[0]}`,
+            isError: true
+          })
+      )
+    )
+    yield* emit({
+      type: "tool-result",
+      id: call.id,
+      name: call.name,
+      output: result.content,
+      isError: result.isError === true,
+      durationMs: Date.now() - started
+    })
+    return result
+  })

@@ -1,0 +1,155 @@
+import * as Path from "node:path"
+import type { AgentDefinition, AgentMode, AgentScope } from "../AgentDefinition.ts"
+import { MAX_AGENT_FILE_BYTES, MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "./AgentName.ts"
+import { decodeUtf8, normalizeText, parseFrontmatter, splitFrontmatter } from "./internal/Frontmatter.ts"
+import { readNameList, toolsDeniedByPermission } from "./ToolNames.ts"
+
+/**
+ * Parsing one agent file: Markdown with YAML frontmatter (dsh, Claude Code, OpenCode, Gemini CLI
+ * and Copilot flavours). Plain functions that never throw: a file either loads, possibly with
+ * warnings, or is invalid with a one-line reason.
+ */
+
+export interface LoadedAgentFile {
+  readonly _tag: "Loaded"
+  readonly definition: AgentDefinition
+  /** Things that were repaired or ignored; the caller prefixes them with the path. */
+  readonly warnings: ReadonlyArray<string>
+}
+
+export interface InvalidAgentFile {
+  readonly _tag: "Invalid"
+  readonly path: string
+  readonly reason: string
+}
+
+export type AgentFileResult = LoadedAgentFile | InvalidAgentFile
+
+export interface ParseAgentFileOptions {
+  /** Defaults to `explicit` (a file named on the command line). */
+  readonly scope?: AgentScope | undefined
+}
+
+/** A dsh model spec is `<adapter>:<model>` (`openai:gpt-4.1`); vendor aliases like `sonnet` are not. */
+const MODEL_SPEC = /^[a-z][a-z0-9_-]*:\S.*$/
+
+const MODES: ReadonlyArray<string> = ["primary", "subagent", "all"]
+
+/** The agent name a file gets without a `name` field: `review.md` → `review`, `x.agent.md` → `x`. */
+export const nameFromPath = (path: string): string => Path.basename(path).replace(/(?:\.agent)?\.md$/i, "")
+
+const invalid = (path: string, reason: string): InvalidAgentFile => ({ _tag: "Invalid", path, reason })
+
+/**
+ * Checks raw bytes before decoding: size, NUL bytes and UTF-8 validity, so a binary file with
+ * a `.md` name is reported as such instead of as garbled YAML.
+ */
+export const parseAgentFileBytes = (
+  bytes: Uint8Array,
+  path: string,
+  options: ParseAgentFileOptions = {}
+): AgentFileResult => {
+  if (bytes.byteLength > MAX_AGENT_FILE_BYTES) return invalid(path, tooLarge(bytes.byteLength))
+  if (bytes.includes(0)) return invalid(path, "binary file (contains NUL bytes), not a Markdown agent file")
+  const text = decodeUtf8(bytes)
+  if (text === undefined) return invalid(path, "binary file (not valid UTF-8), not a Markdown agent file")
+  return parseAgentFile(text, path, options)
+}
+
+export const tooLarge = (bytes: number): string =>
+  `file is ${bytes} bytes, over the ${MAX_AGENT_FILE_BYTES}-byte limit for agent files`
+
+/** Parses the text of an agent file; `path` names the source and supplies the default name. */
+export const parseAgentFile = (text: string, path: string, options: ParseAgentFileOptions = {}): AgentFileResult => {
+  const bytes = Buffer.byteLength(text, "utf8")
+  if (bytes > MAX_AGENT_FILE_BYTES) return invalid(path, tooLarge(bytes))
+  if (text.includes("\u0000")) return invalid(path, "binary file (contains NUL bytes), not a Markdown agent file")
+  const split = splitFrontmatter(normalizeText(text))
+  if (split._tag === "NoFrontmatter") return invalid(path, split.reason)
+  const frontmatter = parseFrontmatter(split.frontmatter)
+  if (frontmatter._tag === "Malformed") return invalid(path, frontmatter.reason)
+  const warnings = [...split.warnings, ...frontmatter.warnings]
+  const fm = frontmatter.data
+
+  const name = readName(fm.name, path)
+  if (typeof name !== "string") return invalid(path, name.reason)
+
+  const description = readText(fm.description)
+  if (description === undefined) {
+    const present = fm.description !== undefined && fm.description !== null && typeof fm.description !== "string"
+    return invalid(path, present ? "description: must be text" : "missing required field \"description\"")
+  }
+
+  const whenToUse = readText(fm.whenToUse ?? fm.when_to_use)
+  const override = readOverride(fm.override, warnings)
+
+  // Kiro's `allowedTools` and skill-style `allowed-tools` restrict like `tools` does.
+  const toolsValue = fm.tools ?? fm.allowedTools ?? fm["allowed-tools"]
+  const tools = readNameList("tools", toolsValue, { mapTools: true, star: "all" })
+  const disallowed = readNameList("disallowedTools", fm.disallowedTools, { mapTools: true, star: "ignored" })
+  const subagents = readNameList("subagents", fm.subagents, { mapTools: false, star: "all" })
+  warnings.push(...tools.warnings, ...disallowed.warnings, ...subagents.warnings)
+  const deniedByPermission = readPermission(fm.permission)
+  const disallowedNames = [...new Set([...(disallowed.names ?? []), ...tools.denied, ...deniedByPermission])]
+
+  const model = readModel(fm.model, warnings)
+  const mode = typeof fm.mode === "string" && MODES.includes(fm.mode) ? fm.mode as AgentMode : undefined
+
+  if (split.body.length > MAX_SYSTEM_PROMPT_CHARS) {
+    return invalid(path, `system prompt is ${split.body.length} characters, over the ${MAX_SYSTEM_PROMPT_CHARS}-character limit`)
+  }
+  if (split.body.trim() === "") warnings.push("the body (the system prompt) is empty")
+
+  const definition: AgentDefinition = {
+    name,
+    description,
+    whenToUse,
+    systemPrompt: split.body,
+    tools: tools.names,
+    disallowedTools: disallowedNames.length > 0 ? disallowedNames : undefined,
+    subagents: subagents.names,
+    model,
+    override,
+    mode,
+    scope: options.scope ?? "explicit",
+    source: path
+  }
+  return { _tag: "Loaded", definition, warnings }
+}
+
+const readName = (value: unknown, path: string): string | { readonly reason: string } => {
+  const given = typeof value === "string" || typeof value === "number" ? String(value).trim() : undefined
+  if (value !== undefined && value !== null && given === undefined) return { reason: "name: must be a string" }
+  const name = given !== undefined && given !== "" ? given : nameFromPath(path)
+  const problem = validateAgentName(name)
+  if (problem === undefined) return name
+  return { reason: given ? `name: ${problem}` : `no name field, and the file name gives no valid name: ${problem}` }
+}
+
+const readText = (value: unknown): string | undefined => {
+  const text = typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined
+  return text !== undefined && text.trim() !== "" ? text.trim() : undefined
+}
+
+const readOverride = (value: unknown, warnings: Array<string>): boolean => {
+  if (value === undefined || value === null) return false
+  if (typeof value === "boolean") return value
+  if (typeof value === "string" && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === "true"
+  warnings.push(`override: ${JSON.stringify(value)} is not true or false; treated as false`)
+  return false
+}
+
+const readModel = (value: unknown, warnings: Array<string>): string | undefined => {
+  if (value === undefined || value === null || value === "inherit") return undefined
+  if (typeof value === "string" && MODEL_SPEC.test(value.trim())) return value.trim()
+  warnings.push(`model: ${JSON.stringify(value)} is not a dsh model spec (<adapter>:<model>); ignored, the caller's model is used`)
+  return undefined
+}
+
+/** OpenCode `permission: {edit: deny, bash: deny}` → the dsh tools those denials remove. */
+const readPermission = (value: unknown): ReadonlyArray<string> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return []
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, rule]) =>
+    rule === "deny" ? toolsDeniedByPermission(key) : []
+  )
+}

@@ -1,0 +1,243 @@
+import * as Path from "node:path"
+import { Effect } from "effect"
+import type { AgentDefinition, AgentScope } from "../AgentDefinition.ts"
+import { AgentDefinitionError } from "./AgentDefinitionError.ts"
+import { MAX_SYSTEM_PROMPT_CHARS } from "./AgentName.ts"
+import { DEFAULT_AGENT_NAME, loadBuiltinAgents } from "./Builtins.ts"
+import { findProjectRoot, loadAgentFile, scanAgentDir } from "./Discovery.ts"
+import * as Fs from "./internal/Fs.ts"
+import { decodeUtf8, normalizeText } from "./internal/Frontmatter.ts"
+import type { BasePrompts } from "./Template.ts"
+import { makeFileTrustStore, type TrustStore } from "./TrustStore.ts"
+
+/**
+ * Discovery and precedence: explicit (`--agent-file`) > project > extra > user > plugin >
+ * built-in. The higher scope wins a name; a discovered file replaces a built-in only with
+ * `override: true`, and a project file does so only in a trusted project.
+ */
+
+export interface ResolveAgentsOptions {
+  /** The working directory; the project root is its nearest ancestor containing `.git`. */
+  readonly cwd: string
+  /** `$DSH_HOME` (agents/, SYSTEM.md, trusted-projects.json). */
+  readonly dshHome: string
+  /** The real OS home, for `~/.agents/agents/` and `~` in `extraAgentDirs`. */
+  readonly userHome: string
+  /** `--agent-file`: loaded at the highest precedence; an invalid file fails the resolution. */
+  readonly agentFile?: string | undefined
+  /** `extra_agent_dirs` from config.toml: `~/…` is under `userHome`, relative paths under the project root. */
+  readonly extraAgentDirs?: ReadonlyArray<string> | undefined
+  /** Agent directories of enabled plugins (relative paths under `cwd`). */
+  readonly pluginAgentDirs?: ReadonlyArray<string> | undefined
+  /** `--trust-project`: trust the project for this resolution (persisting it is the caller's choice). */
+  readonly trustProject?: boolean | undefined
+  /** Defaults to the file store in `dshHome`. */
+  readonly trustStore?: TrustStore | undefined
+  /** Replaces the package's built-in agents directory. */
+  readonly builtinAgentsDir?: string | undefined
+}
+
+export interface SkippedAgentFile {
+  readonly path: string
+  readonly reason: string
+}
+
+export interface ResolvedAgents {
+  /** Sorted by name. */
+  readonly agents: ReadonlyArray<AgentDefinition>
+  readonly skipped: ReadonlyArray<SkippedAgentFile>
+  /** Repairs, ignored fields, shadowed definitions and unreadable directories. */
+  readonly warnings: ReadonlyArray<string>
+  readonly projectRoot: string
+  /** Whether project files may override built-ins: `trustProject`, or a recorded trust decision. */
+  readonly projectTrusted: boolean
+  /** What `${base_prompt}` stands for (see `renderAgentPrompt`). */
+  readonly basePrompts: BasePrompts
+}
+
+/** `$DSH_HOME` from the environment, defaulting to `<userHome>/.dsh`. */
+export const dshHomeFrom = (env: Readonly<Record<string, string | undefined>>, userHome: string): string =>
+  env.DSH_HOME !== undefined && env.DSH_HOME !== "" ? Path.resolve(env.DSH_HOME) : Path.join(userHome, ".dsh")
+
+const expandDir = (dir: string, userHome: string, base: string): string =>
+  dir === "~" ? userHome : dir.startsWith("~/") ? Path.join(userHome, dir.slice(2)) : Path.resolve(base, dir)
+
+export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<ResolvedAgents, AgentDefinitionError> =>
+  Effect.gen(function*() {
+    const builtins = yield* loadBuiltinAgents({ dir: options.builtinAgentsDir })
+    const builtinNames = new Set(builtins.map((a) => a.name))
+    const builtinMain = builtins.find((a) => a.name === DEFAULT_AGENT_NAME)!
+    const cwd = Path.resolve(options.cwd)
+    const projectRoot = yield* findProjectRoot(cwd)
+    const skipped: Array<SkippedAgentFile> = []
+    const warnings: Array<string> = []
+    const candidates: Array<AgentDefinition> = []
+
+    if (options.agentFile !== undefined) candidates.push(yield* loadExplicit(Path.resolve(cwd, options.agentFile), warnings))
+
+    const userDirs = [Path.join(options.dshHome, "agents"), Path.join(options.userHome, ".agents", "agents")]
+      .map((d) => Path.resolve(d))
+    // Running in the home directory without a repository makes `~/.agents/agents` look like a
+    // project directory too; it is the user's own, so it keeps the user scope.
+    const projectDirs = [Path.join(projectRoot, ".dsh", "agents"), Path.join(projectRoot, ".agents", "agents")]
+      .filter((d) => !userDirs.includes(d))
+    const extraDirs = (options.extraAgentDirs ?? []).map((d) => expandDir(d, options.userHome, projectRoot))
+    const pluginDirs = (options.pluginAgentDirs ?? []).map((d) => Path.resolve(cwd, d))
+
+    // A directory named in two scopes (an extra dir that is also a project dir) is read once,
+    // in the higher scope.
+    const scanned = new Set<string>()
+    const scan = (dirs: ReadonlyArray<string>, scope: AgentScope) =>
+      Effect.gen(function*() {
+        const fresh = dirs.filter((d) => !scanned.has(d))
+        fresh.forEach((d) => scanned.add(d))
+        for (const s of yield* Effect.forEach(fresh, (dir) => scanAgentDir(dir, scope))) {
+          warnings.push(...s.warnings)
+          for (const r of s.results) {
+            if (r._tag === "Invalid") skipped.push({ path: r.path, reason: r.reason })
+            else {
+              warnings.push(...r.warnings.map((w) => `${r.definition.source}: ${w}`))
+              candidates.push(r.definition)
+            }
+          }
+        }
+      })
+
+    yield* scan(projectDirs, "project")
+    yield* scan(extraDirs, "extra")
+    const systemMd = yield* readSystemMd(options.dshHome, warnings)
+    if (systemMd !== undefined) {
+      candidates.push({ ...builtinMain, systemPrompt: systemMd.template, scope: "user", source: systemMd.path, override: true })
+    }
+    yield* scan(userDirs, "user")
+    yield* scan(pluginDirs, "plugin")
+    candidates.push(...builtins)
+
+    const needsTrust = candidates.some((c) => c.scope === "project" && builtinNames.has(c.name) && c.override)
+    // A broken trust store only matters (and is only reported) when a project file needs trust.
+    const projectTrusted = options.trustProject === true ||
+      (yield* isTrusted(options, projectRoot, needsTrust ? warnings : []))
+
+    const winners = new Map<string, AgentDefinition>()
+    for (const candidate of candidates) {
+      const { name, scope, source } = candidate
+      if (scope !== "builtin" && scope !== "explicit" && builtinNames.has(name)) {
+        if (!candidate.override) {
+          warnings.push(`${source}: agent "${name}" has the name of a built-in agent but does not declare override: true; ignored`)
+          continue
+        }
+        if (scope === "project" && !projectTrusted) {
+          skipped.push({
+            path: source,
+            reason: `project agent overrides built-in "${name}" but the project is not trusted (run with --trust-project)`
+          })
+          continue
+        }
+      }
+      const winner = winners.get(name)
+      if (winner !== undefined) {
+        warnings.push(`${source}: agent "${name}" (${scope}) is shadowed by ${winner.source} (${winner.scope})`)
+        continue
+      }
+      winners.set(name, candidate)
+    }
+
+    return {
+      agents: [...winners.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      skipped,
+      warnings,
+      projectRoot,
+      projectTrusted,
+      basePrompts: { builtin: builtinMain.systemPrompt, systemMd }
+    }
+  })
+
+const loadExplicit = (path: string, warnings: Array<string>) =>
+  loadAgentFile(path, "explicit").pipe(
+    Effect.mapError((failure) =>
+      new AgentDefinitionError({
+        reason: Fs.isMissing(failure) ? "NotFound" : "InvalidFile",
+        detail: Fs.isMissing(failure) ? "agent file not found" : `cannot read agent file: ${failure.message}`,
+        path
+      })
+    ),
+    Effect.flatMap((result) => {
+      if (result._tag === "Invalid") {
+        return Effect.fail(new AgentDefinitionError({ reason: "InvalidFile", detail: result.reason, path }))
+      }
+      warnings.push(...result.warnings.map((w) => `${path}: ${w}`))
+      return Effect.succeed(result.definition)
+    })
+  )
+
+/** `$DSH_HOME/SYSTEM.md`: plain Markdown, used when present and not blank; a read failure warns. */
+const readSystemMd = (dshHome: string, warnings: Array<string>) =>
+  Effect.gen(function*() {
+    const path = Path.join(dshHome, "SYSTEM.md")
+    const read = yield* Fs.readBounded(path, MAX_SYSTEM_PROMPT_CHARS * 4).pipe(Effect.result)
+    if (read._tag === "Failure") {
+      if (!Fs.isMissing(read.failure)) {
+        warnings.push(`${path}: cannot read SYSTEM.md (${read.failure.message}); using the built-in prompt`)
+      }
+      return undefined
+    }
+    const { bytes, truncated } = read.success
+    const decoded = decodeUtf8(bytes)
+    if (decoded === undefined || decoded.includes("\u0000")) {
+      warnings.push(`${path}: SYSTEM.md is not UTF-8 text; using the built-in prompt`)
+      return undefined
+    }
+    const text = normalizeText(decoded)
+    if (truncated || text.length > MAX_SYSTEM_PROMPT_CHARS) {
+      warnings.push(`${path}: SYSTEM.md is over the ${MAX_SYSTEM_PROMPT_CHARS}-character limit; using the built-in prompt`)
+      return undefined
+    }
+    return text.trim() === "" ? undefined : { path, template: text.trim() }
+  })
+
+const isTrusted = (options: ResolveAgentsOptions, projectRoot: string, warnings: Array<string>) => {
+  const store = options.trustStore ?? makeFileTrustStore(options.dshHome)
+  return store.isTrusted(projectRoot).pipe(
+    Effect.catch((error) => {
+      warnings.push(`${error.message}; the project is treated as not trusted`)
+      return Effect.succeed(false)
+    })
+  )
+}
+
+/** The agent named `name`, or an `UnknownAgent` error listing the available names. */
+export const findAgent = (resolved: ResolvedAgents, name: string): Effect.Effect<AgentDefinition, AgentDefinitionError> => {
+  const agent = resolved.agents.find((a) => a.name === name)
+  return agent !== undefined
+    ? Effect.succeed(agent)
+    : Effect.fail(
+      new AgentDefinitionError({
+        reason: "UnknownAgent",
+        detail: `unknown agent "${name}"`,
+        available: resolved.agents.map((a) => a.name)
+      })
+    )
+}
+
+/** Whether the `subagent` tool may offer this agent (a `primary`-only agent is not offered). */
+export const isDelegable = (agent: AgentDefinition): boolean =>
+  agent.mode !== "primary" && agent.name !== DEFAULT_AGENT_NAME
+
+/**
+ * The `dsh agents list --json` document. List fields are `null` for "all" so the key is always
+ * present; `[]` still means "none".
+ */
+export const agentsListJson = (resolved: ResolvedAgents) => ({
+  agents: resolved.agents.map((a) => ({
+    name: a.name,
+    description: a.description,
+    scope: a.scope,
+    source: a.source,
+    tools: a.tools ?? null,
+    disallowedTools: a.disallowedTools ?? null,
+    subagents: a.subagents ?? null,
+    override: a.override
+  })),
+  skipped: resolved.skipped.map((s) => ({ path: s.path, reason: s.reason })),
+  warnings: [...resolved.warnings]
+})

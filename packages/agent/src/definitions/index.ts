@@ -1,0 +1,16 @@
+/**
+ * Agent definitions: Markdown agent files with YAML frontmatter (dsh's own and those written for
+ * Claude Code, OpenCode, Gemini CLI and Copilot), discovery across scopes with precedence and
+ * project trust, the built-in agents, and system prompt templates.
+ */
+export * from "./AgentDefinitionError.ts"
+export * from "./AgentFile.ts"
+export * from "./AgentName.ts"
+export * from "./Builtins.ts"
+export * from "./Discovery.ts"
+export * from "./PolicyWarnings.ts"
+export * from "./ResolveAgents.ts"
+export * from "./Template.ts"
+export * from "./TemplateVars.ts"
+export * from "./ToolNames.ts"
+export * from "./TrustStore.ts"

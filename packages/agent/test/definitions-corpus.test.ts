@@ -1,0 +1,103 @@
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { type AgentFileResult, parseAgentFileBytes, resolveAgents } from "../src/definitions/index.ts"
+import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
+
+/**
+ * The compatibility corpus: real agent files from public repositories (Claude Code, OpenCode,
+ * Gemini CLI, Copilot, Kiro, kimi-cli), listed in MANIFEST.tsv. It sits next to the repository
+ * (`../shared/compat/agent-files` from the repository root), here and in CI.
+ */
+const CORPUS = Path.resolve(import.meta.dirname, "../../../../shared/compat/agent-files")
+
+const walk = (dir: string): Array<string> =>
+  Fs.readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((e) => (e.isDirectory() ? walk(Path.join(dir, e.name)) : [Path.join(dir, e.name)]))
+
+const manifest = (): Map<string, string> => {
+  const lines = Fs.readFileSync(Path.join(CORPUS, "MANIFEST.tsv"), "utf8").trim().split("\n").slice(1)
+  return new Map(lines.map((l) => l.split("\t")).map((cols) => [cols[0]!, cols[5]!]))
+}
+
+const rel = (path: string) => Path.relative(CORPUS, path)
+
+describe("agent file corpus", () => {
+  it("exists where the tests expect it", () => {
+    assert.isTrue(Fs.existsSync(Path.join(CORPUS, "MANIFEST.tsv")), `corpus not found at ${CORPUS}`)
+  })
+
+  it("every file either loads or is skipped with a reason; none throws; the large majority load", () => {
+    const files = walk(CORPUS)
+    const formats = manifest()
+    const results = new Map<string, AgentFileResult>()
+    const notAgentFiles: Array<string> = []
+    for (const path of files) {
+      if (!/\.md$/i.test(path)) {
+        notAgentFiles.push(rel(path)) // discovery only reads .md files
+        continue
+      }
+      const result = parseAgentFileBytes(Fs.readFileSync(path), path, { scope: "extra" })
+      if (result._tag === "Invalid") assert.isAbove(result.reason.length, 10, rel(path))
+      results.set(rel(path), result)
+    }
+    const loaded = [...results.values()].filter((r) => r._tag === "Loaded")
+    const skipped = [...results].filter(([, r]) => r._tag === "Invalid")
+    const byFormat = new Map<string, { loaded: number; skipped: number }>()
+    for (const [path, r] of results) {
+      const format = formats.get(path) ?? "unlisted"
+      const entry = byFormat.get(format) ?? { loaded: 0, skipped: 0 }
+      if (r._tag === "Loaded") entry.loaded++
+      else entry.skipped++
+      byFormat.set(format, entry)
+    }
+    const repaired = loaded.filter((r) => r.warnings.some((w) => w.includes("not valid YAML"))).length
+    console.log(
+      `corpus: ${files.length} files, ${results.size} .md: ${loaded.length} loaded (${repaired} after YAML repair), ` +
+        `${skipped.length} skipped; ${notAgentFiles.length} non-.md files ignored by discovery\n` +
+        [...byFormat].map(([f, c]) => `  ${f}: ${c.loaded} loaded, ${c.skipped} skipped`).join("\n") + "\n" +
+        skipped.map(([p, r]) => `  skipped ${p}: ${r._tag === "Invalid" ? r.reason : ""}`).join("\n")
+    )
+    assert.strictEqual(loaded.length + skipped.length, results.size)
+    assert.isAtLeast(loaded.length / results.size, 0.8)
+    // Files whose YAML is invalid but that the tools they were written for accept still load.
+    for (const [path, format] of formats) {
+      if (format !== "claude-code") continue
+      const r = results.get(path)
+      if (r?._tag === "Invalid") assert.notMatch(r.reason, /malformed YAML/, path)
+    }
+  })
+
+  it("specific corpus files load as their harness meant them", () => {
+    const load = (path: string) => {
+      const r = parseAgentFileBytes(Fs.readFileSync(Path.join(CORPUS, path)), path)
+      if (r._tag !== "Loaded") throw new Error(`${path}: ${r.reason}`)
+      return r.definition
+    }
+    assert.deepStrictEqual(load("wshobson__agents/plugins/arm-cortex-microcontrollers/agents/arm-cortex-expert.md").tools, [])
+    assert.isUndefined(load("mylee04__claude-code-subagents/agents/business/business-analyst.md").tools)
+    const opencode = load("stephen-cox__opencode-agents/.opencode/agent/explorer.md")
+    assert.strictEqual(opencode.name, "explorer")
+    assert.deepStrictEqual(opencode.tools, ["Read", "Glob", "Grep"])
+    assert.include(load("rshah515__claude-code-subagents/orchestrators/project-manager.md").tools ?? [], "subagent")
+    assert.deepStrictEqual(load("wshobson__agents/plugins/meigen-ai-design/agents/image-generator.md").tools, ["mcp__meigen__generate_image"])
+    assert.strictEqual(load("Ushadow-io__Ushadow/.claude/plugins/test-automation/agents/qa-agent.md").name, "qa-agent")
+    assert.strictEqual(load("google-gemini__gemini-cli/tools/gemini-cli-bot/.gemini/agents/WORKER.md").name, "worker")
+    assert.isAbove(load("laywill__awesome-claude-code-subagents/categories/02-architecture-and-design/api-designer.md").systemPrompt.length, 100)
+  })
+
+  it.effect("as an agent directory, the corpus resolves without failing and accounts for every .md file", () =>
+    Effect.gen(function*() {
+      const home = yield* Effect.promise(() => makeTree({ ".git/": "" }))
+      const resolved = yield* resolveAgents({ cwd: home, dshHome: home, userHome: home, extraAgentDirs: [CORPUS] }).pipe(
+        Effect.ensuring(Effect.promise(() => removeTree(home)))
+      )
+      const md = walk(CORPUS).filter((p) => /\.md$/i.test(p)).length
+      const fromCorpus = resolved.agents.filter((a) => a.scope === "extra").length
+      const shadowed = resolved.warnings.filter((w) => w.includes("is shadowed by") || w.includes("does not declare override")).length
+      console.log(`corpus as extra dir: ${fromCorpus} agents, ${shadowed} shadowed or not overriding, ${resolved.skipped.length} skipped`)
+      assert.strictEqual(fromCorpus + shadowed + resolved.skipped.length, md)
+    }))
+})

@@ -1,0 +1,42 @@
+import { Effect } from "effect"
+import { UsageError } from "./CliError.ts"
+import { agentsCommand } from "./commands/agents.ts"
+import { demoCommand } from "./commands/demo.ts"
+import { runCommand } from "./commands/run.ts"
+import { sessionsCommand } from "./commands/sessions.ts"
+import { subagentsCommand } from "./commands/subagents.ts"
+import type { CliContext } from "./Context.ts"
+
+export const USAGE = `dsh: subagents for AI agent harnesses
+
+Usage:
+  dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
+          [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
+  dsh agents list [--json] [--cwd DIR]
+  dsh sessions list [--json]
+  dsh subagents list|info [HANDLE] --session ID [--json]
+  dsh demo
+
+Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
+             anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
+State lives in $DSH_HOME (default ~/.dsh).
+`
+
+/** Routes `argv` to a command. Every command is an Effect over the CLI's services. */
+export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
+  const [command, ...rest] = argv
+  switch (command) {
+    case "run":
+      return runCommand(rest, ctx).pipe(Effect.asVoid)
+    case "sessions":
+      return sessionsCommand(rest, ctx)
+    case "agents":
+      return agentsCommand(rest, ctx)
+    case "subagents":
+      return subagentsCommand(rest, ctx)
+    case "demo":
+      return demoCommand(rest, ctx)
+    default:
+      return Effect.fail(new UsageError({ message: `unknown command "${command}" (try: dsh --help)` }))
+  }
+}

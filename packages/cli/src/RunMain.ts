@@ -1,0 +1,72 @@
+import { type AgentDefinition, runPrompt, statusOfResult } from "@dsh/agent"
+import type { AgentEvent } from "@dsh/core"
+import type { LanguageModelShape } from "@dsh/llm"
+import type { SessionHandle } from "@dsh/session"
+import { makeToolbox } from "@dsh/tools"
+import { Effect } from "effect"
+import type { DshConfig } from "./Config.ts"
+import type { CliContext } from "./Context.ts"
+import { mainParent, makeHarness } from "./Harness.ts"
+import type { ResolvedMainAgent } from "./MainAgent.ts"
+import type { RunSummary } from "./Output.ts"
+
+export interface MainRunOptions {
+  readonly session: SessionHandle
+  readonly cwd: string
+  readonly model: LanguageModelShape
+  readonly modelSpec: string
+  readonly agent: ResolvedMainAgent
+  readonly delegationTypes: ReadonlyArray<AgentDefinition>
+  readonly renderPrompt: (definition: AgentDefinition, cwd: string) => string
+  readonly config: DshConfig
+  readonly ctx: CliContext
+  readonly prompt: string
+  readonly maxSteps?: number | undefined
+  readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
+}
+
+/** Runs one prompt of the session's main agent and records how it ended in `state.json`. */
+export const runMainAgent = (opts: MainRunOptions) =>
+  Effect.gen(function*() {
+    const def = opts.agent.definition
+    const harness = yield* makeHarness({
+      session: opts.session,
+      env: opts.ctx.env,
+      cwd: opts.cwd,
+      delegationTypes: opts.delegationTypes,
+      limits: opts.config.limits,
+      renderPrompt: opts.renderPrompt
+    })
+    // Subagent lifecycle events belong in the main transcript too, not only on the live stream.
+    const parent = mainParent({
+      cwd: opts.cwd,
+      model: opts.model,
+      definition: def,
+      onEvent: (event) => Effect.andThen(opts.session.transcript.append(event).pipe(Effect.ignore), opts.onEvent(event))
+    })
+    const tools = yield* harness.toolsFor(parent)
+    const toolbox = makeToolbox({ tools, policy: { tools: def.tools, disallowedTools: def.disallowedTools } })
+    yield* opts.session.updateState((s) => ({ ...s, status: "running" }))
+    const result = yield* runPrompt({
+      agent: "main",
+      cwd: opts.cwd,
+      model: opts.model,
+      systemPrompt: opts.agent.systemPrompt,
+      toolbox: Effect.succeed(toolbox),
+      transcript: opts.session.transcript,
+      prompt: opts.prompt,
+      maxSteps: opts.maxSteps,
+      onEvent: opts.onEvent
+    }).pipe(
+      Effect.onInterrupt(() => opts.session.updateState((s) => ({ ...s, status: "cancelled" })).pipe(Effect.ignore))
+    )
+    yield* opts.session.updateState((s) => ({ ...s, status: statusOfResult(result), model: opts.modelSpec }))
+    return {
+      sessionId: opts.session.id,
+      status: result.status,
+      result: result.result,
+      usage: result.usage,
+      subagents: harness.tree.descriptors.all().map((d) => ({ name: d.handle, agent: d.agent, provider: d.provider, status: d.status })),
+      ...(result.error === undefined ? {} : { error: result.error })
+    } satisfies RunSummary
+  }).pipe(Effect.scoped)

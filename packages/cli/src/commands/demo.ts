@@ -1,0 +1,56 @@
+import type { AgentEvent } from "@dsh/core"
+import { DEMO_PROMPT } from "@dsh/llm-scripted"
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { Writable } from "node:stream"
+import { fileURLToPath } from "node:url"
+import { parseFlags } from "../Args.ts"
+import type { CliContext } from "../Context.ts"
+import { writeLine } from "../Output.ts"
+import { executeRun } from "./run.ts"
+
+/** The repository this CLI was built in: the demo tours its files. */
+const repositoryRoot = (): string | undefined => {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return dir
+    dir = dirname(dir)
+  }
+  return undefined
+}
+
+const describe = (event: AgentEvent): string | undefined => {
+  switch (event.type) {
+    case "tool-call":
+      return `  → ${event.name} ${event.input}`
+    case "subagent-start":
+      return `  ⇢ ${event.handle} (${event.agent}) started: ${event.description}`
+    case "subagent-end":
+      return `  ⇠ ${event.handle} ${event.status} in ${event.durationMs} ms, ${event.usage.totalTokens} tokens`
+    default:
+      return undefined
+  }
+}
+
+/** The demo prints its own closing block, so the plain result output is dropped. */
+const discard = () => new Writable({ write: (_chunk, _encoding, callback) => callback() })
+
+/** `dsh demo`: the bundled demonstration on the embedded scripted model, with a live trace. */
+export const demoCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values } = yield* parseFlags(args, { cwd: { type: "string" }, model: { type: "string" } }, "demo")
+    const cwd = values.cwd !== undefined ? resolve(ctx.cwd, values.cwd) : repositoryRoot() ?? ctx.cwd
+    yield* writeLine(ctx.stdout, `dsh demo: ${DEMO_PROMPT}\n(working in ${cwd}, model ${values.model ?? "scripted"})\n`)
+    const summary = yield* executeRun({
+      prompt: DEMO_PROMPT,
+      format: "text",
+      cwd,
+      model: values.model ?? "scripted",
+      onEvent: (event) => {
+        const line = describe(event)
+        return line === undefined ? Effect.void : writeLine(ctx.stdout, line)
+      }
+    }, { ...ctx, stdout: discard() })
+    yield* writeLine(ctx.stdout, `\n${summary.result}\n\n(session ${summary.sessionId}: ${summary.usage.totalTokens} tokens)`)
+  })

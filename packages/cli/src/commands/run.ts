@@ -1,0 +1,146 @@
+import type { AgentEvent } from "@dsh/core"
+import { ModelRegistry } from "@dsh/llm"
+import { SessionStore } from "@dsh/session"
+import { Effect } from "effect"
+import { stat } from "node:fs/promises"
+import { resolve } from "node:path"
+import { oneOf, parseFlags } from "../Args.ts"
+import { RunFailed, UsageError } from "../CliError.ts"
+import { loadConfig } from "../Config.ts"
+import type { CliContext } from "../Context.ts"
+import { fileLogger } from "../Logger.ts"
+import { resolveMainAgent } from "../MainAgent.ts"
+import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
+import { runMainAgent } from "../RunMain.ts"
+import { openRequestedSession } from "../Session.ts"
+
+const FLAGS = {
+  print: { type: "boolean", short: "p" },
+  agent: { type: "string" },
+  "agent-file": { type: "string" },
+  model: { type: "string" },
+  session: { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  "output-format": { type: "string" },
+  cwd: { type: "string" },
+  "max-steps": { type: "string" },
+  "trust-project": { type: "boolean" }
+} as const
+
+const readStdin = (ctx: CliContext): Effect.Effect<string> =>
+  ctx.stdin.isTTY === true
+    ? Effect.succeed("")
+    : Effect.promise(async () => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of ctx.stdin) chunks.push(Buffer.from(chunk as Uint8Array))
+      return Buffer.concat(chunks).toString("utf8")
+    })
+
+export const checkDirectory = (dir: string) =>
+  Effect.tryPromise(() => stat(dir)).pipe(
+    Effect.flatMap((s) => (s.isDirectory() ? Effect.void : Effect.fail(new Error("not a directory")))),
+    Effect.mapError(() => new UsageError({ message: `--cwd ${dir}: no such directory` }))
+  )
+
+export interface RunInput {
+  readonly prompt: string
+  readonly format: OutputFormat
+  readonly cwd: string
+  readonly model?: string | undefined
+  readonly agent?: string | undefined
+  readonly agentFile?: string | undefined
+  readonly session?: string | undefined
+  readonly continue?: boolean | undefined
+  readonly maxSteps?: number | undefined
+  readonly trustProject?: boolean | undefined
+  /** A live view of events (used by `dsh demo`); stream-json output is handled here. */
+  readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+}
+
+export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values, positionals } = yield* parseFlags(args, FLAGS, "run")
+    const format = yield* oneOf(values["output-format"], OUTPUT_FORMATS, "--output-format", "text")
+    if (values.agent !== undefined && values["agent-file"] !== undefined) {
+      return yield* new UsageError({ message: "use either --agent or --agent-file, not both" })
+    }
+    if ((values.agent !== undefined || values["agent-file"] !== undefined) &&
+      (values.session !== undefined || values.continue === true)) {
+      return yield* new UsageError({ message: "--agent/--agent-file choose a new session's agent; they cannot be used with --session or --continue" })
+    }
+    let maxSteps: number | undefined
+    if (values["max-steps"] !== undefined) {
+      maxSteps = Number(values["max-steps"])
+      if (!Number.isInteger(maxSteps) || maxSteps < 1) {
+        return yield* new UsageError({ message: `--max-steps must be a positive integer (got "${values["max-steps"]}")` })
+      }
+    }
+    const prompt = positionals.length > 0 ? positionals.join(" ") : (yield* readStdin(ctx)).trim()
+    if (prompt === "") return yield* new UsageError({ message: "run: a prompt is required (dsh run \"prompt\")" })
+    const cwd = resolve(ctx.cwd, values.cwd ?? ".")
+    return {
+      prompt,
+      format,
+      cwd,
+      model: values.model,
+      agent: values.agent,
+      agentFile: values["agent-file"] === undefined ? undefined : resolve(ctx.cwd, values["agent-file"]),
+      session: values.session,
+      continue: values.continue,
+      maxSteps,
+      trustProject: values["trust-project"]
+    } satisfies RunInput
+  })
+
+/**
+ * `dsh run`: everything the user gave is checked (cwd, session, model, agent) before a
+ * session is created, so bad input leaves nothing behind.
+ */
+export const executeRun = (input: RunInput, ctx: CliContext) =>
+  Effect.gen(function*() {
+    yield* checkDirectory(input.cwd)
+    const config = yield* loadConfig(ctx.home)
+    const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd })
+    const state = existing === undefined ? undefined : yield* existing.readState
+    const cwd = state?.cwd ?? input.cwd
+    const spec = input.model ?? state?.model ?? config.model ?? ctx.env.DSH_MODEL ?? "scripted"
+    const registry = yield* ModelRegistry
+    const model = yield* registry.resolve(spec, { env: ctx.env, cwd: ctx.cwd })
+    const agent = yield* resolveMainAgent({
+      ctx,
+      config,
+      cwd,
+      agent: input.agent,
+      agentFile: input.agentFile,
+      bound: state?.agent,
+      trustProject: input.trustProject
+    })
+    const store = yield* SessionStore
+    const session = existing ?? (yield* store.create({ agent: agent.definition.name, cwd, model: spec }))
+    const logger = fileLogger(`${session.location}/dsh.log`)
+    logger.info({ prompt: input.prompt.slice(0, 200), model: spec, agent: agent.definition.name }, "run start")
+    const forward = eventWriter(input.format, ctx.stdout)
+    const summary = yield* runMainAgent({
+      session,
+      cwd,
+      model,
+      modelSpec: spec,
+      agent,
+      delegationTypes: agent.delegationTypes,
+      renderPrompt: agent.renderPrompt,
+      config,
+      ctx,
+      prompt: input.prompt,
+      maxSteps: input.maxSteps,
+      onEvent: (event) => Effect.andThen(forward(event), input.onEvent?.(event) ?? Effect.void)
+    })
+    logger.info({ status: summary.status, usage: summary.usage, error: summary.error }, "run end")
+    yield* writeSummary(input.format, ctx.stdout, summary)
+    if (summary.status !== "completed") {
+      return yield* new RunFailed({ message: `run ${summary.status}: ${summary.error ?? "no result"}` })
+    }
+    return summary
+  })
+
+export const runCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  parseRunArgs(args, ctx).pipe(Effect.flatMap((input) => executeRun(input, ctx)))

@@ -1,0 +1,22 @@
+import { SessionStore } from "@dsh/session"
+import { Effect } from "effect"
+import { parseFlags } from "../Args.ts"
+import { UsageError } from "../CliError.ts"
+import type { CliContext } from "../Context.ts"
+import { writeLine } from "../Output.ts"
+
+/** `dsh sessions list [--json]`: newest first. */
+export const sessionsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values, positionals } = yield* parseFlags(args, { json: { type: "boolean" } }, "sessions")
+    const sub = positionals[0] ?? "list"
+    if (sub !== "list" || positionals.length > 1) {
+      return yield* new UsageError({ message: `sessions: unknown subcommand "${positionals.join(" ")}" (try: dsh sessions list)` })
+    }
+    const store = yield* SessionStore
+    const states = yield* store.list
+    const sessions = states.map((s) => ({ id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status }))
+    if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ sessions }))
+    if (sessions.length === 0) return yield* writeLine(ctx.stdout, "no sessions")
+    for (const s of sessions) yield* writeLine(ctx.stdout, `${s.id}  ${s.status.padEnd(9)}  ${s.agent}  ${s.updatedAt}`)
+  })

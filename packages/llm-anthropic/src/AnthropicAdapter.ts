@@ -1,0 +1,60 @@
+import { LlmError, makeLanguageModel, type ModelAdapter, type ModelConfig, parseJsonEvent, postSse } from "@dsh/llm"
+import { Effect, Stream } from "effect"
+import { decodeStreamEvent, makeEventParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
+
+/** Where requests go when neither `config.baseUrl` nor `ANTHROPIC_BASE_URL` is set. */
+export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+
+/** The Messages API version this adapter speaks (sent as `anthropic-version`). */
+export const ANTHROPIC_VERSION = "2023-06-01"
+
+const configurationError = (detail: string) =>
+  new LlmError({ reason: "Configuration", provider: PROVIDER, detail, retryable: false })
+
+const endpointOf = (config: ModelConfig): string => {
+  const base = config.baseUrl ?? config.env?.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_BASE_URL
+  return `${base.replace(/\/+$/, "")}/v1/messages`
+}
+
+/**
+ * Anthropic Messages, streamed, with tool use. Settings come from `config` first, then
+ * `ANTHROPIC_BASE_URL` / `ANTHROPIC_API_KEY` in `config.env`. `max_tokens` is mandatory
+ * on this API: `config.maxOutputTokens`, else the request's, else 8192.
+ */
+export const AnthropicAdapter: ModelAdapter = {
+  name: PROVIDER,
+  description: "Anthropic Messages API (Claude), streaming with tool use",
+  create: (model, config) =>
+    Effect.gen(function*() {
+      const name = model.trim()
+      if (name === "") {
+        return yield* configurationError("no model name: use a spec such as anthropic:claude-sonnet-4-5")
+      }
+      const apiKey = config.apiKey ?? config.env?.ANTHROPIC_API_KEY
+      if (apiKey === undefined || apiKey === "") return yield* configurationError("ANTHROPIC_API_KEY is not set")
+      const url = endpointOf(config)
+      return makeLanguageModel({
+        provider: PROVIDER,
+        model: name,
+        stream: (request) =>
+          Stream.suspend(() => {
+            const parser = makeEventParser()
+            return postSse({
+              provider: PROVIDER,
+              url,
+              headers: { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, accept: "text/event-stream" },
+              body: toWireRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
+            }).pipe(
+              Stream.mapEffect((event) =>
+                parseJsonEvent(PROVIDER, event.data).pipe(
+                  Effect.flatMap(decodeStreamEvent),
+                  Effect.flatMap(parser.push)
+                )
+              ),
+              Stream.concat(Stream.fromEffect(Effect.suspend(parser.end))),
+              Stream.flatMap((parts) => Stream.fromIterable(parts))
+            )
+          })
+      })
+    })
+}

@@ -1,0 +1,315 @@
+/**
+ * The Anthropic Messages wire format: mapping a `ModelRequest` to a request body, and
+ * folding streamed events (`message_start` … `message_stop`) back into `StreamPart`s.
+ * Kept free of HTTP so the parser can be tested event by event.
+ */
+import { makeUsage, type Message, type ToolMessage } from "@dsh/core"
+import {
+  type FinishReason,
+  isContextOverflowText,
+  isRetryableReason,
+  LlmError,
+  type LlmErrorReason,
+  type ModelRequest,
+  type StreamPart
+} from "@dsh/llm"
+import { Effect, Predicate, Schema } from "effect"
+
+export const PROVIDER = "anthropic"
+
+/** Used when neither the config nor the request caps the answer; Anthropic requires a value. */
+export const DEFAULT_MAX_TOKENS = 8192
+
+export type WireContentBlock =
+  | { readonly type: "text"; readonly text: string }
+  | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown }
+  | { readonly type: "tool_result"; readonly tool_use_id: string; readonly content: string; readonly is_error?: true }
+
+export interface WireMessage {
+  readonly role: "user" | "assistant"
+  readonly content: string | ReadonlyArray<WireContentBlock>
+}
+
+export interface WireTool {
+  readonly name: string
+  readonly description: string
+  readonly input_schema: Readonly<Record<string, unknown>>
+}
+
+/** The body POSTed to `/v1/messages`. */
+export interface WireRequest {
+  readonly model: string
+  readonly max_tokens: number
+  readonly messages: ReadonlyArray<WireMessage>
+  readonly stream: true
+  readonly system?: string
+  readonly tools?: ReadonlyArray<WireTool>
+  readonly temperature?: number
+  readonly thinking?: { readonly type: "enabled"; readonly budget_tokens: number }
+}
+
+/** Thinking budgets per effort; clamped below `max_tokens` and dropped under Anthropic's 1024 minimum. */
+export const THINKING_BUDGET = { low: 2048, medium: 8192, high: 24576 } as const
+
+const parseInput = (args: string): unknown => {
+  try {
+    const parsed = JSON.parse(args) as unknown
+    return Predicate.isObject(parsed) ? parsed : {}
+  } catch {
+    return {}
+  }
+}
+
+const toolResult = (message: ToolMessage): WireContentBlock => ({
+  type: "tool_result",
+  tool_use_id: message.toolCallId,
+  content: message.content,
+  ...(message.isError === true ? { is_error: true as const } : {})
+})
+
+/** Chat messages to Anthropic turns: system text goes top-level, consecutive tool results share one user turn. */
+export const toWireMessages = (
+  messages: ReadonlyArray<Message>
+): { readonly system: string | undefined; readonly messages: Array<WireMessage> } => {
+  const system: Array<string> = []
+  const out: Array<WireMessage> = []
+  let results: Array<WireContentBlock> | undefined
+  for (const message of messages) {
+    if (message.role !== "tool") results = undefined
+    switch (message.role) {
+      case "system":
+        system.push(message.content)
+        break
+      case "user":
+        out.push({ role: "user", content: message.content })
+        break
+      case "assistant": {
+        const blocks: Array<WireContentBlock> = []
+        if (message.content !== "") blocks.push({ type: "text", text: message.content })
+        for (const call of message.toolCalls ?? []) {
+          blocks.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) })
+        }
+        // Anthropic rejects empty assistant turns; an empty one carries nothing anyway.
+        if (blocks.length > 0) out.push({ role: "assistant", content: blocks })
+        break
+      }
+      case "tool":
+        if (results === undefined) {
+          results = []
+          out.push({ role: "user", content: results })
+        }
+        results.push(toolResult(message))
+    }
+  }
+  return { system: system.length > 0 ? system.join("\n\n") : undefined, messages: out }
+}
+
+/** Maps a provider-neutral request to a streaming Messages body. */
+export const toWireRequest = (
+  model: string,
+  request: ModelRequest,
+  options: { readonly maxOutputTokens?: number | undefined } = {}
+): WireRequest => {
+  const maxTokens = options.maxOutputTokens ?? request.maxOutputTokens ?? DEFAULT_MAX_TOKENS
+  const { messages, system } = toWireMessages(request.messages)
+  const effort = request.thinking
+  // Thinking blocks are not kept in our history, and Anthropic refuses a tool-use turn that
+  // continues with thinking on but without them: so thinking only starts fresh turns.
+  const midToolLoop = request.messages.at(-1)?.role === "tool"
+  const budget = effort === undefined || effort === "off" || midToolLoop
+    ? 0
+    : Math.min(THINKING_BUDGET[effort], maxTokens - 1024)
+  const thinking = budget >= 1024
+  return {
+    model,
+    max_tokens: maxTokens,
+    messages,
+    stream: true,
+    ...(system !== undefined ? { system } : {}),
+    ...(request.tools.length > 0
+      ? { tools: request.tools.map((t): WireTool => ({ name: t.name, description: t.description, input_schema: t.parameters })) }
+      : {}),
+    ...(thinking ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+    // Anthropic does not accept a temperature together with thinking.
+    ...(request.temperature !== undefined && !thinking ? { temperature: request.temperature } : {})
+  }
+}
+
+const OptNumber = Schema.optional(Schema.NullOr(Schema.Number))
+const Usage = Schema.Struct({
+  input_tokens: OptNumber,
+  output_tokens: OptNumber,
+  cache_creation_input_tokens: OptNumber,
+  cache_read_input_tokens: OptNumber
+})
+const OptUsage = Schema.optional(Schema.NullOr(Usage))
+
+/** One streamed event; unknown event types decode too and are ignored. */
+export const StreamEvent = Schema.Struct({
+  type: Schema.String,
+  index: OptNumber,
+  message: Schema.optional(Schema.Struct({ usage: OptUsage })),
+  content_block: Schema.optional(Schema.Struct({
+    type: Schema.String,
+    id: Schema.optional(Schema.String),
+    name: Schema.optional(Schema.String),
+    input: Schema.optional(Schema.Unknown),
+    text: Schema.optional(Schema.String)
+  })),
+  delta: Schema.optional(Schema.Struct({
+    type: Schema.optional(Schema.String),
+    text: Schema.optional(Schema.String),
+    partial_json: Schema.optional(Schema.String),
+    stop_reason: Schema.optional(Schema.NullOr(Schema.String))
+  })),
+  usage: OptUsage,
+  error: Schema.optional(Schema.Struct({ type: Schema.optional(Schema.String), message: Schema.optional(Schema.String) }))
+})
+export type StreamEvent = typeof StreamEvent.Type
+
+const decodeEvent = Schema.decodeUnknownEffect(StreamEvent)
+
+/** Decodes one SSE data payload (already JSON-parsed) into an event, or fails with `BadResponse`. */
+export const decodeStreamEvent = (json: unknown): Effect.Effect<StreamEvent, LlmError> =>
+  decodeEvent(json).pipe(Effect.mapError((error) =>
+    new LlmError({
+      reason: "BadResponse",
+      provider: PROVIDER,
+      detail: `unexpected stream event: ${error.message.slice(0, 300)}`,
+      retryable: false
+    })
+  ))
+
+export const mapStopReason = (reason: string): FinishReason => {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+      return "stop"
+    case "tool_use":
+      return "tool-calls"
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length"
+    case "refusal":
+      return "content-filter"
+    default:
+      return "other"
+  }
+}
+
+/** An in-stream `error` event (e.g. `overloaded_error`) as the reason a caller can act on. */
+export const streamErrorOf = (error: StreamEvent["error"]): LlmError => {
+  const type = error?.type ?? "unknown_error"
+  const message = error?.message ?? type
+  const reason: LlmErrorReason = type === "overloaded_error" || type === "api_error"
+    ? "ServerError"
+    : type === "rate_limit_error"
+    ? "RateLimited"
+    : type === "authentication_error" || type === "permission_error"
+    ? "Authentication"
+    : isContextOverflowText(message)
+    ? "ContextOverflow"
+    : type === "invalid_request_error"
+    ? "InvalidRequest"
+    : "BadResponse"
+  return new LlmError({ reason, provider: PROVIDER, detail: `${type} in stream: ${message}`, retryable: isRetryableReason(reason) })
+}
+
+interface OpenBlock {
+  readonly id: string
+  readonly name: string
+  json: string
+  readonly initial: unknown
+}
+
+const inputTokensOf = (usage: typeof Usage.Type): number =>
+  (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)
+
+/**
+ * Folds events into parts. A tool call is released whole at its `content_block_stop`;
+ * the finish part at `message_stop`. A stream that ends before `message_stop` is an
+ * error: Anthropic always sends it, so its absence means a cut-off answer.
+ */
+export const makeEventParser = () => {
+  const blocks = new Map<number, OpenBlock>()
+  let inputTokens = 0
+  let outputTokens = 0
+  let reason: FinishReason = "stop"
+  let finished = false
+
+  const push = (event: StreamEvent): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> => {
+    const index = event.index ?? 0
+    switch (event.type) {
+      case "message_start": {
+        const usage = event.message?.usage
+        if (usage) {
+          inputTokens = inputTokensOf(usage)
+          outputTokens = usage.output_tokens ?? outputTokens
+        }
+        return Effect.succeed([])
+      }
+      case "content_block_start": {
+        const block = event.content_block
+        if (block?.type === "tool_use") {
+          blocks.set(index, { id: block.id ?? "", name: block.name ?? "", json: "", initial: block.input })
+        } else if (block?.type === "text" && Predicate.isString(block.text) && block.text !== "") {
+          return Effect.succeed([{ type: "text-delta", text: block.text }])
+        }
+        return Effect.succeed([])
+      }
+      case "content_block_delta": {
+        const delta = event.delta
+        if (delta?.type === "text_delta" && Predicate.isString(delta.text) && delta.text !== "") {
+          return Effect.succeed([{ type: "text-delta", text: delta.text }])
+        }
+        if (delta?.type === "input_json_delta" && Predicate.isString(delta.partial_json)) {
+          const block = blocks.get(index)
+          if (block) block.json += delta.partial_json
+        }
+        return Effect.succeed([]) // thinking, signatures, citations: not part of our vocabulary
+      }
+      case "content_block_stop": {
+        const block = blocks.get(index)
+        if (block === undefined) return Effect.succeed([])
+        blocks.delete(index)
+        const initial = Predicate.isObject(block.initial) && Object.keys(block.initial).length > 0
+          ? JSON.stringify(block.initial)
+          : "{}"
+        const args = block.json.trim() === "" ? initial : block.json
+        return Effect.succeed([{ type: "tool-call", call: { id: block.id, name: block.name, arguments: args } }])
+      }
+      case "message_delta": {
+        const stop = event.delta?.stop_reason
+        if (Predicate.isString(stop)) reason = mapStopReason(stop)
+        if (event.usage) {
+          if (Predicate.isNumber(event.usage.output_tokens)) outputTokens = event.usage.output_tokens
+          // Newer API versions repeat cumulative input usage here.
+          if (Predicate.isNumber(event.usage.input_tokens)) inputTokens = inputTokensOf(event.usage)
+        }
+        return Effect.succeed([])
+      }
+      case "message_stop":
+        if (finished) return Effect.succeed([])
+        finished = true
+        return Effect.succeed([{ type: "finish", reason, usage: makeUsage(inputTokens, outputTokens) }])
+      case "error":
+        return Effect.fail(streamErrorOf(event.error))
+      default:
+        return Effect.succeed([]) // ping and event types added later
+    }
+  }
+
+  const end = (): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> =>
+    finished
+      ? Effect.succeed([])
+      : Effect.fail(
+        new LlmError({
+          reason: "BadResponse",
+          provider: PROVIDER,
+          detail: "stream ended before message_stop",
+          retryable: false
+        })
+      )
+
+  return { push, end }
+}

@@ -1,0 +1,59 @@
+import { LlmError, makeLanguageModel, type ModelAdapter, type ModelConfig, parseJsonEvent, postSse } from "@dsh/llm"
+import { Effect, Stream } from "effect"
+import { decodeStreamChunk, makeChunkParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
+
+/** Where requests go when neither `config.baseUrl` nor `OPENAI_BASE_URL` is set. */
+export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+const configurationError = (detail: string) =>
+  new LlmError({ reason: "Configuration", provider: PROVIDER, detail, retryable: false })
+
+const endpointOf = (config: ModelConfig): string => {
+  const base = config.baseUrl ?? config.env?.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL
+  return `${base.replace(/\/+$/, "")}/chat/completions`
+}
+
+/**
+ * OpenAI-compatible Chat Completions, streamed: OpenAI itself and the servers that copy
+ * its API (Ollama, vLLM, llama.cpp, Moonshot, OpenRouter). Settings come from `config`
+ * first, then `OPENAI_BASE_URL` / `OPENAI_API_KEY` in `config.env`. Local servers that
+ * need no key still need some value in `OPENAI_API_KEY`, so a forgotten key is caught early.
+ */
+export const OpenAIAdapter: ModelAdapter = {
+  name: PROVIDER,
+  description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
+  create: (model, config) =>
+    Effect.gen(function*() {
+      const name = model.trim()
+      if (name === "") {
+        return yield* configurationError("no model name: use a spec such as openai:gpt-4.1-mini")
+      }
+      const apiKey = config.apiKey ?? config.env?.OPENAI_API_KEY
+      if (apiKey === undefined || apiKey === "") return yield* configurationError("OPENAI_API_KEY is not set")
+      const url = endpointOf(config)
+      return makeLanguageModel({
+        provider: PROVIDER,
+        model: name,
+        stream: (request) =>
+          Stream.suspend(() => {
+            const parser = makeChunkParser()
+            return postSse({
+              provider: PROVIDER,
+              url,
+              headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" },
+              body: toWireRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
+            }).pipe(
+              Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
+              Stream.mapEffect((event) =>
+                parseJsonEvent(PROVIDER, event.data).pipe(
+                  Effect.flatMap(decodeStreamChunk),
+                  Effect.flatMap(parser.push)
+                )
+              ),
+              Stream.concat(Stream.sync(() => parser.end())),
+              Stream.flatMap((parts) => Stream.fromIterable(parts))
+            )
+          })
+      })
+    })
+}

@@ -1,0 +1,79 @@
+import {
+  argumentsText,
+  chunkText,
+  type FakeServer,
+  type FakeServerOptions,
+  type FakeWire,
+  splitInParts,
+  sseFrame,
+  startFakeSseServer
+} from "@dsh/llm/testing"
+
+export type { FakeReply, FakeRequest, FakeServer, FakeServerOptions } from "@dsh/llm/testing"
+
+const openAIWire: FakeWire = {
+  basePath: "/v1",
+  endpoint: "/v1/chat/completions",
+  errorBody: (status, message) => ({
+    error: {
+      message,
+      type: status === 401 ? "invalid_request_error" : status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : "invalid_request_error",
+      param: null,
+      code: null
+    }
+  }),
+  render: (reply, request, index) => {
+    const model = typeof request.body === "object" && request.body !== null && "model" in request.body
+      ? String(request.body.model)
+      : "fake-model"
+    const chunk = (choice: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}) =>
+      sseFrame({
+        id: `chatcmpl-fake-${index}`,
+        object: "chat.completion.chunk",
+        created: 1_700_000_000,
+        model,
+        choices: choice === undefined ? [] : [{ index: 0, logprobs: null, finish_reason: null, ...choice }],
+        ...extra
+      })
+    const head: Array<string> = [chunk({ delta: { role: "assistant", content: "" } })]
+    for (const piece of chunkText(reply.text ?? "")) head.push(chunk({ delta: { content: piece } }))
+    const calls = reply.toolCalls ?? []
+    calls.forEach((call, i) => {
+      // Like OpenAI: id, type and name in the first fragment, the arguments split after it.
+      head.push(chunk({
+        delta: {
+          tool_calls: [{ index: i, id: call.id ?? `call_fake_${index}_${i}`, type: "function", function: { name: call.name, arguments: "" } }]
+        }
+      }))
+      for (const piece of splitInParts(argumentsText(call.arguments), 3)) {
+        head.push(chunk({ delta: { tool_calls: [{ index: i, function: { arguments: piece } }] } }))
+      }
+    })
+    if (reply.streamError !== undefined) {
+      return {
+        head,
+        tail: [sseFrame({ error: { message: reply.streamError.message, type: reply.streamError.type ?? "server_error", code: null } })]
+      }
+    }
+    const tail = [chunk({ delta: {}, finish_reason: calls.length > 0 ? "tool_calls" : "stop" })]
+    if (reply.usage !== undefined) {
+      tail.push(chunk(undefined, {
+        usage: {
+          prompt_tokens: reply.usage.input,
+          completion_tokens: reply.usage.output,
+          total_tokens: reply.usage.input + reply.usage.output
+        }
+      }))
+    }
+    tail.push(sseFrame("[DONE]"))
+    return { head, tail }
+  }
+}
+
+/**
+ * A scripted OpenAI-compatible server on 127.0.0.1 (a real socket, so the whole HTTP path
+ * runs): put `url` in `OPENAI_BASE_URL`. Streams chunks shaped like OpenAI's, including
+ * split tool-call arguments and the trailing usage chunk (only when `usage` is scripted).
+ */
+export const startFakeOpenAIServer = (options: FakeServerOptions): Promise<FakeServer> =>
+  startFakeSseServer(openAIWire, options)

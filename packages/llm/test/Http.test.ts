@@ -1,0 +1,125 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { parseJsonEvent, postSse, RetryPolicy } from "../src/index.ts"
+import { type FakeServerOptions, type FakeWire, sseFrame, startFakeSseServer } from "../src/testing.ts"
+
+const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
+
+/** A minimal wire: each text chunk is one `data:` event. */
+const plainWire: FakeWire = {
+  basePath: "",
+  endpoint: "/sse",
+  errorBody: (_status, message) => ({ error: { message } }),
+  render: (reply) => ({ head: (reply.text ?? "").split(" ").map((w) => sseFrame(w)), tail: [sseFrame("end", "done")] })
+}
+
+const fake = (options: FakeServerOptions) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startFakeSseServer(plainWire, options)),
+    (server) => Effect.promise(() => server.close())
+  )
+
+const post = (url: string) => postSse({ provider: "test", url: `${url}/sse`, headers: { "x-test": "1" }, body: { hello: "world" } })
+
+describe("postSse", () => {
+  it.live("posts JSON and streams the events", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ replies: [{ text: "a b c" }] })
+      const events = yield* Stream.runCollect(post(server.url))
+      assert.deepStrictEqual(events.map((e) => `${e.event}:${e.data}`), ["message:a", "message:b", "message:c", "done:end"])
+      assert.deepStrictEqual(server.requests[0]?.body, { hello: "world" })
+      assert.strictEqual(server.requests[0]?.headers["x-test"], "1")
+      assert.strictEqual(server.requests[0]?.headers["content-type"], "application/json")
+    }))
+
+  it.live("retries 5xx and 429 before the first byte, up to maxRetries", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ replies: [{ status: 503 }, { status: 429 }, { text: "ok" }] })
+      const events = yield* Stream.runCollect(post(server.url))
+      assert.strictEqual(events[0]?.data, "ok")
+      assert.strictEqual(server.requests.length, 3)
+    }).pipe(fastRetries))
+
+  it.live("maxRetries 0 disables retrying", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ respond: () => ({ status: 502 }) })
+      const error = yield* Effect.flip(Stream.runCollect(post(server.url)))
+      assert.strictEqual(error.reason, "ServerError")
+      assert.strictEqual(server.requests.length, 1)
+    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
+
+  it.live("does not retry a 400, and reports the body's message", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ respond: () => ({ status: 400, errorBody: { error: { message: "bad field" } } }) })
+      const error = yield* Effect.flip(Stream.runCollect(post(server.url)))
+      assert.strictEqual(error.reason, "InvalidRequest")
+      assert.strictEqual(error.detail, "bad field")
+      assert.strictEqual(error.status, 400)
+      assert.isFalse(error.retryable)
+      assert.strictEqual(server.requests.length, 1)
+    }).pipe(fastRetries))
+
+  it.live("a refused connection is a Network error", () =>
+    Effect.gen(function*() {
+      const server = yield* Effect.promise(() => startFakeSseServer(plainWire, { replies: [] }))
+      const url = server.url
+      yield* Effect.promise(() => server.close())
+      const error = yield* Effect.flip(Stream.runCollect(post(url)))
+      assert.strictEqual(error.reason, "Network")
+    }).pipe(fastRetries))
+
+  it.live("a connection cut mid-stream fails with Network, without retrying", () =>
+    Effect.gen(function*() {
+      let requests = 0
+      const server = createServer((req, res) => {
+        requests++
+        req.resume()
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write("data: one\n\n", () => setImmediate(() => res.destroy()))
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.promise(() => new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        }))
+      )
+      const { port } = server.address() as AddressInfo
+      const seen: Array<string> = []
+      const error = yield* Effect.flip(Stream.runForEach(post(`http://127.0.0.1:${port}`), (e) => Effect.sync(() => seen.push(e.data))))
+      assert.deepStrictEqual(seen, ["one"])
+      assert.strictEqual(error.reason, "Network")
+      assert.strictEqual(requests, 1)
+    }).pipe(fastRetries))
+
+  it.effect("parseJsonEvent fails malformed data with BadResponse", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* parseJsonEvent("test", "{\"a\":1}"), { a: 1 })
+      const error = yield* Effect.flip(parseJsonEvent("test", "{nope"))
+      assert.strictEqual(error.reason, "BadResponse")
+    }))
+})
+
+describe("postSse with a non-streaming answer", () => {
+  it.live("a JSON body where an event stream was expected is a BadResponse, not an empty answer", () =>
+    Effect.gen(function*() {
+      const server = createServer((req, res) => {
+        req.resume()
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify({ error: { message: "streaming is not supported" } }))
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+        () => Effect.promise(() => new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        }))
+      )
+      const { port } = server.address() as AddressInfo
+      const error = yield* Effect.flip(Stream.runCollect(post(`http://127.0.0.1:${port}`)))
+      assert.strictEqual(error.reason, "BadResponse")
+      assert.include(error.detail, "streaming is not supported")
+    }))
+})

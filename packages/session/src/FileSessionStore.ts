@@ -1,0 +1,108 @@
+/**
+ * The default `SessionStore`: one directory per session under `<home>/sessions/`.
+ *
+ * ```text
+ * <home>/sessions/<id>/
+ *   state.json                    atomically replaced (temp file, fsync, rename, fsync dir)
+ *   wire.jsonl                    the main agent's events, append-only, one record per line
+ *   agents/<child>/wire.jsonl     each child's events
+ *   agents/<child>/meta.json      each child's metadata
+ *   tasks/<runId>.json            background-run records
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { join } from "node:path"
+import { makeId } from "@dsh/core"
+import { Clock, Effect, Layer, type Scope } from "effect"
+import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
+import { checkId, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
+import { ensureDir, io, listDir, makeDirIfAbsent, syncDir, writeFileAtomic } from "./internal/fs.ts"
+import { SessionError } from "./SessionError.ts"
+import { type SessionHandle, SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
+
+/** @since 0.1.0 */
+export interface Options {
+  /** `$DSH_HOME`; sessions live in `<home>/sessions/<id>/`. */
+  readonly home: string
+}
+
+/**
+ * Builds a file store. Handles are cached for the store's lifetime: `open` of the same id
+ * returns the same object, so every part of a process shares one append buffer per
+ * transcript. Each transcript written to keeps its file open for appends until the scope
+ * closes. Two stores (or processes) on one home do not coordinate their writes.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): Effect.Effect<SessionStoreShape, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const sessionsDir = join(options.home, "sessions")
+    const handles = new Map<string, SessionHandle>()
+    const dirOf = (id: string) => join(sessionsDir, id)
+
+    /** Keeps the first handle registered for an id, so racing `open`s agree. */
+    const remember = (handle: SessionHandle): SessionHandle => {
+      const first = handles.get(handle.id) ?? handle
+      handles.set(handle.id, first)
+      return first
+    }
+
+    const create: SessionStoreShape["create"] = (init) =>
+      Effect.gen(function*() {
+        const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+        yield* checkId("session id", id)
+        const dir = dirOf(id)
+        yield* io("create", sessionsDir, () => ensureDir(sessionsDir))
+        const made = yield* io("create", dir, () => makeDirIfAbsent(dir))
+        if (!made) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
+        const state = initialState(id, init, yield* nowIso)
+        const statePath = join(dir, "state.json")
+        yield* io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state)))
+        yield* io("sync", sessionsDir, () => syncDir(sessionsDir))
+        const handle = yield* makeFileSessionHandle(dir, id, scope)
+        handles.set(id, handle)
+        return handle
+      })
+
+    const open: SessionStoreShape["open"] = (id) =>
+      checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
+        const known = handles.get(id)
+        if (known !== undefined) return Effect.succeed(known)
+        return readStateFile(dirOf(id), id).pipe(
+          Effect.andThen(makeFileSessionHandle(dirOf(id), id, scope)),
+          Effect.map(remember)
+        )
+      })))
+
+    const list: SessionStoreShape["list"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
+      Effect.flatMap((entries) =>
+        Effect.forEach(
+          entries.filter((e) => e.isDirectory()),
+          (e) =>
+            readStateFile(dirOf(e.name), e.name).pipe(
+              // A directory without a valid state.json is not a session (yet); skip it.
+              Effect.catch(() => Effect.succeed<SessionState | undefined>(undefined))
+            ),
+          { concurrency: 16 }
+        )
+      ),
+      Effect.map((states) => newestFirst(states.filter((s) => s !== undefined)))
+    )
+
+    const latest: SessionStoreShape["latest"] = (filter) =>
+      list.pipe(Effect.flatMap((states) => {
+        const found = latestOf(states, filter)
+        return found === undefined ? Effect.succeed(undefined) : open(found.id)
+      }))
+
+    return SessionStore.of({ create, open, list, latest })
+  })
+
+/**
+ * The file store as the `SessionStore` service.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<SessionStore> => Layer.effect(SessionStore, make(options))

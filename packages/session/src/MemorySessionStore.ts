@@ -1,0 +1,173 @@
+/**
+ * An in-memory `SessionStore` for tests, with the file store's behaviour: the same errors,
+ * ordering and seq numbering, and the same durability model. Appends stay in a per-handle
+ * buffer until `sync` (or `read`) moves them into the shared `Data`; a second store made over
+ * the same `Data` acts like the process after a restart and sees only what was written.
+ *
+ * @since 0.1.0
+ */
+import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
+import { Clock, Effect, Layer, Semaphore } from "effect"
+import { checkId, initialState, latestOf, newestFirst, notFound, nowIso } from "./internal/state.ts"
+import { SessionError } from "./SessionError.ts"
+import {
+  type ChildStore,
+  type SessionHandle,
+  type SessionState,
+  SessionStore,
+  type SessionStoreShape,
+  type Transcript
+} from "./SessionStore.ts"
+
+/** What a "disk" holds for one session. Values are JSON copies, as the file store would read back. */
+export interface SessionData {
+  state: SessionState
+  readonly wire: Array<WireRecord>
+  readonly children: Map<string, { readonly wire: Array<WireRecord>; meta: unknown }>
+  readonly tasks: Map<string, unknown>
+}
+
+/**
+ * The backing "disk". Share one between stores to simulate a restart; inspect it in tests.
+ *
+ * @since 0.1.0
+ */
+export interface Data {
+  readonly sessions: Map<string, SessionData>
+}
+
+/** @since 0.1.0 */
+export const makeData = (): Data => ({ sessions: new Map() })
+
+/** A JSON round trip: what a file store would hand back, never an alias of the caller's object. */
+const copy = <A>(value: A): A => value === undefined ? value : JSON.parse(JSON.stringify(value))
+
+const makeTranscript = (wire: Array<WireRecord>, location: string): Transcript => {
+  let seq = wire.reduce((max, r) => Math.max(max, r.seq), 0)
+  let pending: Array<WireRecord> = []
+  const flush = Effect.sync(() => {
+    wire.push(...pending)
+    pending = []
+  })
+  return {
+    location,
+    append: (event: AgentEvent) =>
+      isEphemeral(event) ? Effect.void : Effect.clockWith((clock) =>
+        Effect.sync(() => {
+          seq += 1
+          const ts = new Date(clock.currentTimeMillisUnsafe()).toISOString()
+          pending.push(copy({ seq, ts, ...event }))
+        })
+      ),
+    sync: flush,
+    read: flush.pipe(Effect.map(() => ({ records: wire.map(copy), warnings: [] })))
+  }
+}
+
+const makeHandle = (data: SessionData, id: string): Effect.Effect<SessionHandle> =>
+  Effect.gen(function*() {
+    const stateLock = yield* Semaphore.make(1)
+    const location = `memory://sessions/${id}`
+    const children = new Map<string, ChildStore>()
+    const child = (name: string) =>
+      checkId("child name", name).pipe(Effect.andThen(Effect.sync(() => {
+        const known = children.get(name)
+        if (known !== undefined) return known
+        const stored = data.children.get(name) ?? { wire: [], meta: undefined }
+        data.children.set(name, stored)
+        const made: ChildStore = {
+          name,
+          location: `${location}/agents/${name}`,
+          transcript: makeTranscript(stored.wire, `${location}/agents/${name}/wire.jsonl`),
+          readMeta: Effect.sync(() => copy(stored.meta)),
+          writeMeta: (meta) => Effect.sync(() => void (stored.meta = copy(meta)))
+        }
+        children.set(name, made)
+        return made
+      })))
+    return {
+      id,
+      location,
+      transcript: makeTranscript(data.wire, `${location}/wire.jsonl`),
+      readState: Effect.sync(() => copy(data.state)),
+      updateState: (f) =>
+        stateLock.withPermit(Effect.gen(function*() {
+          const next: SessionState = copy({ ...f(copy(data.state)), updatedAt: yield* nowIso })
+          data.state = next
+          return copy(next)
+        })),
+      child,
+      children: Effect.sync(() => [...data.children.keys()].sort()),
+      writeTask: (runId, record) =>
+        checkId("run id", runId).pipe(Effect.andThen(Effect.sync(() => void data.tasks.set(runId, copy(record))))),
+      readTasks: Effect.sync(() => [...data.tasks.keys()].sort().map((k) => copy(data.tasks.get(k))))
+    } satisfies SessionHandle
+  })
+
+/**
+ * Builds a memory store over `data` (a fresh one by default).
+ *
+ * @since 0.1.0
+ */
+export const make = (options?: { readonly data?: Data | undefined }): Effect.Effect<SessionStoreShape> =>
+  Effect.sync(() => {
+    const data = options?.data ?? makeData()
+    const handles = new Map<string, SessionHandle>()
+
+    const create: SessionStoreShape["create"] = (init) =>
+      Effect.gen(function*() {
+        const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+        yield* checkId("session id", id)
+        if (data.sessions.has(id)) {
+          return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
+        }
+        const stored: SessionData = {
+          state: copy(initialState(id, init, yield* nowIso)),
+          wire: [],
+          children: new Map(),
+          tasks: new Map()
+        }
+        data.sessions.set(id, stored)
+        const handle = yield* makeHandle(stored, id)
+        handles.set(id, handle)
+        return handle
+      })
+
+    const open: SessionStoreShape["open"] = (id) =>
+      checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
+        const known = handles.get(id)
+        if (known !== undefined) return Effect.succeed(known)
+        const stored = data.sessions.get(id)
+        if (stored === undefined) return Effect.fail(notFound(id))
+        return makeHandle(stored, id).pipe(Effect.map((made) => {
+          const first = handles.get(id) ?? made
+          handles.set(id, first)
+          return first
+        }))
+      })))
+
+    const list = Effect.sync(() => newestFirst([...data.sessions.values()].map((s) => copy(s.state))))
+
+    const latest: SessionStoreShape["latest"] = (filter) =>
+      list.pipe(Effect.flatMap((states) => {
+        const found = latestOf(states, filter)
+        return found === undefined ? Effect.succeed(undefined) : open(found.id)
+      }))
+
+    return SessionStore.of({ create, open, list, latest })
+  })
+
+/**
+ * A fresh, empty memory store as the `SessionStore` service.
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<SessionStore> = Layer.effect(SessionStore, make())
+
+/**
+ * A memory store over shared `data`, e.g. to "restart" the process between two layers.
+ *
+ * @since 0.1.0
+ */
+export const layerWith = (options: { readonly data?: Data | undefined }): Layer.Layer<SessionStore> =>
+  Layer.effect(SessionStore, make(options))

@@ -1,0 +1,124 @@
+/**
+ * One session directory as a `SessionHandle`:
+ * `wire.jsonl`, `state.json`, `agents/<child>/{wire.jsonl,meta.json}`, `tasks/<runId>.json`.
+ */
+import { join } from "node:path"
+import { Effect, type Scope, Semaphore } from "effect"
+import { SessionError } from "../SessionError.ts"
+import type { ChildStore, SessionHandle, SessionState } from "../SessionStore.ts"
+import { ensureDir, io, isTempFile, listDir, readTextIfExists, writeFileAtomic } from "./fs.ts"
+import { makeFileTranscript } from "./FileTranscript.ts"
+import { checkId, encodeJson, notFound, nowIso, parseState } from "./state.ts"
+
+/** Reads and validates `<dir>/state.json`: `NotFound` if absent, `Corrupt` if unreadable. */
+export const readStateFile = (dir: string, id: string): Effect.Effect<SessionState, SessionError> => {
+  const path = join(dir, "state.json")
+  return io("read", path, () => readTextIfExists(path)).pipe(
+    Effect.flatMap((text) => text === undefined ? Effect.fail(notFound(id)) : parseState(text, id, path))
+  )
+}
+
+/** Reads a JSON file that may be missing (`undefined`); unparsable content is `Corrupt`. */
+const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
+  io("read", path, () => readTextIfExists(path)).pipe(
+    Effect.flatMap((text) => {
+      if (text === undefined) return Effect.succeed(undefined)
+      try {
+        return Effect.succeed<unknown>(JSON.parse(text))
+      } catch (cause) {
+        return Effect.fail(new SessionError({ reason: "Corrupt", detail: `${path} is corrupt: ${String(cause)}` }))
+      }
+    })
+  )
+
+const writeJson = (path: string, value: unknown): Effect.Effect<void, SessionError> =>
+  io("write", path, () => writeFileAtomic(path, encodeJson(value)))
+
+const makeChildStore = (dir: string, name: string, scope: Scope.Scope): Effect.Effect<ChildStore, SessionError> =>
+  Effect.gen(function*() {
+    yield* io("create", dir, () => ensureDir(dir))
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope)
+    const metaPath = join(dir, "meta.json")
+    return {
+      name,
+      transcript,
+      location: dir,
+      readMeta: readJsonIfExists(metaPath),
+      writeMeta: (meta) => writeJson(metaPath, meta)
+    } satisfies ChildStore
+  })
+
+/**
+ * Builds the handle for a session directory. `scope` is the store's: it closes the files
+ * the handle's transcripts keep open.
+ */
+export const makeFileSessionHandle = (
+  dir: string,
+  id: string,
+  scope: Scope.Scope
+): Effect.Effect<SessionHandle, SessionError> =>
+  Effect.gen(function*() {
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope)
+    const stateLock = yield* Semaphore.make(1)
+    const statePath = join(dir, "state.json")
+    const agentsDir = join(dir, "agents")
+    const tasksDir = join(dir, "tasks")
+    // One ChildStore per name, so every user of a child shares its transcript buffer.
+    const children = new Map<string, ChildStore>()
+
+    const updateState = (f: (state: SessionState) => SessionState) =>
+      stateLock.withPermit(Effect.gen(function*() {
+        const current = yield* readStateFile(dir, id)
+        const next: SessionState = { ...f(current), updatedAt: yield* nowIso }
+        yield* writeJson(statePath, next)
+        return next
+      }))
+
+    const child = (name: string) =>
+      checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
+        const known = children.get(name)
+        if (known !== undefined) return Effect.succeed(known)
+        return makeChildStore(join(agentsDir, name), name, scope).pipe(Effect.map((made) => {
+          // Another fiber may have built the same child meanwhile: keep the first one.
+          const first = children.get(name) ?? made
+          children.set(name, first)
+          return first
+        }))
+      })))
+
+    const listChildren = io("list", agentsDir, () => listDir(agentsDir)).pipe(
+      Effect.map((entries) => entries.filter((e) => e.isDirectory()).map((e) => e.name).sort())
+    )
+
+    const writeTask = (runId: string, record: unknown) =>
+      checkId("run id", runId).pipe(
+        Effect.andThen(io("create", tasksDir, () => ensureDir(tasksDir))),
+        Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record))
+      )
+
+    const readTasks = io("list", tasksDir, () => listDir(tasksDir)).pipe(
+      Effect.map((entries) =>
+        entries.filter((e) => e.isFile() && e.name.endsWith(".json") && !isTempFile(e.name)).map((e) => e.name).sort()
+      ),
+      Effect.flatMap((names) =>
+        Effect.forEach(names, (name) =>
+          readJsonIfExists(join(tasksDir, name)).pipe(
+            // One unreadable record must not hide the others.
+            Effect.catch((error) => Effect.logWarning(`skipped task record: ${error.detail}`).pipe(Effect.as(undefined)))
+          ), { concurrency: 16 })
+      ),
+      Effect.map((records) => records.filter((r) => r !== undefined))
+    )
+
+    return {
+      id,
+      location: dir,
+      transcript,
+      readState: readStateFile(dir, id),
+      updateState,
+      child,
+      children: listChildren,
+      writeTask,
+      readTasks
+    } satisfies SessionHandle
+  })

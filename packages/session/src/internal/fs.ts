@@ -1,0 +1,205 @@
+/**
+ * The file store's only contact with `node:fs`. The helpers are plain Promise code (so
+ * `try`/`finally` can close handles); Effect code calls them through `io`, which turns any
+ * rejection into a typed `SessionError` with reason `Io`.
+ */
+import { randomBytes } from "node:crypto"
+import type { Dirent } from "node:fs"
+import { type FileHandle, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
+import { basename, dirname, join } from "node:path"
+import { Effect } from "effect"
+import { SessionError } from "../SessionError.ts"
+
+/** The errno code of a Node fs error (`ENOENT`, …), if it has one. */
+export const errorCode = (cause: unknown): string | undefined =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+
+const describe = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/** The typed error for a failed file operation: what we did, where, and why. */
+export const ioError = (operation: string, path: string, cause: unknown): SessionError =>
+  new SessionError({ reason: "Io", detail: `cannot ${operation} ${path}: ${describe(cause)}` })
+
+/**
+ * Runs one fs Promise as an Effect whose only failure is a `SessionError` (`Io`). It is
+ * uninterruptible: the Promise cannot be cancelled, so an interrupted fiber must still wait
+ * for it, or a lock would be released while a write is still landing.
+ */
+export const io = <A>(operation: string, path: string, run: () => Promise<A>): Effect.Effect<A, SessionError> =>
+  Effect.uninterruptible(Effect.tryPromise({ try: run, catch: (cause) => ioError(operation, path, cause) }))
+
+/** The file's text, or `undefined` when it does not exist. */
+export const readTextIfExists = async (path: string): Promise<string | undefined> => {
+  try {
+    return await readFile(path, "utf8")
+  } catch (cause) {
+    if (errorCode(cause) === "ENOENT") return undefined
+    throw cause
+  }
+}
+
+/** Directory entries, or none when the directory does not exist yet. */
+export const listDir = async (path: string): Promise<ReadonlyArray<Dirent>> => {
+  try {
+    return await readdir(path, { withFileTypes: true })
+  } catch (cause) {
+    if (errorCode(cause) === "ENOENT") return []
+    throw cause
+  }
+}
+
+/** Creates one directory; `false` if it already exists (how `create` refuses a taken id). */
+export const makeDirIfAbsent = async (path: string): Promise<boolean> => {
+  try {
+    await mkdir(path)
+    return true
+  } catch (cause) {
+    if (errorCode(cause) === "EEXIST") return false
+    throw cause
+  }
+}
+
+/** Errors that mean "this platform or filesystem cannot fsync a directory", not a failure. */
+const dirSyncUnsupported = new Set(["EISDIR", "EINVAL", "EPERM", "EACCES", "EBADF", "ENOTSUP", "EOPNOTSUPP"])
+
+/** Flushes a directory's entries (a create or rename inside it) where the platform allows it. */
+export const syncDir = async (path: string): Promise<void> => {
+  let handle
+  try {
+    handle = await open(path, "r")
+    await handle.sync()
+  } catch (cause) {
+    const code = errorCode(cause)
+    if (code === undefined || !dirSyncUnsupported.has(code)) throw cause
+  } finally {
+    await handle?.close().catch(() => undefined)
+  }
+}
+
+/**
+ * `mkdir -p`, and if it created anything, fsyncs the parent of every new directory so the
+ * new entries survive a crash. Cheap when the directory already exists (one mkdir call).
+ */
+export const ensureDir = async (path: string): Promise<void> => {
+  const created = await mkdir(path, { recursive: true })
+  if (created === undefined) return
+  for (let dir = path; ; dir = dirname(dir)) {
+    await syncDir(dirname(dir))
+    if (dir === created || dirname(dir) === dir) return
+  }
+}
+
+/**
+ * Replaces `path` atomically: write a temp file in the same directory, fsync it, rename it
+ * over the target, fsync the directory. A crash at any point leaves either the old file or
+ * the new one, never a mix; a failed attempt removes its temp file.
+ */
+export const writeFileAtomic = async (path: string, data: string): Promise<void> => {
+  const dir = dirname(path)
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  try {
+    const handle = await open(temp, "wx", 0o644)
+    try {
+      await handle.writeFile(data, "utf8")
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, path)
+  } catch (cause) {
+    await unlink(temp).catch(() => undefined)
+    throw cause
+  }
+  await syncDir(dir)
+}
+
+/** True for `writeFileAtomic`'s temp files, which remain only if a process died mid-write. */
+export const isTempFile = (name: string): boolean => name.startsWith(".") && name.endsWith(".tmp")
+
+/** What an append achieved: the bytes are written, and `syncError` is set if the fsync failed. */
+export interface AppendOutcome {
+  readonly syncError?: unknown
+}
+
+/**
+ * Appends to one file through a file handle that stays open between writes, because at one
+ * fsync per turn the open/close round trips are a large share of the cost. Calls must not
+ * overlap (the transcript's lock serializes them). After `close`, appends still work and
+ * open the file for each write.
+ */
+export interface Appender {
+  /**
+   * Appends `data` (O_APPEND) and, when `durable`, fdatasyncs, and with `syncEntry` also
+   * syncs the directory (for a file this process created). A failed write rejects (nothing,
+   * or a torn tail, reached the file); a failed fsync resolves with `syncError`, since the
+   * bytes are in the file and must not be written twice.
+   */
+  readonly append: (data: string, durable: boolean, syncEntry: boolean) => Promise<AppendOutcome>
+  readonly close: () => Promise<void>
+}
+
+export const makeAppender = (path: string): Appender => {
+  let kept: FileHandle | undefined
+  let closed = false
+  return {
+    append: async (data, durable, syncEntry) => {
+      const handle = kept ?? await open(path, "a", 0o644)
+      if (!closed) kept = handle
+      let failed = true
+      try {
+        if (data !== "") await handle.appendFile(data, "utf8")
+        failed = false
+        if (!durable) return {}
+        try {
+          await handle.datasync()
+          if (syncEntry) await syncDir(dirname(path))
+          return {}
+        } catch (syncError) {
+          return { syncError }
+        }
+      } finally {
+        // A handle that failed a write is not trusted again; the next append reopens the file.
+        if (closed || failed) {
+          if (kept === handle) kept = undefined
+          await handle.close().catch(() => undefined)
+        }
+      }
+    },
+    close: async () => {
+      closed = true
+      const handle = kept
+      kept = undefined
+      await handle?.close()
+    }
+  }
+}
+
+/** The last `bytes` of a file (all of it if smaller), or `undefined` when it does not exist. */
+export const readTail = async (
+  path: string,
+  bytes: number
+): Promise<{ readonly text: string; readonly size: number; readonly whole: boolean } | undefined> => {
+  let handle
+  try {
+    handle = await open(path, "r")
+  } catch (cause) {
+    if (errorCode(cause) === "ENOENT") return undefined
+    throw cause
+  }
+  try {
+    const { size } = await handle.stat()
+    const length = Math.min(size, bytes)
+    const buffer = Buffer.alloc(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, size - length + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return { text: buffer.subarray(0, read).toString("utf8"), size, whole: length === size }
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}

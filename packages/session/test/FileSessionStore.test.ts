@@ -1,0 +1,205 @@
+import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { FileSessionStore } from "../src/index.ts"
+import { init, sessionStoreSuite, turnEvents } from "./suite.ts"
+
+/** A fresh `$DSH_HOME` in the OS temp dir, removed when the test's scope closes. */
+const tempHome = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "dsh-session-"))),
+  (home) => Effect.promise(() => rm(home, { recursive: true, force: true }))
+)
+
+const fixture = Effect.map(tempHome, (home) => ({ home, start: FileSessionStore.make({ home }) }))
+
+const readText = (path: string) => Effect.promise(() => readFile(path, "utf8").catch(() => ""))
+
+/** Every file name under `dir`, recursively. */
+const walk = (dir: string) =>
+  Effect.promise(() => readdir(dir, { recursive: true, withFileTypes: true }))
+    .pipe(Effect.map((entries) => entries.filter((e) => e.isFile()).map((e) => e.name)))
+
+sessionStoreSuite("FileSessionStore", fixture)
+
+describe("FileSessionStore on disk", () => {
+  it.effect("lays a session out as documented, one LF-terminated record per line", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "s1" })
+      yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+      yield* handle.transcript.sync
+      const child = yield* handle.child("explore-1")
+      yield* child.transcript.append({ type: "notice", level: "info", message: "child" })
+      yield* child.transcript.sync
+      yield* child.writeMeta({ agent: "explore" })
+      yield* handle.writeTask("run-1", { status: "running" })
+      const dir = join(home, "sessions", "s1")
+      assert.strictEqual(handle.location, dir)
+      assert.strictEqual(handle.transcript.location, join(dir, "wire.jsonl"))
+      assert.strictEqual(child.location, join(dir, "agents", "explore-1"))
+      for (const file of ["state.json", "wire.jsonl", "agents/explore-1/wire.jsonl", "agents/explore-1/meta.json", "tasks/run-1.json"]) {
+        assert.isTrue((yield* Effect.promise(() => stat(join(dir, file)))).isFile(), file)
+      }
+      const wire = yield* readText(join(dir, "wire.jsonl"))
+      assert.isTrue(wire.endsWith("\n"))
+      const lines = wire.slice(0, -1).split("\n")
+      assert.strictEqual(lines.length, 6)
+      assert.deepStrictEqual(lines.map((l) => JSON.parse(l).seq), [1, 2, 3, 4, 5, 6])
+      assert.strictEqual(JSON.parse(yield* readText(join(dir, "state.json"))).id, "s1")
+    }))
+
+  it.effect("appends are buffered until sync, or written early once the buffer passes 64 KiB", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "buf" })
+      const wirePath = join(home, "sessions", "buf", "wire.jsonl")
+      yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+      assert.strictEqual(yield* readText(wirePath), "")
+      yield* handle.transcript.sync
+      assert.strictEqual((yield* readText(wirePath)).split("\n").length - 1, 6)
+
+      const big = "x".repeat(8 * 1024)
+      for (let i = 0; i < 9; i++) yield* handle.transcript.append({ type: "notice", level: "info", message: big })
+      const early = (yield* readText(wirePath)).split("\n").length - 1
+      assert.isAbove(early, 6)
+      yield* handle.transcript.sync
+      assert.strictEqual((yield* readText(wirePath)).split("\n").length - 1, 15)
+    }))
+
+  it.effect("a torn last line is skipped with a warning, and the next append starts a fresh line", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "torn" })
+      yield* Effect.forEach(turnEvents(1).slice(0, 2), (e) => handle.transcript.append(e), { discard: true })
+      yield* handle.transcript.sync
+      const wirePath = join(home, "sessions", "torn", "wire.jsonl")
+      yield* Effect.promise(() => appendFile(wirePath, "{\"seq\":3,\"ts\":\"2026-11-29T00:00:00.000Z\",\"type\":\"mess"))
+
+      const reopened = yield* (yield* start).open("torn")
+      const read = yield* reopened.transcript.read
+      assert.deepStrictEqual(read.records.map((r) => r.seq), [1, 2])
+      assert.strictEqual(read.warnings.length, 1)
+      assert.include(read.warnings[0], "torn last line")
+
+      yield* reopened.transcript.append({ type: "notice", level: "info", message: "after the crash" })
+      yield* reopened.transcript.sync
+      const after = yield* (yield* (yield* start).open("torn")).transcript.read
+      assert.deepStrictEqual(after.records.map((r) => [r.seq, r.type]), [[1, "turn-start"], [2, "step-start"], [3, "notice"]])
+      assert.strictEqual(after.warnings.length, 1)
+      assert.include(after.warnings[0], "wire.jsonl:3: skipped a malformed line")
+      const lines = (yield* readText(wirePath)).split("\n")
+      assert.isTrue(lines[3]?.startsWith("{\"seq\":3,"))
+    }))
+
+  it.effect("a complete last record that lost only its LF is kept, and seq continues after it", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      yield* (yield* start).create({ ...init, id: "nolf" })
+      const wirePath = join(home, "sessions", "nolf", "wire.jsonl")
+      yield* Effect.promise(() => writeFile(wirePath, "{\"seq\":1,\"ts\":\"2026-11-29T00:00:00.000Z\",\"type\":\"step-start\",\"turn\":1,\"step\":1}"))
+      const reopened = yield* (yield* start).open("nolf")
+      yield* reopened.transcript.append({ type: "notice", level: "info", message: "next" })
+      yield* reopened.transcript.sync
+      const read = yield* reopened.transcript.read
+      assert.deepStrictEqual(read.warnings, [])
+      assert.deepStrictEqual(read.records.map((r) => [r.seq, r.type]), [[1, "step-start"], [2, "notice"]])
+    }))
+
+  it.effect("a malformed line in the middle is skipped with a warning", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      yield* (yield* start).create({ ...init, id: "mid" })
+      const good = (seq: number) => JSON.stringify({ seq, ts: "2026-11-29T00:00:00.000Z", type: "notice", level: "info", message: "m" })
+      const wirePath = join(home, "sessions", "mid", "wire.jsonl")
+      yield* Effect.promise(() => writeFile(wirePath, [good(1), "not json {", "{\"no\":\"seq\"}", "", good(2), ""].join("\n")))
+      const reopened = yield* (yield* start).open("mid")
+      const read = yield* reopened.transcript.read
+      assert.deepStrictEqual(read.records.map((r) => r.seq), [1, 2])
+      assert.deepStrictEqual(read.warnings, [`${wirePath}:2: skipped a malformed line`, `${wirePath}:3: skipped a malformed line`])
+      yield* reopened.transcript.append({ type: "notice", level: "info", message: "next" })
+      yield* reopened.transcript.sync
+      assert.deepStrictEqual((yield* reopened.transcript.read).records.map((r) => r.seq), [1, 2, 3])
+    }))
+
+  it.effect("atomic writes leave no temp files behind, and a crashed one leaves the old state", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "atomic" })
+      yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => i),
+        (i) => handle.updateState((s) => ({ ...s, n: i })),
+        { concurrency: "unbounded", discard: true }
+      )
+      yield* Effect.forEach(["run-1", "run-2"], (id) => handle.writeTask(id, { id }), { concurrency: 2, discard: true })
+      yield* (yield* handle.child("c-1")).writeMeta({ a: 1 })
+      const dir = join(home, "sessions", "atomic")
+      assert.deepStrictEqual((yield* walk(dir)).filter((name) => name.endsWith(".tmp")), [])
+
+      // A process killed between writing the temp file and renaming it leaves both behind.
+      const before = yield* handle.readState
+      yield* Effect.promise(() => writeFile(join(dir, ".state.json.999.dead.tmp"), "{\"version\":1,\"id\":\"atom"))
+      yield* Effect.promise(() => writeFile(join(dir, "tasks", ".run-3.json.999.dead.tmp"), "{"))
+      const reopened = yield* (yield* start).open("atomic")
+      assert.deepStrictEqual(yield* reopened.readState, before)
+      assert.deepStrictEqual(yield* reopened.readTasks, [{ id: "run-1" }, { id: "run-2" }])
+    }))
+
+  it.effect("a corrupt state.json is Corrupt on open and skipped by list, like a directory without one", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const store = yield* start
+      yield* store.create({ ...init, id: "good" })
+      yield* Effect.promise(() => mkdir(join(home, "sessions", "empty-dir"), { recursive: true }))
+      yield* Effect.promise(() => mkdir(join(home, "sessions", "broken"), { recursive: true }))
+      yield* Effect.promise(() => writeFile(join(home, "sessions", "broken", "state.json"), "{\"version\":1,"))
+      yield* Effect.promise(() => mkdir(join(home, "sessions", "wrong"), { recursive: true }))
+      yield* Effect.promise(() => writeFile(join(home, "sessions", "wrong", "state.json"), "{\"version\":1,\"id\":\"wrong\"}"))
+
+      const broken = yield* Effect.flip(store.open("broken"))
+      assert.strictEqual(broken.reason, "Corrupt")
+      assert.include(broken.detail, "session \"broken\"")
+      assert.strictEqual((yield* Effect.flip(store.open("wrong"))).reason, "Corrupt")
+      assert.strictEqual((yield* Effect.flip(store.open("empty-dir"))).reason, "NotFound")
+      assert.deepStrictEqual((yield* store.list).map((s) => s.id), ["good"])
+    }))
+
+  it.effect("closing the store's scope closes the files its transcripts keep open", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const wirePath = join(home, "sessions", "fd", "wire.jsonl")
+      /** How many of this process's descriptors point at the wire file (Linux only; else -1). */
+      const openCount = Effect.promise(async () => {
+        const fds = await readdir("/proc/self/fd").catch(() => undefined)
+        if (fds === undefined) return -1
+        const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")))
+        return targets.filter((t) => t === wirePath).length
+      })
+      const handle = yield* Effect.scoped(Effect.gen(function*() {
+        const store = yield* FileSessionStore.make({ home })
+        const handle = yield* store.create({ ...init, id: "fd" })
+        yield* handle.transcript.append({ type: "notice", level: "info", message: "one" })
+        yield* handle.transcript.sync
+        const during = yield* openCount
+        if (during !== -1) assert.strictEqual(during, 1)
+        return handle
+      }))
+      const after = yield* openCount
+      if (after !== -1) assert.strictEqual(after, 0)
+      // A handle used after its store closed still works, opening the file per write.
+      yield* handle.transcript.append({ type: "notice", level: "info", message: "two" })
+      yield* handle.transcript.sync
+      if (after !== -1) assert.strictEqual(yield* openCount, 0)
+      assert.deepStrictEqual((yield* handle.transcript.read).records.map((r) => r.seq), [1, 2])
+    }))
+
+  it.effect("an unreadable task record is skipped; the others are returned", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "t" })
+      yield* handle.writeTask("run-1", { ok: 1 })
+      yield* Effect.promise(() => writeFile(join(home, "sessions", "t", "tasks", "run-0.json"), "{"))
+      assert.deepStrictEqual(yield* handle.readTasks, [{ ok: 1 }])
+    }))
+})

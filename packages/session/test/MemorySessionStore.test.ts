@@ -1,0 +1,35 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { SessionStore } from "../src/index.ts"
+import { MemorySessionStore } from "../src/testing.ts"
+import { init, sessionStoreSuite } from "./suite.ts"
+
+sessionStoreSuite(
+  "MemorySessionStore",
+  Effect.sync(() => {
+    const data = MemorySessionStore.makeData()
+    return { start: MemorySessionStore.make({ data }) }
+  })
+)
+
+describe("MemorySessionStore.layer", () => {
+  it.effect("provides a SessionStore; layerWith shares data like a restart", () =>
+    Effect.gen(function*() {
+      const data = MemorySessionStore.makeData()
+      const id = yield* Effect.gen(function*() {
+        const handle = yield* (yield* SessionStore).create(init)
+        yield* handle.transcript.append({ type: "notice", level: "info", message: "hi" })
+        yield* handle.transcript.sync
+        return handle.id
+      }).pipe(Effect.provide(MemorySessionStore.layerWith({ data })))
+      const records = yield* Effect.gen(function*() {
+        const handle = yield* (yield* SessionStore).open(id)
+        return (yield* handle.transcript.read).records
+      }).pipe(Effect.provide(MemorySessionStore.layerWith({ data })))
+      assert.deepStrictEqual(records.map((r) => r.type), ["notice"])
+      const fresh = yield* Effect.gen(function*() {
+        return yield* (yield* SessionStore).open(id)
+      }).pipe(Effect.provide(MemorySessionStore.layer), Effect.flip)
+      assert.strictEqual(fresh.reason, "NotFound")
+    }))
+})

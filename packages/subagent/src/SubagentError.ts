@@ -1,0 +1,19 @@
+import { Schema } from "effect"
+
+/**
+ * Why a delegation was refused or a child could not be reached. The `subagent` tool turns
+ * these into results the model can read; none of them is a crash.
+ */
+export class SubagentError extends Schema.TaggedError<SubagentError>()("SubagentError", {
+  reason: Schema.Literals([
+    "UnknownType",
+    "NotAllowed",
+    "DepthLimit",
+    "ChildLimit",
+    "UnknownHandle",
+    "NotOwner",
+    "Unsupported",
+    "InvalidRequest"
+  ]),
+  message: Schema.String
+}) {}

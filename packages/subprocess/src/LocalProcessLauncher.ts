@@ -1,0 +1,263 @@
+import type { ChildProcess } from "node:child_process"
+import { stat } from "node:fs/promises"
+import { Readable, type Writable } from "node:stream"
+import { Clock, Deferred, Duration, Effect, Layer, Option, Predicate } from "effect"
+import { execa } from "execa"
+import { scrubEnvironment } from "./Environment.ts"
+import { ByteTail, OutputCollector } from "./internal/Buffers.ts"
+import { groupAlive, pollUntil } from "./internal/ProcessGroup.ts"
+import {
+  type ChildProcessHandle,
+  type ExitInfo,
+  ProcessLauncher,
+  type ProcessLauncherShape,
+  type RunOptions,
+  type RunResult,
+  type SpawnOptions
+} from "./ProcessLauncher.ts"
+import { SubprocessError } from "./SubprocessError.ts"
+
+/** Defaults of the local launcher; per-call options override them. */
+export interface LocalProcessLauncherOptions {
+  /** Time between SIGTERM and SIGKILL. Default 2 seconds. */
+  readonly killGrace?: Duration.Input | undefined
+  /** Bytes of stderr kept for error reports. Default 8 KiB. */
+  readonly stderrTailBytes?: number | undefined
+  /** Bytes of output `run` keeps. Default 1 MiB. */
+  readonly maxOutputBytes?: number | undefined
+  /** Where inherited variables come from. Default `process.env`, read at each spawn. */
+  readonly parentEnv?: (() => Readonly<Record<string, string | undefined>>) | undefined
+}
+
+const DEFAULT_KILL_GRACE: Duration.Input = "2 seconds"
+const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
+const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
+/** After SIGKILL a process can only linger in uninterruptible I/O; do not wait on it forever. */
+const SIGKILL_WAIT: Duration.Input = "5 seconds"
+
+/**
+ * The part of an execa subprocess we use. Typing values as execa's `ResultPromise` costs about
+ * 2 s of type-check per use, so the launcher talks to this narrow view instead.
+ */
+interface ExecaChild extends PromiseLike<unknown> {
+  readonly nodeChildProcess: ChildProcess
+  readonly stdin: Writable | null
+  readonly stdout: Readable | null
+  readonly stderr: Readable | null
+  kill(signal?: NodeJS.Signals): boolean
+}
+
+/** A started child plus what `run` needs beyond the public handle. */
+interface Launched {
+  readonly handle: ChildProcessHandle
+  /** Completes when stdout and stderr are closed. */
+  readonly drained: Effect.Effect<void>
+  readonly destroyStreams: Effect.Effect<void>
+}
+
+type OutputSink = (stream: "stdout" | "stderr", chunk: Buffer) => void
+
+const ignore = (): void => {}
+
+const describe = (options: SpawnOptions): string => [options.command, ...(options.args ?? [])].join(" ")
+
+const spawnFailed = (command: string, detail: string) =>
+  new SubprocessError({ reason: "SpawnFailed", command, detail })
+
+/** Checks the working directory first: Node reports a missing cwd as ENOENT of the command. */
+const checkCwd = (command: string, cwd: string | undefined): Effect.Effect<void, SubprocessError> =>
+  cwd === undefined ? Effect.void : Effect.tryPromise({
+    try: () => stat(cwd),
+    catch: () => spawnFailed(command, `working directory does not exist: ${cwd}`)
+  }).pipe(Effect.flatMap((s) =>
+    s.isDirectory() ? Effect.void : Effect.fail(spawnFailed(command, `working directory is not a directory: ${cwd}`))
+  ))
+
+/** Turns execa's failed result (or a spawn error) into a readable detail. */
+const spawnFailureDetail = (options: SpawnOptions, failure: unknown): string => {
+  const code = Predicate.hasProperty(failure, "code") && Predicate.isString(failure.code) ? failure.code : undefined
+  if (code === "ENOENT") return `command not found: ${options.command} (not on PATH, or not executable)`
+  if (code === "EACCES") return `permission denied: ${options.command} is not executable`
+  const message = Predicate.hasProperty(failure, "originalMessage") && Predicate.isString(failure.originalMessage)
+    ? failure.originalMessage
+    : Predicate.hasProperty(failure, "message") && Predicate.isString(failure.message)
+    ? failure.message
+    : String(failure)
+  return `failed to start: ${message.split("\n")[0]}`
+}
+
+/** Creates the execa child and attaches every listener before any event can be missed. */
+const startChild = (
+  options: SpawnOptions,
+  env: Record<string, string>,
+  tail: ByteTail,
+  exited: Deferred.Deferred<ExitInfo>,
+  drained: Deferred.Deferred<void>,
+  stderrClosed: Deferred.Deferred<void>,
+  sink: OutputSink | undefined
+): ExecaChild => {
+  const child: ExecaChild = execa(options.command, [...(options.args ?? [])], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    env,
+    extendEnv: false,
+    reject: false,
+    buffer: false,
+    stdin: options.stdin ?? "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    // Own process group: signals reach grandchildren even after their parent exited.
+    killDescendants: true,
+    // The dispose ladder escalates itself; execa's `cleanup` still signals the group on our exit.
+    forceKillAfterDelay: false,
+    cleanup: true,
+    stripFinalNewline: false,
+    windowsHide: true
+  })
+  // reject: false settles with a result; this only guards against an unexpected rejection.
+  child.then(ignore, ignore)
+  child.nodeChildProcess.once("exit", (exitCode: number | null, signal: NodeJS.Signals | null) => {
+    Deferred.doneUnsafe(exited, Effect.succeed({ exitCode, signal }))
+  })
+  // A child that exits before reading its input must not crash us with EPIPE.
+  child.stdin?.on("error", ignore)
+  let open = 0
+  const closed = () => {
+    if (--open === 0) Deferred.doneUnsafe(drained, Effect.void)
+  }
+  for (const [name, stream] of [["stdout", child.stdout], ["stderr", child.stderr]] as const) {
+    if (stream === null) continue
+    open++
+    stream.on("error", ignore)
+    stream.once("close", closed)
+    if (name === "stderr") {
+      stream.once("close", () => Deferred.doneUnsafe(stderrClosed, Effect.void))
+      stream.on("data", (chunk: Buffer) => {
+        tail.push(chunk)
+        sink?.("stderr", chunk)
+      })
+    } else if (sink !== undefined) {
+      stream.on("data", (chunk: Buffer) => sink("stdout", chunk))
+    }
+  }
+  if (open === 0) Deferred.doneUnsafe(drained, Effect.void)
+  if (child.stderr === null) Deferred.doneUnsafe(stderrClosed, Effect.void)
+  return child
+}
+
+/**
+ * The local launcher: execa children in their own process group, with a scrubbed environment,
+ * a stderr tail, and the dispose ladder (SIGTERM to the group, grace, SIGKILL to the group,
+ * then wait until every member is gone).
+ */
+export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions = {}): ProcessLauncherShape => {
+  const parentEnv = defaults.parentEnv ?? (() => process.env)
+
+  const launch = (options: SpawnOptions, sink?: OutputSink): Effect.Effect<Launched, SubprocessError> =>
+    Effect.gen(function*() {
+      const command = describe(options)
+      yield* checkCwd(command, options.cwd)
+      const env = scrubEnvironment(parentEnv(), { inherit: options.inheritEnv, add: options.env })
+      const tail = new ByteTail(options.stderrTailBytes ?? defaults.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES)
+      const exited = Deferred.makeUnsafe<ExitInfo>()
+      const drained = Deferred.makeUnsafe<void>()
+      const stderrClosed = Deferred.makeUnsafe<void>()
+      const child = yield* Effect.try({
+        try: () => startChild(options, env, tail, exited, drained, stderrClosed, sink),
+        catch: (error) => spawnFailed(command, spawnFailureDetail(options, error))
+      })
+      const pid = child.nodeChildProcess.pid
+      if (pid === undefined) {
+        // Node sets the pid synchronously on success; without one, execa settles with the failure.
+        const result = yield* Effect.promise(() => Promise.resolve(child))
+        return yield* spawnFailed(command, spawnFailureDetail(options, result))
+      }
+      const grace = options.killGrace ?? defaults.killGrace ?? DEFAULT_KILL_GRACE
+      const gone = Deferred.await(exited).pipe(Effect.andThen(pollUntil(Effect.map(groupAlive(pid), (alive) => !alive))))
+      const signal = (name: NodeJS.Signals) => Effect.sync(() => void child.kill(name))
+      const ladder = Effect.gen(function*() {
+        if (Deferred.isDoneUnsafe(exited) && !(yield* groupAlive(pid))) return
+        yield* signal("SIGTERM")
+        if (Option.isSome(yield* Effect.timeoutOption(gone, grace))) return
+        yield* signal("SIGKILL")
+        yield* Effect.timeoutOption(gone, SIGKILL_WAIT)
+      }).pipe(Effect.uninterruptible)
+      // Shared, so `stop` and the scope's release run the ladder once.
+      const stop = yield* Effect.cached(ladder)
+      const handle: ChildProcessHandle = {
+        pid,
+        stdin: child.stdin,
+        stdout: child.stdout ?? Readable.from([]),
+        // Once the whole group is gone the last bytes are already in the pipe: read them first.
+        // (A process that left the group could hold the pipe open, hence the bound.)
+        stderrTail: Effect.gen(function*() {
+          if (Deferred.isDoneUnsafe(exited) && !(yield* groupAlive(pid))) {
+            yield* Effect.timeoutOption(Deferred.await(stderrClosed), grace)
+          }
+          return tail.text()
+        }),
+        exit: Deferred.await(exited),
+        stop
+      }
+      return {
+        handle,
+        drained: Deferred.await(drained),
+        destroyStreams: Effect.sync(() => {
+          child.stdin?.destroy()
+          child.stdout?.destroy()
+          child.stderr?.destroy()
+        })
+      }
+    })
+
+  /** Release: stop the tree, then close our ends of the pipes (unread output is dropped). */
+  const acquire = (options: SpawnOptions, sink?: OutputSink) =>
+    Effect.acquireRelease(launch(options, sink), (l) => l.handle.stop.pipe(Effect.andThen(l.destroyStreams)))
+
+  const spawn: ProcessLauncherShape["spawn"] = (options) => Effect.map(acquire(options), (l) => l.handle)
+
+  const run: ProcessLauncherShape["run"] = (options) =>
+    Effect.scoped(Effect.gen(function*() {
+      const startedAt = yield* Clock.currentTimeMillis
+      const output = new OutputCollector(options.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES)
+      const { handle, drained } = yield* acquire(
+        { ...options, stdin: options.input === undefined ? "ignore" : "pipe" },
+        (stream, chunk) => output.push(stream, chunk)
+      )
+      const stdin = handle.stdin
+      if (options.input !== undefined && stdin !== null) {
+        const input = options.input
+        yield* Effect.sync(() => void stdin.end(input))
+      }
+      const finished = options.timeout === undefined
+        ? Option.some(yield* handle.exit)
+        : yield* Effect.timeoutOption(handle.exit, options.timeout)
+      // On timeout this is the ladder; after a normal exit it ends background leftovers, whose
+      // open pipes would otherwise keep the output from ever ending.
+      yield* handle.stop
+      // Only a process that left the group (setsid) can still hold a pipe; do not wait on it forever.
+      yield* Effect.timeoutOption(drained, options.killGrace ?? defaults.killGrace ?? DEFAULT_KILL_GRACE)
+      const exit = yield* handle.exit
+      const endedAt = yield* Clock.currentTimeMillis
+      return {
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        stdout: output.text("stdout"),
+        stderr: output.text("stderr"),
+        timedOut: Option.isNone(finished),
+        truncated: output.truncated,
+        durationMs: endedAt - startedAt
+      } satisfies RunResult
+    }))
+
+  return ProcessLauncher.of({ spawn, run: (options: RunOptions) => run(options) })
+}
+
+/** The local launcher as a layer, with the given defaults. */
+export const layerLocal = (defaults: LocalProcessLauncherOptions = {}): Layer.Layer<ProcessLauncher> =>
+  Layer.succeed(ProcessLauncher, makeLocalProcessLauncher(defaults))
+
+/** The local process launcher: `make` for a value, `layer` for the service. */
+export const LocalProcessLauncher = {
+  make: makeLocalProcessLauncher,
+  layer: layerLocal
+} as const

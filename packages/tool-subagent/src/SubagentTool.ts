@@ -1,0 +1,58 @@
+import type { AgentType, ParentInfo, SubagentResult, SubagentsShape } from "@dsh/subagent"
+import { defineTool, ToolError } from "@dsh/tools"
+import { Effect } from "effect"
+import { z } from "zod"
+
+export const SUBAGENT_TOOL_NAME = "subagent"
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
+
+/** The status line appended to every child result: enough to continue or inspect the child. */
+export const statusLine = (r: SubagentResult): string =>
+  `[subagent ${r.handle} (${r.agent}) · ${r.status} · ${r.usage.totalTokens} tokens · ${seconds(r.durationMs)}` +
+  `${r.cost === undefined ? "" : ` · $${r.cost.toFixed(4)}`}]`
+
+export const formatResult = (r: SubagentResult): string => {
+  const body = r.output.trim() === "" ? "(the child returned no text)" : r.output
+  const notes = r.notes === undefined ? "" : `\nNotes: ${r.notes}`
+  return `${body}\n\n${statusLine(r)}${notes}`
+}
+
+const describeTypes = (types: ReadonlyArray<AgentType>): string =>
+  types.map((t) => `- ${t.name}: ${t.description}${t.definition.whenToUse ? ` (${t.definition.whenToUse})` : ""}`).join("\n")
+
+/**
+ * The model-facing `subagent` tool for one agent context. It offers only the types this
+ * context can run and this parent may use; refusals come back as results the model can
+ * act on. Several calls in one response run in parallel (through the tree's lane).
+ */
+export const makeSubagentTool = (subagents: SubagentsShape, parent: ParentInfo) =>
+  Effect.gen(function*() {
+    const types = yield* subagents.availableTypes(parent)
+    const defaultType = types.some((t) => t.name === "coder") ? "coder" : types[0]?.name ?? "coder"
+    return defineTool({
+      name: SUBAGENT_TOOL_NAME,
+      description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +
+        "final result. The child sees nothing of this conversation: put everything it needs in the prompt. Several " +
+        "subagent calls in one response run in parallel.\n\nAgent types:\n" + describeTypes(types),
+      parameters: z.object({
+        description: z.string().min(1).describe("A short (3-5 word) label for the task, shown in lists and logs"),
+        prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
+        agent: z.string().default(defaultType).describe(`The agent type to use (default ${defaultType})`),
+        model: z.string().optional().describe("A model spec to use instead of the type's or yours, e.g. openai:gpt-4.1"),
+        timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds")
+      }),
+      summarize: (p) => `${p.agent}: ${p.description}`,
+      execute: (p) =>
+        subagents.spawn({
+          prompt: p.prompt,
+          description: p.description,
+          agent: p.agent,
+          model: p.model,
+          timeoutSeconds: p.timeoutSeconds
+        }, parent).pipe(
+          Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })),
+          Effect.mapError((e) => new ToolError({ message: e.message }))
+        )
+    })
+  })
