@@ -3,6 +3,7 @@
  * main or child, runs.
  */
 export * from "./AgentDefinition.ts"
+export * from "./AgentHost.ts"
 export * from "./AgentRunner.ts"
 export * from "./History.ts"
 export * from "./TurnLoop.ts"

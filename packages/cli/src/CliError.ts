@@ -10,7 +10,7 @@ export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", {
   message: Schema.String
 }) {}
 
-const INPUT_REASONS = new Set(["Configuration", "NotFound", "InvalidId", "DuplicateName"])
+const INPUT_REASONS = new Set(["Configuration", "NotFound", "InvalidId", "DuplicateName", "InvalidFile", "UnknownAgent", "Exists"])
 
 /** Maps any failure to the CLI contract: the exit code and the one line for stderr. */
 export const exitFor = (error: unknown): { readonly code: 1 | 2; readonly line: string } => {
@@ -19,6 +19,7 @@ export const exitFor = (error: unknown): { readonly code: 1 | 2; readonly line: 
   if (error instanceof UsageError) return { code: 2, line }
   if (error instanceof RunFailed) return { code: 1, line }
   const tagged = error as { _tag?: string; reason?: string }
+  if (tagged._tag === "HostError") return { code: tagged.reason === "Failed" ? 1 : 2, line }
   if (tagged._tag === "RegistryError" || tagged._tag === "AgentDefinitionError") return { code: 2, line }
   if (tagged.reason !== undefined && INPUT_REASONS.has(tagged.reason)) return { code: 2, line }
   return { code: 1, line }

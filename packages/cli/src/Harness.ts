@@ -28,6 +28,7 @@ export interface HarnessOptions {
   readonly limits: SubagentLimitsInput
   /** Renders an agent's system prompt template for a working directory. */
   readonly renderPrompt: (definition: AgentDefinition, cwd: string) => string
+  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
 }
 
 export interface Harness {
@@ -75,7 +76,8 @@ export const makeHarness = (options: HarnessOptions) =>
       session: options.session,
       limits: options.limits,
       childContext,
-      resolveModel: (spec) => registry.resolve(spec, { env: options.env, cwd: options.cwd })
+      resolveModel: (spec) => registry.resolve(spec, { env: options.env, cwd: options.cwd }),
+      onChildEvent: options.onChildEvent
     })
     contextFor = () => makeSubagents({ tree, providers, types }).pipe(Effect.orDie)
     return { tree, toolsFor } satisfies Harness

@@ -1,26 +1,11 @@
-import type { AgentEvent, RunStatus, Usage } from "@dsh/core"
+import type { HostPromptResult } from "@dsh/agent"
+import type { AgentEvent } from "@dsh/core"
 import { Effect } from "effect"
 import type { Writable } from "node:stream"
 
 export type OutputFormat = "text" | "json" | "stream-json"
 export const OUTPUT_FORMATS: ReadonlyArray<OutputFormat> = ["text", "json", "stream-json"]
 
-export interface SubagentSummary {
-  readonly name: string
-  readonly agent: string
-  readonly provider: string
-  readonly status: string
-}
-
-/** The one object `--output-format json` prints (the CLI contract). */
-export interface RunSummary {
-  readonly sessionId: string
-  readonly status: RunStatus
-  readonly result: string
-  readonly usage: Usage
-  readonly subagents: ReadonlyArray<SubagentSummary>
-  readonly error?: string | undefined
-}
 
 export const writeLine = (out: Writable, line: string): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
@@ -33,7 +18,18 @@ export const writeLine = (out: Writable, line: string): Effect.Effect<void> =>
 export const eventWriter = (format: OutputFormat, out: Writable) => (event: AgentEvent): Effect.Effect<void> =>
   format === "stream-json" ? writeLine(out, JSON.stringify(event)) : Effect.void
 
-export const writeSummary = (format: OutputFormat, out: Writable, summary: RunSummary): Effect.Effect<void> => {
+/** The one object `--output-format json` prints (the CLI contract's fields, in its order). */
+export const summaryJson = (s: HostPromptResult) => ({
+  sessionId: s.sessionId,
+  status: s.status,
+  result: s.result,
+  usage: s.usage,
+  subagents: s.subagents.map((c) => ({ name: c.name, agent: c.agent, provider: c.provider, status: c.status })),
+  ...(s.error === undefined ? {} : { error: s.error })
+})
+
+export const writeSummary = (format: OutputFormat, out: Writable, s: HostPromptResult): Effect.Effect<void> => {
+  const summary = summaryJson(s)
   switch (format) {
     case "json":
       return writeLine(out, JSON.stringify(summary))

@@ -1,4 +1,4 @@
-import { type AgentDefinition, runPrompt, statusOfResult } from "@dsh/agent"
+import { type AgentDefinition, type HostPromptResult, runPrompt, statusOfResult } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
 import type { SessionHandle } from "@dsh/session"
@@ -8,7 +8,6 @@ import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { mainParent, makeHarness } from "./Harness.ts"
 import type { ResolvedMainAgent } from "./MainAgent.ts"
-import type { RunSummary } from "./Output.ts"
 
 export interface MainRunOptions {
   readonly session: SessionHandle
@@ -23,6 +22,7 @@ export interface MainRunOptions {
   readonly prompt: string
   readonly maxSteps?: number | undefined
   readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
+  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
 }
 
 /** Runs one prompt of the session's main agent and records how it ended in `state.json`. */
@@ -35,7 +35,8 @@ export const runMainAgent = (opts: MainRunOptions) =>
       cwd: opts.cwd,
       delegationTypes: opts.delegationTypes,
       limits: opts.config.limits,
-      renderPrompt: opts.renderPrompt
+      renderPrompt: opts.renderPrompt,
+      onChildEvent: opts.onChildEvent
     })
     // Subagent lifecycle events belong in the main transcript too, not only on the live stream.
     const parent = mainParent({
@@ -66,7 +67,15 @@ export const runMainAgent = (opts: MainRunOptions) =>
       status: result.status,
       result: result.result,
       usage: result.usage,
-      subagents: harness.tree.descriptors.all().map((d) => ({ name: d.handle, agent: d.agent, provider: d.provider, status: d.status })),
+      subagents: harness.tree.descriptors.all().map((d) => ({
+        name: d.handle,
+        agent: d.agent,
+        provider: d.provider,
+        status: d.status,
+        parent: d.parent,
+        depth: d.depth,
+        usage: d.usage
+      })),
       ...(result.error === undefined ? {} : { error: result.error })
-    } satisfies RunSummary
+    } satisfies HostPromptResult
   }).pipe(Effect.scoped)

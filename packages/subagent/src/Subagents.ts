@@ -128,7 +128,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
             const spec = request.model ?? type.definition.model ?? `${parent.model.provider}:${parent.model.model}`
             const cost = costOf(outcome.usage, options.pricing?.(spec))
             yield* tree.descriptors.save({
-              ...base,
+              ...(tree.descriptors.get(handle) ?? base),
               status: outcome.status,
               updatedAt: now(),
               usage: outcome.usage,
@@ -164,10 +164,15 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           store,
           onEvent: (event) => tree.onChildEvent(handle, event),
           childContext: tree.childContext,
-          resolveModel: tree.resolveModel
+          resolveModel: tree.resolveModel,
+          saveContinuation: (version, data) =>
+            Effect.suspend(() => {
+              const current = tree.descriptors.get(handle) ?? base
+              return tree.descriptors.save({ ...current, continuation: { provider: provider.name, version, data } })
+            })
         })
         const outcome = yield* tree.lane.withSlot(
-          tree.descriptors.note({ ...base, status: "running", updatedAt: now() }).pipe(
+          Effect.suspend(() => tree.descriptors.note({ ...(tree.descriptors.get(handle) ?? base), status: "running", updatedAt: now() })).pipe(
             Effect.andThen(Effect.timeoutOption(run, timeout)),
             Effect.map((o) =>
               Option.isSome(o) ? o.value : {

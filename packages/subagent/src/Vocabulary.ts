@@ -99,6 +99,13 @@ export interface StartContext {
   readonly childContext: ChildContextFactory
   /** Resolves a model spec (a request's or an agent type's model override). */
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
+  /**
+   * Stores the provider's opaque continuation data (e.g. an out-of-process child's session
+   * id) in the child's descriptor, versioned; `continue` gets it back as `continuation`.
+   */
+  readonly saveContinuation: (version: number, data: unknown) => Effect.Effect<void>
+  /** What `saveContinuation` stored for this child, on `continue`; undefined on `start`. */
+  readonly continuation?: { readonly version: number; readonly data: unknown } | undefined
 }
 
 /**

@@ -7,7 +7,7 @@ import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { resolveAgentSet } from "../MainAgent.ts"
 import { writeLine } from "../Output.ts"
-import { checkDirectory } from "./run.ts"
+import { checkDirectory } from "../Directories.ts"
 
 const FLAGS = {
   json: { type: "boolean" },

@@ -1,17 +1,13 @@
 import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
-import { SessionStore } from "@dsh/session"
 import { Effect } from "effect"
-import { stat } from "node:fs/promises"
 import { resolve } from "node:path"
 import { oneOf, parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
-import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { fileLogger } from "../Logger.ts"
-import { resolveMainAgent } from "../MainAgent.ts"
+import { makeCliHost } from "../Host.ts"
 import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
-import { runMainAgent } from "../RunMain.ts"
 import { openRequestedSession } from "../Session.ts"
 
 const FLAGS = {
@@ -35,12 +31,6 @@ const readStdin = (ctx: CliContext): Effect.Effect<string> =>
       for await (const chunk of ctx.stdin) chunks.push(Buffer.from(chunk as Uint8Array))
       return Buffer.concat(chunks).toString("utf8")
     })
-
-export const checkDirectory = (dir: string) =>
-  Effect.tryPromise(() => stat(dir)).pipe(
-    Effect.flatMap((s) => (s.isDirectory() ? Effect.void : Effect.fail(new Error("not a directory")))),
-    Effect.mapError(() => new UsageError({ message: `--cwd ${dir}: no such directory` }))
-  )
 
 export interface RunInput {
   readonly prompt: string
@@ -98,38 +88,29 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
  */
 export const executeRun = (input: RunInput, ctx: CliContext) =>
   Effect.gen(function*() {
-    yield* checkDirectory(input.cwd)
-    const config = yield* loadConfig(ctx.home)
+    const host = yield* makeCliHost(ctx)
     const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd })
-    const state = existing === undefined ? undefined : yield* existing.readState
-    const cwd = state?.cwd ?? input.cwd
-    const spec = input.model ?? state?.model ?? config.model ?? ctx.env.DSH_MODEL ?? "scripted"
-    const registry = yield* ModelRegistry
-    const model = yield* registry.resolve(spec, { env: ctx.env, cwd: ctx.cwd })
-    const agent = yield* resolveMainAgent({
-      ctx,
-      config,
-      cwd,
-      agent: input.agent,
-      agentFile: input.agentFile,
-      bound: state?.agent,
-      trustProject: input.trustProject
-    })
-    const store = yield* SessionStore
-    const session = existing ?? (yield* store.create({ agent: agent.definition.name, cwd, model: spec }))
+    let session = existing
+    if (session === undefined) {
+      session = yield* host.create({
+        cwd: input.cwd,
+        agent: input.agent,
+        agentFile: input.agentFile,
+        model: input.model,
+        trustProject: input.trustProject
+      })
+    } else if (input.model !== undefined) {
+      // A model given when continuing applies from now on; it is checked before it is recorded.
+      const registry = yield* ModelRegistry
+      yield* registry.resolve(input.model, { env: ctx.env, cwd: ctx.cwd })
+      const model = input.model
+      yield* session.updateState((s) => ({ ...s, model }))
+    }
     const logger = fileLogger(`${session.location}/dsh.log`)
-    logger.info({ prompt: input.prompt.slice(0, 200), model: spec, agent: agent.definition.name }, "run start")
+    logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
-    const summary = yield* runMainAgent({
-      session,
-      cwd,
-      model,
-      modelSpec: spec,
-      agent,
-      delegationTypes: agent.delegationTypes,
-      renderPrompt: agent.renderPrompt,
-      config,
-      ctx,
+    const summary = yield* host.prompt({
+      sessionId: session.id,
       prompt: input.prompt,
       maxSteps: input.maxSteps,
       onEvent: (event) => Effect.andThen(forward(event), input.onEvent?.(event) ?? Effect.void)

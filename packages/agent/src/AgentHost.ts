@@ -1,0 +1,68 @@
+import type { AgentEvent, RunStatus, Usage, WireRecord } from "@dsh/core"
+import { Context, type Effect, Schema } from "effect"
+
+/** Why a host operation was refused or failed. `InvalidInput` and `NotFound` are the caller's to fix. */
+export class HostError extends Schema.TaggedError<HostError>()("HostError", {
+  reason: Schema.Literals(["NotFound", "InvalidInput", "Failed"]),
+  message: Schema.String
+}) {}
+
+export interface HostSessionInfo {
+  readonly id: string
+  readonly agent: string
+  readonly cwd: string
+  readonly model: string
+  readonly status: string
+  readonly createdAt: string
+  readonly updatedAt: string
+}
+
+/** A child as a host reports it (the CLI contract's `subagents list` fields). */
+export interface HostChildSummary {
+  readonly name: string
+  readonly agent: string
+  readonly provider: string
+  readonly status: string
+  readonly parent: string
+  readonly depth: number
+  readonly usage: Usage
+}
+
+export interface HostPromptOptions {
+  readonly sessionId: string
+  readonly prompt: string
+  /** The main agent's live events (text deltas, tool calls, subagent start/end, …). */
+  readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+  /** Every descendant's live events, tagged with its handle. */
+  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly maxSteps?: number | undefined
+}
+
+export interface HostPromptResult {
+  readonly sessionId: string
+  readonly status: RunStatus
+  readonly result: string
+  readonly usage: Usage
+  readonly subagents: ReadonlyArray<HostChildSummary>
+  readonly error?: string | undefined
+}
+
+/**
+ * A dsh agent with its sessions, as a protocol server sees it (`dsh acp`, `dsh sdk`):
+ * create or load a session, run prompts (interrupting the effect cancels the turn and
+ * every descendant), inspect children. The CLI implements it; tests may fake it.
+ * Tool approval follows the `Approval` reference of the calling fiber.
+ */
+export interface AgentHostShape {
+  readonly createSession: (options: {
+    readonly cwd: string
+    readonly agent?: string | undefined
+    readonly model?: string | undefined
+  }) => Effect.Effect<HostSessionInfo, HostError>
+  readonly loadSession: (id: string) => Effect.Effect<HostSessionInfo & { readonly records: ReadonlyArray<WireRecord> }, HostError>
+  readonly listSessions: Effect.Effect<ReadonlyArray<HostSessionInfo>, HostError>
+  readonly prompt: (options: HostPromptOptions) => Effect.Effect<HostPromptResult, HostError>
+  readonly listChildren: (sessionId: string) => Effect.Effect<ReadonlyArray<HostChildSummary>, HostError>
+}
+
+export class AgentHost extends Context.Service<AgentHost, AgentHostShape>()("@dsh/agent/AgentHost") {}

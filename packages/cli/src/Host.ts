@@ -1,0 +1,148 @@
+import { type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
+import { ModelRegistry } from "@dsh/llm"
+import { type SessionState, SessionStore } from "@dsh/session"
+import { ProcessLauncher } from "@dsh/subprocess"
+import { Effect } from "effect"
+import { exitFor } from "./CliError.ts"
+import { loadConfig } from "./Config.ts"
+import type { CliContext } from "./Context.ts"
+import { checkDirectory } from "./Directories.ts"
+import { resolveMainAgent } from "./MainAgent.ts"
+import { runMainAgent } from "./RunMain.ts"
+
+const info = (s: SessionState): HostSessionInfo => ({
+  id: s.id,
+  agent: s.agent,
+  cwd: s.cwd,
+  model: s.model,
+  status: s.status,
+  createdAt: s.createdAt,
+  updatedAt: s.updatedAt
+})
+
+/** Any failure as a HostError: input problems stay input problems (exit 2 / invalid params). */
+const toHostError = (error: unknown): HostError => {
+  if (error instanceof HostError) return error
+  const { code, line } = exitFor(error)
+  const notFound = (error as { reason?: string }).reason === "NotFound"
+  return new HostError({ reason: notFound ? "NotFound" : code === 2 ? "InvalidInput" : "Failed", message: line })
+}
+
+export interface CreateOptions {
+  readonly cwd: string
+  readonly agent?: string | undefined
+  readonly agentFile?: string | undefined
+  readonly model?: string | undefined
+  readonly trustProject?: boolean | undefined
+}
+
+/**
+ * The dsh agent host: sessions in the file store, the main agent resolved from agent
+ * files, children through the reference harness. `dsh run`, `dsh acp` and `dsh sdk` all
+ * go through it, so they behave the same.
+ */
+export const makeCliHost = (ctx: CliContext) =>
+  Effect.gen(function*() {
+    const registry = yield* ModelRegistry
+    const store = yield* SessionStore
+    const launcher = yield* ProcessLauncher
+    const provide = <A, E>(effect: Effect.Effect<A, E, ModelRegistry | SessionStore | ProcessLauncher>) =>
+      effect.pipe(
+        Effect.provideService(ModelRegistry, registry),
+        Effect.provideService(SessionStore, store),
+        Effect.provideService(ProcessLauncher, launcher)
+      )
+
+    /** Checks everything first, then creates: bad input leaves nothing behind. */
+    const create = (options: CreateOptions) =>
+      Effect.gen(function*() {
+        yield* checkDirectory(options.cwd)
+        const config = yield* loadConfig(ctx.home)
+        const spec = options.model ?? config.model ?? ctx.env.DSH_MODEL ?? "scripted"
+        yield* registry.resolve(spec, { env: ctx.env, cwd: ctx.cwd })
+        const agent = yield* resolveMainAgent({
+          ctx,
+          config,
+          cwd: options.cwd,
+          agent: options.agent,
+          agentFile: options.agentFile,
+          trustProject: options.trustProject
+        })
+        return yield* store.create({
+          agent: agent.definition.name,
+          cwd: options.cwd,
+          model: spec,
+          extra: {
+            ...(options.agentFile === undefined ? {} : { agentFile: options.agentFile }),
+            ...(options.trustProject === true ? { trustProject: true } : {})
+          }
+        })
+      })
+
+    const prompt: AgentHostShape["prompt"] = (options) =>
+      provide(Effect.gen(function*() {
+        const session = yield* store.open(options.sessionId)
+        const state = yield* session.readState
+        const config = yield* loadConfig(ctx.home)
+        const model = yield* registry.resolve(state.model, { env: ctx.env, cwd: ctx.cwd })
+        const agent = yield* resolveMainAgent({
+          ctx,
+          config,
+          cwd: state.cwd,
+          bound: state.agent,
+          agentFile: typeof state.agentFile === "string" ? state.agentFile : undefined,
+          trustProject: state.trustProject === true
+        })
+        return yield* runMainAgent({
+          session,
+          cwd: state.cwd,
+          model,
+          modelSpec: state.model,
+          agent,
+          delegationTypes: agent.delegationTypes,
+          renderPrompt: agent.renderPrompt,
+          config,
+          ctx,
+          prompt: options.prompt,
+          maxSteps: options.maxSteps,
+          onEvent: options.onEvent ?? (() => Effect.void),
+          onChildEvent: options.onChildEvent
+        })
+      })).pipe(Effect.mapError(toHostError))
+
+    const host: AgentHostShape & { readonly create: typeof create } = {
+      create,
+      createSession: (options) =>
+        create(options).pipe(
+          Effect.flatMap((s) => s.readState),
+          Effect.map(info),
+          Effect.mapError(toHostError)
+        ),
+      loadSession: (id) =>
+        Effect.gen(function*() {
+          const session = yield* store.open(id)
+          const state = yield* session.readState
+          const { records } = yield* session.transcript.read
+          return { ...info(state), records }
+        }).pipe(Effect.mapError(toHostError)),
+      listSessions: store.list.pipe(Effect.map((xs) => xs.map(info)), Effect.mapError(toHostError)),
+      prompt,
+      listChildren: (sessionId) =>
+        Effect.gen(function*() {
+          const session = yield* store.open(sessionId)
+          const state = yield* session.readState
+          return Object.values((state.subagents ?? {}) as Record<string, {
+            handle: string
+            agent: string
+            provider: string
+            status: string
+            parent: string
+            depth: number
+            usage: { inputTokens: number; outputTokens: number; totalTokens: number }
+          }>).map((d) => ({ name: d.handle, agent: d.agent, provider: d.provider, status: d.status, parent: d.parent, depth: d.depth, usage: d.usage }))
+        }).pipe(Effect.mapError(toHostError))
+    }
+    return host
+  })
+
+export type CliHost = Effect.Success<ReturnType<typeof makeCliHost>>
