@@ -15,6 +15,11 @@ export interface DshConfig {
     readonly maxDepth?: number | undefined
     readonly maxChildren?: number | undefined
   }
+  /** `[llm]`: how model calls are retried on 429, 5xx and network errors. */
+  readonly llm: {
+    readonly maxRetries?: number | undefined
+    readonly retryBaseMs?: number | undefined
+  }
   /** The raw table, for packages that read their own sections (e.g. `[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -40,6 +45,7 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
       catch: (e) => new UsageError({ message: `${path}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     })
     const limits = (raw.limits ?? {}) as Record<string, unknown>
+    const llm = (raw.llm ?? {}) as Record<string, unknown>
     const dirs = raw.extra_agent_dirs
     return {
       model: typeof raw.model === "string" ? raw.model : undefined,
@@ -50,6 +56,7 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
         maxDepth: num(limits.max_depth),
         maxChildren: num(limits.max_children)
       },
+      llm: { maxRetries: num(llm.max_retries), retryBaseMs: num(llm.retry_base_ms) },
       raw
     }
   })

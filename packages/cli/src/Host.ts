@@ -1,5 +1,5 @@
 import { type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
-import { ModelRegistry } from "@dsh/llm"
+import { ModelRegistry, RetryPolicy } from "@dsh/llm"
 import { type SessionState, SessionStore } from "@dsh/session"
 import { ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
@@ -93,6 +93,7 @@ export const makeCliHost = (ctx: CliContext) =>
           agentFile: typeof state.agentFile === "string" ? state.agentFile : undefined,
           trustProject: state.trustProject === true
         })
+        const retry = yield* RetryPolicy
         return yield* runMainAgent({
           session,
           cwd: state.cwd,
@@ -107,7 +108,11 @@ export const makeCliHost = (ctx: CliContext) =>
           maxSteps: options.maxSteps,
           onEvent: options.onEvent ?? (() => Effect.void),
           onChildEvent: options.onChildEvent
-        })
+        }).pipe(Effect.provideService(RetryPolicy, {
+          maxRetries: config.llm.maxRetries ?? retry.maxRetries,
+          baseDelay: config.llm.retryBaseMs === undefined ? retry.baseDelay : `${config.llm.retryBaseMs} millis`,
+          maxDelay: retry.maxDelay
+        }))
       })).pipe(Effect.mapError(toHostError))
 
     const host: AgentHostShape & { readonly create: typeof create } = {

@@ -113,17 +113,10 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const started = Date.now()
         const emitParent = parent.onEvent ?? (() => Effect.void)
         yield* tree.descriptors.note(base)
-        yield* emitParent({
-          type: "subagent-start",
-          handle,
-          agent: type.name,
-          provider: provider.name,
-          runId,
-          background: request.background === true,
-          description: request.description
-        })
+        let finished = false
         const finish = (outcome: ChildOutcome) =>
           Effect.gen(function*() {
+            finished = true
             const durationMs = Date.now() - started
             const spec = request.model ?? type.definition.model ?? `${parent.model.provider}:${parent.model.model}`
             const cost = costOf(outcome.usage, options.pricing?.(spec))
@@ -154,50 +147,64 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
               ...(store === undefined ? {} : { transcript: store.transcript.location })
             } satisfies SubagentResult
           })
-        const timeout = Duration.seconds(request.timeoutSeconds ?? tree.limits.timeoutSeconds)
-        const run = provider.start({
-          handle,
-          runId,
-          request,
-          type,
-          parent,
-          store,
-          onEvent: (event) => tree.onChildEvent(handle, event),
-          childContext: tree.childContext,
-          resolveModel: tree.resolveModel,
-          saveContinuation: (version, data) =>
-            Effect.suspend(() => {
-              const current = tree.descriptors.get(handle) ?? base
-              return tree.descriptors.save({ ...current, continuation: { provider: provider.name, version, data } })
-            })
-        })
-        const outcome = yield* tree.lane.withSlot(
-          Effect.suspend(() => tree.descriptors.note({ ...(tree.descriptors.get(handle) ?? base), status: "running", updatedAt: now() })).pipe(
-            Effect.andThen(Effect.timeoutOption(run, timeout)),
-            Effect.map((o) =>
-              Option.isSome(o) ? o.value : {
-                status: "timeout" as const,
-                output: "",
-                usage: emptyUsage,
-                notes: `the child did not finish within ${Duration.format(timeout)} and was stopped`
-              }
+        const body = Effect.gen(function*() {
+          yield* emitParent({
+            type: "subagent-start",
+            handle,
+            agent: type.name,
+            provider: provider.name,
+            runId,
+            background: request.background === true,
+            description: request.description
+          })
+          const timeout = Duration.seconds(request.timeoutSeconds ?? tree.limits.timeoutSeconds)
+          const run = provider.start({
+            handle,
+            runId,
+            request,
+            type,
+            parent,
+            store,
+            onEvent: (event) => tree.onChildEvent(handle, event),
+            childContext: tree.childContext,
+            resolveModel: tree.resolveModel,
+            saveContinuation: (version, data) =>
+              Effect.suspend(() => {
+                const current = tree.descriptors.get(handle) ?? base
+                return tree.descriptors.save({ ...current, continuation: { provider: provider.name, version, data } })
+              })
+          })
+          const outcome = yield* tree.lane.withSlot(
+            Effect.suspend(() => tree.descriptors.note({ ...(tree.descriptors.get(handle) ?? base), status: "running", updatedAt: now() })).pipe(
+              Effect.andThen(Effect.timeoutOption(run, timeout)),
+              Effect.map((o) =>
+                Option.isSome(o) ? o.value : {
+                  status: "timeout" as const,
+                  output: "",
+                  usage: emptyUsage,
+                  notes: `the child did not finish within ${Duration.format(timeout)} and was stopped`
+                }
+              )
+            ),
+            tree.descriptors.note({ ...base, status: "queued" })
+          ).pipe(
+            Effect.exit,
+            Effect.flatMap((exit): Effect.Effect<ChildOutcome> =>
+              Exit.isSuccess(exit)
+                ? Effect.succeed(exit.value)
+                : Cause.hasInterruptsOnly(exit.cause)
+                ? Effect.failCause(exit.cause)
+                : Effect.succeed({ status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${Cause.pretty(exit.cause).split("\n")[0]}` })
             )
-          ),
-          tree.descriptors.note({ ...base, status: "queued" })
-        ).pipe(
-          Effect.exit,
-          Effect.flatMap((exit): Effect.Effect<ChildOutcome> =>
-            Exit.isSuccess(exit)
-              ? Effect.succeed(exit.value)
-              : Cause.hasInterruptsOnly(exit.cause)
-              ? Effect.failCause(exit.cause)
-              : Effect.succeed({ status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${Cause.pretty(exit.cause).split("\n")[0]}` })
-          ),
-          Effect.onInterrupt(() =>
-            finish({ status: "cancelled", output: "", usage: emptyUsage, notes: "cancelled with its parent" }).pipe(Effect.asVoid)
           )
-        )
-        return yield* finish(outcome)
+          return yield* finish(outcome)
+        })
+        // Interruption at any point after the descriptor exists is recorded, exactly once.
+        return yield* body.pipe(Effect.onInterrupt(() =>
+          finished
+            ? Effect.void
+            : finish({ status: "cancelled", output: "", usage: emptyUsage, notes: "cancelled with its parent" }).pipe(Effect.asVoid)
+        ))
       })
 
     return {

@@ -1,0 +1,75 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { AgentDefinition } from "@dsh/agent"
+import { makeScriptedModel } from "@dsh/llm-scripted"
+import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
+import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { makeToolbox } from "@dsh/tools"
+import { Effect } from "effect"
+import { makeSubagentTool } from "../src/index.ts"
+
+const def = (name: string, description: string): AgentDefinition => ({
+  name,
+  description,
+  systemPrompt: "",
+  override: false,
+  scope: "builtin",
+  source: `builtin:${name}`
+})
+
+/** The subagent tool with no model and no child: the fixture provider stands in. */
+const setup = (allowedTypes?: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const fixture = makeFixtureProvider({
+      reply: ({ prompt }) => (prompt.includes("hang") ? { hang: true } : prompt.includes("fail") ? { output: "", status: "failed", notes: "it broke" } : { output: `did: ${prompt}`, tokens: 12 })
+    })
+    const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const subagents = yield* makeSubagents({
+      tree,
+      providers: [fixture],
+      types: [
+        { name: "coder", description: "writes code", provider: "fixture", definition: def("coder", "writes code") },
+        { name: "explore", description: "reads code", provider: "fixture", definition: def("explore", "reads code") }
+      ]
+    })
+    const parent: ParentInfo = { handle: "main", depth: 0, cwd: "/tmp", model: makeScriptedModel({ rules: [] }), allowedTypes }
+    const tool = yield* makeSubagentTool(subagents, parent)
+    return { toolbox: makeToolbox({ tools: [tool] }), fixture, tool }
+  })
+
+const call = (args: unknown) => ({ id: "c1", name: "subagent", arguments: JSON.stringify(args) })
+
+describe("the subagent tool", () => {
+  it.effect("offers the types of its context with their descriptions", () =>
+    Effect.gen(function*() {
+      const { toolbox } = yield* setup(["explore"])
+      const spec = toolbox.specs[0]
+      assert.include(spec?.description ?? "", "- explore: reads code")
+      assert.notInclude(spec?.description ?? "", "coder")
+    }).pipe(Effect.scoped))
+
+  it.effect("returns the child's text and a status line with handle, status, tokens and duration", () =>
+    Effect.gen(function*() {
+      const { toolbox, fixture } = yield* setup()
+      const result = yield* toolbox.execute(call({ description: "task", prompt: "count the files" }), { cwd: "/tmp", agent: "main" })
+      assert.isUndefined(result.isError)
+      assert.match(result.content, /^did: count the files\n\n\[subagent coder-1 \(coder\) · completed · 12 tokens · \d+\.\ds\]$/)
+      assert.deepStrictEqual(fixture.calls.map((c) => c.agent), ["coder"])
+    }).pipe(Effect.scoped))
+
+  it.effect("refusals and failures are results the model can read", () =>
+    Effect.gen(function*() {
+      const { toolbox } = yield* setup(["explore"])
+      const ctx = { cwd: "/tmp", agent: "main" }
+      const unknown = yield* toolbox.execute(call({ description: "t", prompt: "x", agent: "wizard" }), ctx)
+      assert.isTrue(unknown.isError)
+      assert.include(unknown.content, "unknown agent type \"wizard\"; available: explore")
+      const denied = yield* toolbox.execute(call({ description: "t", prompt: "x", agent: "coder" }), ctx)
+      assert.include(denied.content, "may not delegate to \"coder\"")
+      const failed = yield* toolbox.execute(call({ description: "t", prompt: "fail please", agent: "explore" }), ctx)
+      assert.isTrue(failed.isError)
+      assert.include(failed.content, "· failed ·")
+      assert.include(failed.content, "Notes: it broke")
+      const invalid = yield* toolbox.execute(call({ prompt: "no description" }), ctx)
+      assert.include(invalid.content, "invalid arguments for subagent")
+    }).pipe(Effect.scoped))
+})
