@@ -2,7 +2,7 @@
 // Builds ESM JavaScript for every package (or the ones named) with tsup, in one process.
 // `tsc -b` emits the .d.ts files; this only writes dist/*.js. A package whose outputs are
 // newer than all of its sources is skipped, so a second build takes well under a second.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { build } from "tsup"
 
@@ -37,6 +37,12 @@ for (const dir of dirs) {
   const stale = outputs.some((o) => !existsSync(o) || statSync(o).mtimeMs < inputsChanged) ||
     (bundled && outputs.some((o) => statSync(o).mtimeMs < newest(join(ROOT, "packages"))))
   if (!stale) continue
+  if (bundled) {
+    // Old code-split chunks would otherwise pile up next to the new ones.
+    for (const f of readdirSync(join(dir, "dist"), { withFileTypes: true })) {
+      if (f.isFile() && /\.js(\.map)?$/.test(f.name)) rmSync(join(dir, "dist", f.name))
+    }
+  }
   await build({
     entry,
     outDir: join(dir, "dist"),
@@ -48,6 +54,7 @@ for (const dir of dirs) {
     clean: false,
     silent: true,
     splitting: bundled,
+    minify: bundled,
     // The CLI is bundled whole (our packages from source, and their dependencies) so that it
     // starts fast: one file, no module resolution at start-up. CommonJS dependencies get a
     // real `require` through the banner.

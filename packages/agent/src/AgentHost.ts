@@ -63,6 +63,30 @@ export interface AgentHostShape {
   readonly listSessions: Effect.Effect<ReadonlyArray<HostSessionInfo>, HostError>
   readonly prompt: (options: HostPromptOptions) => Effect.Effect<HostPromptResult, HostError>
   readonly listChildren: (sessionId: string) => Effect.Effect<ReadonlyArray<HostChildSummary>, HostError>
+  /**
+   * Continues a child by handle and returns its reply (optional: hosts without a continuation
+   * manager leave it out, and protocol servers answer "unsupported").
+   */
+  readonly sendToChild?: ((options: HostSendOptions) => Effect.Effect<HostChildReply, HostError>) | undefined
+  /** Stops a child (or `all`) and its descendants; returns the handles stopped (optional, as above). */
+  readonly stopChild?: ((options: { readonly sessionId: string; readonly handle: string }) => Effect.Effect<ReadonlyArray<string>, HostError>) | undefined
+}
+
+export interface HostSendOptions {
+  readonly sessionId: string
+  readonly handle: string
+  readonly message: string
+  /** The live events of the child and its descendants, tagged with their handles. */
+  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+}
+
+/** A continued child's answer. */
+export interface HostChildReply {
+  readonly handle: string
+  readonly status: RunStatus
+  readonly result: string
+  readonly usage: Usage
+  readonly notes?: string | undefined
 }
 
 export class AgentHost extends Context.Service<AgentHost, AgentHostShape>()("@dsh/agent/AgentHost") {}

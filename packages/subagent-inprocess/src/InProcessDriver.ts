@@ -73,7 +73,6 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
         yield* context.store.writeMeta({ ...meta, status: yield* Ref.get(ended), endedAt: new Date().toISOString() }).pipe(Effect.ignore)
       }
     })
-    if (context.store !== undefined) yield* context.store.writeMeta(meta).pipe(Effect.ignore)
     const result = yield* runPrompt({
       agent: handle,
       cwd: parent.cwd,

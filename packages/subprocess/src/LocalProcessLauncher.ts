@@ -2,7 +2,6 @@ import type { ChildProcess } from "node:child_process"
 import { stat } from "node:fs/promises"
 import { Readable, type Writable } from "node:stream"
 import { Clock, Deferred, Duration, Effect, Layer, Option, Predicate } from "effect"
-import { execa } from "execa"
 import { scrubEnvironment } from "./Environment.ts"
 import { ByteTail, OutputCollector } from "./internal/Buffers.ts"
 import { groupAlive, pollUntil } from "./internal/ProcessGroup.ts"
@@ -86,8 +85,16 @@ const spawnFailureDetail = (options: SpawnOptions, failure: unknown): string => 
   return `failed to start: ${message.split("\n")[0]}`
 }
 
+type Execa = typeof import("execa").execa
+
+// execa and its dependencies load on the first spawn, not at start-up: most CLI runs that
+// reach their first model request never start a process.
+let execaModule: Promise<typeof import("execa")> | undefined
+const loadExeca: Effect.Effect<Execa> = Effect.promise(() => (execaModule ??= import("execa"))).pipe(Effect.map((m) => m.execa))
+
 /** Creates the execa child and attaches every listener before any event can be missed. */
 const startChild = (
+  execa: Execa,
   options: SpawnOptions,
   env: Record<string, string>,
   tail: ByteTail,
@@ -161,8 +168,9 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
       const exited = Deferred.makeUnsafe<ExitInfo>()
       const drained = Deferred.makeUnsafe<void>()
       const stderrClosed = Deferred.makeUnsafe<void>()
+      const execa = yield* loadExeca
       const child = yield* Effect.try({
-        try: () => startChild(options, env, tail, exited, drained, stderrClosed, sink),
+        try: () => startChild(execa, options, env, tail, exited, drained, stderrClosed, sink),
         catch: (error) => spawnFailed(command, spawnFailureDetail(options, error))
       })
       const pid = child.nodeChildProcess.pid

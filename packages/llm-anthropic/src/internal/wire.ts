@@ -15,6 +15,7 @@ import {
 } from "@dsh/llm"
 import { Effect, Predicate, Schema } from "effect"
 
+/** The adapter's registry name, also used as `LlmError.provider`. */
 export const PROVIDER = "anthropic"
 
 /** Used when neither the config nor the request caps the answer; Anthropic requires a value. */
@@ -180,6 +181,7 @@ export const decodeStreamEvent = (json: unknown): Effect.Effect<StreamEvent, Llm
     })
   ))
 
+/** Anthropic's `stop_reason` in the seam's vocabulary; unknown values become `other`. */
 export const mapStopReason = (reason: string): FinishReason => {
   switch (reason) {
     case "end_turn":

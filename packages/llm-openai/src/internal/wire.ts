@@ -16,6 +16,7 @@ import {
 import { Effect, Predicate, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 
+/** The adapter's registry name, also used as `LlmError.provider`. */
 export const PROVIDER = "openai"
 
 export interface WireToolCall {
@@ -146,6 +147,7 @@ export const decodeStreamChunk = (json: unknown): Effect.Effect<StreamChunk, Llm
     })
   ))
 
+/** OpenAI's `finish_reason` in the seam's vocabulary; unknown values become `other`. */
 export const mapFinishReason = (reason: string): FinishReason => {
   switch (reason) {
     case "stop":

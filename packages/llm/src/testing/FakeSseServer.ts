@@ -39,6 +39,7 @@ export interface FakeRequest {
   readonly body: unknown
 }
 
+/** The script: a `respond` function, or a list of `replies` in order. */
 export interface FakeServerOptions {
   /** Computes the reply to the `index`-th request (0-based); takes precedence over `replies`. */
   readonly respond?: (request: FakeRequest, index: number) => FakeReply | Promise<FakeReply>
@@ -46,6 +47,7 @@ export interface FakeServerOptions {
   readonly replies?: ReadonlyArray<FakeReply>
 }
 
+/** A running fake; `requests` and `aborted` are live. */
 export interface FakeServer {
   /** Base URL to hand to the adapter (e.g. `OPENAI_BASE_URL`). */
   readonly url: string

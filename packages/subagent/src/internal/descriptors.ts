@@ -2,6 +2,8 @@ import type { SessionHandle } from "@dsh/session"
 import { Deferred, Effect, Scope, Semaphore } from "effect"
 import type { SubagentDescriptor } from "../Vocabulary.ts"
 
+const NOTE_DELAY = "25 millis"
+
 /**
  * Child descriptors, kept in memory and written to `state.json` by a coalescing writer:
  * many children changing state at once share one atomic write. `save` returns once a
@@ -32,10 +34,26 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       return done
     })
 
+    // Transitions nobody waits on (queued, running) are written a moment later, together with
+    // whatever else changed meanwhile, so they never delay a child's start.
+    let scheduled = false
+    const later = Effect.suspend(() => {
+      if (scheduled) return Effect.void
+      scheduled = true
+      return Effect.forkIn(
+        Effect.sleep(NOTE_DELAY).pipe(
+          Effect.andThen(Effect.sync(() => (scheduled = false))),
+          Effect.andThen(flush),
+          Effect.asVoid
+        ),
+        scope
+      ).pipe(Effect.asVoid)
+    })
+
     return {
       get: (handle: string) => book.get(handle),
       all: () => [...book.values()],
-      note: (d: SubagentDescriptor) => Effect.sync(() => book.set(d.handle, d)).pipe(Effect.andThen(flush), Effect.asVoid),
+      note: (d: SubagentDescriptor) => Effect.sync(() => book.set(d.handle, d)).pipe(Effect.andThen(later)),
       save: (d: SubagentDescriptor) =>
         Effect.sync(() => book.set(d.handle, d)).pipe(Effect.andThen(flush), Effect.flatMap(Deferred.await))
     }

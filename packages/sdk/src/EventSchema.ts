@@ -1,0 +1,91 @@
+import type { AgentEvent, Message, Usage, WireRecord } from "@dsh/core"
+import { Schema, Tuple } from "effect"
+
+/**
+ * `@dsh/core`'s event vocabulary as schemas, so both ends of the protocol validate what they
+ * receive. The compile-time checks at the bottom keep these in step with the core types: a
+ * change there that is not mirrored here fails the build.
+ */
+
+export const UsageSchema = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  totalTokens: Schema.Number
+})
+
+export const RunStatusSchema = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
+
+const ToolCallSchema = Schema.Struct({ id: Schema.String, name: Schema.String, arguments: Schema.String })
+
+export const MessageSchema = Schema.Union([
+  Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }),
+  Schema.Struct({ role: Schema.Literal("user"), content: Schema.String }),
+  Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.String, toolCalls: Schema.optional(Schema.Array(ToolCallSchema)) }),
+  Schema.Struct({
+    role: Schema.Literal("tool"),
+    toolCallId: Schema.String,
+    name: Schema.String,
+    content: Schema.String,
+    isError: Schema.optional(Schema.Boolean)
+  })
+])
+
+const eventCases = [
+  Schema.Struct({ type: Schema.Literal("session-start"), sessionId: Schema.String, agent: Schema.String, cwd: Schema.String, model: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("turn-start"), turn: Schema.Number, prompt: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("step-start"), turn: Schema.Number, step: Schema.Number }),
+  Schema.Struct({ type: Schema.Literal("text-delta"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("message"), message: MessageSchema }),
+  Schema.Struct({ type: Schema.Literal("tool-call"), id: Schema.String, name: Schema.String, input: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("tool-result"),
+    id: Schema.String,
+    name: Schema.String,
+    output: Schema.String,
+    isError: Schema.Boolean,
+    durationMs: Schema.Number
+  }),
+  Schema.Struct({ type: Schema.Literal("usage"), model: Schema.String, usage: UsageSchema }),
+  Schema.Struct({
+    type: Schema.Literal("turn-end"),
+    turn: Schema.Number,
+    status: RunStatusSchema,
+    result: Schema.String,
+    usage: UsageSchema,
+    durationMs: Schema.Number,
+    error: Schema.optional(Schema.String)
+  }),
+  Schema.Struct({
+    type: Schema.Literal("subagent-start"),
+    handle: Schema.String,
+    agent: Schema.String,
+    provider: Schema.String,
+    runId: Schema.String,
+    background: Schema.Boolean,
+    description: Schema.String
+  }),
+  Schema.Struct({
+    type: Schema.Literal("subagent-end"),
+    handle: Schema.String,
+    runId: Schema.String,
+    status: RunStatusSchema,
+    usage: UsageSchema,
+    durationMs: Schema.Number,
+    result: Schema.String
+  }),
+  Schema.Struct({ type: Schema.Literal("notice"), level: Schema.Literals(["info", "warning", "error"]), message: Schema.String })
+] as const
+
+/** Every agent event (`@dsh/core` `AgentEvent`). */
+export const AgentEventSchema = Schema.Union(eventCases)
+
+/** A persisted `wire.jsonl` record: an event plus its sequence number and timestamp. */
+export const WireRecordSchema = AgentEventSchema.mapMembers(Tuple.map(Schema.fieldsAssign({ seq: Schema.Number, ts: Schema.String })))
+
+// Compile-time agreement with @dsh/core (both directions).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const agree = <T extends true>(): T | undefined => undefined
+agree<Same<typeof AgentEventSchema.Type, AgentEvent>>()
+agree<Same<typeof MessageSchema.Type, Message>>()
+agree<Same<typeof UsageSchema.Type, Usage>>()
+agree<Same<typeof WireRecordSchema.Type, WireRecord>>()

@@ -1,0 +1,153 @@
+import { Schema } from "effect"
+import { AgentEventSchema, RunStatusSchema, UsageSchema, WireRecordSchema } from "./EventSchema.ts"
+import { RequestId } from "./Protocol.ts"
+
+/**
+ * Every method's params and result, and every notification's params: the single source of
+ * truth. The server decodes params with these before calling its host; the client decodes
+ * results and notifications with them before handing them over. PROTOCOL.md documents them.
+ */
+
+export const SessionInfo = Schema.Struct({
+  id: Schema.String,
+  agent: Schema.String,
+  cwd: Schema.String,
+  model: Schema.String,
+  status: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+export type SessionInfo = typeof SessionInfo.Type
+
+export const ChildSummary = Schema.Struct({
+  name: Schema.String,
+  agent: Schema.String,
+  provider: Schema.String,
+  status: Schema.String,
+  parent: Schema.String,
+  depth: Schema.Number,
+  usage: UsageSchema
+})
+export type ChildSummary = typeof ChildSummary.Type
+
+const Empty = Schema.Struct({})
+const SessionRef = Schema.Struct({ sessionId: Schema.String })
+
+export const ClientInfo = Schema.Struct({ name: Schema.String, version: Schema.String })
+
+export const InitializeParams = Schema.Struct({
+  protocolVersion: Schema.Number,
+  clientInfo: Schema.optional(ClientInfo)
+})
+
+export const ServerCapabilities = Schema.Struct({
+  /** Methods this server answers (a `children.*` method may be listed yet answer `Unsupported` per host). */
+  methods: Schema.Array(Schema.String),
+  /** Whether `children.send` / `children.stop` are backed by the host. */
+  children: Schema.Struct({ send: Schema.Boolean, stop: Schema.Boolean }),
+  /** The largest frame the server accepts and sends, in bytes. */
+  maxFrameBytes: Schema.Number
+})
+
+export const InitializeResult = Schema.Struct({
+  protocolVersion: Schema.Number,
+  serverInfo: Schema.Struct({ name: Schema.String, version: Schema.String }),
+  capabilities: ServerCapabilities
+})
+export type InitializeResult = typeof InitializeResult.Type
+
+export const SessionCreateParams = Schema.Struct({
+  /** Working directory of the session; default: the server's. */
+  cwd: Schema.optional(Schema.String),
+  /** Agent name; default: the server's default main agent. */
+  agent: Schema.optional(Schema.String),
+  /** Model spec (`openai:gpt-4.1`); default: the server's. */
+  model: Schema.optional(Schema.String)
+})
+
+export const SessionLoadParams = Schema.Struct({
+  sessionId: Schema.String,
+  /** Return the persisted transcript too (it can be large). */
+  includeRecords: Schema.optional(Schema.Boolean)
+})
+
+export const SessionLoadResult = Schema.Struct({
+  session: SessionInfo,
+  /** Completed turns so far. */
+  turns: Schema.Number,
+  records: Schema.optional(Schema.Array(WireRecordSchema))
+})
+export type SessionLoadResult = typeof SessionLoadResult.Type
+
+export const SessionPromptParams = Schema.Struct({
+  sessionId: Schema.String,
+  prompt: Schema.String,
+  maxSteps: Schema.optional(Schema.Number)
+})
+export type SessionPromptParams = typeof SessionPromptParams.Type
+
+export const PromptResult = Schema.Struct({
+  sessionId: Schema.String,
+  /** From the runtime, never from model text; `cancelled` after `session.cancel`. */
+  status: RunStatusSchema,
+  result: Schema.String,
+  /** The main agent's own model usage in this turn. */
+  usage: UsageSchema,
+  /** `usage` plus every descendant's usage during this turn (rolled up). */
+  totalUsage: UsageSchema,
+  subagents: Schema.Array(ChildSummary),
+  error: Schema.optional(Schema.String)
+})
+export type PromptResult = typeof PromptResult.Type
+
+export const ChildrenSendParams = Schema.Struct({ sessionId: Schema.String, handle: Schema.String, message: Schema.String })
+
+export const ChildReply = Schema.Struct({
+  handle: Schema.String,
+  status: RunStatusSchema,
+  result: Schema.String,
+  usage: UsageSchema,
+  notes: Schema.optional(Schema.String)
+})
+export type ChildReply = typeof ChildReply.Type
+
+export const ChildrenStopParams = Schema.Struct({
+  sessionId: Schema.String,
+  /** A child's handle, or `all`. */
+  handle: Schema.String
+})
+
+/** Every request method: params in, result out. */
+export const Methods = {
+  initialize: { params: InitializeParams, result: InitializeResult },
+  ping: { params: Empty, result: Empty },
+  "session.create": { params: SessionCreateParams, result: Schema.Struct({ session: SessionInfo }) },
+  "session.load": { params: SessionLoadParams, result: SessionLoadResult },
+  "session.list": { params: Empty, result: Schema.Struct({ sessions: Schema.Array(SessionInfo) }) },
+  "session.prompt": { params: SessionPromptParams, result: PromptResult },
+  "session.cancel": { params: SessionRef, result: Schema.Struct({ cancelled: Schema.Boolean }) },
+  "children.list": { params: SessionRef, result: Schema.Struct({ children: Schema.Array(ChildSummary) }) },
+  "children.send": { params: ChildrenSendParams, result: ChildReply },
+  "children.stop": { params: ChildrenStopParams, result: Schema.Struct({ stopped: Schema.Array(Schema.String) }) }
+} as const
+
+export type MethodName = keyof typeof Methods
+export type ParamsOf<M extends MethodName> = (typeof Methods)[M]["params"]["Type"]
+export type ResultOf<M extends MethodName> = (typeof Methods)[M]["result"]["Type"]
+
+export const isMethodName = (name: string): name is MethodName => Object.hasOwn(Methods, name)
+
+/** One agent event, for a session's main agent (`handle` absent) or one of its descendants. */
+export const SessionEvent = Schema.Struct({
+  sessionId: Schema.String,
+  /** The descendant's handle; absent for the session's main agent. */
+  handle: Schema.optional(Schema.String),
+  event: AgentEventSchema
+})
+export type SessionEvent = typeof SessionEvent.Type
+
+/** Notifications: `session.event` (server → client) and `$/cancelRequest` (client → server). */
+export const Notifications = {
+  "session.event": SessionEvent,
+  "$/cancelRequest": Schema.Struct({ id: RequestId })
+} as const

@@ -1,0 +1,48 @@
+// Shared set-up for the in-process delegation benchmarks: a real file session store in a
+// temp dir, the spawn backend, the built-in tools and scripted models.
+import type { AgentDefinition } from "@dsh/agent"
+import type { LanguageModelShape } from "@dsh/llm"
+import { FileSessionStore, SessionStore } from "@dsh/session"
+import { makeSubagents, makeSubagentTree, type SubagentLimitsInput } from "@dsh/subagent"
+import { LocalProcessLauncher } from "@dsh/subprocess"
+import { makeBuiltinTools } from "@dsh/tools-builtin"
+import { Effect } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SpawnProvider } from "../src/index.ts"
+
+export const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+export const percentile = (xs: ReadonlyArray<number>, p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? Number.NaN
+
+const coder: AgentDefinition = {
+  name: "coder",
+  description: "writes code",
+  systemPrompt: "You are a coder. Your last message is the complete deliverable.",
+  override: false,
+  scope: "builtin",
+  source: "builtin:coder"
+}
+
+export const workspace = () => {
+  const cwd = mkdtempSync(join(tmpdir(), "dsh-bench-cwd-"))
+  writeFileSync(join(cwd, "notes.txt"), "a line of notes\n".repeat(20))
+  return { cwd, home: mkdtempSync(join(tmpdir(), "dsh-bench-home-")) }
+}
+
+/** A Subagents context over a fresh persisted session, with `childModel` for every child. */
+export const setup = (options: { readonly home: string; readonly cwd: string; readonly childModel: LanguageModelShape; readonly limits?: SubagentLimitsInput }) =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore
+    const session = yield* store.create({ agent: "agent", cwd: options.cwd, model: "scripted" })
+    const tools = yield* makeBuiltinTools
+    const tree = yield* makeSubagentTree({
+      session,
+      limits: options.limits,
+      childContext: () => Effect.succeed({ tools, systemPrompt: coder.systemPrompt }),
+      resolveModel: () => Effect.succeed(options.childModel)
+    })
+    const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "coder", description: "writes code", provider: "spawn", definition: coder }] })
+    return { subagents, tree, session }
+  }).pipe(Effect.provide([FileSessionStore.layer({ home: options.home }), LocalProcessLauncher.layer()]))
