@@ -1,1 +1,9 @@
-export {}
+/**
+ * @dsh/acp-agent: serves a dsh agent over the Agent Client Protocol (`dsh acp`), for editors
+ * and for parent agents that drive children over ACP (`@dsh/subagent-acp`).
+ */
+export * from "./AcpServeError.ts"
+export * from "./ServeAcp.ts"
+export { DENY_REASON_META } from "./internal/Permission.ts"
+export { childSessionId } from "./internal/Reporter.ts"
+export { promptText, toolKind, toolTitle } from "./internal/Updates.ts"

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
+import { acpCommand } from "./commands/acp.ts"
 import { agentsCommand } from "./commands/agents.ts"
 import { demoCommand } from "./commands/demo.ts"
 import { runCommand } from "./commands/run.ts"
@@ -15,6 +16,7 @@ Usage:
   dsh agents list [--json] [--cwd DIR]
   dsh sessions list [--json]
   dsh subagents list|info [HANDLE] --session ID [--json]
+  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
   dsh demo
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
@@ -34,6 +36,8 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
       return agentsCommand(rest, ctx)
     case "subagents":
       return subagentsCommand(rest, ctx)
+    case "acp":
+      return acpCommand(rest, ctx)
     case "demo":
       return demoCommand(rest, ctx)
     default:

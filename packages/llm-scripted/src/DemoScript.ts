@@ -52,7 +52,7 @@ export const demoScript: Script = {
       when: { lastUser: "tour of this repository", hasTool: "subagent", step: 2 },
       reply: {
         text: "This repository has {{tool:Glob|lineCount}} packages under packages/. " +
-          "The three explore agents reported on the core ones:\n\n{{toolResults}}"
+          "Three explore agents, working in parallel, reported on the core ones:\n\n{{results:subagent}}"
       }
     },
     // The main agent on its own: list packages and read the README.

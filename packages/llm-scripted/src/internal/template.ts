@@ -10,14 +10,24 @@ export interface TemplateScope {
   readonly toolResults: ReadonlyMap<string, string>
   /** Every tool result of the current turn, in order. */
   readonly allToolResults: ReadonlyArray<string>
+  /** Every result per tool name, in order, within the current turn. */
+  readonly resultsByTool: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 const filters: Record<string, (s: string) => string> = {
   firstLine: (s) => s.split("\n").find((l) => l.trim() !== "")?.trim() ?? "",
   lineCount: (s) => String(s === "" ? 0 : s.replace(/\n$/, "").split("\n").length),
   trim: (s) => s.trim(),
-  // The first line of prose: skips blanks and Markdown headings (a README's one-line summary).
-  summary: (s) => s.split("\n").map((l) => l.replace(/^\s*\d+\t/, "").trim()).find((l) => l !== "" && !l.startsWith("#")) ?? "",
+  // The first sentence of the first prose paragraph: skips blanks and Markdown headings
+  // (a README's one-line summary), joining a paragraph wrapped over several lines.
+  summary: (s) => {
+    const lines = s.split("\n").map((l) => l.replace(/^\s*\d+\t/, "").trim())
+    const start = lines.findIndex((l) => l !== "" && !l.startsWith("#"))
+    if (start < 0) return ""
+    const end = lines.findIndex((l, i) => i > start && (l === "" || l.startsWith("#")))
+    const paragraph = lines.slice(start, end < 0 ? undefined : end).join(" ")
+    return /^.*?[.!?](?=\s|$)/.exec(paragraph)?.[0] ?? paragraph
+  },
   // Read output is `cat -n` style; this drops the numbers to get the file text back.
   stripLineNumbers: (s) => s.split("\n").map((l) => l.replace(/^\s*\d+\t/, "")).join("\n")
 }
@@ -29,6 +39,7 @@ const lookup = (key: string, scope: TemplateScope): string | undefined => {
   if (key === "step") return String(scope.step)
   if (key === "toolResults") return scope.allToolResults.join("\n\n")
   if (key.startsWith("tool:")) return scope.toolResults.get(key.slice(5)) ?? ""
+  if (key.startsWith("results:")) return (scope.resultsByTool.get(key.slice(8)) ?? []).join("\n\n")
   return undefined
 }
 
@@ -66,13 +77,15 @@ export const conversationFacts = (messages: ReadonlyArray<Message>) => {
   const step = turn.filter((m) => m.role === "assistant").length
   const toolResults = new Map<string, string>()
   const allToolResults: Array<string> = []
+  const resultsByTool = new Map<string, Array<string>>()
   let lastTool = ""
   for (const m of turn) {
     if (m.role === "tool") {
       toolResults.set(m.name, m.content)
       allToolResults.push(m.content)
+      resultsByTool.set(m.name, [...(resultsByTool.get(m.name) ?? []), m.content])
       lastTool = m.content
     }
   }
-  return { system, lastUser, step, toolResults, allToolResults, lastTool }
+  return { system, lastUser, step, toolResults, allToolResults, resultsByTool, lastTool }
 }

@@ -1,0 +1,209 @@
+import * as acp from "@agentclientprotocol/sdk/unstable"
+import type { AgentHostShape, HostError, HostPromptResult } from "@dsh/agent"
+import { Approval } from "@dsh/tools"
+import { Cause, Effect, Exit, Fiber, FiberSet, Option } from "effect"
+import { isAbsolute } from "node:path"
+import { AcpServeError, toRequestError } from "./AcpServeError.ts"
+import { clientApproval } from "./internal/Permission.ts"
+import { type ClientFeatures, makeReporter, replayRecords } from "./internal/Reporter.ts"
+import { acpUsage, promptText } from "./internal/Updates.ts"
+
+/** The minimal logger `serveAcp` writes to (pino fits). Never stdout: that is the protocol's. */
+export interface AcpLogger {
+  readonly info: (fields: object, message: string) => void
+  readonly warn: (fields: object, message: string) => void
+}
+
+export interface ServeAcpOptions {
+  /** The framed message stream: `acp.ndJsonStream(writable, readable)` over stdio, or an in-memory pair. */
+  readonly stream: acp.Stream
+  /** What `initialize` reports as `agentInfo`. */
+  readonly agentInfo: { readonly name: string; readonly version: string; readonly title?: string | undefined }
+  /** The agent and model of new sessions (`dsh acp --agent/--model`); the host's defaults otherwise. */
+  readonly defaults?: { readonly agent?: string | undefined; readonly model?: string | undefined } | undefined
+  /** The model's context window in tokens, when known: enables `usage_update`. */
+  readonly contextWindow?: number | undefined
+  readonly logger?: AcpLogger | undefined
+}
+
+/** One served session: at most one prompt runs at a time. */
+interface ServedSession {
+  readonly id: string
+  readonly cwd: string
+  running: Fiber.Fiber<HostPromptResult, HostError> | "starting" | undefined
+  cancelRequested: boolean
+  readonly alwaysAllowed: Set<string>
+}
+
+const hostFailure = (error: HostError): AcpServeError =>
+  new AcpServeError({
+    reason: error.reason === "NotFound" ? "SessionNotFound" : error.reason === "InvalidInput" ? "InvalidParams" : "Failed",
+    message: error.message
+  })
+
+/** A step-limit failure is ACP's `max_turn_requests`; other failures are errors, not stop reasons. */
+const stopReasonOf = (result: HostPromptResult): Effect.Effect<acp.StopReason, AcpServeError> => {
+  switch (result.status) {
+    case "completed":
+      return Effect.succeed("end_turn")
+    case "cancelled":
+      return Effect.succeed("cancelled")
+    default:
+      return (result.error ?? "").includes("step limit")
+        ? Effect.succeed("max_turn_requests")
+        : Effect.fail(new AcpServeError({ reason: "Failed", message: result.error ?? `the turn ended ${result.status}` }))
+  }
+}
+
+/**
+ * Serves a dsh agent (any `AgentHostShape`) over ACP on `options.stream` until the peer closes
+ * it; then every running prompt is interrupted and the effect ends. SDK handlers are Promise
+ * based: each one runs an Effect on a runtime captured here (a `FiberSet` tied to this scope),
+ * so nothing outlives the connection. Failures reach the client as JSON-RPC errors.
+ */
+export const serveAcp = (host: AgentHostShape, options: ServeAcpOptions): Effect.Effect<void> =>
+  Effect.scoped(Effect.gen(function*() {
+    const run = yield* FiberSet.makeRuntimePromise<never>()
+    const respond = <A>(effect: Effect.Effect<A, AcpServeError>): Promise<A> =>
+      run(Effect.result(effect)).then((r) => r._tag === "Success" ? r.success : Promise.reject(toRequestError(r.failure)))
+    const sessions = new Map<string, ServedSession>()
+    let features: ClientFeatures = { subagents: false, notices: false }
+    const log = options.logger
+
+    const register = (id: string, cwd: string): ServedSession => {
+      const existing = sessions.get(id)
+      if (existing !== undefined) return existing
+      const session: ServedSession = { id, cwd, running: undefined, cancelRequested: false, alwaysAllowed: new Set() }
+      sessions.set(id, session)
+      return session
+    }
+
+    const checkCwd = (cwd: string) =>
+      isAbsolute(cwd) ? Effect.void : Effect.fail(new AcpServeError({ reason: "InvalidParams", message: `cwd must be an absolute path (got "${cwd}")` }))
+
+    const newSession = (params: acp.NewSessionRequest) =>
+      Effect.gen(function*() {
+        yield* checkCwd(params.cwd)
+        if (params.mcpServers.length > 0) {
+          log?.warn({ servers: params.mcpServers.map((s) => s.name) }, "MCP servers are accepted but not connected")
+        }
+        const info = yield* host.createSession({ cwd: params.cwd, agent: options.defaults?.agent, model: options.defaults?.model }).pipe(
+          Effect.mapError(hostFailure)
+        )
+        register(info.id, info.cwd)
+        log?.info({ sessionId: info.id, cwd: info.cwd, agent: info.agent, model: info.model }, "session created")
+        return { sessionId: info.id } satisfies acp.NewSessionResponse
+      })
+
+    /** A session this process has not seen yet is looked up in the store (prompt after a restart). */
+    const sessionFor = (id: string) =>
+      Effect.suspend(() => {
+        const known = sessions.get(id)
+        if (known !== undefined) return Effect.succeed(known)
+        return host.loadSession(id).pipe(
+          Effect.map((info) => register(info.id, info.cwd)),
+          Effect.mapError((e) => e.reason === "NotFound" ? new AcpServeError({ reason: "SessionNotFound", message: `no session ${id}` }) : hostFailure(e))
+        )
+      })
+
+    const loadSession = (params: acp.LoadSessionRequest, client: acp.AgentContext) =>
+      Effect.gen(function*() {
+        const info = yield* host.loadSession(params.sessionId).pipe(
+          Effect.mapError((e) =>
+            e.reason === "NotFound" ? new AcpServeError({ reason: "SessionNotFound", message: `no session ${params.sessionId}` }) : hostFailure(e)
+          )
+        )
+        const session = register(info.id, info.cwd)
+        yield* replayRecords({ client, sessionId: session.id, cwd: session.cwd, features, records: info.records })
+        log?.info({ sessionId: info.id, records: info.records.length }, "session loaded")
+        return {} satisfies acp.LoadSessionResponse
+      })
+
+    const listSessions = (params: acp.ListSessionsRequest) =>
+      host.listSessions.pipe(
+        Effect.map((all) => ({
+          sessions: all.filter((s) => params.cwd == null || s.cwd === params.cwd).map((s) => ({
+            sessionId: s.id,
+            cwd: s.cwd,
+            title: `${s.agent} (${s.model})`,
+            updatedAt: s.updatedAt
+          }))
+        }) satisfies acp.ListSessionsResponse),
+        Effect.mapError(hostFailure)
+      )
+
+    const prompt = (params: acp.PromptRequest, client: acp.AgentContext) =>
+      Effect.gen(function*() {
+        const session = yield* sessionFor(params.sessionId)
+        if (session.running !== undefined) {
+          return yield* new AcpServeError({ reason: "Busy", message: `session ${session.id} is already running a prompt` })
+        }
+        const text = promptText(params.prompt)
+        if (text.trim() === "") return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
+        session.running = "starting"
+        session.cancelRequested = false
+        const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
+        const approval = clientApproval({ client, reporter, cwd: session.cwd, alwaysAllowed: session.alwaysAllowed })
+        const fiber = yield* Effect.forkChild(
+          host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child }).pipe(
+            Effect.provideService(Approval, approval)
+          )
+        )
+        session.running = fiber
+        if (session.cancelRequested) yield* Effect.forkChild(Fiber.interrupt(fiber))
+        const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => (session.running = undefined))))
+        if (Exit.isFailure(exit)) {
+          if (Cause.hasInterruptsOnly(exit.cause)) return { stopReason: "cancelled" } satisfies acp.PromptResponse
+          const error = Cause.findErrorOption(exit.cause)
+          return yield* (Option.isSome(error)
+            ? Effect.fail(hostFailure(error.value))
+            : Effect.fail(new AcpServeError({ reason: "Failed", message: Cause.pretty(exit.cause).split("\n")[0] ?? "the prompt crashed" })))
+        }
+        const stopReason = yield* stopReasonOf(exit.value)
+        log?.info({ sessionId: session.id, stopReason, usage: exit.value.usage }, "prompt ended")
+        return { stopReason, usage: acpUsage(exit.value.usage) } satisfies acp.PromptResponse
+      })
+
+    /** `session/cancel`: interrupts the running prompt; the prompt answers `cancelled`. */
+    const cancel = (sessionId: string) =>
+      Effect.suspend(() => {
+        const session = sessions.get(sessionId)
+        if (session === undefined) return Effect.void
+        if (session.running === "starting") {
+          session.cancelRequested = true
+          return Effect.void
+        }
+        return session.running === undefined ? Effect.void : Fiber.interrupt(session.running).pipe(Effect.asVoid)
+      })
+
+    const app = acp.agent({ name: options.agentInfo.name })
+      .onRequest(acp.methods.agent.initialize, ({ params }) => {
+        const caps = params.clientCapabilities
+        features = { subagents: caps?.subagents != null, notices: caps?.session?.notices != null }
+        return {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            mcpCapabilities: { http: false, sse: false },
+            sessionCapabilities: { list: {} }
+          },
+          agentInfo: { name: options.agentInfo.name, title: options.agentInfo.title ?? options.agentInfo.name, version: options.agentInfo.version },
+          authMethods: []
+        } satisfies acp.InitializeResponse
+      })
+      .onRequest(acp.methods.agent.session.new, ({ params }) => respond(newSession(params)))
+      .onRequest(acp.methods.agent.session.load, ({ params, client }) => respond(loadSession(params, client)))
+      .onRequest(acp.methods.agent.session.list, ({ params }) => respond(listSessions(params)))
+      .onRequest(acp.methods.agent.session.prompt, ({ params, client }) => respond(prompt(params, client)))
+      .onNotification(acp.methods.agent.session.cancel, ({ params }) => run(cancel(params.sessionId)))
+
+    const connection = yield* Effect.acquireRelease(
+      Effect.sync(() => app.connect(options.stream)),
+      (c) => Effect.sync(() => c.close())
+    )
+    log?.info({}, "acp connection open")
+    // The peer closing the stream (stdin EOF) ends the connection; the scope then stops all prompts.
+    yield* Effect.promise(() => connection.closed)
+    log?.info({}, "acp connection closed")
+  }))

@@ -1,0 +1,65 @@
+import * as acp from "@agentclientprotocol/sdk/unstable"
+import { serveAcp } from "@dsh/acp-agent"
+import { ModelRegistry } from "@dsh/llm"
+import { webStdio } from "@dsh/subprocess"
+import { Effect } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseFlags } from "../Args.ts"
+import { UsageError } from "../CliError.ts"
+import type { CliContext } from "../Context.ts"
+import { checkDirectory } from "../Directories.ts"
+import { makeCliHost } from "../Host.ts"
+import { fileLogger } from "../Logger.ts"
+
+const FLAGS = {
+  agent: { type: "string" },
+  model: { type: "string" },
+  cwd: { type: "string" }
+} as const
+
+/** The CLI's own version: the nearest `@dsh/cli` package.json (works from source and from the bundle). */
+export const cliVersion = (): string => {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (let i = 0; i < 5; i++) {
+    const file = join(dir, "package.json")
+    if (existsSync(file)) {
+      try {
+        const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string }
+        if (pkg.name === "@dsh/cli" && typeof pkg.version === "string") return pkg.version
+      } catch {
+        // not ours; keep looking
+      }
+    }
+    dir = dirname(dir)
+  }
+  return "0.0.0"
+}
+
+/**
+ * `dsh acp`: serves the dsh agent over ACP on stdio until stdin closes. stdout carries only
+ * protocol frames; logs go to `$DSH_HOME/logs/acp.log`. A bad `--cwd` or `--model` is found
+ * before anything is served (exit 2), so a parent sees the reason on stderr.
+ */
+export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values, positionals } = yield* parseFlags(args, FLAGS, "acp")
+    if (positionals.length > 0) {
+      return yield* new UsageError({ message: `acp: unexpected argument "${positionals[0]}" (dsh acp [--agent NAME] [--model SPEC] [--cwd DIR])` })
+    }
+    const cwd = resolve(ctx.cwd, values.cwd ?? ".")
+    yield* checkDirectory(cwd)
+    if (values.model !== undefined) {
+      const registry = yield* ModelRegistry
+      yield* registry.resolve(values.model, { env: ctx.env, cwd })
+    }
+    const host = yield* makeCliHost({ ...ctx, cwd })
+    const io = webStdio(ctx.stdout, ctx.stdin)
+    yield* serveAcp(host, {
+      stream: acp.ndJsonStream(io.writable, io.readable),
+      agentInfo: { name: "dsh", title: "dsh", version: cliVersion() },
+      defaults: { agent: values.agent, model: values.model },
+      logger: fileLogger(join(ctx.home, "logs", "acp.log"))
+    })
+  })

@@ -1,0 +1,298 @@
+import type { AgentHostShape, HostError } from "@dsh/agent"
+import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
+import type { Readable, Writable } from "node:stream"
+import { Cause, Effect, Exit, Fiber, Schema } from "effect"
+import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
+import { makeTransport, type Transport } from "./internal/Transport.ts"
+import { isMethodName, type MethodName, Methods, Notifications, type ParamsOf, type PromptResult, type ResultOf } from "./Methods.ts"
+import { decodeEnvelope, DSH_SDK_VERSION, ErrorCode, PROTOCOL_VERSION, type RequestId, salvageId } from "./Protocol.ts"
+
+export interface ServeSdkOptions {
+  /** What the client writes (the server's stdin). */
+  readonly input: Readable
+  /** Where frames go (the server's stdout); nothing else may write to it. */
+  readonly output: Writable
+  readonly serverInfo?: { readonly name: string; readonly version: string } | undefined
+  readonly maxFrameBytes?: number | undefined
+  /** Defaults for `session.create` fields the client leaves out. */
+  readonly defaults?: { readonly cwd?: string | undefined; readonly model?: string | undefined; readonly agent?: string | undefined } | undefined
+  /** End `output` when serving stops (default true; pass false for process.stdout). */
+  readonly endOutput?: boolean | undefined
+}
+
+/** A JSON-RPC error to answer with. */
+class Reply extends Schema.TaggedError<Reply>()("Reply", {
+  code: Schema.Number,
+  message: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+}) {}
+
+const reply = (code: number, message: string, data?: unknown): Reply =>
+  new Reply(data === undefined ? { code, message } : { code, message, data })
+
+const hostReply = (e: HostError): Reply =>
+  reply(e.reason === "NotFound" ? ErrorCode.NotFound : e.reason === "InvalidInput" ? ErrorCode.InvalidParams : ErrorCode.Internal, e.message)
+
+/** Params decoders, built once (the request path is hot). */
+const paramDecoders: Readonly<Record<string, (input: unknown) => { readonly _tag: "Success"; readonly success: unknown } | { readonly _tag: "Failure"; readonly failure: { readonly message: string } }>> =
+  Object.fromEntries(Object.entries(Methods).map(([method, { params }]) => [method, Schema.decodeUnknownResult(params as Schema.Codec<unknown>)]))
+const decodeCancelRequest = Schema.decodeUnknownResult(Notifications["$/cancelRequest"])
+
+const fromHost = <A>(effect: Effect.Effect<A, HostError>): Effect.Effect<A, Reply> => Effect.mapError(effect, hostReply)
+
+/** Why an in-flight request was interrupted: it decides what (if anything) is answered. */
+type StopReason = "session.cancel" | "request" | "shutdown"
+
+interface InFlight {
+  fiber: Fiber.Fiber<void> | undefined
+  stop: StopReason | undefined
+}
+
+interface RunningPrompt {
+  readonly inner: Fiber.Fiber<unknown, unknown>
+  cancelled: boolean
+}
+
+/**
+ * Serves the dsh SDK protocol for `host` over a stream pair until the input ends. Requests run
+ * concurrently, each in its own fiber; when the input ends (or this effect is interrupted)
+ * every request still in flight is interrupted, which cancels prompts and their descendants.
+ * Protocol faults are answered with JSON-RPC errors and never end the server.
+ */
+export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect.Effect<void> =>
+  Effect.scoped(Effect.gen(function*() {
+    const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES
+    const transport = yield* makeTransport({ input: options.input, output: options.output, maxFrameBytes, endOutput: options.endOutput })
+    const scope = yield* Effect.scope
+    const inFlight = new Map<RequestId, InFlight>()
+    const prompts = new Map<string, RunningPrompt>()
+    let initialized = false
+
+    const send = (message: unknown) => transport.send(message).pipe(Effect.ignore)
+    const respond = (id: RequestId, result: unknown) =>
+      transport.send({ jsonrpc: "2.0", id, result }).pipe(
+        // A result too large for a frame is still answered: with an error the client can read.
+        Effect.catchIf((e) => e.reason === "FrameTooLarge", (e) => fail(id, reply(ErrorCode.Internal, `the result is too large to send: ${e.message}`))),
+        Effect.ignore
+      )
+    const fail = (id: RequestId | null, reply: Reply) =>
+      send({ jsonrpc: "2.0", id, error: { code: reply.code, message: reply.message, ...(reply.data === undefined ? {} : { data: reply.data }) } })
+
+    /** Streams one event; an event too large for a frame becomes a notice instead of vanishing. */
+    const notify = (sessionId: string, handle: string | undefined, event: AgentEvent): Effect.Effect<void> => {
+      const params = handle === undefined ? { sessionId, event } : { sessionId, handle, event }
+      return transport.send({ jsonrpc: "2.0", method: "session.event", params }).pipe(
+        Effect.catchIf((e) => e.reason === "FrameTooLarge", () =>
+          send({
+            jsonrpc: "2.0",
+            method: "session.event",
+            params: { ...params, event: { type: "notice", level: "warning", message: `a ${event.type} event was too large to stream and was dropped` } }
+          })),
+        Effect.ignore
+      )
+    }
+
+    const capabilities = {
+      methods: Object.keys(Methods),
+      children: { send: host.sendToChild !== undefined, stop: host.stopChild !== undefined },
+      maxFrameBytes
+    }
+
+    const prompt = (params: ParamsOf<"session.prompt">): Effect.Effect<PromptResult, Reply> =>
+      Effect.gen(function*() {
+        const { sessionId } = params
+        if (prompts.has(sessionId)) return yield* reply(ErrorCode.Busy, `session ${sessionId} is already running a prompt; wait for it or cancel it`)
+        let usage: Usage = emptyUsage
+        let descendants: Usage = emptyUsage
+        let lastTurnEnd: Extract<AgentEvent, { type: "turn-end" }> | undefined
+        const run = host.prompt({
+          sessionId,
+          prompt: params.prompt,
+          maxSteps: params.maxSteps,
+          onEvent: (event) => {
+            if (event.type === "usage") usage = addUsage(usage, event.usage)
+            if (event.type === "turn-end") lastTurnEnd = event
+            return notify(sessionId, undefined, event)
+          },
+          onChildEvent: (handle, event) => {
+            if (event.type === "usage") descendants = addUsage(descendants, event.usage)
+            return notify(sessionId, handle, event)
+          }
+        })
+        // The turn runs in its own fiber so `session.cancel` can interrupt it and still answer.
+        const inner = yield* Effect.forkChild(run)
+        const running: RunningPrompt = { inner, cancelled: false }
+        prompts.set(sessionId, running)
+        const exit = yield* Fiber.await(inner).pipe(
+          // Interrupted from outside ($/cancelRequest, shutdown): wait until the turn has really stopped.
+          Effect.onInterrupt(() => Fiber.interrupt(inner)),
+          Effect.ensuring(Effect.sync(() => prompts.delete(sessionId)))
+        )
+        if (Exit.isSuccess(exit)) {
+          const r = exit.value
+          return {
+            sessionId,
+            status: r.status,
+            result: r.result,
+            usage: r.usage,
+            totalUsage: addUsage(r.usage, descendants),
+            subagents: r.subagents,
+            ...(r.error === undefined ? {} : { error: r.error })
+          }
+        }
+        if (running.cancelled && Cause.hasInterruptsOnly(exit.cause)) {
+          const subagents = yield* host.listChildren(sessionId).pipe(Effect.orElseSucceed(() => []))
+          const own = lastTurnEnd?.usage ?? usage
+          return {
+            sessionId,
+            status: "cancelled" as const,
+            result: lastTurnEnd?.result ?? "",
+            usage: own,
+            totalUsage: addUsage(own, descendants),
+            subagents,
+            error: "cancelled by the client (session.cancel)"
+          }
+        }
+        if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
+        const error = Cause.findErrorOption(exit.cause)
+        return yield* (error._tag === "Some"
+          ? hostReply(error.value)
+          : reply(ErrorCode.Internal, `the prompt crashed: ${Cause.pretty(exit.cause).split("\n")[0]}`))
+      })
+
+    const cancel = (sessionId: string) =>
+      Effect.suspend(() => {
+        const running = prompts.get(sessionId)
+        if (running === undefined) return Effect.succeed({ cancelled: false })
+        running.cancelled = true
+        return Fiber.interrupt(running.inner).pipe(Effect.as({ cancelled: true }))
+      })
+
+    const unsupported = (what: string) =>
+      Effect.fail(reply(ErrorCode.Unsupported, `this server's host cannot ${what} (no continuation manager)`))
+
+    const handlers: { readonly [M in Exclude<MethodName, "initialize">]: (params: ParamsOf<M>) => Effect.Effect<ResultOf<M>, Reply> } = {
+      ping: () => Effect.succeed({}),
+      "session.create": (p) =>
+        fromHost(host.createSession({
+          cwd: p.cwd ?? options.defaults?.cwd ?? process.cwd(),
+          agent: p.agent ?? options.defaults?.agent,
+          model: p.model ?? options.defaults?.model
+        })).pipe(Effect.map((session) => ({ session }))),
+      "session.load": (p) =>
+        fromHost(host.loadSession(p.sessionId)).pipe(Effect.map(({ records, ...session }) => ({
+          session,
+          turns: records.filter((r) => r.type === "turn-end").length,
+          ...(p.includeRecords === true ? { records } : {})
+        }))),
+      "session.list": () => fromHost(host.listSessions).pipe(Effect.map((sessions) => ({ sessions }))),
+      "session.prompt": prompt,
+      "session.cancel": (p) => cancel(p.sessionId),
+      "children.list": (p) => fromHost(host.listChildren(p.sessionId)).pipe(Effect.map((children) => ({ children }))),
+      "children.send": (p) =>
+        host.sendToChild === undefined ? unsupported("send to a child") : fromHost(host.sendToChild({
+          sessionId: p.sessionId,
+          handle: p.handle,
+          message: p.message,
+          onChildEvent: (handle, event) => notify(p.sessionId, handle, event)
+        })),
+      "children.stop": (p) =>
+        host.stopChild === undefined
+          ? unsupported("stop a child")
+          : fromHost(host.stopChild({ sessionId: p.sessionId, handle: p.handle })).pipe(Effect.map((stopped) => ({ stopped })))
+    }
+
+    const decodeParams = <M extends MethodName>(method: M, params: unknown): Effect.Effect<ParamsOf<M>, Reply> => {
+      const decoded = paramDecoders[method]!(params ?? {})
+      return decoded._tag === "Success"
+        ? Effect.succeed(decoded.success as ParamsOf<M>)
+        : Effect.fail(reply(ErrorCode.InvalidParams, `invalid params for ${method}: ${decoded.failure.message}`))
+    }
+
+    const initialize = (id: RequestId, params: unknown) =>
+      Effect.gen(function*() {
+        const p = yield* decodeParams("initialize", params)
+        if (p.protocolVersion !== PROTOCOL_VERSION) {
+          return yield* reply(ErrorCode.Unsupported, `protocol version ${p.protocolVersion} is not supported; this server speaks ${PROTOCOL_VERSION}`, {
+            supported: [PROTOCOL_VERSION]
+          })
+        }
+        initialized = true
+        return {
+          protocolVersion: PROTOCOL_VERSION,
+          serverInfo: options.serverInfo ?? { name: "dsh", version: DSH_SDK_VERSION },
+          capabilities
+        } satisfies ResultOf<"initialize">
+      }).pipe(Effect.matchEffect({ onFailure: (r) => fail(id, r), onSuccess: (r) => respond(id, r) }))
+
+    const request = (id: RequestId, method: string, params: unknown): Effect.Effect<void> => {
+      if (method === "initialize") return initialize(id, params)
+      if (!isMethodName(method)) return fail(id, reply(ErrorCode.MethodNotFound, `unknown method "${method}"`))
+      if (!initialized) return fail(id, reply(ErrorCode.NotInitialized, `call initialize before ${method}`))
+      if (inFlight.has(id)) return fail(id, reply(ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in use`))
+      const handler = handlers[method as Exclude<MethodName, "initialize">] as (p: unknown) => Effect.Effect<unknown, Reply>
+      const work = decodeParams(method, params).pipe(
+        Effect.flatMap(handler),
+        Effect.matchEffect({ onFailure: (r) => fail(id, r), onSuccess: (r) => respond(id, r) }),
+        Effect.onInterrupt(() => (entry.stop === "request" ? fail(id, reply(ErrorCode.Cancelled, `${method} was cancelled`)) : Effect.void)),
+        Effect.ensuring(Effect.sync(() => inFlight.delete(id)))
+      )
+      const entry: InFlight = { fiber: undefined, stop: undefined }
+      inFlight.set(id, entry)
+      // Not started until this fiber yields, so the entry is complete before the work can end.
+      return Effect.forkIn(work, scope).pipe(Effect.map((fiber) => void (entry.fiber = fiber)))
+    }
+
+    const notification = (method: string, params: unknown): Effect.Effect<void> => {
+      if (method !== "$/cancelRequest") return Effect.void // unknown notifications are ignored, as JSON-RPC asks
+      const decoded = decodeCancelRequest(params)
+      if (decoded._tag === "Failure") return Effect.void
+      const entry = inFlight.get(decoded.success.id)
+      if (entry?.fiber === undefined) return Effect.void
+      entry.stop = "request"
+      return Fiber.interrupt(entry.fiber).pipe(Effect.forkIn(scope), Effect.asVoid)
+    }
+
+    const handleFrame = (text: string): Effect.Effect<void> => {
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch (error) {
+        return fail(null, reply(ErrorCode.ParseError, `not JSON: ${error instanceof Error ? error.message : String(error)}`))
+      }
+      const envelope = decodeEnvelope(json)
+      if (envelope === undefined) {
+        return fail(salvageId(json), reply(ErrorCode.InvalidRequest, "not a JSON-RPC 2.0 request or notification"))
+      }
+      switch (envelope._tag) {
+        case "Request":
+          return request(envelope.message.id, envelope.message.method, envelope.message.params)
+        case "Notification":
+          return notification(envelope.message.method, envelope.message.params)
+        default:
+          return Effect.void // this server sends no requests, so responses are stray: ignore them
+      }
+    }
+
+    yield* serveLoop(transport, handleFrame, (bytes) =>
+      fail(null, reply(ErrorCode.FrameTooLarge, `a ${bytes}-byte frame exceeds the limit of ${maxFrameBytes} bytes and was dropped`)))
+    // Input closed: stop what is still running (prompts cancel their children) and wait for it.
+    // (When this effect is interrupted instead, closing the scope interrupts the same fibers.)
+    const running = [...inFlight.values()]
+    for (const entry of running) entry.stop = "shutdown"
+    yield* Fiber.interruptAll(running.flatMap((e) => (e.fiber === undefined ? [] : [e.fiber])))
+  }))
+
+const serveLoop = (
+  transport: Transport,
+  onFrame: (text: string) => Effect.Effect<void>,
+  onOversized: (bytes: number) => Effect.Effect<void>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    while (true) {
+      const item = yield* transport.next
+      if (item._tag === "End") return
+      if (item._tag === "Oversized") yield* onOversized(item.bytes)
+      else yield* onFrame(item.text)
+    }
+  })
