@@ -37,12 +37,7 @@ for (const dir of dirs) {
   const stale = outputs.some((o) => !existsSync(o) || statSync(o).mtimeMs < inputsChanged) ||
     (bundled && outputs.some((o) => statSync(o).mtimeMs < newest(join(ROOT, "packages"))))
   if (!stale) continue
-  if (bundled) {
-    // Old code-split chunks would otherwise pile up next to the new ones.
-    for (const f of readdirSync(join(dir, "dist"), { withFileTypes: true })) {
-      if (f.isFile() && /\.js(\.map)?$/.test(f.name)) rmSync(join(dir, "dist", f.name))
-    }
-  }
+  const buildStart = Date.now()
   await build({
     entry,
     outDir: join(dir, "dist"),
@@ -66,5 +61,13 @@ for (const dir of dirs) {
       options.conditions = ["@dsh/source"]
     }
   })
+  if (bundled) {
+    // Old code-split chunks would pile up next to the new ones; removed only after the new
+    // bundle is in place, so a running `./dsh` never finds its entry missing.
+    for (const f of readdirSync(join(dir, "dist"), { withFileTypes: true })) {
+      const path = join(dir, "dist", f.name)
+      if (f.isFile() && /\.js(\.map)?$/.test(f.name) && statSync(path).mtimeMs < buildStart - 1) rmSync(path)
+    }
+  }
   process.stderr.write(`[build] ${pkg.name}\n`)
 }

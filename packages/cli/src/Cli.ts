@@ -29,8 +29,10 @@ const stop = () => {
   stopping = true
   Effect.runFork(Fiber.interrupt(fiber))
 }
-process.once("SIGINT", stop)
-process.once("SIGTERM", stop)
+// `on`, not `once`: execa's exit hook (signal-exit) re-raises a signal that no other listener
+// handles, which would kill this process before the children are stopped.
+process.on("SIGINT", stop)
+process.on("SIGTERM", stop)
 
 const exit = await Effect.runPromise(Fiber.await(fiber))
 if (Exit.isSuccess(exit)) {

@@ -10,7 +10,7 @@ export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", {
   message: Schema.String
 }) {}
 
-const INPUT_REASONS = new Set(["Configuration", "NotFound", "InvalidId", "DuplicateName", "InvalidFile", "UnknownAgent", "Exists"])
+const INPUT_REASONS = new Set(["Configuration", "NotFound", "InvalidId", "DuplicateName", "InvalidFile", "UnknownAgent", "Exists", "UnknownHandle", "NotOwner"])
 
 /** Maps any failure to the CLI contract: the exit code and the one line for stderr. */
 export const exitFor = (error: unknown): { readonly code: 1 | 2; readonly line: string } => {

@@ -4,6 +4,7 @@ import { acpCommand } from "./commands/acp.ts"
 import { agentsCommand } from "./commands/agents.ts"
 import { demoCommand } from "./commands/demo.ts"
 import { runCommand } from "./commands/run.ts"
+import { sdkCommand } from "./commands/sdk.ts"
 import { sessionsCommand } from "./commands/sessions.ts"
 import { subagentsCommand } from "./commands/subagents.ts"
 import type { CliContext } from "./Context.ts"
@@ -15,8 +16,9 @@ Usage:
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
   dsh agents list [--json] [--cwd DIR]
   dsh sessions list [--json]
-  dsh subagents list|info [HANDLE] --session ID [--json]
+  dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
+  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
   dsh demo
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
@@ -38,6 +40,8 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
       return subagentsCommand(rest, ctx)
     case "acp":
       return acpCommand(rest, ctx)
+    case "sdk":
+      return sdkCommand(rest, ctx)
     case "demo":
       return demoCommand(rest, ctx)
     default:

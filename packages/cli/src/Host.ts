@@ -1,4 +1,5 @@
 import { type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
+import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry, RetryPolicy } from "@dsh/llm"
 import { type SessionState, SessionStore } from "@dsh/session"
 import { ProcessLauncher } from "@dsh/subprocess"
@@ -8,7 +9,7 @@ import { loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
 import { resolveMainAgent } from "./MainAgent.ts"
-import { runMainAgent } from "./RunMain.ts"
+import { makeMainContext, runMainAgent } from "./RunMain.ts"
 
 const info = (s: SessionState): HostSessionInfo => ({
   id: s.id,
@@ -79,9 +80,10 @@ export const makeCliHost = (ctx: CliContext) =>
         })
       })
 
-    const prompt: AgentHostShape["prompt"] = (options) =>
-      provide(Effect.gen(function*() {
-        const session = yield* store.open(options.sessionId)
+    /** Everything a session's main agent runs with: its state, config, model and agent. */
+    const prepare = (sessionId: string) =>
+      Effect.gen(function*() {
+        const session = yield* store.open(sessionId)
         const state = yield* session.readState
         const config = yield* loadConfig(ctx.home)
         const model = yield* registry.resolve(state.model, { env: ctx.env, cwd: ctx.cwd })
@@ -94,29 +96,57 @@ export const makeCliHost = (ctx: CliContext) =>
           trustProject: state.trustProject === true
         })
         const retry = yield* RetryPolicy
+        const retryPolicy = {
+          maxRetries: config.llm.maxRetries ?? retry.maxRetries,
+          baseDelay: config.llm.retryBaseMs === undefined ? retry.baseDelay : `${config.llm.retryBaseMs} millis`,
+          maxDelay: retry.maxDelay
+        }
+        return {
+          retryPolicy,
+          options: {
+            session,
+            cwd: state.cwd,
+            model,
+            modelSpec: state.model,
+            agent,
+            delegationTypes: agent.delegationTypes,
+            renderPrompt: agent.renderPrompt,
+            config,
+            ctx
+          }
+        }
+      })
+
+    const prompt: AgentHostShape["prompt"] = (options) =>
+      provide(Effect.gen(function*() {
+        const { options: base, retryPolicy } = yield* prepare(options.sessionId)
         return yield* runMainAgent({
-          session,
-          cwd: state.cwd,
-          model,
-          modelSpec: state.model,
-          agent,
-          delegationTypes: agent.delegationTypes,
-          renderPrompt: agent.renderPrompt,
-          config,
-          ctx,
+          ...base,
           prompt: options.prompt,
           maxSteps: options.maxSteps,
           onEvent: options.onEvent ?? (() => Effect.void),
           onChildEvent: options.onChildEvent
-        }).pipe(Effect.provideService(RetryPolicy, {
-          maxRetries: config.llm.maxRetries ?? retry.maxRetries,
-          baseDelay: config.llm.retryBaseMs === undefined ? retry.baseDelay : `${config.llm.retryBaseMs} millis`,
-          maxDelay: retry.maxDelay
-        }))
+        }).pipe(Effect.provideService(RetryPolicy, retryPolicy))
       })).pipe(Effect.mapError(toHostError))
 
-    const host: AgentHostShape & { readonly create: typeof create } = {
+    /**
+     * Continues a child of a session from outside any run (`dsh subagents send`): cold from
+     * disk when no process holds it. The reply is the child's result.
+     */
+    const continueChild = (sessionId: string, handle: string, message: string, onEvent?: (event: AgentEvent) => Effect.Effect<void>) =>
+      provide(Effect.gen(function*() {
+        const { options: base, retryPolicy } = yield* prepare(sessionId)
+        return yield* Effect.gen(function*() {
+          const main = yield* makeMainContext({ ...base, onEvent: onEvent ?? (() => Effect.void) })
+          const outcome = yield* main.subagents.send(handle, message, "user")
+          if (outcome._tag !== "Replied") return yield* new HostError({ reason: "Failed", message: `${handle} did not reply` })
+          return outcome.result
+        }).pipe(Effect.scoped, Effect.provideService(RetryPolicy, retryPolicy))
+      })).pipe(Effect.mapError(toHostError))
+
+    const host: AgentHostShape & { readonly create: typeof create; readonly continueChild: typeof continueChild } = {
       create,
+      continueChild,
       createSession: (options) =>
         create(options).pipe(
           Effect.flatMap((s) => s.readState),
@@ -132,6 +162,15 @@ export const makeCliHost = (ctx: CliContext) =>
         }).pipe(Effect.mapError(toHostError)),
       listSessions: store.list.pipe(Effect.map((xs) => xs.map(info)), Effect.mapError(toHostError)),
       prompt,
+      // The SDK's `children.send`: the same cold/warm continuation as `dsh subagents send`.
+      sendToChild: (o) =>
+        continueChild(o.sessionId, o.handle, o.message).pipe(Effect.map((r) => ({
+          handle: r.handle,
+          status: r.status,
+          result: r.output,
+          usage: r.usage,
+          ...(r.notes === undefined ? {} : { notes: r.notes })
+        }))),
       listChildren: (sessionId) =>
         Effect.gen(function*() {
           const session = yield* store.open(sessionId)

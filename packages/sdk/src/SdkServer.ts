@@ -46,6 +46,8 @@ type StopReason = "session.cancel" | "request" | "shutdown"
 interface InFlight {
   fiber: Fiber.Fiber<void> | undefined
   stop: StopReason | undefined
+  /** Runs a turn (`session.prompt`, `children.send`): cancelled at shutdown, not awaited. */
+  readonly turn: boolean
 }
 
 interface RunningPrompt {
@@ -237,7 +239,7 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
         Effect.onInterrupt(() => (entry.stop === "request" ? fail(id, reply(ErrorCode.Cancelled, `${method} was cancelled`)) : Effect.void)),
         Effect.ensuring(Effect.sync(() => inFlight.delete(id)))
       )
-      const entry: InFlight = { fiber: undefined, stop: undefined }
+      const entry: InFlight = { fiber: undefined, stop: undefined, turn: method === "session.prompt" || method === "children.send" }
       inFlight.set(id, entry)
       // Not started until this fiber yields, so the entry is complete before the work can end.
       return Effect.forkIn(work, scope).pipe(Effect.map((fiber) => void (entry.fiber = fiber)))
@@ -276,11 +278,14 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
 
     yield* serveLoop(transport, handleFrame, (bytes) =>
       fail(null, reply(ErrorCode.FrameTooLarge, `a ${bytes}-byte frame exceeds the limit of ${maxFrameBytes} bytes and was dropped`)))
-    // Input closed: stop what is still running (prompts cancel their children) and wait for it.
-    // (When this effect is interrupted instead, closing the scope interrupts the same fibers.)
+    // Input closed: the client is gone or done. Running turns are cancelled (with their
+    // descendants); quick requests still in flight may finish and answer. Both are awaited.
+    // (When this effect is interrupted instead, closing the scope interrupts all of them.)
     const running = [...inFlight.values()]
-    for (const entry of running) entry.stop = "shutdown"
-    yield* Fiber.interruptAll(running.flatMap((e) => (e.fiber === undefined ? [] : [e.fiber])))
+    for (const entry of running) if (entry.turn) entry.stop = "shutdown"
+    const fibers = (turn: boolean) => running.flatMap((e) => (e.turn === turn && e.fiber !== undefined ? [e.fiber] : []))
+    yield* Fiber.interruptAll(fibers(true))
+    yield* Fiber.awaitAll(fibers(false))
   }))
 
 const serveLoop = (

@@ -1,8 +1,8 @@
 import { runPrompt } from "@dsh/agent"
 import { emptyUsage, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
-import type { ChildOutcome, StartContext } from "@dsh/subagent"
-import { makeToolbox } from "@dsh/tools"
+import type { ChildOutcome, ReportedResult, StartContext } from "@dsh/subagent"
+import { makeToolbox, type ToolPolicy } from "@dsh/tools"
 import { Effect, Ref } from "effect"
 import { makeMemoryTranscript } from "./MemoryTranscript.ts"
 
@@ -14,6 +14,10 @@ export interface InProcessRun {
   readonly seed?: ReadonlyArray<Message> | undefined
   /** The model to use when the request names none; defaults to the parent's. */
   readonly model?: LanguageModelShape | undefined
+  /** Replaces the agent type's rendered system prompt (a fork keeps its parent's). */
+  readonly systemPrompt?: string | undefined
+  /** Replaces the agent type's tool policy (a fork keeps its parent's). */
+  readonly policy?: ToolPolicy | undefined
 }
 
 /** What `meta.json` says about a child run, beside its `wire.jsonl`. */
@@ -49,10 +53,19 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
     }
     const chosen = model?.success ?? run.model ?? parent.model
     const depth = parent.depth + 1
-    const child = yield* context.childContext({ handle, depth, cwd: parent.cwd, model: chosen, type })
+    const reported = yield* Ref.make<ReportedResult | undefined>(undefined)
+    const child = yield* context.childContext({
+      handle,
+      depth,
+      cwd: parent.cwd,
+      model: chosen,
+      type,
+      report: (r) => Ref.set(reported, r),
+      resultSchema: request.resultSchema
+    })
     const toolbox = makeToolbox({
       tools: child.tools,
-      policy: { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
+      policy: run.policy ?? { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
     })
     const transcript = context.store?.transcript ?? makeMemoryTranscript(`memory:${handle}`)
     const meta: ChildMeta = {
@@ -77,13 +90,17 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       agent: handle,
       cwd: parent.cwd,
       model: chosen,
-      systemPrompt: child.systemPrompt,
+      systemPrompt: run.systemPrompt ?? child.systemPrompt,
       toolbox: Effect.succeed(toolbox),
       transcript,
       prompt: run.prompt,
       thinking: request.thinking,
       seed: run.seed,
-      onEvent: context.onEvent
+      onEvent: context.onEvent,
+      // Messages sent while the child runs are delivered before its next model call.
+      beforeStep: context.takeMessages.pipe(
+        Effect.map((messages) => messages.map((content): Message => ({ role: "user", content })))
+      )
     }).pipe(
       Effect.tap((r) => Ref.set(ended, r.status)),
       Effect.catchTag("SessionError", (e) =>
@@ -92,9 +109,10 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
         )),
       Effect.ensuring(cleanup)
     )
+    const report = yield* Ref.get(reported)
     return {
       status: result.status,
-      output: result.result,
+      output: report === undefined ? result.result : report.json === undefined ? report.text : `${report.text}\n\n${JSON.stringify(report.json)}`,
       usage: result.usage,
       ...(result.error === undefined ? {} : { notes: result.error })
     } satisfies ChildOutcome

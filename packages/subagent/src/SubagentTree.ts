@@ -1,7 +1,9 @@
 import type { AgentEvent, RegistryError } from "@dsh/core"
-import { type LanguageModelShape, LlmError } from "@dsh/llm"
+import { type LanguageModelShape, LlmError, makeLanguageModel } from "@dsh/llm"
 import type { SessionHandle } from "@dsh/session"
-import { Effect, Scope } from "effect"
+import { Effect, Scope, Stream } from "effect"
+import { type Activations, makeActivations } from "./internal/activations.ts"
+import { type Announcements, makeAnnouncements } from "./internal/announcements.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
 import { type LaneShape, makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
@@ -18,6 +20,10 @@ export interface SubagentTree {
   readonly limits: SubagentLimitsShape
   readonly lane: LaneShape
   readonly descriptors: DescriptorBook
+  /** Running Activations (at most one per child) and their inboxes. */
+  readonly activations: Activations
+  /** Durable announcements of background outcomes, per parent handle. */
+  readonly announcements: Announcements
   readonly childContext: ChildContextFactory
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /** A unique handle for a new child of this type: `explore-1`, `acp-claude-2`. */
@@ -26,12 +32,18 @@ export interface SubagentTree {
   readonly reserveChild: Effect.Effect<void, SubagentError>
   /** Every child's live event, for observers (protocol servers, UIs). */
   readonly onChildEvent: (handle: string, event: AgentEvent) => Effect.Effect<void>
+  /** The main agent's working directory and model: what a child continued by the user inherits. */
+  readonly cwd: string
+  readonly defaultModel: LanguageModelShape
   /** The scope background work lives in: as long as the tree. */
   readonly scope: Scope.Scope
 }
 
 export interface SubagentTreeOptions {
   readonly session?: SessionHandle | undefined
+  /** The main agent's working directory and model (defaults: process cwd, a model that refuses). */
+  readonly cwd?: string | undefined
+  readonly defaultModel?: LanguageModelShape | undefined
   readonly limits?: SubagentLimitsInput | undefined
   readonly lane?: LaneShape | undefined
   readonly childContext: ChildContextFactory
@@ -49,6 +61,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
     const limits = normalizeLimits(options.limits ?? {})
     const lane = options.lane ?? (yield* makeMemoryLane(limits.maxConcurrent))
     const descriptors = yield* makeDescriptorBook(options.session, scope)
+    const announcements = yield* makeAnnouncements(options.session)
     // Numbering continues after a restart: start from the highest number already persisted.
     const counters = new Map<string, number>()
     for (const d of descriptors.all()) {
@@ -61,10 +74,18 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       limits,
       lane,
       descriptors,
+      activations: makeActivations(),
+      announcements,
       childContext: options.childContext,
       resolveModel: options.resolveModel ?? ((spec) =>
         Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),
       scope,
+      cwd: options.cwd ?? process.cwd(),
+      defaultModel: options.defaultModel ?? makeLanguageModel({
+        provider: "none",
+        model: "none",
+        stream: () => Stream.fail(new LlmError({ reason: "Configuration", provider: "none", detail: "no model was given to this subagent tree", retryable: false }))
+      }),
       onChildEvent: options.onChildEvent ?? (() => Effect.void),
       allocateHandle: (type) =>
         Effect.sync(() => {

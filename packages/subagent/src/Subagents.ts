@@ -1,10 +1,12 @@
-import { costOf, emptyUsage, makeId, type Pricing, makeRegistry, type NamedRegistry, type RegistryError } from "@dsh/core"
-import { Cause, Context, Duration, Effect, Exit, Option, Scope } from "effect"
+import { makeId, makeRegistry, type NamedRegistry, type Pricing, type RegistryError } from "@dsh/core"
+import { Context, Deferred, Duration, Effect, Fiber, Scope } from "effect"
+import { announcementText, runTag } from "./internal/announcements.ts"
+import { runActivation } from "./internal/run.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
 import type {
+  AcceptedRun,
   AgentType,
-  ChildOutcome,
   ParentInfo,
   SpawnRequest,
   SubagentDescriptor,
@@ -12,22 +14,48 @@ import type {
   SubagentResult
 } from "./Vocabulary.ts"
 
+/** What a message to a child led to: queued for its running Activation, or a reply. */
+export type SendOutcome =
+  | { readonly _tag: "Queued"; readonly handle: string }
+  | { readonly _tag: "Replied"; readonly result: SubagentResult }
+  | { readonly _tag: "Accepted"; readonly run: AcceptedRun }
+
 /**
  * `ctx.subagents`: the backends (providers) and agent types that exist in one agent
- * context, over the tree the context belongs to. A harness may give a child's context a
- * different set of providers than its parent's; the `subagent` tool offers only what its
- * own context has.
+ * context, over the tree the context belongs to, plus the continuation manager's
+ * operations on children (continue, stop, list, wait, announcements).
  */
 export interface SubagentsShape {
   readonly tree: SubagentTree
   readonly providers: NamedRegistry<SubagentProvider>
   readonly types: NamedRegistry<AgentType>
-  /** Registers a provider for the lifetime of the surrounding scope. */
   readonly register: (provider: SubagentProvider) => Effect.Effect<void, RegistryError, Scope.Scope>
   /** Agent types this parent may delegate to here: allowed by its policy and backed by a provider. */
   readonly availableTypes: (parent: ParentInfo) => Effect.Effect<ReadonlyArray<AgentType>>
   /** Runs a child to its end. Refusals are typed errors; a child's failure is a result. */
   readonly spawn: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult, SubagentError>
+  /** Starts a child in the background; its outcome is announced to the parent. */
+  readonly spawnBackground: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<AcceptedRun, SubagentError>
+  /**
+   * Continues a child by its handle: queued for its next step when it is running; a new
+   * Activation (warm, or cold from disk) when it is idle. `from` must be an ancestor
+   * (`user` may reach any child).
+   */
+  readonly send: (handle: string, message: string, from: ParentInfo | "user", options?: { readonly background?: boolean }) => Effect.Effect<SendOutcome, SubagentError>
+  /** Stops a child and all of its descendants (`all`: every child `from` may reach). */
+  readonly stop: (handle: string, from: string) => Effect.Effect<ReadonlyArray<string>, SubagentError>
+  /** Children `from` may reach (its descendants; every child for `user`/`main`). */
+  readonly list: (from: string) => ReadonlyArray<SubagentDescriptor>
+  /** Waits for background runs of `from` (all, or the given handles) to end, up to a timeout. */
+  readonly wait: (from: string, handles: ReadonlyArray<string> | undefined, timeout: Duration.Input) => Effect.Effect<ReadonlyArray<SubagentResult | SubagentDescriptor>, SubagentError>
+  /** Announcements for `parent` as messages, each delivered once. */
+  readonly takeAnnouncements: (parent: string) => Effect.Effect<ReadonlyArray<string>>
+  /** Confirms that what `parent` took is in its synced transcript (call at its turn boundary). */
+  readonly ackAnnouncements: (parent: string) => Effect.Effect<void>
+  /** Background work of `parent` that has not been announced to it yet. */
+  readonly pendingAnnouncements: (parent: string) => Effect.Effect<number>
+  /** Waits until an announcement for `parent` is ready. */
+  readonly awaitAnnouncement: (parent: string) => Effect.Effect<void>
 }
 
 export class Subagents extends Context.Service<Subagents, SubagentsShape>()("@dsh/subagent/Subagents") {}
@@ -40,6 +68,7 @@ export interface SubagentsOptions {
 }
 
 const now = () => new Date().toISOString()
+const refuse = (reason: SubagentError["reason"], message: string) => Effect.fail(new SubagentError({ reason, message }))
 
 export const makeSubagents = (options: SubagentsOptions): Effect.Effect<SubagentsShape, RegistryError> =>
   Effect.gen(function*() {
@@ -60,43 +89,33 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
 
     const resolveType = (request: SpawnRequest, parent: ParentInfo) =>
       Effect.gen(function*() {
-        const available = yield* availableTypes(parent)
-        const names = available.map((t) => t.name).join(", ") || "(none)"
+        const names = (yield* availableTypes(parent)).map((t) => t.name).join(", ") || "(none)"
         const type = yield* Effect.orElseSucceed(types.get(request.agent), () => undefined)
-        if (type === undefined) {
-          return yield* new SubagentError({ reason: "UnknownType", message: `unknown agent type "${request.agent}"; available: ${names}` })
-        }
+        if (type === undefined) return yield* refuse("UnknownType", `unknown agent type "${request.agent}"; available: ${names}`)
         if (parent.allowedTypes !== undefined && !parent.allowedTypes.includes(type.name)) {
-          return yield* new SubagentError({ reason: "NotAllowed", message: `${parent.handle} may not delegate to "${type.name}"; allowed: ${names}` })
+          return yield* refuse("NotAllowed", `${parent.handle} may not delegate to "${type.name}"; allowed: ${names}`)
         }
         const provider = yield* Effect.orElseSucceed(providers.get(type.provider), () => undefined)
         if (provider === undefined) {
-          return yield* new SubagentError({
-            reason: "Unsupported",
-            message: `agent type "${type.name}" needs the "${type.provider}" backend, which this context does not have; available: ${names}`
-          })
+          return yield* refuse("Unsupported", `agent type "${type.name}" needs the "${type.provider}" backend, which this context does not have; available: ${names}`)
         }
         if (parent.depth + 1 > tree.limits.maxDepth) {
-          return yield* new SubagentError({
-            reason: "DepthLimit",
-            message: `nesting depth limit reached (${tree.limits.maxDepth}); do this task yourself`
-          })
+          return yield* refuse("DepthLimit", `nesting depth limit reached (${tree.limits.maxDepth}); do this task yourself`)
         }
+        if (request.prompt.trim() === "") return yield* refuse("InvalidRequest", "the prompt is empty; say what the child should do")
         return { type, provider }
       })
 
-    const spawn = (request: SpawnRequest, parent: ParentInfo): Effect.Effect<SubagentResult, SubagentError> =>
+    /** Everything a new child needs before its first Activation: handle, store, descriptor. */
+    const admit = (request: SpawnRequest, parent: ParentInfo) =>
       Effect.gen(function*() {
-        if (request.prompt.trim() === "") {
-          return yield* new SubagentError({ reason: "InvalidRequest", message: "the prompt is empty; say what the child should do" })
-        }
         const { type, provider } = yield* resolveType(request, parent)
         yield* tree.reserveChild
         const handle = yield* tree.allocateHandle(type.name)
         const runId = makeId()
         const store = tree.session === undefined ? undefined : yield* tree.session.child(handle).pipe(Effect.orElseSucceed(() => undefined))
-        const createdAt = now()
-        const base: SubagentDescriptor = {
+        const at = now()
+        yield* tree.descriptors.note({
           handle,
           agent: type.name,
           provider: provider.name,
@@ -105,106 +124,136 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           status: "queued",
           description: request.description,
           runId,
-          createdAt,
-          updatedAt: createdAt,
-          usage: emptyUsage,
+          createdAt: at,
+          updatedAt: at,
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+          background: request.background === true,
           ...(store === undefined ? {} : { transcript: store.transcript.location })
-        }
-        const started = Date.now()
-        const emitParent = parent.onEvent ?? (() => Effect.void)
-        yield* tree.descriptors.note(base)
-        let finished = false
-        const finish = (outcome: ChildOutcome) =>
-          Effect.gen(function*() {
-            finished = true
-            const durationMs = Date.now() - started
-            const spec = request.model ?? type.definition.model ?? `${parent.model.provider}:${parent.model.model}`
-            const cost = costOf(outcome.usage, options.pricing?.(spec))
-            yield* tree.descriptors.save({
-              ...(tree.descriptors.get(handle) ?? base),
-              status: outcome.status,
-              updatedAt: now(),
-              usage: outcome.usage,
-              lastResult: outcome.output.slice(0, 2000)
-            })
-            yield* emitParent({
-              type: "subagent-end",
-              handle,
-              runId,
-              status: outcome.status,
-              usage: outcome.usage,
-              durationMs,
-              result: outcome.output
-            })
-            return {
-              ...outcome,
-              handle,
-              runId,
-              agent: type.name,
-              provider: provider.name,
-              durationMs,
-              ...(cost === undefined ? {} : { cost }),
-              ...(store === undefined ? {} : { transcript: store.transcript.location })
-            } satisfies SubagentResult
-          })
-        const body = Effect.gen(function*() {
-          yield* emitParent({
-            type: "subagent-start",
-            handle,
-            agent: type.name,
-            provider: provider.name,
-            runId,
-            background: request.background === true,
-            description: request.description
-          })
-          const timeout = Duration.seconds(request.timeoutSeconds ?? tree.limits.timeoutSeconds)
-          const run = provider.start({
-            handle,
-            runId,
-            request,
-            type,
-            parent,
-            store,
-            onEvent: (event) => tree.onChildEvent(handle, event),
-            childContext: tree.childContext,
-            resolveModel: tree.resolveModel,
-            saveContinuation: (version, data) =>
-              Effect.suspend(() => {
-                const current = tree.descriptors.get(handle) ?? base
-                return tree.descriptors.save({ ...current, continuation: { provider: provider.name, version, data } })
-              })
-          })
-          const outcome = yield* tree.lane.withSlot(
-            Effect.suspend(() => tree.descriptors.note({ ...(tree.descriptors.get(handle) ?? base), status: "running", updatedAt: now() })).pipe(
-              Effect.andThen(Effect.timeoutOption(run, timeout)),
-              Effect.map((o) =>
-                Option.isSome(o) ? o.value : {
-                  status: "timeout" as const,
-                  output: "",
-                  usage: emptyUsage,
-                  notes: `the child did not finish within ${Duration.format(timeout)} and was stopped`
-                }
-              )
-            ),
-            tree.descriptors.note({ ...base, status: "queued" })
-          ).pipe(
-            Effect.exit,
-            Effect.flatMap((exit): Effect.Effect<ChildOutcome> =>
-              Exit.isSuccess(exit)
-                ? Effect.succeed(exit.value)
-                : Cause.hasInterruptsOnly(exit.cause)
-                ? Effect.failCause(exit.cause)
-                : Effect.succeed({ status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${Cause.pretty(exit.cause).split("\n")[0]}` })
-            )
-          )
-          return yield* finish(outcome)
         })
-        // Interruption at any point after the descriptor exists is recorded, exactly once.
-        return yield* body.pipe(Effect.onInterrupt(() =>
-          finished
-            ? Effect.void
-            : finish({ status: "cancelled", output: "", usage: emptyUsage, notes: "cancelled with its parent" }).pipe(Effect.asVoid)
-        ))
+        const activation = (yield* tree.activations.begin(handle))!
+        return { type, provider, handle, runId, store, activation }
+      })
+
+    /** Runs an Activation in a fiber of its own (so one child can be stopped alone). */
+    const activate = (spec: Parameters<typeof runActivation>[0], background: boolean) =>
+      Effect.gen(function*() {
+        const run = runActivation({ ...spec, pricing: options.pricing })
+        // Background runs belong to the tree, not to the task that started them.
+        const fiber = background ? yield* Effect.forkIn(run, tree.scope) : yield* Effect.forkChild(run)
+        spec.activation.fiber = fiber
+        return fiber
+      })
+
+    const announceWhenDone = (parentHandle: string, agent: string, handle: string, runId: string, done: Effect.Effect<SubagentResult>) =>
+      Effect.gen(function*() {
+        const base = { runId, handle, agent, parent: parentHandle, createdAt: now(), delivered: false }
+        yield* tree.announcements.started({ ...base, status: "running" })
+        yield* Effect.forkIn(
+          done.pipe(Effect.flatMap((result) =>
+            tree.announcements.finished({ ...base, status: result.status, endedAt: now(), result })
+          )),
+          tree.scope
+        )
+      })
+
+    const spawn: SubagentsShape["spawn"] = (request, parent) =>
+      Effect.gen(function*() {
+        const a = yield* admit({ ...request, background: false }, parent)
+        yield* activate({ tree, ...a, request, parent }, false)
+        return yield* Deferred.await(a.activation.done)
+      })
+
+    const spawnBackground: SubagentsShape["spawnBackground"] = (request, parent) =>
+      Effect.gen(function*() {
+        const a = yield* admit({ ...request, background: true }, parent)
+        yield* announceWhenDone(parent.handle, a.type.name, a.handle, a.runId, awaitDone(a.activation.done))
+        yield* activate({ tree, ...a, request: { ...request, background: true }, parent }, true)
+        return { status: "accepted", runId: a.runId, handle: a.handle } satisfies AcceptedRun
+      })
+
+    const isReachable = (handle: string, from: string): boolean => {
+      if (from === "user" || from === "main") return true
+      let cursor = tree.descriptors.get(handle)
+      while (cursor !== undefined) {
+        if (cursor.parent === from) return true
+        cursor = tree.descriptors.get(cursor.parent)
+      }
+      return false
+    }
+
+    const known = (handle: string, from: string) =>
+      Effect.gen(function*() {
+        const d = tree.descriptors.get(handle)
+        if (d === undefined) {
+          const mine = tree.descriptors.all().filter((x) => isReachable(x.handle, from)).map((x) => x.handle)
+          return yield* refuse("UnknownHandle", `no child is named "${handle}"; yours: ${mine.join(", ") || "(none)"}`)
+        }
+        if (!isReachable(handle, from)) return yield* refuse("NotOwner", `"${handle}" is not a descendant of ${from}`)
+        return d
+      })
+
+    const send: SubagentsShape["send"] = (handle, message, from, sendOptions) =>
+      Effect.gen(function*() {
+        const fromHandle = from === "user" ? "user" : from.handle
+        const d = yield* known(handle, fromHandle)
+        const running = tree.activations.get(handle)
+        if (running !== undefined) {
+          running.inbox.push(message)
+          return { _tag: "Queued", handle } satisfies SendOutcome
+        }
+        const provider = yield* Effect.orElseSucceed(providers.get(d.provider), () => undefined)
+        if (provider?.continue === undefined) {
+          return yield* refuse("Unsupported", `${handle} ran on "${d.provider}", which cannot be continued here`)
+        }
+        const type = (yield* Effect.orElseSucceed(types.get(d.agent), () => undefined)) ??
+          { name: d.agent, description: d.description, provider: d.provider, definition: { name: d.agent, description: d.description, systemPrompt: "", override: false, scope: "runtime", source: `runtime:${d.agent}` } } satisfies AgentType
+        const activation = yield* tree.activations.begin(handle)
+        if (activation === undefined) return yield* send(handle, message, from, sendOptions)
+        const runId = makeId()
+        const store = tree.session === undefined ? undefined : yield* tree.session.child(handle).pipe(Effect.orElseSucceed(() => undefined))
+        const background = sendOptions?.background === true
+        const request: SpawnRequest = { prompt: message, description: d.description, agent: d.agent, background }
+        const parentInfo: ParentInfo = from === "user"
+          ? { handle: d.parent, depth: d.depth - 1, cwd: tree.cwd, model: tree.defaultModel }
+          : from
+        yield* tree.descriptors.note({ ...d, runId, status: "queued", background, updatedAt: now() })
+        if (background) yield* announceWhenDone(parentInfo.handle, d.agent, handle, runId, awaitDone(activation.done))
+        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message }, background)
+        if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
+        return { _tag: "Replied", result: yield* awaitDone(activation.done) } satisfies SendOutcome
+      })
+
+    const descendantsOf = (handle: string): Array<string> =>
+      tree.descriptors.all().filter((d) => d.handle !== handle && isReachable(d.handle, handle)).map((d) => d.handle)
+
+    const stop: SubagentsShape["stop"] = (handle, from) =>
+      Effect.gen(function*() {
+        const targets = handle === "all"
+          ? tree.descriptors.all().filter((d) => isReachable(d.handle, from)).map((d) => d.handle)
+          : [handle, ...descendantsOf((yield* known(handle, from)).handle)]
+        const live = targets.flatMap((h) => {
+          const fiber = tree.activations.get(h)?.fiber
+          return fiber === undefined ? [] : [[h, fiber] as const]
+        })
+        yield* Effect.forEach(live, ([, fiber]) => Fiber.interrupt(fiber), { concurrency: "unbounded", discard: true })
+        return live.map(([h]) => h)
+      })
+
+    const wait: SubagentsShape["wait"] = (from, handles, timeout) =>
+      Effect.gen(function*() {
+        const mine = tree.descriptors.all().filter((d) => d.parent === from && d.background === true)
+        const chosen = handles === undefined ? mine : yield* Effect.forEach(handles, (h) => known(h, from))
+        const outcomes = yield* Effect.forEach(chosen, (d) => {
+          const activation = tree.activations.get(d.handle)
+          if (activation === undefined) return Effect.succeed<SubagentResult | SubagentDescriptor>(d)
+          return awaitDone(activation.done).pipe(
+            Effect.timeoutOption(timeout),
+            Effect.map((o) => (o._tag === "Some" ? o.value : tree.descriptors.get(d.handle) ?? d))
+          )
+        }, { concurrency: "unbounded" })
+        // A parent that waited on a run has seen its outcome: it is not announced again.
+        for (const o of outcomes) if ("output" in o) yield* tree.announcements.delivered(o.runId)
+        return outcomes
       })
 
     return {
@@ -213,6 +262,24 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       types,
       register: (provider) => providers.register(provider.name, provider),
       availableTypes,
-      spawn
+      spawn,
+      spawnBackground,
+      send,
+      stop,
+      list: (from) => tree.descriptors.all().filter((d) => isReachable(d.handle, from)),
+      wait,
+      takeAnnouncements: (parent) =>
+        tree.announcements.take(parent).pipe(Effect.map((records) =>
+          records.map((r) =>
+            r.result !== undefined
+              ? announcementText(r.result)
+              : `[subagent announcement] ${r.handle} ${runTag(r.runId)} ended as ${r.status}: the process running it stopped. It can be continued with send_message.`
+          )
+        )),
+      ackAnnouncements: (parent) => tree.announcements.ack(parent),
+      pendingAnnouncements: (parent) => tree.announcements.pending(parent),
+      awaitAnnouncement: (parent) => tree.announcements.awaitNext(parent)
     } satisfies SubagentsShape
   })
+
+const awaitDone = (done: Deferred.Deferred<SubagentResult>): Effect.Effect<SubagentResult> => Deferred.await(done)

@@ -16,7 +16,10 @@ export interface SpawnRequest {
   readonly model?: string | undefined
   readonly thinking?: "off" | "low" | "medium" | "high" | undefined
   readonly timeoutSeconds?: number | undefined
+  /** Return at once with `{status: "accepted"}`; the outcome is announced to the parent later. */
   readonly background?: boolean | undefined
+  /** A JSON Schema the child's `report` JSON must satisfy (continuable children). */
+  readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** A delegation target: an agent definition plus the provider that runs it. */
@@ -39,6 +42,10 @@ export interface ParentInfo {
   readonly history?: Effect.Effect<ReadonlyArray<Message>> | undefined
   /** The parent's live event sink: `subagent-start`/`subagent-end` go here. */
   readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+  /** The parent's rendered system prompt, for providers that fork it. */
+  readonly systemPrompt?: string | undefined
+  /** The parent's own tool policy, which a fork keeps. */
+  readonly toolPolicy?: { readonly tools?: ReadonlyArray<string> | undefined; readonly disallowedTools?: ReadonlyArray<string> | undefined } | undefined
 }
 
 /** How a child run ended. Status comes from the runtime, never from model text. */
@@ -63,7 +70,7 @@ export interface SubagentResult extends ChildOutcome {
   readonly transcript?: string | undefined
 }
 
-export type DescriptorStatus = RunStatus | "queued" | "running" | "idle"
+export type DescriptorStatus = RunStatus | "queued" | "running"
 
 /** What `state.json` keeps of every child, so lists, logs and resumes survive a restart. */
 export interface SubagentDescriptor {
@@ -82,6 +89,29 @@ export interface SubagentDescriptor {
   /** A provider's opaque, versioned continuation envelope; the service never looks inside. */
   readonly continuation?: { readonly provider: string; readonly version: number; readonly data: unknown } | undefined
   readonly lastResult?: string | undefined
+  /** Whether the latest run was a background run (its outcome is announced). */
+  readonly background?: boolean | undefined
+}
+
+/** What a background run returns at once. */
+export interface AcceptedRun {
+  readonly status: "accepted"
+  readonly runId: string
+  readonly handle: string
+}
+
+/** `tasks/<runId>.json`: a background run's lifecycle, written before anything is announced. */
+export interface TaskRecord {
+  readonly runId: string
+  readonly handle: string
+  readonly agent: string
+  readonly parent: string
+  readonly status: RunStatus | "running"
+  readonly createdAt: string
+  readonly endedAt?: string | undefined
+  readonly result?: SubagentResult | undefined
+  /** Set once the announcement reached the parent; never announced twice. */
+  readonly delivered: boolean
 }
 
 /** What a provider's `start` receives. */
@@ -106,6 +136,11 @@ export interface StartContext {
   readonly saveContinuation: (version: number, data: unknown) => Effect.Effect<void>
   /** What `saveContinuation` stored for this child, on `continue`; undefined on `start`. */
   readonly continuation?: { readonly version: number; readonly data: unknown } | undefined
+  /**
+   * Messages sent to this child while it runs, in order, taken once each: a continuable
+   * provider delivers them at the child's next step.
+   */
+  readonly takeMessages: Effect.Effect<ReadonlyArray<string>>
 }
 
 /**
@@ -118,7 +153,17 @@ export type ChildContextFactory = (child: {
   readonly cwd: string
   readonly model: LanguageModelShape
   readonly type: AgentType
+  /** Present for continuable children: hands a result to the parent (the `report` tool). */
+  readonly report?: ((result: ReportedResult) => Effect.Effect<void, string>) | undefined
+  /** The JSON Schema the parent asked the report to satisfy, if any. */
+  readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
 }) => Effect.Effect<ChildContext>
+
+/** What a continuable child hands back with `report`; it stays continuable afterwards. */
+export interface ReportedResult {
+  readonly text: string
+  readonly json?: unknown
+}
 
 /** A child's own context: the tools that exist there and its rendered system prompt. */
 export interface ChildContext {

@@ -1,1 +1,2 @@
-export {}
+/** @dsh/tool-subagent-report: the child-scoped `report` return channel of continuable children. */
+export * from "./ReportTool.ts"

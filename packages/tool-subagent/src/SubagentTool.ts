@@ -1,5 +1,5 @@
-import type { AgentType, ParentInfo, SubagentResult, SubagentsShape } from "@dsh/subagent"
-import { defineTool, ToolError } from "@dsh/tools"
+import type { AgentType, ParentInfo, SubagentError, SubagentResult, SubagentsShape } from "@dsh/subagent"
+import { defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
 
@@ -34,25 +34,25 @@ export const makeSubagentTool = (subagents: SubagentsShape, parent: ParentInfo) 
       name: SUBAGENT_TOOL_NAME,
       description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +
         "final result. The child sees nothing of this conversation: put everything it needs in the prompt. Several " +
-        "subagent calls in one response run in parallel.\n\nAgent types:\n" + describeTypes(types),
+        "subagent calls in one response run in parallel. With background: true the call returns at once and the " +
+        "result is announced to you when the child ends.\n\nAgent types:\n" + describeTypes(types),
       parameters: z.object({
         description: z.string().min(1).describe("A short (3-5 word) label for the task, shown in lists and logs"),
         prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
         agent: z.string().default(defaultType).describe(`The agent type to use (default ${defaultType})`),
         model: z.string().optional().describe("A model spec to use instead of the type's or yours, e.g. openai:gpt-4.1"),
-        timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds")
+        timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
+        background: z.boolean().optional().describe(
+          "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
+        )
       }),
       summarize: (p) => `${p.agent}: ${p.description}`,
-      execute: (p) =>
-        subagents.spawn({
-          prompt: p.prompt,
-          description: p.description,
-          agent: p.agent,
-          model: p.model,
-          timeoutSeconds: p.timeoutSeconds
-        }, parent).pipe(
-          Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })),
-          Effect.mapError((e) => new ToolError({ message: e.message }))
-        )
+      execute: (p) => {
+        const request = { prompt: p.prompt, description: p.description, agent: p.agent, model: p.model, timeoutSeconds: p.timeoutSeconds }
+        const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
+          ? subagents.spawnBackground(request, parent).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
+          : subagents.spawn(request, parent).pipe(Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })))
+        return run.pipe(Effect.mapError((e) => new ToolError({ message: e.message })))
+      }
     })
   })

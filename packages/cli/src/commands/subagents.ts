@@ -1,12 +1,23 @@
 import type { SubagentDescriptor } from "@dsh/subagent"
-import { Effect } from "effect"
+import type { WireRecord } from "@dsh/core"
+import type { SessionHandle } from "@dsh/session"
+import { Effect, Schedule } from "effect"
 import { parseFlags } from "../Args.ts"
-import { UsageError } from "../CliError.ts"
+import { RunFailed, UsageError } from "../CliError.ts"
+import { makeCliHost } from "../Host.ts"
+import { readStopRequests, STOP_REQUESTS_KEY } from "../StopRequests.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
 import { requireSession } from "../Session.ts"
 
-const FLAGS = { session: { type: "string" }, json: { type: "boolean" } } as const
+const FLAGS = {
+  session: { type: "string" },
+  json: { type: "boolean" },
+  limit: { type: "string" },
+  tools: { type: "boolean" }
+} as const
+
+const LIVE = new Set(["queued", "running"])
 
 const descriptorsOf = (state: Readonly<Record<string, unknown>>): Array<SubagentDescriptor> =>
   Object.values((state.subagents ?? {}) as Record<string, SubagentDescriptor>)
@@ -17,11 +28,71 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
   Effect.gen(function*() {
     const { values, positionals } = yield* parseFlags(args, FLAGS, "subagents")
     const [sub, handle, ...extra] = positionals
-    if (sub !== "list" && sub !== "info") {
-      return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info)` })
+    if (sub !== "list" && sub !== "info" && sub !== "log" && sub !== "send" && sub !== "stop") {
+      return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop)` })
     }
     const session = yield* requireSession(values.session)
     const children = descriptorsOf(yield* session.readState)
+    const find = (h: string | undefined) =>
+      Effect.gen(function*() {
+        if (h === undefined) return yield* new UsageError({ message: `usage: dsh subagents ${sub} HANDLE --session ID` })
+        const found = children.find((d) => d.handle === h)
+        if (found === undefined) {
+          return yield* new UsageError({
+            message: `unknown subagent "${h}" in session ${session.id}; known: ${children.map((d) => d.handle).join(", ") || "(none)"}`
+          })
+        }
+        return found
+      })
+    if (sub === "send") {
+      const child = yield* find(handle)
+      const message = extra.join(" ").trim()
+      if (message === "") return yield* new UsageError({ message: "usage: dsh subagents send HANDLE \"message\" --session ID" })
+      const host = yield* makeCliHost(ctx)
+      const result = yield* host.continueChild(session.id, child.handle, message)
+      yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify(result) : result.output)
+      if (result.status !== "completed") {
+        return yield* new RunFailed({ message: `${child.handle} ${result.status}: ${result.notes ?? "no result"}` })
+      }
+      return
+    }
+    if (sub === "log") {
+      const child = yield* find(handle)
+      const limit = values.limit === undefined ? undefined : Number(values.limit)
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+        return yield* new UsageError({ message: `--limit must be a positive integer (got "${values.limit}")` })
+      }
+      const store = yield* session.child(child.handle)
+      const { records } = yield* store.transcript.read
+      const shown = records.filter((r) =>
+        r.type === "message" ? values.tools === true || r.message.role === "user" || (r.message.role === "assistant" && r.message.content !== "") :
+        values.tools === true && (r.type === "tool-call" || r.type === "tool-result")
+      ).filter((r) => !(r.type === "message" && r.message.role === "tool"))
+      const tail = limit === undefined ? shown : shown.slice(-limit)
+      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ handle: child.handle, records: tail }))
+      for (const r of tail) yield* writeLine(ctx.stdout, formatRecord(r))
+      return
+    }
+    if (sub === "stop") {
+      const all = handle === "all"
+      const target = all ? undefined : yield* find(handle)
+      const reach = (d: SubagentDescriptor): boolean => {
+        if (all || d.handle === target?.handle) return true
+        const up = children.find((p) => p.handle === d.parent)
+        return up !== undefined && reach(up)
+      }
+      const running = children.filter((d) => reach(d) && LIVE.has(d.status)).map((d) => d.handle)
+      if (running.length > 0) {
+        yield* session.updateState((s) => ({ ...s, [STOP_REQUESTS_KEY]: [...readStopRequests(s), all ? "all" : target!.handle] }))
+        yield* awaitStopped(session, running)
+      }
+      const after = descriptorsOf(yield* session.readState).filter((d) => running.includes(d.handle))
+      const stopped = after.map((d) => ({ name: d.handle, status: d.status }))
+      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ stopped }))
+      if (stopped.length === 0) return yield* writeLine(ctx.stdout, `nothing to stop: ${all ? "no subagent" : target!.handle} is running`)
+      for (const s of stopped) yield* writeLine(ctx.stdout, `${s.name} ${s.status}`)
+      return
+    }
     if (sub === "list") {
       if (handle !== undefined) return yield* new UsageError({ message: `subagents list takes no argument (got "${handle}")` })
       const subagents = children.map((d) => ({
@@ -51,4 +122,36 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     for (const [k, v] of Object.entries(found)) {
       yield* writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     }
+  })
+
+const formatRecord = (r: WireRecord): string => {
+  switch (r.type) {
+    case "message":
+      return `${r.message.role}: ${r.message.content}`
+    case "tool-call":
+      return `→ ${r.name} ${r.input}`
+    case "tool-result":
+      return `← ${r.name}${r.isError ? " (error)" : ""}: ${r.output.length > 500 ? `${r.output.slice(0, 500)}…` : r.output}`
+    default:
+      return JSON.stringify(r)
+  }
+}
+
+/**
+ * Waits (bounded) for the owning process to stop the children. If none answers, no process
+ * holds them any more: they are recorded as `lost`, which is what they are.
+ */
+const awaitStopped = (session: SessionHandle, handles: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const stillLive = Effect.map(session.readState, (s) => descriptorsOf(s).filter((d) => handles.includes(d.handle) && LIVE.has(d.status)))
+    const live = yield* stillLive.pipe(
+      Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (xs) => xs.length === 0, times: 100 })
+    )
+    if (live.length === 0) return
+    const at = new Date().toISOString()
+    yield* session.updateState((s) => {
+      const subagents = { ...(s.subagents as Record<string, SubagentDescriptor>) }
+      for (const d of live) subagents[d.handle] = { ...d, status: "lost", updatedAt: at }
+      return { ...s, subagents, [STOP_REQUESTS_KEY]: [] }
+    })
   })

@@ -1,61 +1,68 @@
 import type { SessionHandle } from "@dsh/session"
-import { Deferred, Effect, Scope, Semaphore } from "effect"
+import { Effect, Scope, Semaphore } from "effect"
 import type { SubagentDescriptor } from "../Vocabulary.ts"
 
 const NOTE_DELAY = "25 millis"
 
+/** Statuses that mean "some process was running this child". */
+const LIVE = new Set(["queued", "running"])
+
 /**
- * Child descriptors, kept in memory and written to `state.json` by a coalescing writer:
- * many children changing state at once share one atomic write. `save` returns once a
- * write that includes the change has completed (a durable result); `note` does not wait.
+ * Child descriptors, kept in memory and written to `state.json` by a coalescing writer: a
+ * writer that finds nothing changed since the last write skips, so many children changing
+ * state at once share one atomic write. `save` returns once a write that includes the change
+ * has completed (a durable result); `note` does not wait and writes a moment later.
  */
 export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Scope.Scope) =>
   Effect.gen(function*() {
-    const initial = session === undefined ? {} : ((yield* session.readState.pipe(Effect.orElseSucceed(() => undefined)))?.subagents ?? {})
-    const book = new Map<string, SubagentDescriptor>(Object.entries(initial as Record<string, SubagentDescriptor>))
+    const state = session === undefined ? undefined : yield* session.readState.pipe(Effect.orElseSucceed(() => undefined))
+    const book = new Map<string, SubagentDescriptor>(Object.entries((state?.subagents ?? {}) as Record<string, SubagentDescriptor>))
     const writing = yield* Semaphore.make(1)
-    let pending: Deferred.Deferred<void> | undefined
+    let version = 0
+    let written = 0
 
-    const write = (done: Deferred.Deferred<void>) =>
-      Semaphore.withPermit(writing)(Effect.gen(function*() {
-        if (pending === done) pending = undefined
-        const snapshot = Object.fromEntries(book)
-        if (session !== undefined) {
-          yield* session.updateState((s) => ({ ...s, subagents: snapshot })).pipe(Effect.ignore)
-        }
-        yield* Deferred.succeed(done, undefined)
-      }))
+    const write = Semaphore.withPermit(writing)(Effect.suspend(() => {
+      if (written >= version || session === undefined) return Effect.void
+      const target = version
+      const snapshot = Object.fromEntries(book)
+      return session.updateState((s) => ({ ...s, subagents: snapshot })).pipe(
+        Effect.ignore,
+        Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
+      )
+    }))
 
-    const flush = Effect.gen(function*() {
-      if (pending !== undefined) return pending
-      const done = yield* Deferred.make<void>()
-      pending = done
-      yield* Effect.forkIn(write(done), scope)
-      return done
-    })
-
-    // Transitions nobody waits on (queued, running) are written a moment later, together with
-    // whatever else changed meanwhile, so they never delay a child's start.
     let scheduled = false
     const later = Effect.suspend(() => {
       if (scheduled) return Effect.void
       scheduled = true
       return Effect.forkIn(
-        Effect.sleep(NOTE_DELAY).pipe(
-          Effect.andThen(Effect.sync(() => (scheduled = false))),
-          Effect.andThen(flush),
-          Effect.asVoid
-        ),
+        Effect.sleep(NOTE_DELAY).pipe(Effect.andThen(Effect.sync(() => (scheduled = false))), Effect.andThen(write)),
         scope
       ).pipe(Effect.asVoid)
     })
 
+    const set = (d: SubagentDescriptor) =>
+      Effect.sync(() => {
+        book.set(d.handle, d)
+        version++
+      })
+
+    // A child recorded as queued or running belongs to a process that is gone (this one just
+    // started): it is `lost` — a runtime fact, never a guess — and stays continuable.
+    const lost = [...book.values()].filter((d) => LIVE.has(d.status))
+    if (lost.length > 0) {
+      const at = new Date().toISOString()
+      for (const d of lost) yield* set({ ...d, status: "lost", updatedAt: at })
+      yield* write
+    }
+
     return {
       get: (handle: string) => book.get(handle),
       all: () => [...book.values()],
-      note: (d: SubagentDescriptor) => Effect.sync(() => book.set(d.handle, d)).pipe(Effect.andThen(later)),
-      save: (d: SubagentDescriptor) =>
-        Effect.sync(() => book.set(d.handle, d)).pipe(Effect.andThen(flush), Effect.flatMap(Deferred.await))
+      /** Handles that were found running when this book was loaded, now marked lost. */
+      lostOnLoad: lost.map((d) => d.handle),
+      note: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(later)),
+      save: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(write))
     }
   })
 

@@ -1,0 +1,75 @@
+import { ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
+import { type Duration, Effect, type Scope } from "effect"
+import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
+import { makeTransport } from "./internal/Transport.ts"
+import { type ConnectOptions, connectTransport, type SdkClient } from "./SdkClient.ts"
+import { sdkError, type SdkError } from "./SdkError.ts"
+
+export interface SpawnSdkOptions extends Omit<ConnectOptions, "input" | "output"> {
+  /** The server command, e.g. `dsh` with args `["sdk"]`; run directly, without a shell. */
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly cwd?: string | undefined
+  /**
+   * Variables added to the scrubbed environment. The child inherits only the launcher's
+   * allow-list (PATH, HOME, locale, …): model credentials and `DSH_*` must be passed here.
+   */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly inheritEnv?: ReadonlyArray<string> | undefined
+  /** After stdin is closed, how long the server may take to exit by itself before the ladder. Default 2 seconds. */
+  readonly exitGrace?: Duration.Input | undefined
+  /** SIGTERM → SIGKILL grace of the ladder. Default: the launcher's (2 seconds). */
+  readonly killGrace?: Duration.Input | undefined
+}
+
+/** A client of a server we started; `pid` is for diagnostics only (it may be remote). */
+export interface SpawnedSdkClient extends SdkClient {
+  readonly pid: number | undefined
+}
+
+/** The last lines of stderr, enough to say why a server died. */
+const tailLines = (text: string, lines = 8): string => text.trimEnd().split("\n").slice(-lines).join("\n")
+
+/**
+ * Starts an SDK server through the `ProcessLauncher` and connects to it; ready once the
+ * handshake succeeds (there is no other readiness signal). Scoped: releasing it closes the
+ * connection (the server sees EOF on stdin and should exit), waits up to `exitGrace`, then runs
+ * the launcher's ladder (SIGTERM to the process group, grace, SIGKILL), so nothing it started
+ * outlives it. When the server dies, pending calls fail with `ConnectionClosed` naming its exit
+ * status and the tail of its stderr.
+ */
+export const spawn = (options: SpawnSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError | SubprocessError, Scope.Scope | ProcessLauncher> =>
+  Effect.gen(function*() {
+    const launcher = yield* ProcessLauncher
+    const command = [options.command, ...(options.args ?? [])].join(" ")
+    const child = yield* launcher.spawn({
+      command: options.command,
+      args: options.args,
+      cwd: options.cwd,
+      env: options.env,
+      inheritEnv: options.inheritEnv,
+      killGrace: options.killGrace,
+      stdin: "pipe"
+    })
+    // Finalizers run last-first: the connection closes (EOF on stdin), then this wait, then the ladder.
+    yield* Effect.addFinalizer(() => Effect.timeoutOption(child.exit, options.exitGrace ?? "2 seconds"))
+    const stdin = child.stdin
+    if (stdin === null) return yield* sdkError("ConnectionClosed", `${command}: no stdin to write to`)
+    const describeEnd = (detail: string) =>
+      Effect.gen(function*() {
+        // stdout closes a moment before the exit is reported; give it that moment.
+        const exit = yield* Effect.timeoutOption(child.exit, "1 second")
+        const status = exit._tag === "None"
+          ? "closed its output but is still running"
+          : exit.value.signal !== null
+          ? `exited on signal ${exit.value.signal}`
+          : `exited with code ${exit.value.exitCode ?? "unknown"}`
+        const tail = tailLines(yield* child.stderrTail)
+        return `${command}: ${detail}; the server ${status}${tail === "" ? "" : `; stderr: ${tail}`}`
+      })
+    const transport = yield* makeTransport({ input: child.stdout, output: stdin, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES })
+    const client = yield* connectTransport(transport, options, describeEnd).pipe(
+      Effect.mapError((e) => (e.reason === "Timeout" ? sdkError("Timeout", `${command}: ${e.message}`) : e))
+    )
+    return { ...client, pid: child.pid }
+  })

@@ -1,0 +1,16 @@
+import { Schema } from "effect"
+
+/**
+ * Why an ACP child could not finish its turn. The provider turns every one of these into a
+ * `failed` outcome whose notes say what happened; none of them reaches the parent as an error.
+ * - `SpawnFailed`: the command could not be started;
+ * - `InitializeTimeout`: no `initialize` answer within the bound (readiness never came);
+ * - `ProtocolViolation`: the agent wrote something that is not JSON-RPC, or a frame too large;
+ * - `ProcessExited`: the agent's process ended before its turn did;
+ * - `RequestFailed`: a request was answered with an error, or the connection closed under it;
+ * - `Setup`: preparing the run failed (state directory, configuration).
+ */
+export class AcpChildError extends Schema.TaggedError<AcpChildError>()("AcpChildError", {
+  reason: Schema.Literals(["SpawnFailed", "InitializeTimeout", "ProtocolViolation", "ProcessExited", "RequestFailed", "Setup"]),
+  message: Schema.String
+}) {}

@@ -1,0 +1,109 @@
+import * as acp from "@agentclientprotocol/sdk/unstable"
+import type { AgentEvent } from "@dsh/core"
+import type { ApprovalShape } from "@dsh/tools"
+import type { ChildProcessHandle } from "@dsh/subprocess"
+import { webStdio } from "@dsh/subprocess"
+import { Effect, FiberSet, Queue, type Scope } from "effect"
+import type { Cause } from "effect"
+import { AcpChildError } from "../AcpChildError.ts"
+import { type ProtocolFault, strictNdJsonStream } from "./Framing.ts"
+
+/** Where a parent dsh puts the reason it denied a permission (read by `dsh acp` children). */
+export const DENY_REASON_META = "dsh/reason"
+
+/**
+ * What the turn's single consumer applies, in order: the agent's `session/update`s as they
+ * came off the wire, and the parent's own records (permission decisions) as they happened.
+ */
+export type TapItem =
+  | { readonly _tag: "update"; readonly notification: acp.SessionNotification }
+  | { readonly _tag: "event"; readonly event: AgentEvent }
+
+export interface ChildConnection {
+  readonly agent: acp.ClientContext
+  /** The first framing fault, if the agent broke the protocol. */
+  readonly fault: () => ProtocolFault | undefined
+  /** Whether the connection is closed (the agent's stdout ended, or a fault). */
+  readonly closed: () => boolean
+  /** A request as an Effect: failures (error answers, a closed connection) are typed. */
+  readonly request: <A>(label: string, send: (agent: acp.ClientContext) => Promise<A>) => Effect.Effect<A, AcpChildError>
+}
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/**
+ * The ACP client side of one child, over its stdio, for as long as the scope lives (closing
+ * it closes the connection, which rejects every pending request). `session/update`s are
+ * tapped from the framing layer in wire order, before the SDK sees the prompt's response, so
+ * no update can be overtaken by the end of the turn. Permission requests go to `decide`.
+ */
+export const connectChild = (options: {
+  readonly child: ChildProcessHandle
+  /** Receives every `session/update` in wire order. */
+  readonly tap: Queue.Queue<TapItem, Cause.Done>
+  readonly maxMessageBytes: number
+  readonly decide: (request: acp.RequestPermissionRequest) => Effect.Effect<acp.RequestPermissionResponse>
+}): Effect.Effect<ChildConnection, AcpChildError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { child } = options
+    if (child.stdin === null) return yield* new AcpChildError({ reason: "Setup", message: "the agent's stdin is not connected" })
+    let fault: ProtocolFault | undefined
+    const stream = strictNdJsonStream(webStdio(child.stdin, child.stdout), {
+      maxMessageBytes: options.maxMessageBytes,
+      onFault: (f) => (fault ??= f),
+      onMessage: (message) => {
+        if ("method" in message && !("id" in message) && message.method === acp.methods.client.session.update) {
+          Queue.offerUnsafe(options.tap, { _tag: "update", notification: message.params as acp.SessionNotification })
+        }
+      }
+    })
+    const run = yield* FiberSet.makeRuntimePromise<never>()
+    const app = acp.client({ name: "dsh" })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params }) => run(options.decide(params)))
+      // Updates are handled by the tap above; this only keeps them from counting as unhandled.
+      .onNotification(acp.methods.client.session.update, () => undefined)
+    const connection = yield* Effect.acquireRelease(
+      Effect.sync(() => app.connect(stream)),
+      (c) => Effect.sync(() => c.close())
+    )
+    return {
+      agent: connection.agent,
+      fault: () => fault,
+      closed: () => connection.signal.aborted,
+      request: (label, send) =>
+        Effect.tryPromise({
+          try: () => send(connection.agent),
+          catch: (e) => new AcpChildError({ reason: "RequestFailed", message: `${label} failed: ${messageOf(e)}` })
+        })
+    } satisfies ChildConnection
+  })
+
+/** Answers a child's permission request from the parent's approval rules. */
+export const permissionFromApproval = (options: {
+  readonly approval: ApprovalShape
+  readonly agent: string
+  readonly cwd: string
+  /** The tool name for a request (the child's `name`, or what its tool call announced). */
+  readonly toolName: (request: acp.RequestPermissionRequest) => string
+  readonly onDecision?: ((tool: string, allowed: boolean, reason: string | undefined) => Effect.Effect<void>) | undefined
+}) =>
+(request: acp.RequestPermissionRequest): Effect.Effect<acp.RequestPermissionResponse> =>
+  Effect.gen(function*() {
+    const tool = options.toolName(request)
+    const decision = yield* options.approval.decide({
+      tool,
+      input: request.toolCall.rawInput ?? {},
+      summary: request.toolCall.title ?? tool,
+      agent: options.agent,
+      cwd: options.cwd
+    })
+    const reason = decision.allowed ? undefined : decision.reason
+    if (options.onDecision !== undefined) yield* options.onDecision(tool, decision.allowed, reason)
+    const pick = (...kinds: ReadonlyArray<acp.PermissionOptionKind>) =>
+      kinds.map((k) => request.options.find((o) => o.kind === k)).find((o) => o !== undefined)
+    const option = decision.allowed ? pick("allow_once", "allow_always") : pick("reject_once", "reject_always")
+    return {
+      outcome: option === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: option.optionId },
+      ...(reason === undefined ? {} : { _meta: { [DENY_REASON_META]: reason } })
+    } satisfies acp.RequestPermissionResponse
+  })

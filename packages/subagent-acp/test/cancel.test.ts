@@ -1,0 +1,84 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Approval, approvalFromRules } from "@dsh/tools"
+import { Deferred, Effect, Fiber } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { dshAgent, makeEnv, readJsonLines, tempDir, writeScript } from "./support.ts"
+
+/**
+ * Dead means ESRCH, or a zombie: PID 1 here never reaps orphans, so a killed grandchild can
+ * stay a zombie (dead, but still answering `kill(pid, 0)`) for good.
+ */
+const isGone = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH"
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
+  } catch {
+    return true
+  }
+}
+
+const pidsIn = (file: string): Array<number> =>
+  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map(Number) : []
+
+/** Polls a condition (no sleeps as signals: this only waits for something observable). */
+const until = (condition: () => boolean, attempts: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < attempts && !condition(); i++) yield* Effect.sleep(20)
+    return condition()
+  })
+
+// The child runs Bash, which starts two background sleeps and waits: a turn that never ends.
+const script = writeScript({
+  name: "sleepers",
+  rules: [{
+    when: { lastUser: "^run sleepers (\\S+)", step: 0 },
+    reply: {
+      text: "Starting the sleepers.",
+      toolCalls: [{ name: "Bash", arguments: { command: "echo $$ >> {{1}}; sleep 300 & echo $! >> {{1}}; sleep 300 & echo $! >> {{1}}; wait" } }]
+    }
+  }]
+})
+
+describe("subagent-acp cancellation", () => {
+  it.live("cancelling the parent mid-turn ends the child and every process it started", () =>
+    Effect.gen(function*() {
+      const env = yield* makeEnv({ agents: [dshAgent], script })
+      const pidFile = join(tempDir(), "pids")
+      const started = yield* Deferred.make<string>()
+      const parent = {
+        ...env.parent,
+        onEvent: (event: { type: string; handle?: string }) =>
+          event.type === "subagent-start" && event.handle !== undefined ? Deferred.succeed(started, event.handle).pipe(Effect.asVoid) : Effect.void
+      }
+      const fiber = yield* Effect.forkChild(
+        env.subagents.spawn({ prompt: `run sleepers ${pidFile}`, description: "sleepers", agent: "acp:dsh" }, parent).pipe(
+          Effect.provideService(Approval, approvalFromRules({ allow: ["Bash"] }))
+        )
+      )
+      const handle = yield* Deferred.await(started)
+      // Mid-turn: bash and both sleeps are running.
+      assert.isTrue(yield* until(() => pidsIn(pidFile).length === 3, 500), "the sleepers never started")
+      const meta = JSON.parse(readFileSync(join(env.sessionLocation, "agents", handle, "meta.json"), "utf8")) as { pid: number }
+      const all = [meta.pid, ...pidsIn(pidFile)]
+      assert.isTrue(all.every((pid) => !isGone(pid)), "a process was gone before the cancel")
+
+      const cancelledAt = Date.now()
+      yield* Fiber.interrupt(fiber)
+      const gone = yield* until(() => all.every(isGone), 250)
+      const elapsed = Date.now() - cancelledAt
+      assert.isTrue(gone, `still running: ${all.filter((p) => !isGone(p)).join(", ")}`)
+      assert.isBelow(elapsed, 4000, "the process tree took too long to go")
+
+      // The child is recorded as cancelled, and its transcript says what it was doing.
+      assert.strictEqual(env.subagents.tree.descriptors.get(handle)?.status, "cancelled")
+      const wire = readJsonLines(join(env.sessionLocation, "agents", handle, "wire.jsonl"))
+      assert.includeMembers(wire.map((r) => r.type), ["turn-start", "tool-call", "turn-end"])
+      assert.strictEqual(wire.at(-1)?.status, "cancelled")
+    }).pipe(Effect.scoped), 30_000)
+})

@@ -1,0 +1,81 @@
+import { FileSessionStore, SessionStore } from "@dsh/session"
+import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentsShape } from "@dsh/subagent"
+import { LocalProcessLauncher } from "@dsh/subprocess"
+import { Effect, type Scope, Stream } from "effect"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { type AcpAgentConfig, acpAgentTypes, dshAcpAgent, makeAcpProviderWith, type AcpProviderOptions } from "../src/index.ts"
+
+/** The built CLI bundle (`npm test` builds everything first). */
+export const CLI_MAIN = resolve(import.meta.dirname, "../../cli/dist/main.js")
+if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: build the CLI first (npx tsc -b && node scripts/build.mjs)`)
+
+export const fixture = (name: string): string => resolve(import.meta.dirname, "fixtures", name)
+
+export const tempDir = (prefix = "dsh-acp-test-"): string => mkdtempSync(join(tmpdir(), prefix))
+
+/** Writes a scripted-model script to a temp file; returns the `scripted:<path>` spec's path part. */
+export const writeScript = (script: unknown): string => {
+  const file = join(tempDir("dsh-acp-script-"), "script.json")
+  writeFileSync(file, JSON.stringify(script))
+  return file
+}
+
+/** A parent model that only names itself: the parent never calls it, `acp:dsh` children inherit its spec. */
+export const namedModel = (provider: string, model: string): ParentInfo["model"] => ({
+  provider,
+  model,
+  stream: () => Stream.empty,
+  generate: () => Effect.die("the parent model is not called in these tests")
+})
+
+/** `acp:dsh` running the built CLI with this Node. */
+export const dshAgent: AcpAgentConfig = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
+
+/** A fixture script run as an ACP agent `acp:<name>`. */
+export const scriptAgent = (name: string, file: string): AcpAgentConfig => ({
+  name,
+  description: `fixture ${file}`,
+  command: process.execPath,
+  args: [fixture(file)]
+})
+
+export interface TestEnv {
+  readonly subagents: SubagentsShape
+  readonly parent: ParentInfo
+  readonly home: string
+  readonly cwd: string
+  readonly sessionLocation: string
+}
+
+/**
+ * A parent context on the real file store and the local launcher, with the `acp` backend for
+ * the given agents; its model is `scripted:<script>` so `acp:dsh` children run that script.
+ */
+export const makeEnv = (options: {
+  readonly agents: ReadonlyArray<AcpAgentConfig>
+  readonly script?: string | undefined
+  readonly provider?: Partial<AcpProviderOptions> | undefined
+  readonly cwd?: string | undefined
+}): Effect.Effect<TestEnv, unknown, Scope.Scope> =>
+  Effect.gen(function*() {
+    const home = tempDir("dsh-acp-home-")
+    const cwd = options.cwd ?? tempDir("dsh-acp-cwd-")
+    const store = yield* FileSessionStore.make({ home })
+    const session = yield* store.create({ agent: "main", cwd, model: "scripted" })
+    const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const provider = makeAcpProviderWith(LocalProcessLauncher.make({ killGrace: "1 second" }), {
+      agents: options.agents,
+      parentEnv: { ...process.env },
+      ...options.provider
+    })
+    const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes(options.agents) })
+    const parent: ParentInfo = { handle: "main", depth: 0, cwd, model: namedModel("scripted", options.script ?? "demo") }
+    return { subagents, parent, home, cwd, sessionLocation: session.location }
+  })
+
+export const readJsonLines = (file: string): Array<Record<string, unknown>> =>
+  readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>)
+
+export { SessionStore }

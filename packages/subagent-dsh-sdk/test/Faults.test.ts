@@ -1,0 +1,60 @@
+import { assert, describe, it } from "@effect/vitest"
+import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { Effect } from "effect"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { makeDshSdkProvider } from "../src/index.ts"
+import { fakeChildScript, makeTree, parentInfo, readJsonLines, sdkType, specModel, survivors, tempDir } from "./support.ts"
+
+const dir = tempDir()
+const script = fakeChildScript(dir)
+
+/**
+ * Each fault against one tree: the child ends with a clear status and reason, its whole process
+ * tree is gone, and the parent's tree goes on working.
+ */
+const faults = [
+  { mode: "crash", status: "failed", notes: ["ended unexpectedly", "exited with code 7", "segfault (simulated)"], usage: 3 },
+  { mode: "garbage", status: "failed", notes: ["broke the protocol", "Traceback"], usage: 3 },
+  { mode: "oversized", status: "failed", notes: ["oversized frame"], usage: 3 },
+  { mode: "silent", status: "failed", notes: ["did not become ready", "initialize"], usage: 0 },
+  { mode: "hang", status: "timeout", notes: ["did not finish within"], usage: 0 }
+] as const
+
+describe("dsh-sdk backend faults", () => {
+  for (const fault of faults) {
+    it.live(`${fault.mode}: ends as ${fault.status} with the reason; no process left; the parent goes on`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const home = tempDir()
+        const pids = join(home, "pids")
+        const provider = makeDshSdkProvider({
+          command: process.execPath,
+          args: [script, fault.mode, pids],
+          handshakeTimeout: "1 second",
+          cancelGrace: "200 millis",
+          exitGrace: "200 millis",
+          killGrace: "300 millis"
+        })
+        const fixture = makeFixtureProvider({ reply: () => ({ output: "still fine", tokens: 1 }) })
+        const { subagents, tree } = yield* makeTree(home, [provider, fixture], [
+          sdkType(),
+          { ...sdkType("fixture"), name: "fixture" }
+        ])
+        const parent = parentInfo(home, specModel("scripted", "unused"))
+        const r = yield* subagents.spawn({ prompt: "go", description: fault.mode, agent: "sdk:dsh", timeoutSeconds: 2 }, parent)
+        assert.strictEqual(r.status, fault.status, r.notes)
+        for (const part of fault.notes) assert.include(r.notes ?? "", part)
+        assert.strictEqual(r.usage.totalTokens, fault.usage)
+        assert.strictEqual(tree.descriptors.get(r.handle)?.status, fault.status)
+        const recorded = readFileSync(pids, "utf8").trim().split("\n").map(Number)
+        assert.lengthOf(recorded, 2) // the child and its own background child
+        assert.deepStrictEqual(yield* survivors(recorded), [])
+        if (fault.usage > 0) {
+          const wire = readJsonLines(r.transcript!)
+          assert.deepStrictEqual(wire.map((w) => w.type), ["turn-start", "usage"])
+        }
+        const after = yield* subagents.spawn({ prompt: "next", description: "after", agent: "fixture" }, parent)
+        assert.strictEqual(after.output, "still fine")
+      })))
+  }
+})

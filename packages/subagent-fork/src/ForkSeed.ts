@@ -1,0 +1,32 @@
+import type { Message, ToolMessage } from "@dsh/core"
+
+/** Said in place of the result of a delegation call that is still in flight when forking. */
+export const FORK_CALL_NOTE = "This task was handed to a fork of this conversation: you are that fork. Its result will be reported from the fork."
+
+/** Told to the fork after the parent's history: the history is context, the task is new. */
+export const FORK_NOTICE = "[fork notice] Everything above is your parent's conversation, copied for reference only. " +
+  "You are a forked child agent: do not continue the parent's work or answer its earlier messages. " +
+  "Work only on the task given below; your last message is the complete, self-contained result."
+
+/**
+ * The seed of a fork: the parent's conversation up to and including the message that
+ * delegated, with every tool call of that message closed (not dropped) and nothing else
+ * in flight, followed by the notice.
+ */
+export const forkSeed = (history: ReadonlyArray<Message>): Array<Message> => {
+  let cut = history.length
+  // The in-flight turn ends at the last assistant message; anything after it (partial tool
+  // results of sibling calls) is in-flight state and is not copied.
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i]?.role === "assistant") {
+      cut = i + 1
+      break
+    }
+  }
+  const prefix = history.slice(0, cut)
+  const last = prefix.at(-1)
+  const closing: Array<ToolMessage> = last?.role === "assistant"
+    ? (last.toolCalls ?? []).map((c) => ({ role: "tool", toolCallId: c.id, name: c.name, content: FORK_CALL_NOTE }))
+    : []
+  return [...prefix, ...closing, { role: "user", content: FORK_NOTICE }]
+}

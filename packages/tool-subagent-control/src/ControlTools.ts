@@ -1,0 +1,88 @@
+import type { ParentInfo, SubagentDescriptor, SubagentResult, SubagentsShape } from "@dsh/subagent"
+import { defineTool, ToolError } from "@dsh/tools"
+import { Effect } from "effect"
+import { z } from "zod"
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
+
+const describeResult = (r: SubagentResult) =>
+  `${r.output.trim() === "" ? "(no text)" : r.output}\n\n[subagent ${r.handle} (${r.agent}) · ${r.status} · ${r.usage.totalTokens} tokens · ${seconds(r.durationMs)}]` +
+  (r.notes === undefined ? "" : `\nNotes: ${r.notes}`)
+
+const describeDescriptor = (d: SubagentDescriptor) =>
+  `${d.handle} (${d.agent}) is ${d.status}; last activity ${d.updatedAt}; ${d.usage.totalTokens} tokens` +
+  (d.lastResult === undefined ? "" : `\nLast result: ${d.lastResult}`)
+
+/**
+ * `send_message {to, message}`: continue or steer one of your descendants by its handle.
+ * A running child gets the message at its next step; an idle one (finished, failed, lost)
+ * is continued with its earlier context and its reply is returned.
+ */
+export const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+  defineTool({
+    name: "send_message",
+    description: "Send a message to one of your subagents by its handle (e.g. explore-1), to continue or steer it. " +
+      "A running subagent receives it before its next step; an idle one continues with its earlier context intact " +
+      "and its reply is returned (or announced later with background: true).",
+    parameters: z.object({
+      to: z.string().min(1).describe("The subagent's handle, as shown in its results or by list_agents"),
+      message: z.string().min(1).describe("What to tell it"),
+      background: z.boolean().optional().describe("Return at once; the reply is announced to you when it is ready")
+    }),
+    summarize: (p) => `→ ${p.to}: ${p.message.slice(0, 80)}`,
+    execute: (p) =>
+      subagents.send(p.to, p.message, caller, { background: p.background === true }).pipe(
+        Effect.map((outcome) => {
+          switch (outcome._tag) {
+            case "Queued":
+              return `${p.to} is running: the message is queued for its next step.`
+            case "Accepted":
+              return JSON.stringify(outcome.run)
+            case "Replied":
+              return { content: describeResult(outcome.result), isError: outcome.result.status !== "completed" }
+          }
+        }),
+        Effect.mapError((e) => new ToolError({ message: e.message }))
+      )
+  })
+
+/** `list_agents`: your descendants with type, status, last activity and usage. */
+export const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+  defineTool({
+    name: "list_agents",
+    description: "List your subagents (and theirs): handle, type, status, last activity and token usage.",
+    parameters: z.object({}),
+    execute: () =>
+      Effect.sync(() => {
+        const mine = subagents.list(caller.handle)
+        return mine.length === 0 ? "You have no subagents." : mine.map(describeDescriptor).join("\n\n")
+      })
+  })
+
+/** `wait`: blocks until background subagents finish (or the timeout), so a model never polls. */
+export const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+  defineTool({
+    name: "wait",
+    description: "Wait until your background subagents finish (all of them, or the given handles), up to a timeout, " +
+      "and get their results. Use this instead of polling.",
+    parameters: z.object({
+      handles: z.array(z.string()).optional().describe("Only these subagents (default: all your background subagents)"),
+      timeoutSeconds: z.number().positive().max(3600).default(300).describe("How long to wait at most")
+    }),
+    execute: (p) =>
+      subagents.wait(caller.handle, p.handles, `${p.timeoutSeconds} seconds`).pipe(
+        Effect.map((outcomes) =>
+          outcomes.length === 0
+            ? "You have no background subagents."
+            : outcomes.map((o) => ("output" in o ? describeResult(o) : `${describeDescriptor(o)} (still not finished)`)).join("\n\n---\n\n")
+        ),
+        Effect.mapError((e) => new ToolError({ message: e.message }))
+      )
+  })
+
+/** All three control tools for one agent context. */
+export const makeControlTools = (subagents: SubagentsShape, caller: ParentInfo) => [
+  makeSendMessageTool(subagents, caller),
+  makeListAgentsTool(subagents, caller),
+  makeWaitTool(subagents, caller)
+]

@@ -1,0 +1,44 @@
+import type { ReportedResult } from "@dsh/subagent"
+import { defineTool, ToolError } from "@dsh/tools"
+import { Effect } from "effect"
+import { z } from "zod"
+
+export const REPORT_TOOL_NAME = "report"
+
+const issuesOf = (error: z.ZodError) =>
+  error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ")
+
+/**
+ * The `report` tool of a continuable child: it hands a result to the parent and the child
+ * stays continuable (the parent can `send_message` it later). Without `report`, the child's
+ * final message is its result. When the parent asked for a JSON Schema, `json` is required
+ * and validated; a mismatch is an error result the child can fix.
+ */
+export const makeReportTool = (options: {
+  readonly report: (result: ReportedResult) => Effect.Effect<void, string>
+  readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
+}) => {
+  const schema = options.resultSchema === undefined ? undefined : z.fromJSONSchema(options.resultSchema as Parameters<typeof z.fromJSONSchema>[0])
+  return defineTool({
+    name: REPORT_TOOL_NAME,
+    description: "Hand your result to the agent that delegated this task. Use it when the task is done (or you " +
+      "need to report progress); you may be sent further messages afterwards, with your context intact." +
+      (schema === undefined ? "" : `\nThe result must include \`json\` matching this JSON Schema:\n${JSON.stringify(options.resultSchema)}`),
+    parameters: z.object({
+      result: z.string().min(1).describe("The complete, self-contained result for the parent"),
+      json: z.unknown().optional().describe("Structured result, when the parent asked for one")
+    }),
+    execute: (params) =>
+      Effect.gen(function*() {
+        if (schema !== undefined) {
+          if (params.json === undefined) return yield* new ToolError({ message: "this parent asked for a structured result: pass `json`" })
+          const checked = schema.safeParse(params.json)
+          if (!checked.success) return yield* new ToolError({ message: `json does not match the requested schema: ${issuesOf(checked.error)}` })
+        }
+        yield* options.report({ text: params.result, ...(params.json === undefined ? {} : { json: params.json }) }).pipe(
+          Effect.mapError((message) => new ToolError({ message }))
+        )
+        return "Reported to the parent. You may stop here; you can be continued later."
+      })
+  })
+}
