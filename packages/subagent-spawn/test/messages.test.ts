@@ -1,0 +1,65 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { AgentDefinition } from "@dsh/agent"
+import type { Message } from "@dsh/core"
+import { makeLanguageModel, type ModelRequest } from "@dsh/llm"
+import { makeScriptedModel } from "@dsh/llm-scripted"
+import { SessionStore } from "@dsh/session"
+import { MemorySessionStore } from "@dsh/session/testing"
+import { makeSubagents, makeSubagentTree } from "@dsh/subagent"
+import { defineTool } from "@dsh/tools"
+import { Deferred, Effect, Fiber } from "effect"
+import { z } from "zod"
+import { SpawnProvider } from "../src/index.ts"
+
+const coder: AgentDefinition = { name: "coder", description: "d", systemPrompt: "", override: false, scope: "builtin", source: "builtin:coder" }
+
+describe("messages to a running child", () => {
+  it.live("are delivered in order at its next step, within its one Activation", () =>
+    Effect.gen(function*() {
+      const requests: Array<ReadonlyArray<Message>> = []
+      const inTool = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      // The child calls `work`, which blocks until the test has sent both messages.
+      const work = defineTool({
+        name: "work",
+        description: "works",
+        parameters: z.object({}),
+        execute: () => Deferred.succeed(inTool, undefined).pipe(Effect.andThen(Deferred.await(release)), Effect.as("worked"))
+      })
+      const scripted = makeScriptedModel({
+        rules: [
+          { when: { step: 0 }, reply: { toolCalls: [{ name: "work" }] } },
+          { when: { step: 1 }, reply: { toolCalls: [{ name: "work" }] } },
+          { reply: { text: "done with: {{lastUser}}" } }
+        ]
+      })
+      const model = makeLanguageModel({
+        provider: "scripted",
+        model: "test",
+        stream: (request: ModelRequest) => {
+          requests.push(request.messages)
+          return scripted.stream(request)
+        }
+      })
+      const store = yield* SessionStore
+      const session = yield* store.create({ agent: "agent", cwd: "/tmp", model: "scripted" })
+      const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [work], systemPrompt: "" }) })
+      const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "coder", description: "d", provider: "spawn", definition: coder }] })
+      const parent = { handle: "main", depth: 0, cwd: "/tmp", model }
+      const run = yield* Effect.forkChild(subagents.spawn({ prompt: "start", description: "t", agent: "coder" }, parent))
+      yield* Deferred.await(inTool)
+      const first = yield* subagents.send("coder-1", "first message", "user")
+      const second = yield* subagents.send("coder-1", "second message", "user")
+      assert.strictEqual(first._tag, "Queued")
+      assert.strictEqual(second._tag, "Queued")
+      assert.deepStrictEqual(tree.activations.handles(), ["coder-1"])
+      yield* Deferred.succeed(release, undefined)
+      const result = yield* Fiber.join(run)
+      assert.strictEqual(result.status, "completed")
+      // The step after the tool result carries both messages, in the order they were sent.
+      const users = (ms: ReadonlyArray<Message>) => ms.filter((m) => m.role === "user").map((m) => m.content)
+      assert.deepStrictEqual(users(requests[1]!), ["start", "first message", "second message"])
+      assert.strictEqual(result.output, "done with: second message")
+      assert.deepStrictEqual(tree.activations.handles(), [])
+    }).pipe(Effect.scoped, Effect.provide(MemorySessionStore.layer)))
+})

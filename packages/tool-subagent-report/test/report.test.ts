@@ -1,0 +1,36 @@
+import { assert, describe, it } from "@effect/vitest"
+import type { ReportedResult } from "@dsh/subagent"
+import { makeToolbox } from "@dsh/tools"
+import { Effect } from "effect"
+import { makeReportTool } from "../src/index.ts"
+
+const setup = (resultSchema?: Record<string, unknown>) => {
+  const reports: Array<ReportedResult> = []
+  const tool = makeReportTool({ report: (r) => Effect.sync(() => void reports.push(r)), resultSchema })
+  return { reports, toolbox: makeToolbox({ tools: [tool] }) }
+}
+const call = (args: unknown) => ({ id: "r1", name: "report", arguments: JSON.stringify(args) })
+const ctx = { cwd: "/tmp", agent: "coder-1" }
+
+describe("the report tool", () => {
+  it.effect("hands the text to the parent", () =>
+    Effect.gen(function*() {
+      const { reports, toolbox } = setup()
+      const r = yield* toolbox.execute(call({ result: "all done" }), ctx)
+      assert.isUndefined(r.isError)
+      assert.deepStrictEqual(reports, [{ text: "all done" }])
+    }))
+
+  it.effect("validates JSON against the schema the parent asked for", () =>
+    Effect.gen(function*() {
+      const { reports, toolbox } = setup({ type: "object", properties: { count: { type: "number" } }, required: ["count"] })
+      const missing = yield* toolbox.execute(call({ result: "x" }), ctx)
+      assert.include(missing.content, "pass `json`")
+      const wrong = yield* toolbox.execute(call({ result: "x", json: { count: "three" } }), ctx)
+      assert.isTrue(wrong.isError)
+      assert.include(wrong.content, "does not match the requested schema")
+      const ok = yield* toolbox.execute(call({ result: "x", json: { count: 3 } }), ctx)
+      assert.isUndefined(ok.isError)
+      assert.deepStrictEqual(reports, [{ text: "x", json: { count: 3 } }])
+    }))
+})
