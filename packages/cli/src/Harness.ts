@@ -15,10 +15,10 @@ import {
 } from "@dsh/subagent"
 import { ForkProvider } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
-import { makeSubagentTool } from "@dsh/tool-subagent"
+import { makeCreateSubagentTools, makeSubagentTool } from "@dsh/tool-subagent"
 import { makeControlTools } from "@dsh/tool-subagent-control"
 import { makeReportTool } from "@dsh/tool-subagent-report"
-import type { AnyTool } from "@dsh/tools"
+import { type AnyTool, compilePolicy } from "@dsh/tools"
 import { makeBuiltinTools } from "@dsh/tools-builtin"
 import { Effect } from "effect"
 import { acpChildBackend } from "./AcpChild.ts"
@@ -91,7 +91,15 @@ export const makeHarness = (options: HarnessOptions) =>
         if (parent.depth >= tree.limits.maxDepth) return builtins
         const subagents = yield* contextFor(parent)
         const tool = yield* makeSubagentTool(subagents, parent)
-        return [...builtins, tool, ...makeControlTools(subagents, parent)]
+        // A created type never gets more than its creator's own (policy-filtered) built-in tools.
+        const allowed = compilePolicy(parent.toolPolicy ?? {})
+        const creatorTools = builtins.map((t) => t.name).filter(allowed)
+        return [
+          ...builtins,
+          tool,
+          ...makeControlTools(subagents, parent),
+          ...makeCreateSubagentTools(subagents, parent, { creatorTools })
+        ]
       })
     const childContext: ChildContextFactory = (child) =>
       Effect.gen(function*() {
@@ -100,7 +108,8 @@ export const makeHarness = (options: HarnessOptions) =>
           depth: child.depth,
           cwd: child.cwd,
           model: child.model,
-          allowedTypes: child.type.definition.subagents
+          allowedTypes: child.type.definition.subagents,
+          toolPolicy: { tools: child.type.definition.tools, disallowedTools: child.type.definition.disallowedTools }
         }
         const tools = yield* toolsFor(parent)
         // Continuable children get `report`: hand a result back and stay continuable.

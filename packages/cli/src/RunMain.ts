@@ -1,4 +1,4 @@
-import { type AgentDefinition, type HostPromptResult, runPrompt, statusOfResult } from "@dsh/agent"
+import { type AgentDefinition, agentPolicyWarnings, type HostPromptResult, runPrompt, statusOfResult } from "@dsh/agent"
 import { addUsage, type AgentEvent, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
 import type { SessionHandle } from "@dsh/session"
@@ -54,6 +54,11 @@ export const makeMainContext = (opts: Omit<MainRunOptions, "prompt" | "maxSteps"
     yield* Effect.forkScoped(watchStopRequests(opts.session, subagents))
     const tools = yield* harness.toolsFor(parent)
     const toolbox = makeToolbox({ tools, policy: { tools: def.tools, disallowedTools: def.disallowedTools } })
+    // Patterns that can never match are reported when the profile applies, not silently ignored.
+    const typeNames = yield* subagents.typeNames
+    for (const message of agentPolicyWarnings(def, tools.map((t) => t.name), typeNames)) {
+      yield* parent.onEvent?.({ type: "notice", level: "warning", message }) ?? Effect.void
+    }
     return { harness, parent, subagents, toolbox }
   })
 

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from "node:stream"
-import { Deferred, Duration, Effect, Fiber, Schema, type Scope } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Schema, Scope } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
 import { makeTransport, type Transport } from "./internal/Transport.ts"
 import {
@@ -105,7 +105,9 @@ export const connectTransport = (
   describeEnd: (detail: string) => Effect.Effect<string>
 ): Effect.Effect<SdkClient, SdkError, Scope.Scope> =>
   Effect.gen(function*() {
-    const scope = yield* Effect.scope
+    // Calls that outlive their caller's interruption run here. It is created before the shutdown
+    // finalizer below, so closing the connection fails pending calls first (ConnectionClosed), then ends them.
+    const scope = yield* Scope.fork(yield* Effect.scope)
     const pending = new Map<number, Pending>()
     const listeners = new Set<Listener>()
     const closedWith = Deferred.makeUnsafe<SdkError>()
@@ -232,10 +234,13 @@ export const connectTransport = (
             if (method === "session.prompt") yield* request("session.cancel", { sessionId: params.sessionId }).pipe(Effect.ignore)
             yield* Fiber.await(running)
           }).pipe(Effect.timeoutOption(stream?.cancelGrace ?? "2 seconds"), Effect.andThen(Fiber.interrupt(running)))
-          return yield* restore(Fiber.join(running)).pipe(
+          const exit = yield* restore(Fiber.await(running)).pipe(
             Effect.onInterrupt(() => cancel),
             Effect.ensuring(Effect.sync(() => listener !== undefined && listeners.delete(listener)))
           )
+          // The call was cut off by the connection closing (its scope ended): say so, as a typed error.
+          if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) && closedError !== undefined) return yield* Effect.fail(closedError)
+          return yield* exit
         })
       )
 

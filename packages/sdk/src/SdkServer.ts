@@ -41,7 +41,7 @@ const decodeCancelRequest = Schema.decodeUnknownResult(Notifications["$/cancelRe
 const fromHost = <A>(effect: Effect.Effect<A, HostError>): Effect.Effect<A, Reply> => Effect.mapError(effect, hostReply)
 
 /** Why an in-flight request was interrupted: it decides what (if anything) is answered. */
-type StopReason = "session.cancel" | "request" | "shutdown"
+type StopReason = "request" | "shutdown"
 
 interface InFlight {
   fiber: Fiber.Fiber<void> | undefined
@@ -51,15 +51,16 @@ interface InFlight {
 }
 
 interface RunningPrompt {
-  readonly inner: Fiber.Fiber<unknown, unknown>
+  /** The turn's fiber; set right after the session is claimed. */
+  inner: Fiber.Fiber<unknown, unknown> | undefined
   cancelled: boolean
 }
 
 /**
  * Serves the dsh SDK protocol for `host` over a stream pair until the input ends. Requests run
- * concurrently, each in its own fiber; when the input ends (or this effect is interrupted)
- * every request still in flight is interrupted, which cancels prompts and their descendants.
- * Protocol faults are answered with JSON-RPC errors and never end the server.
+ * concurrently, each in its own fiber. When the input ends, running turns are cancelled (with
+ * their descendants) and quick requests may still answer; interrupting this effect interrupts
+ * everything. Protocol faults are answered with JSON-RPC errors and never end the server.
  */
 export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect.Effect<void> =>
   Effect.scoped(Effect.gen(function*() {
@@ -77,8 +78,8 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
         Effect.catchIf((e) => e.reason === "FrameTooLarge", (e) => fail(id, reply(ErrorCode.Internal, `the result is too large to send: ${e.message}`))),
         Effect.ignore
       )
-    const fail = (id: RequestId | null, reply: Reply) =>
-      send({ jsonrpc: "2.0", id, error: { code: reply.code, message: reply.message, ...(reply.data === undefined ? {} : { data: reply.data }) } })
+    const fail = (id: RequestId | null, r: Reply) =>
+      send({ jsonrpc: "2.0", id, error: { code: r.code, message: r.message, ...(r.data === undefined ? {} : { data: r.data }) } })
 
     /** Streams one event; an event too large for a frame becomes a notice instead of vanishing. */
     const notify = (sessionId: string, handle: string | undefined, event: AgentEvent): Effect.Effect<void> => {
@@ -104,6 +105,9 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
       Effect.gen(function*() {
         const { sessionId } = params
         if (prompts.has(sessionId)) return yield* reply(ErrorCode.Busy, `session ${sessionId} is already running a prompt; wait for it or cancel it`)
+        // Claimed before anything can yield, so two prompts racing for one session cannot both run.
+        const running: RunningPrompt = { inner: undefined, cancelled: false }
+        prompts.set(sessionId, running)
         let usage: Usage = emptyUsage
         let descendants: Usage = emptyUsage
         let lastTurnEnd: Extract<AgentEvent, { type: "turn-end" }> | undefined
@@ -123,8 +127,8 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
         })
         // The turn runs in its own fiber so `session.cancel` can interrupt it and still answer.
         const inner = yield* Effect.forkChild(run)
-        const running: RunningPrompt = { inner, cancelled: false }
-        prompts.set(sessionId, running)
+        running.inner = inner
+        if (running.cancelled) yield* Fiber.interrupt(inner) // cancelled while it was being started
         const exit = yield* Fiber.await(inner).pipe(
           // Interrupted from outside ($/cancelRequest, shutdown): wait until the turn has really stopped.
           Effect.onInterrupt(() => Fiber.interrupt(inner)),
@@ -167,7 +171,7 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
         const running = prompts.get(sessionId)
         if (running === undefined) return Effect.succeed({ cancelled: false })
         running.cancelled = true
-        return Fiber.interrupt(running.inner).pipe(Effect.as({ cancelled: true }))
+        return running.inner === undefined ? Effect.succeed({ cancelled: true }) : Fiber.interrupt(running.inner).pipe(Effect.as({ cancelled: true }))
       })
 
     const unsupported = (what: string) =>
@@ -233,14 +237,14 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
       if (!initialized) return fail(id, reply(ErrorCode.NotInitialized, `call initialize before ${method}`))
       if (inFlight.has(id)) return fail(id, reply(ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in use`))
       const handler = handlers[method as Exclude<MethodName, "initialize">] as (p: unknown) => Effect.Effect<unknown, Reply>
+      const entry: InFlight = { fiber: undefined, stop: undefined, turn: method === "session.prompt" || method === "children.send" }
+      inFlight.set(id, entry)
       const work = decodeParams(method, params).pipe(
         Effect.flatMap(handler),
         Effect.matchEffect({ onFailure: (r) => fail(id, r), onSuccess: (r) => respond(id, r) }),
         Effect.onInterrupt(() => (entry.stop === "request" ? fail(id, reply(ErrorCode.Cancelled, `${method} was cancelled`)) : Effect.void)),
         Effect.ensuring(Effect.sync(() => inFlight.delete(id)))
       )
-      const entry: InFlight = { fiber: undefined, stop: undefined, turn: method === "session.prompt" || method === "children.send" }
-      inFlight.set(id, entry)
       // Not started until this fiber yields, so the entry is complete before the work can end.
       return Effect.forkIn(work, scope).pipe(Effect.map((fiber) => void (entry.fiber = fiber)))
     }

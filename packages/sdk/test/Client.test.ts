@@ -175,7 +175,13 @@ describe("createSdkClient (Promise facade)", () => {
       check()
     })
     assert.strictEqual(events.filter((e) => e === "turn-end").length, 2) // the hang turn ended (cancelled) on the server
+    // Closing the client while a prompt runs: the prompt fails with a typed ConnectionClosed.
+    let running = false
+    const pending = client.prompt({ sessionId: session.id, prompt: "hang" }, { onEvent: () => void (running = true) })
+      .then(() => undefined, (e: unknown) => e as SdkError)
+    while (!running) await new Promise((r) => setTimeout(r, 5))
     await client.close()
+    assert.strictEqual((await pending)?.reason, "ConnectionClosed")
     const error = await client.ping().then(() => undefined, (e: unknown) => e as SdkError)
     assert.strictEqual(error?._tag, "SdkError")
     assert.strictEqual(error?.reason, "ConnectionClosed")

@@ -5,6 +5,7 @@ import { Effect, Scope, Stream } from "effect"
 import { type Activations, makeActivations } from "./internal/activations.ts"
 import { type Announcements, makeAnnouncements } from "./internal/announcements.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
+import { type DynamicTypes, makeDynamicTypes } from "./internal/dynamicTypes.ts"
 import { type LaneShape, makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
@@ -24,6 +25,8 @@ export interface SubagentTree {
   readonly activations: Activations
   /** Durable announcements of background outcomes, per parent handle. */
   readonly announcements: Announcements
+  /** Agent types created at runtime, session-wide and persisted (`create_subagent`). */
+  readonly dynamicTypes: DynamicTypes
   readonly childContext: ChildContextFactory
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /** A unique handle for a new child of this type: `explore-1`, `acp-claude-2`. */
@@ -62,6 +65,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
     const lane = options.lane ?? (yield* makeMemoryLane(limits.maxConcurrent))
     const descriptors = yield* makeDescriptorBook(options.session, scope)
     const announcements = yield* makeAnnouncements(options.session)
+    const dynamicTypes = yield* makeDynamicTypes(options.session)
     // Numbering continues after a restart: start from the highest number already persisted.
     const counters = new Map<string, number>()
     for (const d of descriptors.all()) {
@@ -76,6 +80,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       descriptors,
       activations: makeActivations(),
       announcements,
+      dynamicTypes,
       childContext: options.childContext,
       resolveModel: options.resolveModel ?? ((spec) =>
         Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),

@@ -1,6 +1,7 @@
 import { makeId, makeRegistry, type NamedRegistry, type Pricing, type RegistryError } from "@dsh/core"
 import { Context, Deferred, Duration, Effect, Fiber, Scope } from "effect"
 import { announcementText, runTag } from "./internal/announcements.ts"
+import { toAgentType } from "./internal/dynamicTypes.ts"
 import { runActivation } from "./internal/run.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
@@ -56,6 +57,8 @@ export interface SubagentsShape {
   readonly pendingAnnouncements: (parent: string) => Effect.Effect<number>
   /** Waits until an announcement for `parent` is ready. */
   readonly awaitAnnouncement: (parent: string) => Effect.Effect<void>
+  /** Every type name in use here (static and runtime-created): what a new name must not clash with. */
+  readonly typeNames: Effect.Effect<ReadonlyArray<string>>
 }
 
 export class Subagents extends Context.Service<Subagents, SubagentsShape>()("@dsh/subagent/Subagents") {}
@@ -65,6 +68,8 @@ export interface SubagentsOptions {
   readonly providers?: ReadonlyArray<SubagentProvider> | undefined
   readonly types?: ReadonlyArray<AgentType> | undefined
   readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
+  /** The provider runtime-created types run on (default `spawn`). */
+  readonly dynamicProvider?: string | undefined
 }
 
 const now = () => new Date().toISOString()
@@ -78,11 +83,20 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
     for (const p of options.providers ?? []) yield* providers.registerPermanent(p.name, p)
     for (const t of options.types ?? []) yield* types.registerPermanent(t.name, t)
 
+    const dynamicProvider = options.dynamicProvider ?? "spawn"
+    /** Static types first; a runtime-created type never shadows one. */
+    const allTypes = Effect.gen(function*() {
+      const statics = (yield* types.entries).map(([, t]) => t)
+      const names = new Set(statics.map((t) => t.name))
+      return [...statics, ...tree.dynamicTypes.all().filter((d) => !names.has(d.name)).map((d) => toAgentType(d, dynamicProvider))]
+    })
+    const findType = (name: string) => Effect.map(allTypes, (all) => all.find((t) => t.name === name))
+
     const availableTypes = (parent: ParentInfo) =>
       Effect.gen(function*() {
-        const all = yield* types.entries
+        const all = yield* allTypes
         const backed = new Set(yield* providers.names)
-        return all.map(([, t]) => t).filter((t) =>
+        return all.filter((t) =>
           backed.has(t.provider) && (parent.allowedTypes === undefined || parent.allowedTypes.includes(t.name))
         ).sort((a, b) => a.name.localeCompare(b.name))
       })
@@ -90,7 +104,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
     const resolveType = (request: SpawnRequest, parent: ParentInfo) =>
       Effect.gen(function*() {
         const names = (yield* availableTypes(parent)).map((t) => t.name).join(", ") || "(none)"
-        const type = yield* Effect.orElseSucceed(types.get(request.agent), () => undefined)
+        const type = yield* findType(request.agent)
         if (type === undefined) return yield* refuse("UnknownType", `unknown agent type "${request.agent}"; available: ${names}`)
         if (parent.allowedTypes !== undefined && !parent.allowedTypes.includes(type.name)) {
           return yield* refuse("NotAllowed", `${parent.handle} may not delegate to "${type.name}"; allowed: ${names}`)
@@ -205,7 +219,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         if (provider?.continue === undefined) {
           return yield* refuse("Unsupported", `${handle} ran on "${d.provider}", which cannot be continued here`)
         }
-        const type = (yield* Effect.orElseSucceed(types.get(d.agent), () => undefined)) ??
+        const type = (yield* findType(d.agent)) ??
           { name: d.agent, description: d.description, provider: d.provider, definition: { name: d.agent, description: d.description, systemPrompt: "", override: false, scope: "runtime", source: `runtime:${d.agent}` } } satisfies AgentType
         const activation = yield* tree.activations.begin(handle)
         if (activation === undefined) return yield* send(handle, message, from, sendOptions)
@@ -278,7 +292,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         )),
       ackAnnouncements: (parent) => tree.announcements.ack(parent),
       pendingAnnouncements: (parent) => tree.announcements.pending(parent),
-      awaitAnnouncement: (parent) => tree.announcements.awaitNext(parent)
+      awaitAnnouncement: (parent) => tree.announcements.awaitNext(parent),
+      typeNames: Effect.map(allTypes, (all) => all.map((t) => t.name))
     } satisfies SubagentsShape
   })
 

@@ -143,7 +143,7 @@ export const runSdkChild = (options: Options, context: StartContext, mode: Mode)
       yield* meta("running")
       const { result, total } = yield* turns(client, sessionId)
       // The child's descendants' usage, as one event, so observers summing usage events see the whole subtree.
-      const descendants = subtract(total, addUsage(emptyUsage, seen))
+      const descendants = subtract(total, seen)
       if (descendants.totalTokens > 0) yield* forward({ type: "usage", model: "descendants", usage: descendants })
       return {
         status: result.status,

@@ -1,0 +1,106 @@
+import { MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "@dsh/agent"
+import type { ParentInfo, SubagentsShape } from "@dsh/subagent"
+import { defineTool, ToolError } from "@dsh/tools"
+import { Effect } from "effect"
+import { z } from "zod"
+
+const MAX_DESCRIPTION_CHARS = 1_000
+
+export interface CreateSubagentOptions {
+  /** The tools the creator itself has: a created type never gets more. */
+  readonly creatorTools: ReadonlyArray<string>
+}
+
+const fail = (message: string) => Effect.fail(new ToolError({ message }))
+
+const checkPrompt = (systemPrompt: string, description: string) =>
+  systemPrompt.trim() === ""
+    ? fail("systemPrompt is empty")
+    : systemPrompt.length > MAX_SYSTEM_PROMPT_CHARS
+    ? fail(`systemPrompt is ${systemPrompt.length} characters; the limit is ${MAX_SYSTEM_PROMPT_CHARS}`)
+    : description.trim() === ""
+    ? fail("description is empty: say what this agent is for")
+    : description.length > MAX_DESCRIPTION_CHARS
+    ? fail(`description is longer than ${MAX_DESCRIPTION_CHARS} characters`)
+    : Effect.void
+
+/** The creator's tools, narrowed to the requested ones; asking for more is an error. */
+const narrowTools = (requested: ReadonlyArray<string> | undefined, creator: ReadonlyArray<string>) => {
+  if (requested === undefined) return Effect.succeed([...creator])
+  const extra = requested.filter((t) => !creator.includes(t))
+  return extra.length > 0
+    ? fail(`a created agent cannot have tools you do not have: ${extra.join(", ")} (yours: ${creator.join(", ")})`)
+    : Effect.succeed([...requested])
+}
+
+/**
+ * `create_subagent {name, systemPrompt, description, tools?}`: registers a new agent type at
+ * once (the next `subagent` call can use it), persisted with the session and restored when it
+ * is loaded. Names are validated and never clash with an existing type.
+ */
+export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: ParentInfo, options: CreateSubagentOptions) => {
+  const dynamic = subagents.tree.dynamicTypes
+  const mineOnly = (name: string) =>
+    Effect.suspend(() => {
+      const spec = dynamic.get(name)
+      return spec === undefined
+        ? fail(`"${name}" is not an agent created in this session; created: ${dynamic.all().map((d) => d.name).join(", ") || "(none)"}`)
+        : Effect.succeed(spec)
+    })
+  const create = defineTool({
+    name: "create_subagent",
+    description: "Create a new agent type for delegation: a name, what it is for, its system prompt, and optionally " +
+      "the subset of your tools it may use. It can be used by the subagent tool right away and stays for the session.",
+    parameters: z.object({
+      name: z.string().describe("kebab-case, unique, at most 64 characters, e.g. sql-reviewer"),
+      description: z.string().describe("What the agent is for; shown when choosing a subagent type"),
+      systemPrompt: z.string().describe("The agent's system prompt"),
+      tools: z.array(z.string()).optional().describe("Tools it may use, a subset of yours (default: all of yours)")
+    }),
+    summarize: (p) => `create ${p.name}`,
+    execute: (p) =>
+      Effect.gen(function*() {
+        const invalid = validateAgentName(p.name)
+        if (invalid !== undefined) return yield* fail(invalid)
+        yield* checkPrompt(p.systemPrompt, p.description)
+        const existing = yield* subagents.typeNames
+        if (existing.includes(p.name)) return yield* fail(`an agent type named "${p.name}" already exists; choose another name`)
+        const tools = yield* narrowTools(p.tools, options.creatorTools)
+        yield* dynamic.put({
+          name: p.name,
+          description: p.description,
+          systemPrompt: p.systemPrompt,
+          tools,
+          createdBy: parent.handle,
+          createdAt: new Date().toISOString()
+        })
+        return `Created agent type "${p.name}" with tools: ${tools.join(", ") || "(none)"}. Delegate to it with the subagent tool (agent: "${p.name}").`
+      })
+  })
+  const update = defineTool({
+    name: "update_subagent",
+    description: "Change an agent type you created in this session: its description, system prompt or tools.",
+    parameters: z.object({
+      name: z.string().describe("The created agent type"),
+      description: z.string().optional().describe("New description"),
+      systemPrompt: z.string().optional().describe("New system prompt"),
+      tools: z.array(z.string()).optional().describe("New tool subset (of your tools)")
+    }),
+    execute: (p) =>
+      Effect.gen(function*() {
+        const spec = yield* mineOnly(p.name)
+        const next = { ...spec, ...(p.description === undefined ? {} : { description: p.description }), ...(p.systemPrompt === undefined ? {} : { systemPrompt: p.systemPrompt }) }
+        yield* checkPrompt(next.systemPrompt, next.description)
+        const tools = p.tools === undefined ? spec.tools : yield* narrowTools(p.tools, options.creatorTools)
+        yield* dynamic.put({ ...next, tools })
+        return `Updated agent type "${p.name}".`
+      })
+  })
+  const remove = defineTool({
+    name: "delete_subagent",
+    description: "Delete an agent type you created in this session. Existing children of that type stay as they are.",
+    parameters: z.object({ name: z.string().describe("The created agent type") }),
+    execute: (p) => mineOnly(p.name).pipe(Effect.andThen(dynamic.remove(p.name)), Effect.as(`Deleted agent type "${p.name}".`))
+  })
+  return [create, update, remove]
+}
