@@ -49,7 +49,7 @@ for (const dir of dirs) {
     clean: false,
     silent: true,
     splitting: bundled,
-    minify: bundled,
+    minify: bundled && process.env.DSH_BUILD_NO_MINIFY !== "1",
     // The CLI is bundled whole (our packages from source, and their dependencies) so that it
     // starts fast: one file, no module resolution at start-up. CommonJS dependencies get a
     // real `require` through the banner.

@@ -39,9 +39,8 @@ export const cliVersion = (): string => {
 
 /**
  * `dsh acp`: serves the dsh agent over ACP on stdio until stdin closes. stdout carries only
- * protocol frames; logs go to `$DSH_HOME/logs/acp.log`. A bad `--cwd` is refused before
- * anything is served, a bad `--model` as soon as it is known (exit 2 either way), so a parent
- * sees the reason on stderr.
+ * protocol frames; logs go to `$DSH_HOME/logs/acp.log`. A bad `--cwd` or `--model` is found
+ * before anything is served (exit 2), so a parent sees the reason on stderr.
  */
 export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
@@ -51,18 +50,16 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     }
     const cwd = resolve(ctx.cwd, values.cwd ?? ".")
     yield* checkDirectory(cwd)
-    const registry = yield* ModelRegistry
-    const model = values.model
-    // Checked while `initialize` is already being answered: a bad --model still ends the
-    // process with exit 2 and the reason on stderr, but start-up does not wait for it.
-    const checkModel = model === undefined ? Effect.void : registry.resolve(model, { env: ctx.env, cwd }).pipe(Effect.asVoid)
+    if (values.model !== undefined) {
+      const registry = yield* ModelRegistry
+      yield* registry.resolve(values.model, { env: ctx.env, cwd })
+    }
     const host = yield* makeCliHost({ ...ctx, cwd })
     const io = webStdio(ctx.stdout, ctx.stdin)
-    const serve = serveAcp(host, {
+    yield* serveAcp(host, {
       stream: acp.ndJsonStream(io.writable, io.readable),
       agentInfo: { name: "dsh", title: "dsh", version: cliVersion() },
-      defaults: { agent: values.agent, model },
+      defaults: { agent: values.agent, model: values.model },
       logger: fileLogger(join(ctx.home, "logs", "acp.log"))
     })
-    yield* Effect.all([serve, checkModel], { concurrency: "unbounded", discard: true })
   })
