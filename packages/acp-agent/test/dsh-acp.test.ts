@@ -19,6 +19,7 @@ const script = (() => {
       { when: { lastUser: "^write (\\S+)", step: 0 }, reply: { text: "Writing the file.", toolCalls: [{ name: "Write", arguments: { path: "{{1}}", content: "from dsh acp\n" } }], usage: { input: 30, output: 8 } } },
       { when: { lastUser: "^write", step: 1 }, reply: { text: "Done: {{lastTool}}", usage: { input: 40, output: 6 } } },
       { when: { lastUser: "^slow" }, reply: { toolCalls: [{ name: "Bash", arguments: { command: "sleep 30" } }] } },
+      { when: { lastUser: "^sleepers (\\S+)" }, reply: { toolCalls: [{ name: "Bash", arguments: { command: "sleep 31 & echo $! > {{1}}; wait" } }] } },
       { when: { lastUser: "^hello" }, reply: { text: "Hello there, friend.", usage: { input: 5, output: 4 } } }
     ]
   }))
@@ -159,6 +160,37 @@ describe("dsh acp over stdio", () => {
     expect(JSON.stringify(run2.replayed)).toContain("Done: Created out.txt")
     expect(run2.answer.stopReason).toBe("end_turn")
     expect(text(c2.updates.slice(run2.replayed.length))).toBe("Hello there, friend.")
+  }, 30_000)
+
+  it("SIGTERM mid-turn stops the turn, its processes, and the server itself", async () => {
+    const cwd = tempDir("dsh-acp-cwd-")
+    const pidFile = join(cwd, "sleeper.pid")
+    const served = serve(tempDir("dsh-acp-home-"), cwd)
+    const c = client()
+    const { agent } = c.app.connect(served.stream)
+    await initialize(agent)
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] })
+    void agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: `sleepers ${pidFile}` }] }).catch(() => undefined)
+    // Wait for the background sleep to exist (its pid file is the signal), then stop the server.
+    while (!existsSync(pidFile) || readFileSync(pidFile, "utf8").trim() === "") await new Promise((r) => setTimeout(r, 10))
+    const sleeper = Number(readFileSync(pidFile, "utf8"))
+    const at = Date.now()
+    served.child.kill("SIGTERM")
+    const stopped = { code: await served.exited, ms: Date.now() - at, sleeper }
+    expect(stopped.code).toBe(1)
+    expect(stopped.ms).toBeLessThan(3000)
+    expect(served.stderr()).toBe("dsh: cancelled\n")
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+      } catch {
+        return true
+      }
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8") // a zombie (never reaped here) is dead too
+      return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
+    }
+    for (let i = 0; i < 100 && !gone(stopped.sleeper); i++) await new Promise((r) => setTimeout(r, 20))
+    expect(gone(stopped.sleeper)).toBe(true)
   }, 30_000)
 
   it("a bad --model is refused before anything is served", async () => {

@@ -57,6 +57,7 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
           case "hello":
             yield* onEvent({ type: "text-delta", text: "Hel" })
             yield* onEvent({ type: "text-delta", text: "lo!" })
+            yield* onEvent({ type: "usage", model: "fake:model", usage: makeUsage(12, 4) })
             return result("completed", "Hello!")
           case "write": {
             yield* onEvent({ type: "tool-call", id: "w1", name: "Write", input: "{\"path\":\"x.txt\",\"content\":\"x\"}" })
@@ -93,13 +94,15 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
 const withServer = async <T>(
   host: AgentHostShape,
   client: acp.ClientApp,
-  op: (agent: acp.ClientContext) => Promise<T>
+  op: (agent: acp.ClientContext) => Promise<T>,
+  contextWindow?: number
 ): Promise<{ value: T; ended: boolean }> => {
   const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
   const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
   const fiber = Effect.runFork(serveAcp(host, {
     stream: { readable: toAgent.readable, writable: toClient.writable },
-    agentInfo: { name: "dsh", version: "9.9.9" }
+    agentInfo: { name: "dsh", version: "9.9.9" },
+    contextWindow
   }))
   const value = await client.connectWith({ readable: toClient.readable, writable: toAgent.writable }, op)
   await toAgent.writable.close() // the client's "stdin EOF": the server ends by itself
@@ -147,6 +150,21 @@ describe("serveAcp", () => {
     expect(value.answer).toEqual({ stopReason: "end_turn", usage: { inputTokens: 12, outputTokens: 4, totalTokens: 16 } })
     const text = c.updates.flatMap((u) => u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" ? [u.update.content.text] : [])
     expect(text.join("")).toBe("Hello!")
+  })
+
+  it("sends usage_update only when the context window is known", async () => {
+    const without = collecting()
+    await withServer(fakeHost(), without.app, async (agent) => {
+      await init(agent)
+      await ask(agent, await newSession(agent), "hello")
+    })
+    expect(kinds(without.updates)).not.toContain("usage_update")
+    const withWindow = collecting()
+    await withServer(fakeHost(), withWindow.app, async (agent) => {
+      await init(agent)
+      await ask(agent, await newSession(agent), "hello")
+    }, 128_000)
+    expect(withWindow.updates.find((u) => u.update.sessionUpdate === "usage_update")?.update).toEqual({ sessionUpdate: "usage_update", used: 16, size: 128_000 })
   })
 
   it("asks the client before a tool that needs approval, and reports the tool run", async () => {

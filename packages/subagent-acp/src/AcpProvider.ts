@@ -134,7 +134,9 @@ const runChild = (
         for (const event of turn.finish()) yield* record(event)
         const outcome: ChildOutcome = Exit.isSuccess(exit)
           ? exit.value
-          : { status: "cancelled", output: turn.result(), usage, notes: "cancelled" }
+          : Cause.hasInterruptsOnly(exit.cause)
+          ? { status: "cancelled", output: turn.result(), usage, notes: "cancelled" }
+          : failed(`the ACP backend crashed: ${Cause.pretty(exit.cause).split("\n")[0]}`, usage, turn.result())
         if (outcome.usage.totalTokens > 0) yield* record({ type: "usage", model: context.type.name, usage: outcome.usage })
         yield* record({
           type: "turn-end",
@@ -256,7 +258,10 @@ const runChild = (
           Effect.gen(function*() {
             weCancelled = true
             yield* Effect.tryPromise(() => conn.agent.notify(acp.methods.agent.session.cancel, { sessionId })).pipe(Effect.ignore)
-            yield* Effect.tryPromise(() => pending).pipe(Effect.timeoutOption(options.cancelGrace ?? DEFAULT_CANCEL_GRACE), Effect.ignore)
+            // The `cancelled` answer still carries the usage of the work done so far.
+            const answer = yield* Effect.tryPromise(() => pending).pipe(Effect.timeoutOption(options.cancelGrace ?? DEFAULT_CANCEL_GRACE), Effect.option)
+            const reported = Option.flatten(answer).pipe(Option.map((r) => r.usage), Option.getOrUndefined)
+            if (reported != null) usage = makeUsage(reported.inputTokens, reported.outputTokens)
           })
         )
       )

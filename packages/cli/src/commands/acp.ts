@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
+import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { checkDirectory } from "../Directories.ts"
 import { makeCliHost } from "../Host.ts"
@@ -55,11 +56,18 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       yield* registry.resolve(values.model, { env: ctx.env, cwd })
     }
     const host = yield* makeCliHost({ ...ctx, cwd })
+    // `[acp] context_window = N` in config.toml: the model's window, which enables `usage_update`.
+    const acpTable = (yield* loadConfig(ctx.home)).raw.acp as { readonly context_window?: unknown } | undefined
+    const contextWindow = typeof acpTable?.context_window === "number" && acpTable.context_window > 0 ? acpTable.context_window : undefined
     const io = webStdio(ctx.stdout, ctx.stdin)
     yield* serveAcp(host, {
       stream: acp.ndJsonStream(io.writable, io.readable),
       agentInfo: { name: "dsh", title: "dsh", version: cliVersion() },
       defaults: { agent: values.agent, model: values.model },
+      contextWindow,
       logger: fileLogger(join(ctx.home, "logs", "acp.log"))
-    })
+    }).pipe(
+      // Ended by a signal rather than EOF, stdin would still be read and keep the process alive.
+      Effect.ensuring(Effect.sync(() => ctx.stdin.destroy()))
+    )
   })
