@@ -1,10 +1,8 @@
 import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
-import { acpCommand } from "./commands/acp.ts"
 import { agentsCommand } from "./commands/agents.ts"
 import { demoCommand } from "./commands/demo.ts"
 import { runCommand } from "./commands/run.ts"
-import { sdkCommand } from "./commands/sdk.ts"
 import { sessionsCommand } from "./commands/sessions.ts"
 import { subagentsCommand } from "./commands/subagents.ts"
 import type { CliContext } from "./Context.ts"
@@ -39,9 +37,10 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
     case "subagents":
       return subagentsCommand(rest, ctx)
     case "acp":
-      return acpCommand(rest, ctx)
+      // Protocol servers load on demand: other commands never pay for their modules.
+      return Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(rest, ctx)))
     case "sdk":
-      return sdkCommand(rest, ctx)
+      return Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(rest, ctx)))
     case "demo":
       return demoCommand(rest, ctx)
     default:

@@ -10,6 +10,7 @@ import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
 import { resolveMainAgent } from "./MainAgent.ts"
 import { makeMainContext, runMainAgent } from "./RunMain.ts"
+import { requestStop } from "./StopRequests.ts"
 
 const info = (s: SessionState): HostSessionInfo => ({
   id: s.id,
@@ -25,7 +26,8 @@ const info = (s: SessionState): HostSessionInfo => ({
 const toHostError = (error: unknown): HostError => {
   if (error instanceof HostError) return error
   const { code, line } = exitFor(error)
-  const notFound = (error as { reason?: string }).reason === "NotFound"
+  const reason = (error as { reason?: string }).reason
+  const notFound = reason === "NotFound" || reason === "UnknownHandle"
   return new HostError({ reason: notFound ? "NotFound" : code === 2 ? "InvalidInput" : "Failed", message: line })
 }
 
@@ -133,11 +135,16 @@ export const makeCliHost = (ctx: CliContext) =>
      * Continues a child of a session from outside any run (`dsh subagents send`): cold from
      * disk when no process holds it. The reply is the child's result.
      */
-    const continueChild = (sessionId: string, handle: string, message: string, onEvent?: (event: AgentEvent) => Effect.Effect<void>) =>
+    const continueChild = (
+      sessionId: string,
+      handle: string,
+      message: string,
+      onChildEvent?: (handle: string, event: AgentEvent) => Effect.Effect<void>
+    ) =>
       provide(Effect.gen(function*() {
         const { options: base, retryPolicy } = yield* prepare(sessionId)
         return yield* Effect.gen(function*() {
-          const main = yield* makeMainContext({ ...base, onEvent: onEvent ?? (() => Effect.void) })
+          const main = yield* makeMainContext({ ...base, onEvent: () => Effect.void, onChildEvent })
           const outcome = yield* main.subagents.send(handle, message, "user")
           if (outcome._tag !== "Replied") return yield* new HostError({ reason: "Failed", message: `${handle} did not reply` })
           return outcome.result
@@ -164,13 +171,20 @@ export const makeCliHost = (ctx: CliContext) =>
       prompt,
       // The SDK's `children.send`: the same cold/warm continuation as `dsh subagents send`.
       sendToChild: (o) =>
-        continueChild(o.sessionId, o.handle, o.message).pipe(Effect.map((r) => ({
+        continueChild(o.sessionId, o.handle, o.message, o.onChildEvent).pipe(Effect.map((r) => ({
           handle: r.handle,
           status: r.status,
           result: r.output,
           usage: r.usage,
           ...(r.notes === undefined ? {} : { notes: r.notes })
         }))),
+      // The SDK's `children.stop`: the same cross-process stop as `dsh subagents stop`.
+      stopChild: (o) =>
+        store.open(o.sessionId).pipe(
+          Effect.flatMap((session) => requestStop(session, o.handle)),
+          Effect.map((stopped) => stopped.map((s) => s.name)),
+          Effect.mapError(toHostError)
+        ),
       listChildren: (sessionId) =>
         Effect.gen(function*() {
           const session = yield* store.open(sessionId)

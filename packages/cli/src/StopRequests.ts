@@ -1,5 +1,5 @@
 import type { SessionHandle } from "@dsh/session"
-import type { SubagentsShape } from "@dsh/subagent"
+import type { SubagentDescriptor, SubagentsShape } from "@dsh/subagent"
 import { Effect, Schedule } from "effect"
 
 /** `state.json` key where `dsh subagents stop` (another process) asks the owner to stop children. */
@@ -27,3 +27,38 @@ export const watchStopRequests = (session: SessionHandle, subagents: SubagentsSh
     for (const handle of mine) yield* subagents.stop(handle, "user").pipe(Effect.ignore)
     yield* session.updateState((s) => ({ ...s, [STOP_REQUESTS_KEY]: readStopRequests(s).filter((h) => !mine.includes(h)) }))
   }).pipe(Effect.ignore, Effect.repeat(Schedule.spaced("250 millis")), Effect.asVoid)
+
+const LIVE = new Set(["queued", "running"])
+
+const descriptorsOf = (state: Readonly<Record<string, unknown>>): Array<SubagentDescriptor> =>
+  Object.values((state.subagents ?? {}) as Record<string, SubagentDescriptor>)
+
+/**
+ * The requester side (`dsh subagents stop`, the SDK's `children.stop`): asks whichever process
+ * holds the children to stop `handle` (or `all`) and its descendants, and waits (bounded) until
+ * they are stopped. If no process answers, none holds them any more: they are recorded as
+ * `lost`, which is what they are. Returns the children that were running, with their status.
+ */
+export const requestStop = (session: SessionHandle, handle: string) =>
+  Effect.gen(function*() {
+    const children = descriptorsOf(yield* session.readState)
+    const reach = (d: SubagentDescriptor): boolean => {
+      if (handle === "all" || d.handle === handle) return true
+      const up = children.find((p) => p.handle === d.parent)
+      return up !== undefined && reach(up)
+    }
+    const running = children.filter((d) => reach(d) && LIVE.has(d.status)).map((d) => d.handle)
+    if (running.length === 0) return []
+    yield* session.updateState((s) => ({ ...s, [STOP_REQUESTS_KEY]: [...readStopRequests(s), handle] }))
+    const stillLive = Effect.map(session.readState, (s) => descriptorsOf(s).filter((d) => running.includes(d.handle) && LIVE.has(d.status)))
+    const live = yield* stillLive.pipe(Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (xs) => xs.length === 0, times: 100 }))
+    if (live.length > 0) {
+      const at = new Date().toISOString()
+      yield* session.updateState((s) => {
+        const subagents = { ...(s.subagents as Record<string, SubagentDescriptor>) }
+        for (const d of live) subagents[d.handle] = { ...d, status: "lost", updatedAt: at }
+        return { ...s, subagents, [STOP_REQUESTS_KEY]: readStopRequests(s).filter((h) => h !== handle) }
+      })
+    }
+    return descriptorsOf(yield* session.readState).filter((d) => running.includes(d.handle)).map((d) => ({ name: d.handle, status: d.status }))
+  })

@@ -1,11 +1,10 @@
 import type { SubagentDescriptor } from "@dsh/subagent"
 import type { WireRecord } from "@dsh/core"
-import type { SessionHandle } from "@dsh/session"
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import { makeCliHost } from "../Host.ts"
-import { readStopRequests, STOP_REQUESTS_KEY } from "../StopRequests.ts"
+import { requestStop } from "../StopRequests.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
 import { requireSession } from "../Session.ts"
@@ -17,7 +16,6 @@ const FLAGS = {
   tools: { type: "boolean" }
 } as const
 
-const LIVE = new Set(["queued", "running"])
 
 const descriptorsOf = (state: Readonly<Record<string, unknown>>): Array<SubagentDescriptor> =>
   Object.values((state.subagents ?? {}) as Record<string, SubagentDescriptor>)
@@ -74,22 +72,10 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       return
     }
     if (sub === "stop") {
-      const all = handle === "all"
-      const target = all ? undefined : yield* find(handle)
-      const reach = (d: SubagentDescriptor): boolean => {
-        if (all || d.handle === target?.handle) return true
-        const up = children.find((p) => p.handle === d.parent)
-        return up !== undefined && reach(up)
-      }
-      const running = children.filter((d) => reach(d) && LIVE.has(d.status)).map((d) => d.handle)
-      if (running.length > 0) {
-        yield* session.updateState((s) => ({ ...s, [STOP_REQUESTS_KEY]: [...readStopRequests(s), all ? "all" : target!.handle] }))
-        yield* awaitStopped(session, running)
-      }
-      const after = descriptorsOf(yield* session.readState).filter((d) => running.includes(d.handle))
-      const stopped = after.map((d) => ({ name: d.handle, status: d.status }))
+      if (handle !== "all") yield* find(handle)
+      const stopped = yield* requestStop(session, handle ?? "all")
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ stopped }))
-      if (stopped.length === 0) return yield* writeLine(ctx.stdout, `nothing to stop: ${all ? "no subagent" : target!.handle} is running`)
+      if (stopped.length === 0) return yield* writeLine(ctx.stdout, `nothing to stop: ${handle === "all" ? "no subagent" : handle} is running`)
       for (const s of stopped) yield* writeLine(ctx.stdout, `${s.name} ${s.status}`)
       return
     }
@@ -136,22 +122,3 @@ const formatRecord = (r: WireRecord): string => {
       return JSON.stringify(r)
   }
 }
-
-/**
- * Waits (bounded) for the owning process to stop the children. If none answers, no process
- * holds them any more: they are recorded as `lost`, which is what they are.
- */
-const awaitStopped = (session: SessionHandle, handles: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    const stillLive = Effect.map(session.readState, (s) => descriptorsOf(s).filter((d) => handles.includes(d.handle) && LIVE.has(d.status)))
-    const live = yield* stillLive.pipe(
-      Effect.repeat({ schedule: Schedule.spaced("100 millis"), until: (xs) => xs.length === 0, times: 100 })
-    )
-    if (live.length === 0) return
-    const at = new Date().toISOString()
-    yield* session.updateState((s) => {
-      const subagents = { ...(s.subagents as Record<string, SubagentDescriptor>) }
-      for (const d of live) subagents[d.handle] = { ...d, status: "lost", updatedAt: at }
-      return { ...s, subagents, [STOP_REQUESTS_KEY]: [] }
-    })
-  })
