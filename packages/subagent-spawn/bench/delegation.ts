@@ -5,7 +5,7 @@ import { makeScriptedModel } from "@dsh/llm-scripted"
 import { makeSubagentTool } from "@dsh/tool-subagent"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
-import { median, percentile, setup, workspace } from "./harness.ts"
+import { median, percentile, setup, workspace } from "./lib/harness.ts"
 
 const RUNS = 1000
 let firstRequestAt = 0

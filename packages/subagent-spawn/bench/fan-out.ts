@@ -2,7 +2,7 @@
 // scripted model turns, two of them with a Read tool call, with real persistence.
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { Effect } from "effect"
-import { setup, workspace } from "./harness.ts"
+import { setup, workspace } from "./lib/harness.ts"
 
 const CHILDREN = 1000
 const childModel = makeScriptedModel({

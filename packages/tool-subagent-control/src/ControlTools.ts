@@ -13,6 +13,18 @@ const describeDescriptor = (d: SubagentDescriptor) =>
   `${d.handle} (${d.agent}) is ${d.status}; last activity ${d.updatedAt}; ${d.usage.totalTokens} tokens` +
   (d.lastResult === undefined ? "" : `\nLast result: ${d.lastResult}`)
 
+// Parameter schemas are built once: tools are made for every agent context.
+const SendMessageParams = z.object({
+  to: z.string().min(1).describe("The subagent's handle, as shown in its results or by list_agents"),
+  message: z.string().min(1).describe("What to tell it"),
+  background: z.boolean().optional().describe("Return at once; the reply is announced to you when it is ready")
+})
+const ListAgentsParams = z.object({})
+const WaitParams = z.object({
+  handles: z.array(z.string()).optional().describe("Only these subagents (default: all your background subagents)"),
+  timeoutSeconds: z.number().positive().max(3600).default(300).describe("How long to wait at most")
+})
+
 /**
  * `send_message {to, message}`: continue or steer one of your descendants by its handle.
  * A running child gets the message at its next step; an idle one (finished, failed, lost)
@@ -24,11 +36,7 @@ export const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInf
     description: "Send a message to one of your subagents by its handle (e.g. explore-1), to continue or steer it. " +
       "A running subagent receives it before its next step; an idle one continues with its earlier context intact " +
       "and its reply is returned (or announced later with background: true).",
-    parameters: z.object({
-      to: z.string().min(1).describe("The subagent's handle, as shown in its results or by list_agents"),
-      message: z.string().min(1).describe("What to tell it"),
-      background: z.boolean().optional().describe("Return at once; the reply is announced to you when it is ready")
-    }),
+    parameters: SendMessageParams,
     summarize: (p) => `→ ${p.to}: ${p.message.slice(0, 80)}`,
     execute: (p) =>
       subagents.send(p.to, p.message, caller, { background: p.background === true }).pipe(
@@ -51,7 +59,7 @@ export const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo
   defineTool({
     name: "list_agents",
     description: "List your subagents (and theirs): handle, type, status, last activity and token usage.",
-    parameters: z.object({}),
+    parameters: ListAgentsParams,
     execute: () =>
       Effect.sync(() => {
         const mine = subagents.list(caller.handle)
@@ -65,10 +73,7 @@ export const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
     name: "wait",
     description: "Wait until your background subagents finish (all of them, or the given handles), up to a timeout, " +
       "and get their results. Use this instead of polling.",
-    parameters: z.object({
-      handles: z.array(z.string()).optional().describe("Only these subagents (default: all your background subagents)"),
-      timeoutSeconds: z.number().positive().max(3600).default(300).describe("How long to wait at most")
-    }),
+    parameters: WaitParams,
     execute: (p) =>
       subagents.wait(caller.handle, p.handles, `${p.timeoutSeconds} seconds`).pipe(
         Effect.map((outcomes) =>

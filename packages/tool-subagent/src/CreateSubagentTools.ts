@@ -11,6 +11,21 @@ export interface CreateSubagentOptions {
   readonly creatorTools: ReadonlyArray<string>
 }
 
+// Parameter schemas are built once: tools are made for every agent context.
+const CreateParams = z.object({
+  name: z.string().describe("kebab-case, unique, at most 64 characters, e.g. sql-reviewer"),
+  description: z.string().describe("What the agent is for; shown when choosing a subagent type"),
+  systemPrompt: z.string().describe("The agent's system prompt"),
+  tools: z.array(z.string()).optional().describe("Tools it may use, a subset of yours (default: all of yours)")
+})
+const UpdateParams = z.object({
+  name: z.string().describe("The created agent type"),
+  description: z.string().optional().describe("New description"),
+  systemPrompt: z.string().optional().describe("New system prompt"),
+  tools: z.array(z.string()).optional().describe("New tool subset (of your tools)")
+})
+const DeleteParams = z.object({ name: z.string().describe("The created agent type") })
+
 const fail = (message: string) => Effect.fail(new ToolError({ message }))
 
 const checkPrompt = (systemPrompt: string, description: string) =>
@@ -51,12 +66,7 @@ export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: Paren
     name: "create_subagent",
     description: "Create a new agent type for delegation: a name, what it is for, its system prompt, and optionally " +
       "the subset of your tools it may use. It can be used by the subagent tool right away and stays for the session.",
-    parameters: z.object({
-      name: z.string().describe("kebab-case, unique, at most 64 characters, e.g. sql-reviewer"),
-      description: z.string().describe("What the agent is for; shown when choosing a subagent type"),
-      systemPrompt: z.string().describe("The agent's system prompt"),
-      tools: z.array(z.string()).optional().describe("Tools it may use, a subset of yours (default: all of yours)")
-    }),
+    parameters: CreateParams,
     summarize: (p) => `create ${p.name}`,
     execute: (p) =>
       Effect.gen(function*() {
@@ -80,12 +90,7 @@ export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: Paren
   const update = defineTool({
     name: "update_subagent",
     description: "Change an agent type you created in this session: its description, system prompt or tools.",
-    parameters: z.object({
-      name: z.string().describe("The created agent type"),
-      description: z.string().optional().describe("New description"),
-      systemPrompt: z.string().optional().describe("New system prompt"),
-      tools: z.array(z.string()).optional().describe("New tool subset (of your tools)")
-    }),
+    parameters: UpdateParams,
     execute: (p) =>
       Effect.gen(function*() {
         const spec = yield* mineOnly(p.name)
@@ -99,7 +104,7 @@ export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: Paren
   const remove = defineTool({
     name: "delete_subagent",
     description: "Delete an agent type you created in this session. Existing children of that type stay as they are.",
-    parameters: z.object({ name: z.string().describe("The created agent type") }),
+    parameters: DeleteParams,
     execute: (p) => mineOnly(p.name).pipe(Effect.andThen(dynamic.remove(p.name)), Effect.as(`Deleted agent type "${p.name}".`))
   })
   return [create, update, remove]

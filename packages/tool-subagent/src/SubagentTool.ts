@@ -18,6 +18,19 @@ export const formatResult = (r: SubagentResult): string => {
   return `${body}\n\n${statusLine(r)}${notes}`
 }
 
+// Built once: a `subagent` tool is made for every agent context. The default type is applied
+// in the handler, since it depends on the context.
+const SubagentParams = z.object({
+  description: z.string().min(1).describe("A short (3-5 word) label for the task, shown in lists and logs"),
+  prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
+  agent: z.string().optional().describe("The agent type to use (default: coder, or the only type offered)"),
+  model: z.string().optional().describe("A model spec to use instead of the type's or yours, e.g. openai:gpt-4.1"),
+  timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
+  background: z.boolean().optional().describe(
+    "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
+  )
+})
+
 const describeTypes = (types: ReadonlyArray<AgentType>): string =>
   types.map((t) => `- ${t.name}: ${t.description}${t.definition.whenToUse ? ` (${t.definition.whenToUse})` : ""}`).join("\n")
 
@@ -36,19 +49,10 @@ export const makeSubagentTool = (subagents: SubagentsShape, parent: ParentInfo) 
         "final result. The child sees nothing of this conversation: put everything it needs in the prompt. Several " +
         "subagent calls in one response run in parallel. With background: true the call returns at once and the " +
         "result is announced to you when the child ends.\n\nAgent types:\n" + describeTypes(types),
-      parameters: z.object({
-        description: z.string().min(1).describe("A short (3-5 word) label for the task, shown in lists and logs"),
-        prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
-        agent: z.string().default(defaultType).describe(`The agent type to use (default ${defaultType})`),
-        model: z.string().optional().describe("A model spec to use instead of the type's or yours, e.g. openai:gpt-4.1"),
-        timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
-        background: z.boolean().optional().describe(
-          "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
-        )
-      }),
-      summarize: (p) => `${p.agent}: ${p.description}`,
+      parameters: SubagentParams,
+      summarize: (p) => `${p.agent ?? defaultType}: ${p.description}`,
       execute: (p) => {
-        const request = { prompt: p.prompt, description: p.description, agent: p.agent, model: p.model, timeoutSeconds: p.timeoutSeconds }
+        const request = { prompt: p.prompt, description: p.description, agent: p.agent ?? defaultType, model: p.model, timeoutSeconds: p.timeoutSeconds }
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
           ? subagents.spawnBackground(request, parent).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
           : subagents.spawn(request, parent).pipe(Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })))

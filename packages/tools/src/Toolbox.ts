@@ -31,14 +31,15 @@ export interface Toolbox {
   readonly execute: (call: ToolCall, context: Omit<ToolContext, "callId">) => Effect.Effect<ToolMessage>
 }
 
-// Toolboxes are rebuilt for every model call; converting a schema once per tool keeps that cheap.
-const schemaCache = new WeakMap<AnyTool, Record<string, unknown>>()
+// Toolboxes are built per agent context and tools are made per context from shared zod
+// schemas: converting each schema once keeps that cheap.
+const schemaCache = new WeakMap<object, Record<string, unknown>>()
 
 const jsonSchemaOf = (tool: AnyTool): Record<string, unknown> => {
-  const cached = schemaCache.get(tool)
+  const cached = schemaCache.get(tool.parameters)
   if (cached !== undefined) return cached
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.parameters, { io: "input" }) as Record<string, unknown>
-  schemaCache.set(tool, schema)
+  schemaCache.set(tool.parameters, schema)
   return schema
 }
 

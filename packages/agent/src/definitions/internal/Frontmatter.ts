@@ -77,8 +77,37 @@ const parseStrict = (source: string): Strict => {
 const isMapping = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+const SIMPLE_LINE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$/
+// A value YAML reads as exactly this string: no indicator first, no `: ` or ` #` inside, and
+// nothing YAML would turn into a boolean, null or number.
+const PLAIN_SCALAR = /^[^\s\-?:,[\]{}#&*!|>'"%@`](?:(?!: | #).)*$/
+const TYPED_SCALAR = /^(?:true|false|yes|no|on|off|null|~|[-+]?(?:\.?\d.*|\.inf|\.nan))$/i
+
+/**
+ * Most frontmatter (the built-in agents', most files written for other tools) is flat
+ * `key: plain text` lines. Those are read directly, with the result strict YAML would give;
+ * anything else goes to the YAML parser. This keeps the YAML parser off the start-up path.
+ */
+export const parseSimple = (source: string): Record<string, unknown> | undefined => {
+  const data: Record<string, unknown> = {}
+  for (const raw of source.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw
+    if (line === "") continue
+    const m = SIMPLE_LINE.exec(line)
+    if (m === null || Object.hasOwn(data, m[1]!)) return undefined
+    const value = (m[2] ?? "").trimEnd()
+    if (value === "") return undefined
+    if (value === "[]") data[m[1]!] = []
+    else if (PLAIN_SCALAR.test(value) && !TYPED_SCALAR.test(value)) data[m[1]!] = value
+    else return undefined
+  }
+  return data
+}
+
 /** Strict YAML, then the lenient reader (with a warning); `Malformed` only when both fail. */
 export const parseFrontmatter = (source: string): FrontmatterResult => {
+  const simple = parseSimple(source)
+  if (simple !== undefined) return { _tag: "Parsed", data: simple, warnings: [] }
   const strict = parseStrict(source)
   if (strict.ok && (strict.value === null || strict.value === undefined)) return { _tag: "Parsed", data: {}, warnings: [] }
   if (strict.ok && isMapping(strict.value)) return { _tag: "Parsed", data: strict.value, warnings: [] }

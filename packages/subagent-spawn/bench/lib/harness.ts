@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { SpawnProvider } from "../src/index.ts"
+import { SpawnProvider } from "../../src/index.ts"
 
 export const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 export const percentile = (xs: ReadonlyArray<number>, p: number) =>
