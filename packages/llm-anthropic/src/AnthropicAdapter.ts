@@ -1,4 +1,4 @@
-import { LlmError, makeLanguageModel, type ModelAdapter, type ModelConfig, parseJsonEvent, postSse } from "@dsh/llm"
+import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { decodeStreamEvent, makeEventParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
 
@@ -7,14 +7,6 @@ export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 /** The Messages API version this adapter speaks (sent as `anthropic-version`). */
 export const ANTHROPIC_VERSION = "2023-06-01"
-
-const configurationError = (detail: string) =>
-  new LlmError({ reason: "Configuration", provider: PROVIDER, detail, retryable: false })
-
-const endpointOf = (config: ModelConfig): string => {
-  const base = config.baseUrl ?? config.env?.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_BASE_URL
-  return `${base.replace(/\/+$/, "")}/v1/messages`
-}
 
 /**
  * Anthropic Messages, streamed, with tool use. Settings come from `config` first, then
@@ -26,13 +18,14 @@ export const AnthropicAdapter: ModelAdapter = {
   description: "Anthropic Messages API (Claude), streaming with tool use",
   create: (model, config) =>
     Effect.gen(function*() {
-      const name = model.trim()
-      if (name === "") {
-        return yield* configurationError("no model name: use a spec such as anthropic:claude-sonnet-4-5")
-      }
-      const apiKey = config.apiKey ?? config.env?.ANTHROPIC_API_KEY
-      if (apiKey === undefined || apiKey === "") return yield* configurationError("ANTHROPIC_API_KEY is not set")
-      const url = endpointOf(config)
+      const { apiKey, model: name, url } = yield* resolveEndpoint(model, config, {
+        provider: PROVIDER,
+        exampleSpec: "anthropic:claude-sonnet-4-5",
+        apiKeyEnv: "ANTHROPIC_API_KEY",
+        baseUrlEnv: "ANTHROPIC_BASE_URL",
+        defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
+        path: "/v1/messages"
+      })
       return makeLanguageModel({
         provider: PROVIDER,
         model: name,

@@ -1,17 +1,9 @@
-import { LlmError, makeLanguageModel, type ModelAdapter, type ModelConfig, parseJsonEvent, postSse } from "@dsh/llm"
+import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { decodeStreamChunk, makeChunkParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
 
 /** Where requests go when neither `config.baseUrl` nor `OPENAI_BASE_URL` is set. */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
-
-const configurationError = (detail: string) =>
-  new LlmError({ reason: "Configuration", provider: PROVIDER, detail, retryable: false })
-
-const endpointOf = (config: ModelConfig): string => {
-  const base = config.baseUrl ?? config.env?.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL
-  return `${base.replace(/\/+$/, "")}/chat/completions`
-}
 
 /**
  * OpenAI-compatible Chat Completions, streamed: OpenAI itself and the servers that copy
@@ -24,13 +16,14 @@ export const OpenAIAdapter: ModelAdapter = {
   description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
   create: (model, config) =>
     Effect.gen(function*() {
-      const name = model.trim()
-      if (name === "") {
-        return yield* configurationError("no model name: use a spec such as openai:gpt-4.1-mini")
-      }
-      const apiKey = config.apiKey ?? config.env?.OPENAI_API_KEY
-      if (apiKey === undefined || apiKey === "") return yield* configurationError("OPENAI_API_KEY is not set")
-      const url = endpointOf(config)
+      const { apiKey, model: name, url } = yield* resolveEndpoint(model, config, {
+        provider: PROVIDER,
+        exampleSpec: "openai:gpt-4.1-mini",
+        apiKeyEnv: "OPENAI_API_KEY",
+        baseUrlEnv: "OPENAI_BASE_URL",
+        defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
+        path: "/chat/completions"
+      })
       return makeLanguageModel({
         provider: PROVIDER,
         model: name,

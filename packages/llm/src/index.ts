@@ -3,6 +3,7 @@
  * finish part with usage; adapters register by name in a `ModelRegistry`; `postSse` is the
  * shared HTTP path with bounded retries and abort-on-interrupt.
  */
+export * from "./Endpoint.ts"
 export * from "./Http.ts"
 export * from "./LanguageModel.ts"
 export * from "./LlmError.ts"

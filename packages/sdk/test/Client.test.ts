@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LocalProcessLauncher, type ProcessLauncher } from "@dsh/subprocess"
+import { isGone } from "@dsh/subprocess/testing"
 import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
-import { readFileSync } from "node:fs"
 import { PassThrough } from "node:stream"
 import { createSdkClient, SdkClient, type SdkError, serveSdk } from "../src/index.ts"
 import { makeTransport } from "../src/internal/Transport.ts"
@@ -10,20 +10,6 @@ import { fakeServerScript, makeFakeHost, startScript, streamPair, tempDir } from
 const withLauncher = <A, E, R>(effect: Effect.Effect<A, E, R | ProcessLauncher>) =>
   Effect.provide(effect, LocalProcessLauncher.layer({ killGrace: "500 millis" }))
 
-/** Dead, or a zombie nobody reaps (PID 1 here does not reap orphans). */
-const isGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return true
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
-  } catch {
-    return true
-  }
-}
 const gone = (pid: number) =>
   Effect.gen(function*() {
     for (let i = 0; i < 500 && !isGone(pid); i++) yield* Effect.sleep(10)

@@ -1,30 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
+import { isGone, readPids } from "@dsh/subprocess/testing"
 import { Approval, approvalFromRules } from "@dsh/tools"
 import { Deferred, Effect, Fiber } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { dshAgent, makeEnv, readJsonLines, tempDir, writeScript } from "./support.ts"
 
-/**
- * Dead means ESRCH, or a zombie: PID 1 here never reaps orphans, so a killed grandchild can
- * stay a zombie (dead, but still answering `kill(pid, 0)`) for good.
- */
-const isGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH"
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
-  } catch {
-    return true
-  }
-}
-
-const pidsIn = (file: string): Array<number> =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map(Number) : []
+/** The pids recorded so far; none until the script has written the file. */
+const pidsIn = (file: string): Array<number> => existsSync(file) ? readPids(file) : []
 
 /** Polls a condition (no sleeps as signals: this only waits for something observable). */
 const until = (condition: () => boolean, attempts: number) =>

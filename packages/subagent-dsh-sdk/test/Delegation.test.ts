@@ -1,11 +1,12 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { survivors } from "@dsh/subprocess/testing"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 // The fake lives in another workspace package that this one does not depend on; tests reach it by path.
 import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "../../llm-openai/src/testing.ts"
-import { childPids, DSH_MAIN, eventually, readJsonLines, survivors, tempDir } from "./support.ts"
+import { childPids, DSH_MAIN, eventually, readJsonLines, tempDir } from "./support.ts"
 
 interface WireMessage {
   readonly role: string
@@ -138,7 +139,7 @@ describe("dsh-sdk backend end to end (dsh run parents, dsh sdk children, a local
       parent.kill("SIGTERM")
       const code = yield* Effect.promise(() => exited)
       assert.strictEqual(code, 1) // cancelled
-      assert.deepStrictEqual(yield* survivors([parent.pid!, ...descendants]), [])
+      assert.deepStrictEqual(yield* survivors([parent.pid!, ...descendants], 500), [])
       // The grandchild's model request was abandoned, not left running.
       assert.isTrue(yield* eventually(() => server.aborted > abortedBefore))
       const [session] = onlySession(sessionsBefore)

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { readPids, survivors } from "@dsh/subprocess/testing"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeDshSdkProvider } from "../src/index.ts"
-import { fakeChildScript, makeTree, parentInfo, readJsonLines, sdkType, specModel, survivors, tempDir } from "./support.ts"
+import { fakeChildScript, makeTree, parentInfo, readJsonLines, sdkType, specModel, tempDir } from "./support.ts"
 
 const dir = tempDir()
 const script = fakeChildScript(dir)
@@ -46,9 +46,9 @@ describe("dsh-sdk backend faults", () => {
         for (const part of fault.notes) assert.include(r.notes ?? "", part)
         assert.strictEqual(r.usage.totalTokens, fault.usage)
         assert.strictEqual(tree.descriptors.get(r.handle)?.status, fault.status)
-        const recorded = readFileSync(pids, "utf8").trim().split("\n").map(Number)
+        const recorded = readPids(pids)
         assert.lengthOf(recorded, 2) // the child and its own background child
-        assert.deepStrictEqual(yield* survivors(recorded), [])
+        assert.deepStrictEqual(yield* survivors(recorded, 500), [])
         if (fault.usage > 0) {
           const wire = readJsonLines(r.transcript!)
           assert.deepStrictEqual(wire.map((w) => w.type), ["turn-start", "usage"])

@@ -44,28 +44,6 @@ export const parentInfo = (cwd: string, model: ParentInfo["model"], events?: Arr
 
 export const sdkType = (provider?: string): AgentType => dshSdkAgentType(provider)
 
-/** Dead, or a zombie nobody reaps (PID 1 here never reaps orphans, so a zombie counts as gone). */
-export const isGone = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return true
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
-  } catch {
-    return true
-  }
-}
-
-/** Polls until every pid is gone (bounded); returns the survivors. */
-export const survivors = (pids: ReadonlyArray<number>, attempts = 500): Effect.Effect<Array<number>> =>
-  Effect.gen(function*() {
-    for (let i = 0; i < attempts && !pids.every(isGone); i++) yield* Effect.sleep(10)
-    return pids.filter((pid) => !isGone(pid))
-  })
-
 /** Polls a condition (bounded) — for things another process does. */
 export const eventually = (condition: () => boolean, attempts = 1000): Effect.Effect<boolean> =>
   Effect.gen(function*() {

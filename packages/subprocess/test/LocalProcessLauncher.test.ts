@@ -2,7 +2,8 @@ import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { killTree, LocalProcessLauncher, ProcessLauncher, processExitedError, SubprocessError } from "../src/index.ts"
-import { grandchildScript, isGone, readPids, readUntil, survivors, tempDir } from "./support.ts"
+import { isGone, readPids, survivors } from "../src/testing.ts"
+import { grandchildScript, readUntil, tempDir } from "./support.ts"
 
 const withLauncher = <A, E, R>(effect: Effect.Effect<A, E, R | ProcessLauncher>) =>
   Effect.provide(effect, LocalProcessLauncher.layer({ killGrace: "1 second" }))

@@ -4,7 +4,8 @@ import { Approval, type ApprovalRequest, approvalFromRules, makeToolbox } from "
 import { Effect } from "effect"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { BUILTIN_TOOL_NAMES, makeBuiltinTools, READ_ONLY_TOOL_NAMES } from "../src/index.ts"
-import { call, readPids, survivors, tempDir, toolbox } from "./support.ts"
+import { readPids, survivors } from "@dsh/subprocess/testing"
+import { call, tempDir, toolbox } from "./support.ts"
 
 describe("Bash", () => {
   beforeAll(() => {

@@ -1,24 +1,14 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { serveAcp } from "@dsh/acp-agent"
-import { ModelRegistry } from "@dsh/llm"
 import { webStdio } from "@dsh/subprocess"
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
-import { dirname, join, resolve } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { parseFlags } from "../Args.ts"
-import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { checkDirectory } from "../Directories.ts"
-import { makeCliHost } from "../Host.ts"
 import { fileLogger } from "../Logger.ts"
-
-const FLAGS = {
-  agent: { type: "string" },
-  model: { type: "string" },
-  cwd: { type: "string" }
-} as const
+import { prepareProtocolServe } from "../ProtocolServe.ts"
 
 /** The CLI's own version: the nearest `@dsh/cli` package.json (works from source and from the bundle). */
 export const cliVersion = (): string => {
@@ -45,17 +35,7 @@ export const cliVersion = (): string => {
  */
 export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
-    const { values, positionals } = yield* parseFlags(args, FLAGS, "acp")
-    if (positionals.length > 0) {
-      return yield* new UsageError({ message: `acp: unexpected argument "${positionals[0]}" (dsh acp [--agent NAME] [--model SPEC] [--cwd DIR])` })
-    }
-    const cwd = resolve(ctx.cwd, values.cwd ?? ".")
-    yield* checkDirectory(cwd)
-    if (values.model !== undefined) {
-      const registry = yield* ModelRegistry
-      yield* registry.resolve(values.model, { env: ctx.env, cwd })
-    }
-    const host = yield* makeCliHost({ ...ctx, cwd })
+    const { agent, host, model } = yield* prepareProtocolServe("acp", args, ctx)
     // `[acp] context_window = N` in config.toml: the model's window, which enables `usage_update`.
     const acpTable = (yield* loadConfig(ctx.home)).raw.acp as { readonly context_window?: unknown } | undefined
     const contextWindow = typeof acpTable?.context_window === "number" && acpTable.context_window > 0 ? acpTable.context_window : undefined
@@ -63,7 +43,7 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     yield* serveAcp(host, {
       stream: acp.ndJsonStream(io.writable, io.readable),
       agentInfo: { name: "dsh", title: "dsh", version: cliVersion() },
-      defaults: { agent: values.agent, model: values.model },
+      defaults: { agent, model },
       contextWindow,
       logger: fileLogger(join(ctx.home, "logs", "acp.log"))
     }).pipe(

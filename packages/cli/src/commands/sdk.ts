@@ -1,19 +1,8 @@
-import { ModelRegistry } from "@dsh/llm"
 import { serveSdk } from "@dsh/sdk"
 import { Effect } from "effect"
-import { resolve } from "node:path"
-import { parseFlags } from "../Args.ts"
-import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { checkDirectory } from "../Directories.ts"
-import { makeCliHost } from "../Host.ts"
+import { prepareProtocolServe } from "../ProtocolServe.ts"
 import { cliVersion } from "./acp.ts"
-
-const FLAGS = {
-  agent: { type: "string" },
-  model: { type: "string" },
-  cwd: { type: "string" }
-} as const
 
 /**
  * `dsh sdk`: serves the dsh SDK protocol (JSON-RPC over stdio, see `@dsh/sdk`'s PROTOCOL.md)
@@ -23,22 +12,12 @@ const FLAGS = {
  */
 export const sdkCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
-    const { values, positionals } = yield* parseFlags(args, FLAGS, "sdk")
-    if (positionals.length > 0) {
-      return yield* new UsageError({ message: `sdk: unexpected argument "${positionals[0]}" (dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR])` })
-    }
-    const cwd = resolve(ctx.cwd, values.cwd ?? ".")
-    yield* checkDirectory(cwd)
-    if (values.model !== undefined) {
-      const registry = yield* ModelRegistry
-      yield* registry.resolve(values.model, { env: ctx.env, cwd })
-    }
-    const host = yield* makeCliHost({ ...ctx, cwd })
+    const { agent, cwd, host, model } = yield* prepareProtocolServe("sdk", args, ctx)
     yield* serveSdk(host, {
       input: ctx.stdin,
       output: ctx.stdout,
       serverInfo: { name: "dsh", version: cliVersion() },
-      defaults: { cwd, agent: values.agent, model: values.model },
+      defaults: { cwd, agent, model },
       // process.stdout stays open; the process exits once serving is over.
       endOutput: false
     })
