@@ -1,4 +1,4 @@
-import * as acp from "@agentclientprotocol/sdk/unstable"
+import type * as acp from "@agentclientprotocol/sdk/unstable"
 import { type AgentEvent, emptyUsage, isEphemeral, makeUsage, type Usage } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
@@ -9,6 +9,7 @@ import { ACP_PROVIDER, type AcpAgentConfig, type AcpLaunchAdditions, acpTypeName
 import { AcpChildError } from "./AcpChildError.ts"
 import { makeChildTurn, toolNameOf } from "./internal/ChildTurn.ts"
 import { type ChildConnection, connectChild, permissionFromApproval, type TapItem } from "./internal/Connection.ts"
+import { loadAcpSdk } from "./internal/Sdk.ts"
 
 export interface AcpProviderOptions {
   /** The ACP agents this provider runs, by type name `acp:<name>`. */
@@ -152,6 +153,7 @@ const runChild = (
       })
 
     const body: Effect.Effect<ChildOutcome, AcpChildError, Scope.Scope> = Effect.gen(function*() {
+      const sdk = yield* loadAcpSdk
       yield* record({ type: "turn-start", turn: 0, prompt: context.request.prompt })
       yield* record({ type: "message", message: { role: "user", content: context.request.prompt } })
       const prepare: Effect.Effect<AcpLaunchAdditions, string> = agent.prepare?.(context) ?? Effect.succeed({})
@@ -216,8 +218,8 @@ const runChild = (
 
       const initTimeout = agent.initializeTimeout ?? options.initializeTimeout ?? DEFAULT_INITIALIZE_TIMEOUT
       const init = yield* guarded(conn.request("initialize", (a) =>
-        a.request(acp.methods.agent.initialize, {
-          protocolVersion: acp.PROTOCOL_VERSION,
+        a.request(sdk.methods.agent.initialize, {
+          protocolVersion: sdk.PROTOCOL_VERSION,
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
           clientInfo: { name: "dsh", version: "0.0.0" }
         })
@@ -229,7 +231,7 @@ const runChild = (
         })
       }
       yield* writeMeta({ agentInfo: init.value.agentInfo ?? undefined, protocolVersion: init.value.protocolVersion })
-      const session = yield* guarded(conn.request("session/new", (a) => a.request(acp.methods.agent.session.new, { cwd, mcpServers: [] })))
+      const session = yield* guarded(conn.request("session/new", (a) => a.request(sdk.methods.agent.session.new, { cwd, mcpServers: [] })))
       const sessionId = session.sessionId
       yield* writeMeta({ acpSessionId: sessionId })
 
@@ -251,13 +253,13 @@ const runChild = (
       )
 
       const pending = yield* Effect.sync(() =>
-        conn.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: context.request.prompt }] })
+        conn.agent.request(sdk.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: context.request.prompt }] })
       )
       const response = yield* guarded(conn.request("session/prompt", () => pending)).pipe(
         Effect.onInterrupt(() =>
           Effect.gen(function*() {
             weCancelled = true
-            yield* Effect.tryPromise(() => conn.agent.notify(acp.methods.agent.session.cancel, { sessionId })).pipe(Effect.ignore)
+            yield* Effect.tryPromise(() => conn.agent.notify(sdk.methods.agent.session.cancel, { sessionId })).pipe(Effect.ignore)
             // The `cancelled` answer still carries the usage of the work done so far.
             const answer = yield* Effect.tryPromise(() => pending).pipe(Effect.timeoutOption(options.cancelGrace ?? DEFAULT_CANCEL_GRACE), Effect.option)
             const reported = Option.flatten(answer).pipe(Option.map((r) => r.usage), Option.getOrUndefined)

@@ -1,4 +1,4 @@
-import * as acp from "@agentclientprotocol/sdk/unstable"
+import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent } from "@dsh/core"
 import type { ApprovalShape } from "@dsh/tools"
 import type { ChildProcessHandle } from "@dsh/subprocess"
@@ -7,6 +7,7 @@ import { Effect, FiberSet, Queue, type Scope } from "effect"
 import type { Cause } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import { type ProtocolFault, strictNdJsonStream } from "./Framing.ts"
+import { loadAcpSdk } from "./Sdk.ts"
 
 /** Where a parent dsh puts the reason it denied a permission (read by `dsh acp` children). */
 export const DENY_REASON_META = "dsh/reason"
@@ -46,22 +47,23 @@ export const connectChild = (options: {
 }): Effect.Effect<ChildConnection, AcpChildError, Scope.Scope> =>
   Effect.gen(function*() {
     const { child } = options
+    const sdk = yield* loadAcpSdk
     if (child.stdin === null) return yield* new AcpChildError({ reason: "Setup", message: "the agent's stdin is not connected" })
     let fault: ProtocolFault | undefined
     const stream = strictNdJsonStream(webStdio(child.stdin, child.stdout), {
       maxMessageBytes: options.maxMessageBytes,
       onFault: (f) => (fault ??= f),
       onMessage: (message) => {
-        if ("method" in message && !("id" in message) && message.method === acp.methods.client.session.update) {
+        if ("method" in message && !("id" in message) && message.method === sdk.methods.client.session.update) {
           Queue.offerUnsafe(options.tap, { _tag: "update", notification: message.params as acp.SessionNotification })
         }
       }
     })
     const run = yield* FiberSet.makeRuntimePromise<never>()
-    const app = acp.client({ name: "dsh" })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params }) => run(options.decide(params)))
+    const app = sdk.client({ name: "dsh" })
+      .onRequest(sdk.methods.client.session.requestPermission, ({ params }) => run(options.decide(params)))
       // Updates are handled by the tap above; this only keeps them from counting as unhandled.
-      .onNotification(acp.methods.client.session.update, () => undefined)
+      .onNotification(sdk.methods.client.session.update, () => undefined)
     const connection = yield* Effect.acquireRelease(
       Effect.sync(() => app.connect(stream)),
       (c) => Effect.sync(() => c.close())
