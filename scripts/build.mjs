@@ -20,6 +20,13 @@ const newest = (dir) => {
   return t
 }
 
+/** The newest source file of any package: what a bundle is built from. */
+const newestSources = () =>
+  Math.max(...readdirSync(join(ROOT, "packages")).map((p) => {
+    const src = join(ROOT, "packages", p, "src")
+    return existsSync(src) ? Math.max(newest(src), statSync(join(ROOT, "packages", p, "package.json")).mtimeMs) : 0
+  }))
+
 for (const dir of dirs) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
   const entry = {}
@@ -35,7 +42,7 @@ for (const dir of dirs) {
   const inputsChanged = Math.max(newest(join(dir, "src")), statSync(join(dir, "package.json")).mtimeMs)
   const bundled = pkg.dsh?.bundle === true
   const stale = outputs.some((o) => !existsSync(o) || statSync(o).mtimeMs < inputsChanged) ||
-    (bundled && outputs.some((o) => statSync(o).mtimeMs < newest(join(ROOT, "packages"))))
+    (bundled && outputs.some((o) => statSync(o).mtimeMs < newestSources()))
   if (!stale) continue
   const buildStart = Date.now()
   await build({
