@@ -20,6 +20,8 @@ export interface DshConfig {
     readonly maxRetries?: number | undefined
     readonly retryBaseMs?: number | undefined
   }
+  /** `[bash] env = ["NAME", …]`: parent variables the Bash tool may see (everything else is scrubbed). */
+  readonly bashEnv: ReadonlyArray<string>
   /** The raw table, for packages that read their own sections (e.g. `[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -46,6 +48,7 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
     })
     const limits = (raw.limits ?? {}) as Record<string, unknown>
     const llm = (raw.llm ?? {}) as Record<string, unknown>
+    const bash = (raw.bash ?? {}) as Record<string, unknown>
     const dirs = raw.extra_agent_dirs
     return {
       model: typeof raw.model === "string" ? raw.model : undefined,
@@ -56,6 +59,7 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
         maxDepth: num(limits.max_depth),
         maxChildren: num(limits.max_children)
       },
+      bashEnv: Array.isArray(bash.env) ? bash.env.filter((n): n is string => typeof n === "string") : [],
       llm: { maxRetries: num(llm.max_retries), retryBaseMs: num(llm.retry_base_ms) },
       raw
     }

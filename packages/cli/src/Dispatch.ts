@@ -12,7 +12,8 @@ export const USAGE = `dsh: subagents for AI agent harnesses
 Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
-  dsh agents list [--json] [--cwd DIR]
+  dsh agents list [--json] [--cwd DIR] [--trust-project]
+  dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
   dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)

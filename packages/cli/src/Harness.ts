@@ -19,7 +19,7 @@ import { makeCreateSubagentTools, makeSubagentTool } from "@dsh/tool-subagent"
 import { makeControlTools } from "@dsh/tool-subagent-control"
 import { makeReportTool } from "@dsh/tool-subagent-report"
 import { type AnyTool, compilePolicy } from "@dsh/tools"
-import { makeBuiltinTools } from "@dsh/tools-builtin"
+import { makeBuiltinToolsWith } from "@dsh/tools-builtin"
 import { Effect } from "effect"
 import { acpChildBackend } from "./AcpChild.ts"
 import type { DshConfig } from "./Config.ts"
@@ -72,7 +72,13 @@ const FORK_TYPE: AgentType = {
  */
 export const makeHarness = (options: HarnessOptions) =>
   Effect.gen(function*() {
-    const builtins = yield* makeBuiltinTools
+    // Bash sees the scrubbed environment plus only what config.toml names under [bash] env.
+    const bashEnv: Record<string, string> = {}
+    for (const name of options.config?.bashEnv ?? []) {
+      const value = options.env[name]
+      if (value !== undefined) bashEnv[name] = value
+    }
+    const builtins = yield* makeBuiltinToolsWith({ env: bashEnv })
     const registry = yield* ModelRegistry
     // Out-of-process children run this CLI's own `dsh sdk` (type `sdk:dsh`).
     const sdk = yield* sdkChildBackend({ env: options.env, maxDepth: () => tree.limits.maxDepth })

@@ -102,5 +102,12 @@ describe("dsh agents list", () => {
     expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/kebab-case/)
     const trusted = await runDsh(["agents", "list", "--json", "--trust-project"], { cwd: project, env: { DSH_HOME: home } })
     expect((JSON.parse(trusted.stdout) as typeof doc).agents.find((a) => a.name === "coder")).toMatchObject({ scope: "project", override: true })
+    // A recorded decision holds for later runs without the flag, until it is revoked.
+    expect((await runDsh(["agents", "trust"], { cwd: project, env: { DSH_HOME: home } })).code).toBe(0)
+    const recorded = await runDsh(["agents", "list", "--json"], { cwd: project, env: { DSH_HOME: home } })
+    expect((JSON.parse(recorded.stdout) as typeof doc).agents.find((a) => a.name === "coder")?.scope).toBe("project")
+    await runDsh(["agents", "untrust"], { cwd: project, env: { DSH_HOME: home } })
+    const revoked = await runDsh(["agents", "list", "--json"], { cwd: project, env: { DSH_HOME: home } })
+    expect((JSON.parse(revoked.stdout) as typeof doc).agents.find((a) => a.name === "coder")?.scope).toBe("builtin")
   })
 })

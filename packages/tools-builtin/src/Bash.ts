@@ -28,7 +28,12 @@ const format = (result: RunResult): string => {
  * The Bash tool over a process launcher: each call runs `bash -c` in the agent's working
  * directory with a scrubbed environment; on timeout the whole process tree is stopped.
  */
-export const makeBashTool = (launcher: ProcessLauncherShape): AnyTool =>
+export interface BashOptions {
+  /** Variables the command sees on top of the scrubbed environment (credentials included, on purpose). */
+  readonly env?: Readonly<Record<string, string>> | undefined
+}
+
+export const makeBashTool = (launcher: ProcessLauncherShape, options: BashOptions = {}): AnyTool =>
   defineTool({
     name: "Bash",
     description: [
@@ -44,7 +49,13 @@ export const makeBashTool = (launcher: ProcessLauncherShape): AnyTool =>
     execute: (params, context) =>
       Effect.gen(function*() {
         const timeoutMs = params.timeoutMs ?? BASH_DEFAULT_TIMEOUT_MS
-        const result = yield* launcher.run({ command: "bash", args: ["-c", params.command], cwd: context.cwd, timeout: timeoutMs }).pipe(
+        const result = yield* launcher.run({
+          command: "bash",
+          args: ["-c", params.command],
+          cwd: context.cwd,
+          timeout: timeoutMs,
+          ...(options.env === undefined ? {} : { env: options.env })
+        }).pipe(
           Effect.mapError((error) => new ToolError({ message: `could not run the command: ${error.detail}` }))
         )
         if (result.timedOut) {

@@ -6,7 +6,7 @@
 import type { AnyTool } from "@dsh/tools"
 import { ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
-import { makeBashTool } from "./Bash.ts"
+import { type BashOptions, makeBashTool } from "./Bash.ts"
 import { EditTool } from "./Edit.ts"
 import { GlobTool } from "./Glob.ts"
 import { GrepTool } from "./Grep.ts"
@@ -27,8 +27,12 @@ export const BUILTIN_TOOL_NAMES = ["Read", "Write", "Edit", "Glob", "Grep", "Bas
 /** The tools that never change anything: a safe `tools` list for explore/plan agents. */
 export const READ_ONLY_TOOL_NAMES = ["Read", "Glob", "Grep"] as const
 
+/** All six built-in tools, with Bash options (e.g. variables it may see); Bash uses the launcher in context. */
+export const makeBuiltinToolsWith = (options: BashOptions): Effect.Effect<ReadonlyArray<AnyTool>, never, ProcessLauncher> =>
+  Effect.gen(function*() {
+    const launcher = yield* ProcessLauncher
+    return [ReadTool, WriteTool, EditTool, GlobTool, GrepTool, makeBashTool(launcher, options)]
+  })
+
 /** All six built-in tools; Bash is bound to the launcher in context. */
-export const makeBuiltinTools: Effect.Effect<ReadonlyArray<AnyTool>, never, ProcessLauncher> = Effect.gen(function*() {
-  const launcher = yield* ProcessLauncher
-  return [ReadTool, WriteTool, EditTool, GlobTool, GrepTool, makeBashTool(launcher)]
-})
+export const makeBuiltinTools: Effect.Effect<ReadonlyArray<AnyTool>, never, ProcessLauncher> = makeBuiltinToolsWith({})

@@ -1,4 +1,4 @@
-import { agentsListJson } from "@dsh/agent"
+import { agentsListJson, findProjectRoot, makeFileTrustStore } from "@dsh/agent"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
@@ -16,15 +16,26 @@ const FLAGS = {
   "trust-project": { type: "boolean" }
 } as const
 
-/** `dsh agents list [--json]`: every resolved agent, every skipped file with its reason, warnings. */
+/**
+ * `dsh agents list [--json]`: every resolved agent, every skipped file with its reason, warnings.
+ * `dsh agents trust|untrust`: records whether this project's agent files may override built-ins.
+ */
 export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
     const { values, positionals } = yield* parseFlags(args, FLAGS, "agents")
-    if ((positionals[0] ?? "list") !== "list" || positionals.length > 1) {
-      return yield* new UsageError({ message: `agents: unknown subcommand "${positionals.join(" ")}" (try: dsh agents list)` })
+    const sub = positionals[0] ?? "list"
+    if (!["list", "trust", "untrust"].includes(sub) || positionals.length > 1) {
+      return yield* new UsageError({ message: `agents: unknown subcommand "${positionals.join(" ")}" (list, trust, untrust)` })
     }
     const cwd = resolve(ctx.cwd, values.cwd ?? ".")
     yield* checkDirectory(cwd)
+    if (sub !== "list") {
+      // A recorded decision: project agent files that override built-ins apply from now on (or no longer).
+      const root = yield* findProjectRoot(cwd)
+      const store = makeFileTrustStore(ctx.home)
+      yield* sub === "trust" ? store.trust(root) : store.untrust(root)
+      return yield* writeLine(ctx.stdout, `${sub === "trust" ? "trusted" : "no longer trusted"}: ${root}`)
+    }
     const config = yield* loadConfig(ctx.home)
     const resolved = yield* resolveAgentSet({
       ctx,
