@@ -6,6 +6,7 @@ import { ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
 import { exitFor } from "./CliError.ts"
 import { loadConfig } from "./Config.ts"
+import { childSummary, descriptorsOf } from "./Children.ts"
 import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
 import { resolveMainAgent } from "./MainAgent.ts"
@@ -189,15 +190,7 @@ export const makeCliHost = (ctx: CliContext) =>
         Effect.gen(function*() {
           const session = yield* store.open(sessionId)
           const state = yield* session.readState
-          return Object.values((state.subagents ?? {}) as Record<string, {
-            handle: string
-            agent: string
-            provider: string
-            status: string
-            parent: string
-            depth: number
-            usage: { inputTokens: number; outputTokens: number; totalTokens: number }
-          }>).map((d) => ({ name: d.handle, agent: d.agent, provider: d.provider, status: d.status, parent: d.parent, depth: d.depth, usage: d.usage }))
+          return descriptorsOf(state).map(childSummary)
         }).pipe(Effect.mapError(toHostError))
     }
     return host

@@ -5,6 +5,7 @@ import type { SessionHandle } from "@dsh/session"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import type { DshConfig } from "./Config.ts"
+import { childSummary } from "./Children.ts"
 import type { CliContext } from "./Context.ts"
 import { mainParent, makeHarness } from "./Harness.ts"
 import { watchStopRequests } from "./StopRequests.ts"
@@ -108,15 +109,7 @@ export const runMainAgent = (opts: MainRunOptions) =>
       status: result.status,
       result: result.result,
       usage: result.usage,
-      subagents: harness.tree.descriptors.all().map((d) => ({
-        name: d.handle,
-        agent: d.agent,
-        provider: d.provider,
-        status: d.status,
-        parent: d.parent,
-        depth: d.depth,
-        usage: d.usage
-      })),
+      subagents: harness.tree.descriptors.all().map(childSummary),
       ...(result.error === undefined ? {} : { error: result.error })
     } satisfies HostPromptResult
   }).pipe(Effect.scoped)

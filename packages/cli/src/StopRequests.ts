@@ -1,6 +1,7 @@
 import type { SessionHandle } from "@dsh/session"
 import type { SubagentDescriptor, SubagentsShape } from "@dsh/subagent"
 import { Effect, Schedule } from "effect"
+import { descriptorsOf } from "./Children.ts"
 
 /** `state.json` key where `dsh subagents stop` (another process) asks the owner to stop children. */
 export const STOP_REQUESTS_KEY = "stopRequests"
@@ -29,9 +30,6 @@ export const watchStopRequests = (session: SessionHandle, subagents: SubagentsSh
   }).pipe(Effect.ignore, Effect.repeat(Schedule.spaced("250 millis")), Effect.asVoid)
 
 const LIVE = new Set(["queued", "running"])
-
-const descriptorsOf = (state: Readonly<Record<string, unknown>>): Array<SubagentDescriptor> =>
-  Object.values((state.subagents ?? {}) as Record<string, SubagentDescriptor>)
 
 /**
  * The requester side (`dsh subagents stop`, the SDK's `children.stop`): asks whichever process

@@ -1,7 +1,7 @@
-import type { SubagentDescriptor } from "@dsh/subagent"
 import type { WireRecord } from "@dsh/core"
 import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
+import { childSummary, descriptorsOf } from "../Children.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import { makeCliHost } from "../Host.ts"
 import { requestStop } from "../StopRequests.ts"
@@ -16,10 +16,6 @@ const FLAGS = {
   tools: { type: "boolean" }
 } as const
 
-
-const descriptorsOf = (state: Readonly<Record<string, unknown>>): Array<SubagentDescriptor> =>
-  Object.values((state.subagents ?? {}) as Record<string, SubagentDescriptor>)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.handle.localeCompare(b.handle))
 
 /** `dsh subagents list|info … --session ID [--json]`. */
 export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
@@ -81,15 +77,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     }
     if (sub === "list") {
       if (handle !== undefined) return yield* new UsageError({ message: `subagents list takes no argument (got "${handle}")` })
-      const subagents = children.map((d) => ({
-        name: d.handle,
-        agent: d.agent,
-        provider: d.provider,
-        status: d.status,
-        parent: d.parent,
-        depth: d.depth,
-        usage: d.usage
-      }))
+      const subagents = children.map(childSummary)
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ subagents }))
       if (subagents.length === 0) return yield* writeLine(ctx.stdout, "no subagents")
       for (const s of subagents) {
