@@ -45,20 +45,26 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
 export const listDirectory = (dir: string): Effect.Effect<string> =>
   Effect.gen(function*() {
     const top = yield* Fs.readdir(dir).pipe(Effect.orElseSucceed(() => []))
-    const lines: Array<string> = []
     const entries = [...top].sort(byName)
-    for (const entry of entries.slice(0, TEMPLATE_LIMITS.listingTopEntries)) {
+    const shown = entries.slice(0, TEMPLATE_LIMITS.listingTopEntries)
+    // The second level is read concurrently: a prompt build should not wait on one readdir at a time.
+    const childLists = yield* Effect.forEach(shown, (entry) =>
+      entry.isDirectory() && !LISTING_SKIPPED.has(entry.name)
+        ? Fs.readdir(Path.join(dir, entry.name)).pipe(Effect.map((xs) => [...xs].sort(byName)), Effect.orElseSucceed(() => []))
+        : Effect.succeed(undefined), { concurrency: 16 })
+    const lines: Array<string> = []
+    shown.forEach((entry, i) => {
       const isDir = entry.isDirectory()
       lines.push(isDir ? `${entry.name}/` : entry.name)
-      if (!isDir || LISTING_SKIPPED.has(entry.name)) continue
-      const children = [...yield* Fs.readdir(Path.join(dir, entry.name)).pipe(Effect.orElseSucceed(() => []))].sort(byName)
+      const children = childLists[i]
+      if (children === undefined) return
       for (const child of children.slice(0, TEMPLATE_LIMITS.listingChildEntries)) {
         lines.push(`  ${child.name}${child.isDirectory() ? "/" : ""}`)
       }
       if (children.length > TEMPLATE_LIMITS.listingChildEntries) {
         lines.push(`  ... and ${children.length - TEMPLATE_LIMITS.listingChildEntries} more`)
       }
-    }
+    })
     if (entries.length > TEMPLATE_LIMITS.listingTopEntries) {
       lines.push(`... and ${entries.length - TEMPLATE_LIMITS.listingTopEntries} more`)
     }
