@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Schedule, Stream } from "effect"
+import { Context, Duration, Effect, Schedule, Schema, Stream } from "effect"
 import { makeSseDecoder, type SseEvent } from "./internal/sse.ts"
 import { isContextOverflowText, isRetryableReason, LlmError, reasonForStatus } from "./LlmError.ts"
 
@@ -138,3 +138,15 @@ export const parseJsonEvent = (provider: string, data: string): Effect.Effect<un
     catch: () =>
       new LlmError({ reason: "BadResponse", provider, detail: `malformed stream event: ${data.slice(0, 200)}`, retryable: false })
   })
+
+/**
+ * A decoder for one provider's stream events: validates a parsed payload against the
+ * provider's schema, or fails with `BadResponse` naming what was expected.
+ */
+export const makeEventDecoder = <A>(provider: string, schema: Schema.Decoder<A>, what: string) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (json: unknown): Effect.Effect<A, LlmError> =>
+    decode(json).pipe(Effect.mapError((error) =>
+      new LlmError({ reason: "BadResponse", provider, detail: `unexpected ${what}: ${error.message.slice(0, 300)}`, retryable: false })
+    ))
+}

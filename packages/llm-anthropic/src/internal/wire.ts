@@ -5,6 +5,7 @@
  */
 import { makeUsage, type Message, type ToolMessage } from "@dsh/core"
 import {
+  makeEventDecoder,
   type FinishReason,
   isContextOverflowText,
   isRetryableReason,
@@ -168,18 +169,8 @@ export const StreamEvent = Schema.Struct({
 })
 export type StreamEvent = typeof StreamEvent.Type
 
-const decodeEvent = Schema.decodeUnknownEffect(StreamEvent)
-
-/** Decodes one SSE data payload (already JSON-parsed) into an event, or fails with `BadResponse`. */
-export const decodeStreamEvent = (json: unknown): Effect.Effect<StreamEvent, LlmError> =>
-  decodeEvent(json).pipe(Effect.mapError((error) =>
-    new LlmError({
-      reason: "BadResponse",
-      provider: PROVIDER,
-      detail: `unexpected stream event: ${error.message.slice(0, 300)}`,
-      retryable: false
-    })
-  ))
+/** Decodes one SSE data payload (already JSON-parsed), or fails with `BadResponse`. */
+export const decodeStreamEvent = makeEventDecoder(PROVIDER, StreamEvent, "stream event")
 
 /** Anthropic's `stop_reason` in the seam's vocabulary; unknown values become `other`. */
 export const mapStopReason = (reason: string): FinishReason => {

@@ -5,6 +5,7 @@
  */
 import { type Message, makeUsage, type ToolCall, type Usage } from "@dsh/core"
 import {
+  makeEventDecoder,
   type FinishReason,
   isContextOverflowText,
   isRetryableReason,
@@ -134,18 +135,8 @@ export const StreamChunk = Schema.Struct({
 })
 export type StreamChunk = typeof StreamChunk.Type
 
-const decodeChunk = Schema.decodeUnknownEffect(StreamChunk)
-
-/** Decodes one SSE data payload (already JSON-parsed) into a chunk, or fails with `BadResponse`. */
-export const decodeStreamChunk = (json: unknown): Effect.Effect<StreamChunk, LlmError> =>
-  decodeChunk(json).pipe(Effect.mapError((error) =>
-    new LlmError({
-      reason: "BadResponse",
-      provider: PROVIDER,
-      detail: `unexpected stream chunk: ${error.message.slice(0, 300)}`,
-      retryable: false
-    })
-  ))
+/** Decodes one SSE data payload (already JSON-parsed), or fails with `BadResponse`. */
+export const decodeStreamChunk = makeEventDecoder(PROVIDER, StreamChunk, "stream chunk")
 
 /** OpenAI's `finish_reason` in the seam's vocabulary; unknown values become `other`. */
 export const mapFinishReason = (reason: string): FinishReason => {
