@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `pnpm bench`: runs every benchmark (packages/*/bench/*.ts) one after another, each in its
+// `pnpm bench`: runs every benchmark (packages/*/bench/*.ts, examples/bench/*.ts) one after another, each in its
 // own Node process, and prints their lines plus a closing table of the JSON results.
 // Benchmarks measure a baseline in the same run and print ratios; nothing here asserts.
 import { spawnSync } from "node:child_process"
@@ -9,8 +9,8 @@ import { join, relative, resolve } from "node:path"
 const ROOT = resolve(import.meta.dirname, "..")
 const only = process.argv.slice(2)
 const files = []
-for (const pkg of readdirSync(join(ROOT, "packages")).sort()) {
-  const dir = join(ROOT, "packages", pkg, "bench")
+const benchDirs = [...readdirSync(join(ROOT, "packages")).sort().map((pkg) => join(ROOT, "packages", pkg, "bench")), join(ROOT, "examples", "bench")]
+for (const dir of benchDirs) {
   if (!existsSync(dir)) continue
   for (const f of readdirSync(dir).sort()) if (f.endsWith(".ts")) files.push(join(dir, f))
 }

@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// Builds ESM JavaScript for every package (or the ones named) with tsup, in one process.
-// `tsc -b` emits the .d.ts files; this only writes dist/*.js. A package whose outputs are
-// newer than all of its sources is skipped, so a second build takes well under a second.
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs"
+// Builds the JavaScript of every package (or the ones named) with tsup, in one process;
+// `tsc -b` emits the .d.ts files next to it. A package whose outputs are newer than all of its
+// sources is skipped, so a second build takes well under a second.
+//
+// Library packages are built on their own: their dependencies, peer dependencies and `@dsh/*`
+// siblings stay imports (one copy of each in an installing app), and the output is plain ESM.
+// Only a package marked `"dsh": {"bundle": true}` (the CLI) is bundled whole, for start-up speed.
+import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs"
+import { builtinModules } from "node:module"
 import { join, resolve } from "node:path"
 import { build } from "tsup"
 
@@ -20,12 +25,26 @@ const newest = (dir) => {
   return t
 }
 
-/** The newest source file of any package: what a bundle is built from. */
+/** The newest source file of any package: what a whole bundle is built from. */
 const newestSources = () =>
   Math.max(...readdirSync(join(ROOT, "packages")).map((p) => {
     const src = join(ROOT, "packages", p, "src")
     return existsSync(src) ? Math.max(newest(src), statSync(join(ROOT, "packages", p, "package.json")).mtimeMs) : 0
   }))
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
+const BUILTINS = new Set(builtinModules)
+
+/** Bare specifiers a built file imports (static, dynamic and re-exports). */
+const bareImports = (code) => {
+  const found = new Set()
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g)) {
+    const spec = m[1]
+    if (!spec.startsWith(".") && !spec.startsWith("/")) found.add(spec)
+  }
+  return found
+}
+const packageOf = (spec) => (spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0])
 
 for (const dir of dirs) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
@@ -41,9 +60,15 @@ for (const dir of dirs) {
   const outputs = Object.keys(entry).map((name) => join(dir, "dist", `${name}.js`))
   const inputsChanged = Math.max(newest(join(dir, "src")), statSync(join(dir, "package.json")).mtimeMs)
   const bundled = pkg.dsh?.bundle === true
+  // Files a package ships from elsewhere in the repository (the CLI's built-in agent files).
+  for (const [from, to] of Object.entries(pkg.dsh?.assets ?? {})) {
+    rmSync(join(dir, to), { recursive: true, force: true })
+    cpSync(join(dir, from), join(dir, to), { recursive: true })
+  }
   const stale = outputs.some((o) => !existsSync(o) || statSync(o).mtimeMs < inputsChanged) ||
     (bundled && outputs.some((o) => statSync(o).mtimeMs < newestSources()))
   if (!stale) continue
+  const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})])
   const buildStart = Date.now()
   await build({
     entry,
@@ -57,10 +82,13 @@ for (const dir of dirs) {
     silent: true,
     splitting: bundled,
     minify: bundled && process.env.DSH_BUILD_NO_MINIFY !== "1",
+    // The version every package announces itself with (ACP, the SDK handshake, `dsh --version`).
+    define: { __DSH_VERSION__: JSON.stringify(pkg.version) },
     // The CLI is bundled whole (our packages from source, and their dependencies) so that it
     // starts fast: one file, no module resolution at start-up. CommonJS dependencies get a
-    // real `require` through the banner.
+    // real `require` through the banner. Libraries keep every dependency an import.
     noExternal: bundled ? [/.*/] : [],
+    external: bundled ? [] : [...allowed].map((name) => new RegExp(`^${escape(name)}(/|$)`)),
     banner: bundled
       ? { js: "import { createRequire as __dshCreateRequire } from \"node:module\";\nconst require = __dshCreateRequire(import.meta.url);" }
       : {},
@@ -74,6 +102,16 @@ for (const dir of dirs) {
     for (const f of readdirSync(join(dir, "dist"), { withFileTypes: true })) {
       const path = join(dir, "dist", f.name)
       if (f.isFile() && /\.js(\.map)?$/.test(f.name) && statSync(path).mtimeMs < buildStart - 1) rmSync(path)
+    }
+  } else {
+    // A library must import only what its manifest declares: anything else would have been
+    // inlined (a second copy of it in every app) or would fail to resolve once installed.
+    for (const out of outputs) {
+      for (const spec of bareImports(readFileSync(out, "utf8"))) {
+        if (spec.startsWith("node:") || BUILTINS.has(spec) || allowed.has(packageOf(spec))) continue
+        process.stderr.write(`[build] ${pkg.name}: ${out} imports "${spec}", which is not a dependency or peer dependency\n`)
+        process.exit(1)
+      }
     }
   }
   process.stderr.write(`[build] ${pkg.name}\n`)

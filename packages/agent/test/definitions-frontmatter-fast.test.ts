@@ -3,8 +3,9 @@ import { join, resolve } from "node:path"
 import { parseDocument } from "yaml"
 import { describe, expect, it } from "vitest"
 import { parseSimple } from "../src/definitions/internal/Frontmatter.ts"
+import { CORPUS, corpusPresent } from "./fixtures/corpus.ts"
 
-const CORPUS = resolve(import.meta.dirname, "../../../../shared/compat/agent-files")
+const present = corpusPresent("definitions-frontmatter-fast.test.ts")
 const BUILTINS = resolve(import.meta.dirname, "../agents")
 
 const markdownFiles = (dir: string): Array<string> =>
@@ -18,7 +19,7 @@ const frontmatterOf = (text: string): string | undefined => /^---\r?\n([\s\S]*?)
 describe("the flat frontmatter fast path", () => {
   it("gives exactly what strict YAML gives, on every corpus and built-in file it accepts", () => {
     let accepted = 0
-    for (const file of [...markdownFiles(BUILTINS), ...markdownFiles(CORPUS)]) {
+    for (const file of [...markdownFiles(BUILTINS), ...(present ? markdownFiles(CORPUS) : [])]) {
       const source = frontmatterOf(readFileSync(file, "utf8"))
       if (source === undefined) continue
       const simple = parseSimple(source)
@@ -28,7 +29,7 @@ describe("the flat frontmatter fast path", () => {
       expect(doc.errors, file).toEqual([])
       expect(simple, file).toEqual(doc.toJS())
     }
-    expect(accepted).toBeGreaterThanOrEqual(40)
+    expect(accepted).toBeGreaterThanOrEqual(present ? 40 : 4)
   })
 
   it("leaves anything beyond flat plain text to the YAML parser", () => {

@@ -1,3 +1,4 @@
+import { VERSION } from "@dsh/core"
 import { Cause, Effect, Exit, Fiber } from "effect"
 import { exitFor } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
@@ -15,6 +16,10 @@ const ctx: CliContext = {
 }
 
 const argv = process.argv.slice(2)
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")) {
+  process.stdout.write(`${VERSION}\n`)
+  process.exit(0)
+}
 if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
   process.stdout.write(USAGE)
   process.exit(argv.length === 0 ? 2 : 0)

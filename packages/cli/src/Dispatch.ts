@@ -19,6 +19,7 @@ Usage:
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
   dsh demo
+  dsh --version
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
              anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)

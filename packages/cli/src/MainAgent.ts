@@ -10,7 +10,9 @@ import {
   type TemplateVars
 } from "@dsh/agent"
 import { Effect } from "effect"
+import { existsSync } from "node:fs"
 import { homedir } from "node:os"
+import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 
@@ -22,6 +24,16 @@ export interface ResolvedMainAgent {
   /** Renders any agent's prompt with the same variables (children share the parent's context). */
   readonly renderPrompt: (definition: AgentDefinition, cwd: string) => string
   readonly resolved: ResolvedAgents
+}
+
+/**
+ * The built-in agent files shipped inside the CLI's own bundle (`dist/agents`, copied from
+ * `@dsh/agent` at build time), so an installed CLI needs no other package. Run from source,
+ * there is none and `@dsh/agent`'s own directory is used.
+ */
+const bundledAgentsDir = (): string | undefined => {
+  const dir = fileURLToPath(new URL("./agents", import.meta.url))
+  return existsSync(dir) ? dir : undefined
 }
 
 /** Resolves the agent set of a run's cwd: files, scopes, trust and built-ins. */
@@ -38,7 +50,8 @@ export const resolveAgentSet = (opts: {
     userHome: opts.ctx.env.HOME ?? homedir(),
     agentFile: opts.agentFile,
     extraAgentDirs: opts.config.extraAgentDirs,
-    trustProject: opts.trustProject
+    trustProject: opts.trustProject,
+    builtinAgentsDir: bundledAgentsDir()
   })
 
 /**

@@ -20,8 +20,8 @@ const entries = readdirSync(PACKAGES).flatMap((dir) => {
 })
 
 describe("package exports", () => {
-  it("cover every package", () => {
-    expect(new Set(entries.map((e) => e.dir)).size).toBe(readdirSync(PACKAGES).length)
+  it("cover every library package (the CLI is a command, not a library)", () => {
+    expect(new Set(entries.map((e) => e.dir))).toEqual(new Set(readdirSync(PACKAGES).filter((d) => d !== "cli")))
   })
 
   for (const { dir, name, target } of entries) {
@@ -30,7 +30,6 @@ describe("package exports", () => {
       for (const file of [target["@dsh/source"], target.types, target.import]) {
         expect(file !== undefined && existsSync(join(root, file)), `${name}: ${file}`).toBe(true)
       }
-      if (dir === "cli") return // the CLI's entry runs the program; its bundle is exercised by every CLI test
       const module = (await import(pathToFileURL(join(root, target.import!)).href)) as Record<string, unknown>
       expect(Object.keys(module).length, name).toBeGreaterThan(0)
     })

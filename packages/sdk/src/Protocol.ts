@@ -1,3 +1,4 @@
+import { VERSION } from "@dsh/core"
 import { Schema } from "effect"
 
 /**
@@ -8,8 +9,8 @@ import { Schema } from "effect"
 /** Bumped on any incompatible change; `initialize` refuses other versions with `Unsupported`. */
 export const PROTOCOL_VERSION = 1
 
-/** The version of this implementation, reported in `initialize` as the server's version. */
-export const DSH_SDK_VERSION = "0.1.0"
+/** The version of this implementation, reported in `initialize` as the server's version (the dsh release). */
+export const DSH_SDK_VERSION: string = VERSION
 
 /** JSON-RPC's own codes, then dsh's (in the implementation-defined range). */
 export const ErrorCode = {

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import { type AgentEvent, emptyUsage, isEphemeral, makeUsage, type Usage } from "@dsh/core"
+import { type AgentEvent, emptyUsage, isEphemeral, makeUsage, type Usage, VERSION } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
 import { Approval } from "@dsh/tools"
@@ -221,7 +221,7 @@ const runChild = (
         a.request(sdk.methods.agent.initialize, {
           protocolVersion: sdk.PROTOCOL_VERSION,
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-          clientInfo: { name: "dsh", version: "0.0.0" }
+          clientInfo: { name: "dsh", version: VERSION }
         })
       ).pipe(Effect.timeoutOption(initTimeout)))
       if (Option.isNone(init)) {

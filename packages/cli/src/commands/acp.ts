@@ -1,32 +1,13 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { serveAcp } from "@dsh/acp-agent"
+import { VERSION } from "@dsh/core"
 import { webStdio } from "@dsh/subprocess"
 import { Effect } from "effect"
-import { existsSync, readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { fileLogger } from "../Logger.ts"
 import { prepareProtocolServe } from "../ProtocolServe.ts"
-
-/** The CLI's own version: the nearest `@dsh/cli` package.json (works from source and from the bundle). */
-export const cliVersion = (): string => {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (let i = 0; i < 5; i++) {
-    const file = join(dir, "package.json")
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string }
-        if (pkg.name === "@dsh/cli" && typeof pkg.version === "string") return pkg.version
-      } catch {
-        // not ours; keep looking
-      }
-    }
-    dir = dirname(dir)
-  }
-  return "0.0.0"
-}
 
 /**
  * `dsh acp`: serves the dsh agent over ACP on stdio until stdin closes. stdout carries only
@@ -42,7 +23,7 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const io = webStdio(ctx.stdout, ctx.stdin)
     yield* serveAcp(host, {
       stream: acp.ndJsonStream(io.writable, io.readable),
-      agentInfo: { name: "dsh", title: "dsh", version: cliVersion() },
+      agentInfo: { name: "dsh", title: "dsh", version: VERSION },
       defaults: { agent, model },
       contextWindow,
       logger: fileLogger(join(ctx.home, "logs", "acp.log"))

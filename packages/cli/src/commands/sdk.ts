@@ -2,7 +2,7 @@ import { serveSdk } from "@dsh/sdk"
 import { Effect } from "effect"
 import type { CliContext } from "../Context.ts"
 import { prepareProtocolServe } from "../ProtocolServe.ts"
-import { cliVersion } from "./acp.ts"
+import { VERSION } from "@dsh/core"
 
 /**
  * `dsh sdk`: serves the dsh SDK protocol (JSON-RPC over stdio, see `@dsh/sdk`'s PROTOCOL.md)
@@ -16,7 +16,7 @@ export const sdkCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     yield* serveSdk(host, {
       input: ctx.stdin,
       output: ctx.stdout,
-      serverInfo: { name: "dsh", version: cliVersion() },
+      serverInfo: { name: "dsh", version: VERSION },
       defaults: { cwd, agent, model },
       // process.stdout stays open; the process exits once serving is over.
       endOutput: false

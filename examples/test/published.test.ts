@@ -1,0 +1,114 @@
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "vitest"
+import { installExample, MINIMAL_HARNESS, must, packWorkspace, ROOT, run, treeBytes, workspacePackages } from "./support.ts"
+
+/**
+ * The packages as a harness author gets them: packed, installed with npm into a project
+ * outside the workspace, type-checked strictly and run. Our other tests load `src/`; only
+ * this one sees what the registry would serve.
+ */
+let tarballs: Map<string, string>
+let app: string
+
+beforeAll(() => {
+  tarballs = packWorkspace()
+  app = installExample("harness", tarballs, ["@dsh/cli"])
+})
+
+const tarList = (tarball: string): Array<string> =>
+  execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""))
+
+describe("the packed tarballs", () => {
+  it("ship their build, sources, README and LICENSE, and nothing else", () => {
+    for (const [name, { manifest }] of workspacePackages()) {
+      const files = tarList(tarballs.get(name)!)
+      const exports = (manifest as { exports?: Record<string, unknown> }).exports ?? {}
+      for (const required of ["package.json", "README.md", "LICENSE"]) expect(files, `${name}: ${required}`).toContain(required)
+      for (const target of Object.values(exports)) {
+        for (const file of typeof target === "object" && target !== null ? Object.values(target) : [target]) {
+          if (typeof file === "string" && !file.includes("*")) expect(files, `${name}: ${file}`).toContain(file.replace(/^\.\//, ""))
+        }
+      }
+      const unexpected = files.filter((f) => !/^(dist|src|agents)\/|^(package\.json|README\.md|LICENSE|PROTOCOL\.md)$/.test(f))
+      expect(unexpected, name).toEqual([])
+      expect(files.filter((f) => /(^|\/)(test|\.tsbuild)\//.test(f)), name).toEqual([])
+    }
+  })
+
+  it("publish as a dry run", () => {
+    const out = run(join(ROOT, ".tools", "pnpm", "node_modules", ".bin", "pnpm"), ["publish", "-r", "--dry-run", "--no-git-checks"], ROOT)
+    expect(out.status, out.stderr).toBe(0)
+    for (const name of workspacePackages().keys()) expect(`${out.stdout}${out.stderr}`).toContain(`${name}@`)
+  })
+
+  it("a minimal harness install unpacks to under 5 MB of @dsh files, source maps included", () => {
+    const bytes = MINIMAL_HARNESS.reduce((n, name) => n + treeBytes(join(app, "node_modules", name)), 0)
+    expect(bytes).toBeLessThan(5 * 1024 * 1024)
+  })
+})
+
+describe("examples/harness installed from the tarballs", () => {
+  it("type-checks strictly (skipLibCheck off) under nodenext and bundler resolution", () => {
+    must("npx", ["tsc", "-p", "tsconfig.json"], app)
+    must("npx", ["tsc", "-p", "tsconfig.bundler.json"], app)
+  })
+
+  it("has one copy of effect, shared by every package", () => {
+    const copies = must("npm", ["ls", "effect", "--all", "--parseable"], app).trim().split("\n")
+    expect(copies).toHaveLength(1)
+  })
+
+  it("(a) a main agent delegates to an in-process child and prints its result", () => {
+    expect(must("node", ["src/delegate.ts"], app)).toContain("My researcher says: The answer is 42.")
+  })
+
+  it("(b) two contexts offer different backends over one tree", () => {
+    const out = must("node", ["src/contexts.ts"], app)
+    expect(out).toContain("main context offers: local, remote")
+    expect(out).toContain("sandboxed context offers: local")
+    expect(out).toMatch(/remote: remote-\d+ completed: done remotely/)
+    expect(out).toContain("remote: refused (Unsupported)")
+  })
+
+  it("(c) and (d): its own vitest suite passes (fixtures at the child boundary, provider conformance)", () => {
+    const out = must("npx", ["vitest", "run", "--reporter=verbose"], app)
+    expect(out).toContain("sees the child's result with its handle and status")
+    expect(out).toContain("echo provider conformance")
+  })
+
+  it("errors made in one package are instances of the class another package exports", () => {
+    const script = `
+      import { LlmError } from "@dsh/llm"
+      import { makeScriptedModel } from "@dsh/llm-scripted"
+      import { Effect, Stream } from "effect"
+      const model = makeScriptedModel({ rules: [{ reply: { error: { reason: "RateLimited", detail: "slow down" } } }] })
+      const error = await Effect.runPromise(Effect.flip(Stream.runDrain(model.stream({ messages: [], tools: [] }))))
+      console.log(error instanceof LlmError)`
+    writeFileSync(join(app, "instanceof.mjs"), script)
+    expect(must("node", ["instanceof.mjs"], app).trim()).toBe("true")
+  })
+
+  it("the CLI runs from its tarball: --version, --help and the demo", () => {
+    const version = workspacePackages().get("@dsh/cli")!.manifest.version
+    expect(must("npx", ["dsh", "--version"], app).trim()).toBe(version)
+    expect(must("npx", ["dsh", "--help"], app)).toContain("dsh run")
+    const home = mkdtempSync(join(tmpdir(), "dsh-home-"))
+    const demo = must("npx", ["dsh", "demo"], app, { DSH_HOME: home })
+    expect(demo).toMatch(/explore-\d+ \(explore\) · completed/)
+    expect(readdirSync(join(home, "sessions"))).toHaveLength(1)
+  })
+})
+
+describe("an app on Effect 3", () => {
+  it("gets npm's peer-dependency conflict at install, not a crash at run time", () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-effect3-"))
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "effect3-app", private: true, dependencies: { effect: "^3.17.0" } }))
+    const r = run("npm", ["install", "--no-audit", "--no-fund", tarballs.get("@dsh/core")!], dir)
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain("ERESOLVE")
+    expect(r.stderr).toMatch(/peer effect@"\^4\.1\.0"/)
+  })
+})

@@ -1,0 +1,99 @@
+// Packs the workspace and installs the tarballs into a copy of an example project with npm,
+// the way a harness author installs dsh from the registry. Shared by the test and the benchmark.
+import { spawnSync, type SpawnSyncReturns } from "node:child_process"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export const ROOT = resolve(import.meta.dirname, "../..")
+const PACKAGES = join(ROOT, "packages")
+
+/** The pinned pnpm of `npm run setup`, else whatever is on PATH. */
+const pnpm = (): string => {
+  const local = join(ROOT, ".tools", "pnpm", "node_modules", ".bin", "pnpm")
+  return existsSync(local) ? local : "pnpm"
+}
+
+export const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> =>
+  spawnSync(command, [...args], { cwd, encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 })
+
+export const must = (command: string, args: ReadonlyArray<string>, cwd: string, env: NodeJS.ProcessEnv = {}): string => {
+  const r = run(command, args, cwd, env)
+  if (r.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${r.status}\n${r.stdout}\n${r.stderr}`)
+  }
+  return r.stdout
+}
+
+interface Manifest {
+  readonly name: string
+  readonly version: string
+  readonly dependencies?: Record<string, string>
+}
+
+/** Every workspace package by npm name, with its directory. */
+export const workspacePackages = (): Map<string, { readonly dir: string; readonly manifest: Manifest }> =>
+  new Map(readdirSync(PACKAGES).filter((d) => existsSync(join(PACKAGES, d, "package.json"))).map((d) => {
+    const manifest = JSON.parse(readFileSync(join(PACKAGES, d, "package.json"), "utf8")) as Manifest
+    return [manifest.name, { dir: join(PACKAGES, d), manifest }] as const
+  }))
+
+/** `pnpm -r pack` into a fresh directory; returns the tarball of each package by name. */
+export const packWorkspace = (): Map<string, string> => {
+  const dest = mkdtempSync(join(tmpdir(), "dsh-packs-"))
+  must(pnpm(), ["-r", "--silent", "pack", "--pack-destination", dest], ROOT)
+  const byFile = new Map(readdirSync(dest).map((f) => [f, join(dest, f)]))
+  const tarballs = new Map<string, string>()
+  for (const [name, { manifest }] of workspacePackages()) {
+    const file = `${name.replace("@", "").replace("/", "-")}-${manifest.version}.tgz`
+    const path = byFile.get(file)
+    if (path === undefined) throw new Error(`pnpm pack wrote no ${file}`)
+    tarballs.set(name, path)
+  }
+  return tarballs
+}
+
+/** `names` and every `@dsh/*` package they depend on, transitively. */
+export const closure = (names: Iterable<string>): Set<string> => {
+  const all = workspacePackages()
+  const seen = new Set<string>()
+  const visit = (name: string) => {
+    if (seen.has(name) || !all.has(name)) return
+    seen.add(name)
+    for (const dep of Object.keys(all.get(name)!.manifest.dependencies ?? {})) visit(dep)
+  }
+  for (const n of names) visit(n)
+  return seen
+}
+
+/**
+ * Copies `examples/<example>` to a temporary directory and installs it with npm, every
+ * `@dsh/*` dependency (and theirs) taken from its packed tarball, everything else from the
+ * registry. Returns the project directory.
+ */
+export const installExample = (example: string, tarballs: ReadonlyMap<string, string>, extra: ReadonlyArray<string> = []): string => {
+  const dir = join(mkdtempSync(join(tmpdir(), "dsh-example-")), example)
+  mkdirSync(dir, { recursive: true })
+  cpSync(join(ROOT, "examples", example), dir, { recursive: true, filter: (src) => !src.includes("node_modules") })
+  const manifestPath = join(dir, "package.json")
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Manifest & { dependencies: Record<string, string> }
+  const ours = closure([...Object.keys(manifest.dependencies).filter((n) => n.startsWith("@dsh/")), ...extra])
+  // Transitive @dsh packages are direct dependencies here, so npm never asks the registry for them.
+  for (const name of ours) manifest.dependencies[name] = `file:${tarballs.get(name)}`
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)
+  must("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], dir)
+  return dir
+}
+
+/** Bytes of every file under `dir`. */
+export const treeBytes = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((n, e) => {
+    const path = join(dir, e.name)
+    return n + (e.isDirectory() ? treeBytes(path) : e.isFile() ? statSync(path).size : 0)
+  }, 0)
+
+/** The packages a minimal harness installs (the packaging issue's list). */
+export const MINIMAL_HARNESS = [
+  "@dsh/agent", "@dsh/subagent", "@dsh/subagent-spawn", "@dsh/tool-subagent", "@dsh/llm-scripted",
+  "@dsh/tools", "@dsh/core", "@dsh/llm", "@dsh/session", "@dsh/subagent-inprocess"
+] as const

@@ -1,0 +1,7 @@
+import { defineProject } from "vitest/config"
+
+// Only `examples/test`: each example project has tests of its own, which run against the
+// packed tarballs inside a temporary install, never against this workspace.
+export default defineProject({
+  test: { name: "examples", include: ["test/**/*.test.ts"], testTimeout: 300_000, hookTimeout: 600_000 }
+})
