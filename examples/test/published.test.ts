@@ -76,7 +76,20 @@ describe("examples/harness installed from the tarballs", () => {
   it("(c) and (d): its own vitest suite passes (fixtures at the child boundary, provider conformance)", () => {
     const out = must("npx", ["vitest", "run", "--reporter=verbose"], app)
     expect(out).toContain("sees the child's result with its handle and status")
-    expect(out).toContain("echo provider conformance")
+    expect(out).toContain("echo: subagent provider conformance")
+  })
+
+  it("the whole kit: announcement, wait, send_message, fork and a stop that reaches a grandchild", () => {
+    const out = must("node", ["src/kit.ts"], app)
+    expect(out).toContain("background: heard from researcher-1: completed")
+    expect(out).toContain("wait: topic B is done")
+    expect(out).toContain("follow-up: sources for research topic A")
+    expect(out).toContain("fork: a fork that remembers the lead began with \"background\"")
+    expect(out).toContain("stop: heard from manager-1: cancelled")
+    expect(out).toMatch(/manager-1 \(depth 1, parent main\): cancelled/)
+    expect(out).toMatch(/researcher-3 \(depth 2, parent manager-1\): cancelled/)
+    // `wait` consumed researcher-2's outcome: it was never announced as a turn of its own.
+    expect(out).not.toContain("heard from researcher-2")
   })
 
   it("errors made in one package are instances of the class another package exports", () => {

@@ -1,25 +1,17 @@
 // (b) Two agent contexts over one session tree, each with its own backends: the main agent
 // may run children in process and on a remote stand-in; a sandboxed context only in process.
 // Run: node src/contexts.ts
-import type { AgentDefinition } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
 import { makeFixtureProvider } from "@dsh/subagent/testing"
 import { SpawnProvider } from "@dsh/subagent-spawn"
 import { Effect } from "effect"
+import { agent } from "./agents.ts"
 
 const model = makeScriptedModel({ rules: [{ reply: { text: "done in process: {{lastUser}}" } }] })
-const definition = (name: string): AgentDefinition => ({
-  name,
-  description: `${name} agent`,
-  systemPrompt: `You are ${name}.`,
-  override: false,
-  scope: "runtime",
-  source: "example"
-})
 const types: ReadonlyArray<AgentType> = [
-  { name: "local", description: "runs in process", provider: "spawn", definition: definition("local") },
-  { name: "remote", description: "runs elsewhere", provider: "remote", definition: definition("remote") }
+  { name: "local", description: "runs in process", provider: "spawn", definition: agent("local", "You work locally.") },
+  { name: "remote", description: "runs elsewhere", provider: "remote", definition: agent("remote", "You work remotely.") }
 ]
 // Stands in for an out-of-process backend (ACP, SSH, a cluster): only the name matters here.
 const remote = makeFixtureProvider({ name: "remote", reply: ({ prompt }) => ({ output: `done remotely: ${prompt}`, tokens: 5 }) })
@@ -31,17 +23,17 @@ const program = Effect.gen(function*() {
   })
   const main = yield* makeSubagents({ tree, providers: [SpawnProvider, remote], types })
   const sandboxed = yield* makeSubagents({ tree, providers: [SpawnProvider], types })
-  const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model }
+  const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: agent("main", "You lead.") }
 
   for (const [name, context] of [["main", main], ["sandboxed", sandboxed]] as const) {
     const offered = (yield* context.availableTypes(parent)).map((t) => t.name)
     console.log(`${name} context offers: ${offered.join(", ")}`)
-    for (const agent of ["local", "remote"]) {
-      const outcome = yield* context.spawn({ prompt: `task for ${agent}`, description: agent, agent }, parent).pipe(
+    for (const type of ["local", "remote"]) {
+      const outcome = yield* context.spawn({ prompt: `task for ${type}`, description: type, agent: type }, parent).pipe(
         Effect.map((r) => `${r.handle} ${r.status}: ${r.output}`),
         Effect.catchTag("SubagentError", (e) => Effect.succeed(`refused (${e.reason}): ${e.message}`))
       )
-      console.log(`  ${agent}: ${outcome}`)
+      console.log(`  ${type}: ${outcome}`)
     }
   }
 })

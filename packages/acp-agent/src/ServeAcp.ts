@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentHostShape, HostError, HostPromptResult } from "@dsh/agent"
+import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
 import { Approval } from "@dsh/tools"
 import { Cause, Effect, Exit, Fiber, FiberSet, Option } from "effect"
 import { isAbsolute } from "node:path"
@@ -37,7 +37,7 @@ interface ServedSession {
 
 const hostFailure = (error: HostError): AcpServeError =>
   new AcpServeError({
-    reason: error.reason === "NotFound" ? "SessionNotFound" : error.reason === "InvalidInput" ? "InvalidParams" : "Failed",
+    reason: error.reason === "NotFound" ? "SessionNotFound" : error.reason === "InvalidInput" || error.reason === "Unsupported" ? "InvalidParams" : "Failed",
     message: error.message
   })
 
@@ -56,13 +56,14 @@ const stopReasonOf = (result: HostPromptResult): Effect.Effect<acp.StopReason, A
 }
 
 /**
- * Serves a dsh agent (any `AgentHostShape`) over ACP on `options.stream` until the peer closes
+ * Serves the `AgentHost` of the context over ACP on `options.stream` until the peer closes
  * it; then every running prompt is interrupted and the effect ends. SDK handlers are Promise
  * based: each one runs an Effect on a runtime captured here (a `FiberSet` tied to this scope),
  * so nothing outlives the connection. Failures reach the client as JSON-RPC errors.
  */
-export const serveAcp = (host: AgentHostShape, options: ServeAcpOptions): Effect.Effect<void> =>
+export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, AgentHost> =>
   Effect.scoped(Effect.gen(function*() {
+    const host: AgentHostShape = yield* AgentHost
     const run = yield* FiberSet.makeRuntimePromise<never>()
     const respond = <A>(effect: Effect.Effect<A, AcpServeError>): Promise<A> =>
       run(Effect.result(effect)).then((r) => r._tag === "Success" ? r.success : Promise.reject(toRequestError(r.failure)))

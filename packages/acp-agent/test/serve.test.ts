@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentHostShape, HostPromptResult, HostSessionInfo } from "@dsh/agent"
-import { HostError } from "@dsh/agent"
+import { AgentHost, HostError } from "@dsh/agent"
 import { type AgentEvent, emptyUsage, makeUsage, type WireRecord } from "@dsh/core"
 import { Approval } from "@dsh/tools"
 import { Effect, Exit, Fiber } from "effect"
@@ -47,6 +47,9 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
     createSession: () => Effect.succeed(info("s-1")),
     loadSession: (id) => id === "old" ? Effect.succeed({ ...info("old"), records: persisted }) : Effect.fail(new HostError({ reason: "NotFound", message: `no session ${id}` })),
     listSessions: Effect.succeed([info("s-1")]),
+    // No continuation manager: children cannot be continued or stopped here.
+    sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
+    stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([]),
     prompt: ({ prompt, onEvent = () => Effect.void, onChildEvent = () => Effect.void }) =>
       Effect.gen(function*() {
@@ -99,11 +102,11 @@ const withServer = async <T>(
 ): Promise<{ value: T; ended: boolean }> => {
   const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
   const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
-  const fiber = Effect.runFork(serveAcp(host, {
+  const fiber = Effect.runFork(serveAcp({
     stream: { readable: toAgent.readable, writable: toClient.writable },
     agentInfo: { name: "dsh", version: "9.9.9" },
     contextWindow
-  }))
+  }).pipe(Effect.provideService(AgentHost, host)))
   const value = await client.connectWith({ readable: toClient.readable, writable: toAgent.writable }, op)
   await toAgent.writable.close() // the client's "stdin EOF": the server ends by itself
   const exit = await Effect.runPromise(Fiber.await(fiber))

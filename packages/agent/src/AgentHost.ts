@@ -1,9 +1,12 @@
 import type { AgentEvent, RunStatus, Usage, WireRecord } from "@dsh/core"
 import { Context, type Effect, Schema } from "effect"
 
-/** Why a host operation was refused or failed. `InvalidInput` and `NotFound` are the caller's to fix. */
+/**
+ * Why a host operation was refused or failed. `InvalidInput` and `NotFound` are the caller's to
+ * fix; `Unsupported` is an operation this host does not offer (e.g. continuing children).
+ */
 export class HostError extends Schema.TaggedError<HostError>()("HostError", {
-  reason: Schema.Literals(["NotFound", "InvalidInput", "Failed"]),
+  reason: Schema.Literals(["NotFound", "InvalidInput", "Unsupported", "Failed"]),
   message: Schema.String
 }) {}
 
@@ -50,7 +53,8 @@ export interface HostPromptResult {
 /**
  * A dsh agent with its sessions, as a protocol server sees it (`dsh acp`, `dsh sdk`):
  * create or load a session, run prompts (interrupting the effect cancels the turn and
- * every descendant), inspect children. The CLI implements it; tests may fake it.
+ * every descendant), inspect children. `@dsh/harness` builds one from a harness description;
+ * tests may fake it.
  * Tool approval follows the `Approval` reference of the calling fiber.
  */
 export interface AgentHostShape {
@@ -58,18 +62,20 @@ export interface AgentHostShape {
     readonly cwd: string
     readonly agent?: string | undefined
     readonly model?: string | undefined
+    /** Keys of the harness's own kept in the session's state (e.g. an agent file path). */
+    readonly extra?: Readonly<Record<string, unknown>> | undefined
   }) => Effect.Effect<HostSessionInfo, HostError>
   readonly loadSession: (id: string) => Effect.Effect<HostSessionInfo & { readonly records: ReadonlyArray<WireRecord> }, HostError>
   readonly listSessions: Effect.Effect<ReadonlyArray<HostSessionInfo>, HostError>
   readonly prompt: (options: HostPromptOptions) => Effect.Effect<HostPromptResult, HostError>
   readonly listChildren: (sessionId: string) => Effect.Effect<ReadonlyArray<HostChildSummary>, HostError>
   /**
-   * Continues a child by handle and returns its reply (optional: hosts without a continuation
-   * manager leave it out, and protocol servers answer "unsupported").
+   * Continues a child by handle and returns its reply. A host without a continuation manager
+   * fails with `Unsupported` (protocol servers pass that on).
    */
-  readonly sendToChild?: ((options: HostSendOptions) => Effect.Effect<HostChildReply, HostError>) | undefined
-  /** Stops a child (or `all`) and its descendants; returns the handles stopped (optional, as above). */
-  readonly stopChild?: ((options: { readonly sessionId: string; readonly handle: string }) => Effect.Effect<ReadonlyArray<string>, HostError>) | undefined
+  readonly sendToChild: (options: HostSendOptions) => Effect.Effect<HostChildReply, HostError>
+  /** Stops a child (or `all`) and its descendants, wherever they run; returns the handles stopped. */
+  readonly stopChild: (options: { readonly sessionId: string; readonly handle: string }) => Effect.Effect<ReadonlyArray<string>, HostError>
 }
 
 export interface HostSendOptions {

@@ -10,8 +10,8 @@ import {
   type Usage
 } from "@dsh/core"
 import type { LanguageModelShape, LlmError, ModelRequest } from "@dsh/llm"
-import type { Toolbox } from "@dsh/tools"
-import { Cause, Effect, Ref, Stream } from "effect"
+import type { Toolbox, TurnInfo } from "@dsh/tools"
+import { Cause, Clock, Effect, Ref, Stream } from "effect"
 import { finalText } from "./History.ts"
 
 export const DEFAULT_MAX_STEPS = 50
@@ -57,7 +57,7 @@ export interface TurnResult {
  */
 export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
   Effect.gen(function*() {
-    const started = Date.now()
+    const started = yield* Clock.currentTimeMillis
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
     const added = yield* Ref.make<Array<Message>>([])
     const usage = yield* Ref.make<Usage>(emptyUsage)
@@ -70,7 +70,7 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         const messages = yield* Ref.get(added)
         const total = yield* Ref.get(usage)
         const result = finalText(messages)
-        const durationMs = Date.now() - started
+        const durationMs = (yield* Clock.currentTimeMillis) - started
         yield* emit({ type: "turn-end", turn: options.turn, status, result, usage: total, durationMs, error })
         return { status, result, usage: total, messages, durationMs, error } satisfies TurnResult
       })
@@ -95,7 +95,12 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         yield* push(response.message)
         const calls = response.message.toolCalls ?? []
         if (calls.length === 0) return yield* finish("completed")
-        const results = yield* Effect.forEach(calls, (call) => runTool(toolbox, call, options, emit), {
+        const turnInfo: TurnInfo = {
+          emit,
+          conversation: Ref.get(added).pipe(Effect.map((messages) => [...options.history, ...messages])),
+          systemPrompt: options.systemPrompt
+        }
+        const results = yield* Effect.forEach(calls, (call) => runTool(toolbox, call, options, turnInfo), {
           concurrency: "unbounded"
         })
         for (const r of results) yield* push(r)
@@ -107,7 +112,7 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
       Effect.catchTag("LlmError", (e: LlmError) => finish("failed", e.message)),
       Effect.onInterrupt(() => finish("cancelled", "the run was cancelled").pipe(Effect.asVoid))
     )
-  })
+  }).pipe(Effect.withSpan("Agent.turn", { attributes: { agent: options.agent, turn: options.turn } }))
 
 /** Streams one model call, forwarding text deltas, and assembles the assistant message. */
 const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: AgentEvent) => Effect.Effect<void>) =>
@@ -128,7 +133,8 @@ const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: A
             usage = part.usage
             return Effect.void
         }
-      })
+      }),
+      Effect.withSpan("LanguageModel.stream", { attributes: { provider: model.provider, model: model.model, messages: request.messages.length } })
     )
     const message: AssistantMessage = calls.length > 0
       ? { role: "assistant", content: text, toolCalls: calls }
@@ -140,12 +146,14 @@ const runTool = (
   toolbox: Toolbox,
   call: ToolCall,
   options: TurnOptions,
-  emit: (e: AgentEvent) => Effect.Effect<void>
+  turn: TurnInfo
 ): Effect.Effect<ToolMessage> =>
   Effect.gen(function*() {
-    const started = Date.now()
+    const emit = turn.emit
+    const started = yield* Clock.currentTimeMillis
     yield* emit({ type: "tool-call", id: call.id, name: call.name, input: call.arguments })
-    const result = yield* toolbox.execute(call, { cwd: options.cwd, agent: options.agent }).pipe(
+    const result = yield* toolbox.execute(call, { cwd: options.cwd, agent: options.agent, turn }).pipe(
+      Effect.withSpan("Tool.execute", { attributes: { tool: call.name, agent: options.agent } }),
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
@@ -164,7 +172,7 @@ const runTool = (
       name: call.name,
       output: result.content,
       isError: result.isError === true,
-      durationMs: Date.now() - started
+      durationMs: (yield* Clock.currentTimeMillis) - started
     })
     return result
   })

@@ -2,6 +2,7 @@
  * @dsh/agent: agent definitions and the turn loop (model ↔ tools) that every dsh agent,
  * main or child, runs.
  */
+export * from "./AgentCatalog.ts"
 export * from "./AgentDefinition.ts"
 export * from "./AgentHost.ts"
 export * from "./AgentRunner.ts"

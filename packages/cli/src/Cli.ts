@@ -1,6 +1,6 @@
 import { VERSION } from "@dsh/core"
 import { Cause, Effect, Exit, Fiber } from "effect"
-import { exitFor } from "./CliError.ts"
+import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dispatch, USAGE } from "./Dispatch.ts"
@@ -25,7 +25,7 @@ if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] ===
   process.exit(argv.length === 0 ? 2 : 0)
 }
 
-const program = dispatch(argv, ctx).pipe(Effect.provide(cliLayer(ctx.home)))
+const program = toCliExit(dispatch(argv, ctx)).pipe(Effect.provide(cliLayer(ctx)))
 const fiber = Effect.runFork(program)
 // Ctrl-C / SIGTERM interrupt the run: children are stopped and the session records `cancelled`.
 let stopping = false
@@ -47,7 +47,8 @@ if (Exit.isSuccess(exit)) {
   process.exitCode = 1
 } else {
   const error = Cause.squash(exit.cause)
-  const { code, line } = exitFor(error)
+  // A defect is a bug: its first line, exit 1 (the whole cause with DSH_DEBUG=1).
+  const { code, line } = error instanceof CliExit ? error : { code: 1, line: `internal error: ${Cause.pretty(exit.cause).split("\n")[0]}` }
   process.stderr.write(`dsh: ${line}\n`)
   if (process.env.DSH_DEBUG === "1") process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
   process.exitCode = code

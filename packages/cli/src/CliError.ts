@@ -1,4 +1,8 @@
-import { Schema } from "effect"
+import type { AgentDefinitionError, HostError } from "@dsh/agent"
+import type { RegistryError } from "@dsh/core"
+import type { LlmError } from "@dsh/llm"
+import type { SessionError } from "@dsh/session"
+import { Effect, Schema } from "effect"
 
 /** Bad usage or bad input: one line on stderr, exit code 2, nothing written. */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
@@ -10,17 +14,29 @@ export class RunFailed extends Schema.TaggedError<RunFailed>()("RunFailed", {
   message: Schema.String
 }) {}
 
-const INPUT_REASONS = new Set(["Configuration", "NotFound", "InvalidId", "DuplicateName", "InvalidFile", "UnknownAgent", "Exists", "UnknownHandle", "NotOwner"])
+/** How the process ends: the exit code and the one line for stderr. */
+export class CliExit extends Schema.TaggedError<CliExit>()("CliExit", {
+  code: Schema.Literals([1, 2]),
+  line: Schema.String
+}) {}
 
-/** Maps any failure to the CLI contract: the exit code and the one line for stderr. */
-export const exitFor = (error: unknown): { readonly code: 1 | 2; readonly line: string } => {
-  const message = error instanceof Error ? error.message : String(error)
-  const line = message.split("\n")[0] ?? "unknown error"
-  if (error instanceof UsageError) return { code: 2, line }
-  if (error instanceof RunFailed) return { code: 1, line }
-  const tagged = error as { _tag?: string; reason?: string }
-  if (tagged._tag === "HostError") return { code: tagged.reason === "Failed" ? 1 : 2, line }
-  if (tagged._tag === "RegistryError" || tagged._tag === "AgentDefinitionError") return { code: 2, line }
-  if (tagged.reason !== undefined && INPUT_REASONS.has(tagged.reason)) return { code: 2, line }
-  return { code: 1, line }
-}
+/** Everything a command may fail with. */
+export type CliFailure = UsageError | RunFailed | HostError | SessionError | AgentDefinitionError | LlmError | RegistryError
+
+const exit = (code: 1 | 2, message: string) => Effect.fail(new CliExit({ code, line: message.split("\n")[0] ?? message }))
+
+/**
+ * The CLI contract's exit codes: 2 for bad usage or input (the caller's to fix), 1 for a run
+ * that failed. Exhaustive over the command errors: a new error type does not compile until
+ * it is mapped here.
+ */
+export const toCliExit = <A, R>(effect: Effect.Effect<A, CliFailure, R>): Effect.Effect<A, CliExit, R> =>
+  effect.pipe(Effect.catchTags({
+    UsageError: (e) => exit(2, e.message),
+    RunFailed: (e) => exit(1, e.message),
+    HostError: (e) => exit(e.reason === "Failed" ? 1 : 2, e.message),
+    SessionError: (e) => exit(e.reason === "Corrupt" || e.reason === "Io" ? 1 : 2, e.message),
+    AgentDefinitionError: (e) => exit(e.reason === "Builtin" || e.reason === "Io" ? 1 : 2, e.message),
+    LlmError: (e) => exit(e.reason === "Configuration" ? 2 : 1, e.message),
+    RegistryError: (e) => exit(2, e.message)
+  }))

@@ -6,6 +6,7 @@ import { runCommand } from "./commands/run.ts"
 import { sessionsCommand } from "./commands/sessions.ts"
 import { subagentsCommand } from "./commands/subagents.ts"
 import type { CliContext } from "./Context.ts"
+import { hostLayer } from "./Runtime.ts"
 
 export const USAGE = `dsh: subagents for AI agent harnesses
 
@@ -31,20 +32,20 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return runCommand(rest, ctx).pipe(Effect.asVoid)
+      return runCommand(rest, ctx).pipe(Effect.asVoid, Effect.provide(hostLayer(ctx)))
     case "sessions":
       return sessionsCommand(rest, ctx)
     case "agents":
       return agentsCommand(rest, ctx)
     case "subagents":
-      return subagentsCommand(rest, ctx)
+      return subagentsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
     case "acp":
       // Protocol servers load on demand: other commands never pay for their modules.
       return Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(rest, ctx)))
     case "sdk":
       return Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(rest, ctx)))
     case "demo":
-      return demoCommand(rest, ctx)
+      return demoCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
     default:
       return Effect.fail(new UsageError({ message: `unknown command "${command}" (try: dsh --help)` }))
   }

@@ -1,3 +1,4 @@
+import type { AgentHost } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
 import { resolve } from "node:path"
@@ -5,7 +6,7 @@ import { parseFlags } from "./Args.ts"
 import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
-import { makeCliHost } from "./Host.ts"
+import { hostLayer } from "./Runtime.ts"
 
 const FLAGS = {
   agent: { type: "string" },
@@ -16,8 +17,8 @@ const FLAGS = {
 /**
  * What `dsh acp` and `dsh sdk` do before serving on stdio: parse `[--agent NAME] [--model SPEC]
  * [--cwd DIR]` (no positionals), then check `--cwd` and `--model` before anything is served, so a
- * bad one is a usage error (exit 2) whose reason a parent sees on stderr; then build the host.
- * The flags are returned as the defaults for the sessions the protocol creates.
+ * bad one is a usage error (exit 2) whose reason a parent sees on stderr. The flags are the
+ * defaults of the sessions the protocol creates; `serve` runs with the host of that directory.
  */
 export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
@@ -33,6 +34,6 @@ export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray
       const registry = yield* ModelRegistry
       yield* registry.resolve(values.model, { env: ctx.env, cwd })
     }
-    const host = yield* makeCliHost({ ...ctx, cwd })
-    return { host, cwd, agent: values.agent, model: values.model }
+    const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd })))
+    return { serve, cwd, agent: values.agent, model: values.model }
   })

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { FileSessionStore } from "@dsh/session"
 import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
+import { testParent } from "@dsh/subagent/testing"
 import { acpAgentTypes, dshAcpAgent, makeAcpProviderWith } from "@dsh/subagent-acp"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Approval, type ApprovalRequest, approvalFromRules } from "@dsh/tools"
@@ -44,12 +45,7 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       const parentEnv = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-child", GITHUB_TOKEN: "ghp-secret" }
       const provider = makeAcpProviderWith(LocalProcessLauncher.make(), { agents: [dsh], parentEnv })
       const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
-      const parent: ParentInfo = {
-        handle: "main",
-        depth: 0,
-        cwd,
-        model: { provider: "openai", model: "gpt-fake", stream: () => Stream.empty, generate: () => Effect.die("unused") }
-      }
+      const parent: ParentInfo = testParent({ provider: "openai", model: "gpt-fake", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd })
       const asked: Array<ApprovalRequest> = []
       const rules = approvalFromRules({ allow: ["Write"] })
       const result = yield* subagents.spawn({ prompt: "Write note.md, then say so.", description: "write a note", agent: "acp:dsh" }, parent).pipe(

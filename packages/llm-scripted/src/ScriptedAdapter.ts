@@ -25,14 +25,24 @@ export const loadScript = (path: string): Effect.Effect<Script, LlmError> =>
     )
   })
 
-/** `scripted` (the built-in demo script) or `scripted:<path to a JSON script>`. */
-export const ScriptedAdapter: ModelAdapter = {
+/**
+ * The `scripted` adapter with scripts of your own, resolved by name before files:
+ * `makeScriptedAdapter({ scripts: { review: script } })` answers `scripted:review`. `scripted`
+ * alone (or `scripted:demo`) is the built-in demo script; anything else is a JSON file path.
+ */
+export const makeScriptedAdapter = (options: { readonly scripts?: Readonly<Record<string, Script>> | undefined } = {}): ModelAdapter => ({
   name: "scripted",
   description: "deterministic offline model driven by a JSON script",
-  create: (model, config) =>
-    model === "" || model === "demo"
+  create: (model, config) => {
+    const named = options.scripts?.[model === "" ? "demo" : model]
+    if (named !== undefined) return Effect.succeed(makeScriptedModel(named, model === "" ? "demo" : model))
+    return model === "" || model === "demo"
       ? Effect.succeed(makeScriptedModel(demoScript, "demo"))
       : loadScript(isAbsolute(model) ? model : resolve(config.cwd ?? process.cwd(), model)).pipe(
         Effect.map((script) => makeScriptedModel(script, model))
       )
-}
+  }
+})
+
+/** `scripted` (the built-in demo script) or `scripted:<path to a JSON script>`. */
+export const ScriptedAdapter: ModelAdapter = makeScriptedAdapter()

@@ -1,6 +1,6 @@
 import { makeUsage, type ToolCall } from "@dsh/core"
-import { LanguageModel, type LanguageModelShape, LlmError, makeLanguageModel, type ModelRequest, type StreamPart } from "@dsh/llm"
-import { Effect, Layer, Stream } from "effect"
+import { type LanguageModelShape, LlmError, makeLanguageModel, type ModelRequest, type StreamPart } from "@dsh/llm"
+import { Effect, Stream } from "effect"
 import { conversationFacts, renderDeep, renderTemplate, type TemplateScope } from "./internal/template.ts"
 import type { Script, ScriptReply, ScriptWhen } from "./Script.ts"
 
@@ -95,7 +95,3 @@ export const makeScriptedModel = (script: Script, model = script.name ?? "script
         return Stream.fromIterable(parts)
       }))
   })
-
-/** A layer providing a scripted {@link LanguageModel}, for tests. */
-export const scriptedModelLayer = (script: Script, model?: string): Layer.Layer<LanguageModel> =>
-  Layer.succeed(LanguageModel, makeScriptedModel(script, model))

@@ -1,6 +1,6 @@
 import type { AssistantMessage, Message, ToolCall, Usage } from "@dsh/core"
 import { emptyUsage } from "@dsh/core"
-import { Context, Effect, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import type { LlmError } from "./LlmError.ts"
 
 /** What the model is told about a tool: its parameters as a JSON Schema object. */
@@ -46,7 +46,6 @@ export interface LanguageModelShape {
   readonly generate: (request: ModelRequest) => Effect.Effect<ModelResponse, LlmError>
 }
 
-export class LanguageModel extends Context.Service<LanguageModel, LanguageModelShape>()("@dsh/llm/LanguageModel") {}
 
 /** Folds a part stream into one response; a stream without `finish` counts as a clean stop. */
 export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): Effect.Effect<ModelResponse, E, R> =>

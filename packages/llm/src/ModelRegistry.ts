@@ -62,6 +62,14 @@ export class ModelRegistry extends Context.Service<ModelRegistry, ModelRegistryS
 
   static readonly layer: Layer.Layer<ModelRegistry> = Layer.effect(ModelRegistry, ModelRegistry.make)
 
+  /** A registry holding `adapters` (e.g. `[ScriptedAdapter, OpenAIAdapter]`). */
+  static readonly layerWith = (adapters: ReadonlyArray<ModelAdapter>): Layer.Layer<ModelRegistry, RegistryError> =>
+    Layer.effect(ModelRegistry, Effect.gen(function*() {
+      const registry = yield* ModelRegistry.make
+      for (const adapter of adapters) yield* registry.adapters.registerPermanent(adapter.name, adapter)
+      return registry
+    }))
+
   /** A layer that registers one adapter into the registry it is given. */
   static readonly provide = (adapter: ModelAdapter): Layer.Layer<never, RegistryError, ModelRegistry> =>
     Layer.effectDiscard(Effect.gen(function*() {

@@ -3,6 +3,7 @@
 // the same run; (2) round-trip latency of a small request (`ping`) over an open connection to a
 // real `dsh sdk` process, and over an in-memory pair for reference.
 // Run: node --conditions=@dsh/source packages/sdk/bench/sdk.ts (after the CLI is built).
+import { AgentHost, HostError } from "@dsh/agent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Deferred, Effect } from "effect"
 import { spawn } from "node:child_process"
@@ -71,9 +72,12 @@ const inMemory = Effect.scoped(Effect.gen(function*() {
     loadSession: () => Effect.die("unused"),
     listSessions: Effect.succeed([]),
     prompt: () => Effect.die("unused"),
+    // No continuation manager: children cannot be continued or stopped here.
+    sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
+    stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([])
   }
-  yield* Effect.forkScoped(serveSdk(host, { input: toServer, output: toClient }))
+  yield* Effect.forkScoped(serveSdk({ input: toServer, output: toClient }).pipe(Effect.provideService(AgentHost, host)))
   const client = yield* SdkClient.connect({ input: toClient, output: toServer })
   return yield* pings(client)
 }))

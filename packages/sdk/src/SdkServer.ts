@@ -1,4 +1,4 @@
-import type { AgentHostShape, HostError } from "@dsh/agent"
+import { AgentHost, type AgentHostShape, type HostError } from "@dsh/agent"
 import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
 import type { Readable, Writable } from "node:stream"
 import { Cause, Effect, Exit, Fiber, Schema } from "effect"
@@ -31,7 +31,13 @@ const reply = (code: number, message: string, data?: unknown): Reply =>
   new Reply(data === undefined ? { code, message } : { code, message, data })
 
 const hostReply = (e: HostError): Reply =>
-  reply(e.reason === "NotFound" ? ErrorCode.NotFound : e.reason === "InvalidInput" ? ErrorCode.InvalidParams : ErrorCode.Internal, e.message)
+  reply(
+    e.reason === "NotFound" ? ErrorCode.NotFound
+      : e.reason === "InvalidInput" ? ErrorCode.InvalidParams
+      : e.reason === "Unsupported" ? ErrorCode.Unsupported
+      : ErrorCode.Internal,
+    e.message
+  )
 
 /** Params decoders, built once (the request path is hot). */
 const paramDecoders: Readonly<Record<string, (input: unknown) => { readonly _tag: "Success"; readonly success: unknown } | { readonly _tag: "Failure"; readonly failure: { readonly message: string } }>> =
@@ -57,13 +63,14 @@ interface RunningPrompt {
 }
 
 /**
- * Serves the dsh SDK protocol for `host` over a stream pair until the input ends. Requests run
+ * Serves the dsh SDK protocol for the `AgentHost` of the context over a stream pair until the input ends. Requests run
  * concurrently, each in its own fiber. When the input ends, running turns are cancelled (with
  * their descendants) and quick requests may still answer; interrupting this effect interrupts
  * everything. Protocol faults are answered with JSON-RPC errors and never end the server.
  */
-export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect.Effect<void> =>
+export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, AgentHost> =>
   Effect.scoped(Effect.gen(function*() {
+    const host: AgentHostShape = yield* AgentHost
     const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES
     const transport = yield* makeTransport({ input: options.input, output: options.output, maxFrameBytes, endOutput: options.endOutput })
     const scope = yield* Effect.scope
@@ -97,7 +104,7 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
 
     const capabilities = {
       methods: Object.keys(Methods),
-      children: { send: host.sendToChild !== undefined, stop: host.stopChild !== undefined },
+      children: { send: true, stop: true },
       maxFrameBytes
     }
 
@@ -174,8 +181,6 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
         return running.inner === undefined ? Effect.succeed({ cancelled: true }) : Fiber.interrupt(running.inner).pipe(Effect.as({ cancelled: true }))
       })
 
-    const unsupported = (what: string) =>
-      Effect.fail(reply(ErrorCode.Unsupported, `this server's host cannot ${what} (no continuation manager)`))
 
     const handlers: { readonly [M in Exclude<MethodName, "initialize">]: (params: ParamsOf<M>) => Effect.Effect<ResultOf<M>, Reply> } = {
       ping: () => Effect.succeed({}),
@@ -196,16 +201,13 @@ export const serveSdk = (host: AgentHostShape, options: ServeSdkOptions): Effect
       "session.cancel": (p) => cancel(p.sessionId),
       "children.list": (p) => fromHost(host.listChildren(p.sessionId)).pipe(Effect.map((children) => ({ children }))),
       "children.send": (p) =>
-        host.sendToChild === undefined ? unsupported("send to a child") : fromHost(host.sendToChild({
+        fromHost(host.sendToChild({
           sessionId: p.sessionId,
           handle: p.handle,
           message: p.message,
           onChildEvent: (handle, event) => notify(p.sessionId, handle, event)
         })),
-      "children.stop": (p) =>
-        host.stopChild === undefined
-          ? unsupported("stop a child")
-          : fromHost(host.stopChild({ sessionId: p.sessionId, handle: p.handle })).pipe(Effect.map((stopped) => ({ stopped })))
+      "children.stop": (p) => fromHost(host.stopChild({ sessionId: p.sessionId, handle: p.handle })).pipe(Effect.map((stopped) => ({ stopped })))
     }
 
     const decodeParams = <M extends MethodName>(method: M, params: unknown): Effect.Effect<ParamsOf<M>, Reply> => {

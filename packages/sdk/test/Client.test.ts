@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { AgentHost } from "@dsh/agent"
 import { LocalProcessLauncher, type ProcessLauncher } from "@dsh/subprocess"
 import { isGone } from "@dsh/subprocess/testing"
 import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
@@ -140,7 +141,7 @@ describe("createSdkClient (Promise facade)", () => {
   it("runs calls as Promises, aborts a prompt with a signal, rejects with SdkError after close", async () => {
     const pair = streamPair()
     const host = makeFakeHost()
-    const serving = Effect.runFork(serveSdk(host, pair.server))
+    const serving = Effect.runFork(serveSdk(pair.server).pipe(Effect.provideService(AgentHost, host)))
     const events: Array<string> = []
     const client = await createSdkClient({ ...pair.client, onEvent: (e) => void events.push(e.event.type) })
     const session = await client.createSession({ cwd: "/tmp" })

@@ -141,7 +141,7 @@ describe("serveSdk + SdkClient (in memory)", () => {
       assert.strictEqual((yield* client.prompt({ sessionId: id, prompt: "next" })).status, "completed")
     })))
 
-  it.live("children.send/stop without a continuation manager are Unsupported; a crashing host is Internal", () =>
+  it.live("children.send/stop of a host without a continuation manager are Unsupported; a crashing host is Internal", () =>
     Effect.scoped(Effect.gen(function*() {
       const served = yield* serveFake(makeFakeHost())
       const client = yield* SdkClient.connect({ ...served.client })

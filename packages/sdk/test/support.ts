@@ -1,4 +1,4 @@
-import { type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
+import { AgentHost, type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
 import { type AgentEvent, makeUsage, type Usage } from "@dsh/core"
 import { spawn as spawnProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -56,6 +56,9 @@ export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<strin
         : Effect.succeed({ ...s, records: [{ type: "turn-end", turn: 0, status: "completed", result: "x", usage, durationMs: 1, seq: 1, ts: "t" }] as const })
     },
     listSessions: Effect.sync(() => [...sessions.values()]),
+    // No continuation manager: children cannot be continued or stopped here.
+    sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
+    stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([]),
     prompt: (o) =>
       Effect.gen(function*() {
@@ -92,7 +95,7 @@ export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<strin
 export const serveFake = (host: AgentHostShape, options: Partial<ServeSdkOptions> = {}) =>
   Effect.gen(function*() {
     const pair = streamPair()
-    const fiber = yield* Effect.forkScoped(serveSdk(host, { ...pair.server, ...options }))
+    const fiber = yield* Effect.forkScoped(serveSdk({ ...pair.server, ...options }).pipe(Effect.provideService(AgentHost, host)))
     return { ...pair, fiber, done: Fiber.await(fiber) }
   })
 

@@ -9,6 +9,7 @@
 import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
 import { Clock, Effect, Layer, Semaphore } from "effect"
 import { checkId, initialState, latestOf, newestFirst, notFound, nowIso } from "./internal/state.ts"
+import { pollState } from "./internal/watch.ts"
 import { SessionError } from "./SessionError.ts"
 import {
   type ChildStore,
@@ -96,6 +97,8 @@ const makeHandle = (data: SessionData, id: string): Effect.Effect<SessionHandle>
           data.state = next
           return copy(next)
         })),
+      // Every update replaces `data.state`, so its identity is the change to look for.
+      watchState: pollState(Effect.sync(() => data.state), Effect.sync(() => copy(data.state)), "20 millis"),
       child,
       children: Effect.sync(() => [...data.children.keys()].sort()),
       writeTask: (runId, record) =>

@@ -1,5 +1,5 @@
 import type { AgentEvent, WireRecord } from "@dsh/core"
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import type { SessionError } from "./SessionError.ts"
 
 /** Lifecycle of a session's main agent as `sessions list` shows it. */
@@ -61,6 +61,12 @@ export interface SessionHandle {
   readonly readState: Effect.Effect<SessionState, SessionError>
   /** Read-modify-write of `state.json`, serialized within the process and written atomically. */
   readonly updateState: (f: (state: SessionState) => SessionState) => Effect.Effect<SessionState, SessionError>
+  /**
+   * The state now, then again after every change, made by this process or another: how the
+   * process that runs a session hears requests (stop) from others. A database store can push;
+   * the file store checks `state.json` a few times a second.
+   */
+  readonly watchState: Stream.Stream<SessionState, SessionError>
   readonly child: (name: string) => Effect.Effect<ChildStore, SessionError>
   readonly children: Effect.Effect<ReadonlyArray<string>, SessionError>
   /** Background-run records (`tasks/<runId>.json`), written atomically. */

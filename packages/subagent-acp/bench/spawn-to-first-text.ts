@@ -9,6 +9,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
+import { testParent } from "@dsh/subagent/testing"
 import { conformanceScript } from "@dsh/subagent/testing"
 import { LocalProcessLauncher, webStdio } from "@dsh/subprocess"
 import { Effect, Stream } from "effect"
@@ -72,12 +73,7 @@ const toFirstText = (): Promise<number> =>
     const dsh = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
     const provider = makeAcpProviderWith(LocalProcessLauncher.make(), { agents: [dsh], parentEnv: { PATH: process.env.PATH } })
     const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
-    const parent: ParentInfo = {
-      handle: "main",
-      depth: 0,
-      cwd: dir,
-      model: { provider: "scripted", model: script, stream: () => Stream.empty, generate: () => Effect.die("unused") }
-    }
+    const parent: ParentInfo = testParent({ provider: "scripted", model: script, stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd: dir })
     const start = performance.now()
     const r = yield* subagents.spawn({ prompt: "CONFORMANCE echo bench", description: "bench", agent: "acp:dsh" }, parent)
     if (r.status !== "completed" || firstText === undefined) return yield* Effect.die(new Error(`run ${r.status}: ${r.notes ?? "no text"}`))

@@ -1,11 +1,11 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import { type AgentEvent, emptyUsage, isEphemeral, makeUsage, type Usage, VERSION } from "@dsh/core"
-import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
+import type { ChildOutcome, StartContext, SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
 import { Approval } from "@dsh/tools"
 import { Cause, Duration, Effect, Exit, Fiber, Option, Queue, type Scope } from "effect"
 import { isAbsolute, resolve } from "node:path"
-import { ACP_PROVIDER, type AcpAgentConfig, type AcpLaunchAdditions, acpTypeName } from "./AcpAgentConfig.ts"
+import { ACP_PROVIDER, type AcpAgentConfig, acpAgentTypes, type AcpLaunchAdditions, acpTypeName } from "./AcpAgentConfig.ts"
 import { AcpChildError } from "./AcpChildError.ts"
 import { makeChildTurn, toolNameOf } from "./internal/ChildTurn.ts"
 import { type ChildConnection, connectChild, permissionFromApproval, type TapItem } from "./internal/Connection.ts"
@@ -71,6 +71,10 @@ export const makeAcpProvider = (options: AcpProviderOptions): Effect.Effect<Suba
   Effect.gen(function*() {
     return makeAcpProviderWith(yield* ProcessLauncher, options)
   })
+
+/** The provider with the `acp:<name>` type of each of its agents, as a harness registers it. */
+export const makeAcpBackend = (options: AcpProviderOptions): Effect.Effect<SubagentBackend, never, ProcessLauncher> =>
+  Effect.map(makeAcpProvider(options), (provider) => ({ provider, types: acpAgentTypes(options.agents) }))
 
 /** The same, with an explicit launcher. */
 export const makeAcpProviderWith = (launcher: ProcessLauncherShape, options: AcpProviderOptions): SubagentProvider => {

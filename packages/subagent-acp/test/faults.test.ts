@@ -6,19 +6,22 @@ import { dshAgent, makeEnv, scriptAgent, writeScript } from "./support.ts"
 // Broken children: each ends `failed` with a reason a parent (or its model) can act on, and
 // the parent carries on: a healthy `acp:dsh` child runs right after in the same context.
 const script = writeScript(conformanceScript)
+// The broken agents answer (or not) at once: a short readiness bound keeps the silent one quick.
+// The healthy `acp:dsh` keeps the provider's default: its start-up is a real process on a shared machine.
+const broken = { initializeTimeout: "500 millis" } as const
 const agents = [
   dshAgent,
-  scriptAgent("garbage", "garbage-agent.mjs"),
-  scriptAgent("exits", "exit-agent.mjs"),
-  scriptAgent("silent", "silent-agent.mjs"),
-  scriptAgent("huge", "oversized-agent.mjs"),
-  scriptAgent("crashes", "crash-mid-turn-agent.mjs"),
-  { name: "missing", description: "a command that does not exist", command: "dsh-no-such-acp-agent" }
+  { ...scriptAgent("garbage", "garbage-agent.mjs"), ...broken },
+  { ...scriptAgent("exits", "exit-agent.mjs"), ...broken },
+  { ...scriptAgent("silent", "silent-agent.mjs"), ...broken },
+  { ...scriptAgent("huge", "oversized-agent.mjs"), ...broken },
+  { ...scriptAgent("crashes", "crash-mid-turn-agent.mjs"), ...broken },
+  { name: "missing", description: "a command that does not exist", command: "dsh-no-such-acp-agent", ...broken }
 ]
 
 const run = (agent: string, check: (r: { status: string; notes: string; output: string }) => void) =>
   Effect.gen(function*() {
-    const env = yield* makeEnv({ agents, script, provider: { initializeTimeout: "500 millis", maxMessageBytes: 64 * 1024 } })
+    const env = yield* makeEnv({ agents, script, provider: { maxMessageBytes: 64 * 1024 } })
     const r = yield* env.subagents.spawn({ prompt: "do the task", description: "fault", agent }, env.parent)
     check({ status: r.status, notes: r.notes ?? "", output: r.output })
     // The parent carries on.

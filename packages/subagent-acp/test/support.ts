@@ -1,5 +1,6 @@
 import { FileSessionStore, SessionStore } from "@dsh/session"
 import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentsShape } from "@dsh/subagent"
+import { testParent } from "@dsh/subagent/testing"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, type Scope, Stream } from "effect"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -71,7 +72,7 @@ export const makeEnv = (options: {
       ...options.provider
     })
     const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes(options.agents) })
-    const parent: ParentInfo = { handle: "main", depth: 0, cwd, model: namedModel("scripted", options.script ?? "demo") }
+    const parent: ParentInfo = testParent(namedModel("scripted", options.script ?? "demo"), { cwd })
     return { subagents, parent, home, cwd, sessionLocation: session.location }
   })
 

@@ -1,7 +1,8 @@
 import type { AgentDefinition } from "@dsh/agent"
-import type { AgentType, StartContext, SubagentLimitsInput, SubagentProvider } from "@dsh/subagent"
-import { LocalProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
-import type { Duration } from "effect"
+import type { AgentType, StartContext, SubagentBackend, SubagentLimitsInput, SubagentProvider } from "@dsh/subagent"
+import { ProcessLauncher } from "@dsh/subprocess"
+import { type Duration, Effect } from "effect"
+import { CONTINUATION_VERSION, DshSdkContinuation } from "./Continuation.ts"
 import { runSdkChild } from "./internal/ChildRun.ts"
 
 /** The provider's registry name. */
@@ -25,8 +26,6 @@ export interface DshSdkProviderOptions {
    * here (see `forwardedEnv`). `DSH_HOME` is always set to the child's own directory.
    */
   readonly env?: Readonly<Record<string, string>> | undefined
-  /** Where processes are started. Default: the local launcher. */
-  readonly launcher?: ProcessLauncherShape | undefined
   /** How long a new child may take to answer `initialize`. Default 15 seconds. */
   readonly handshakeTimeout?: Duration.Input | undefined
   /** On stop: how long the child may take to confirm `session.cancel` before its process is closed. Default 2 seconds. */
@@ -51,17 +50,24 @@ export interface DshSdkProviderOptions {
  * survives its parent's restart with its context intact. Messages queued while a child runs
  * are sent to the same process as further turns (warm). Interrupting a run sends
  * `session.cancel`, waits `cancelGrace`, closes stdin and, if needed, signals the process
- * group, so the child's own descendants stop with it.
+ * group, so the child's own descendants stop with it. Processes start through the
+ * `ProcessLauncher` of the context the provider is made in.
  */
-export const makeDshSdkProvider = (options: DshSdkProviderOptions): SubagentProvider => {
-  const resolved = { ...options, launcher: options.launcher ?? LocalProcessLauncher.make() }
-  return {
-    name: options.name ?? DSH_SDK_PROVIDER,
-    description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
-    start: (context) => runSdkChild(resolved, context, { _tag: "Start", prompt: context.request.prompt }),
-    continue: (context) => runSdkChild(resolved, context, { _tag: "Continue", prompt: context.message })
-  }
-}
+export const makeDshSdkProvider = (options: DshSdkProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
+  Effect.gen(function*() {
+    const resolved = { ...options, launcher: yield* ProcessLauncher }
+    return {
+      name: options.name ?? DSH_SDK_PROVIDER,
+      description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
+      start: (context) => runSdkChild(resolved, context, { _tag: "Start", prompt: context.request.prompt }),
+      continue: (context) => runSdkChild(resolved, context, { _tag: "Continue", prompt: context.message }),
+      continuation: { version: CONTINUATION_VERSION, schema: DshSdkContinuation }
+    } satisfies SubagentProvider
+  })
+
+/** The provider with its `sdk:dsh` type, as a harness registers it. */
+export const makeDshSdkBackend = (options: DshSdkProviderOptions): Effect.Effect<SubagentBackend, never, ProcessLauncher> =>
+  Effect.map(makeDshSdkProvider(options), (provider) => ({ provider, types: [dshSdkAgentType(provider.name)] }))
 
 /** Which agent a child session runs: the type's definition, or the child's default for `sdk:dsh`. */
 export const childAgentOf = (type: AgentType): string | undefined =>

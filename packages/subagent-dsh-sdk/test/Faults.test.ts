@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { LocalProcessLauncher } from "@dsh/subprocess"
 import { readPids, survivors } from "@dsh/subprocess/testing"
 import { Effect } from "effect"
 import { join } from "node:path"
@@ -18,7 +19,8 @@ const faults = [
   { mode: "garbage", status: "failed", notes: ["broke the protocol", "Traceback"], usage: 3 },
   { mode: "oversized", status: "failed", notes: ["oversized frame"], usage: 3 },
   { mode: "silent", status: "failed", notes: ["did not become ready", "initialize"], usage: 0 },
-  { mode: "hang", status: "timeout", notes: ["did not finish within"], usage: 0 }
+  // A timed-out child keeps what it used before it was stopped.
+  { mode: "hang", status: "timeout", notes: ["did not finish within"], usage: 3 }
 ] as const
 
 describe("dsh-sdk backend faults", () => {
@@ -27,14 +29,14 @@ describe("dsh-sdk backend faults", () => {
       Effect.scoped(Effect.gen(function*() {
         const home = tempDir()
         const pids = join(home, "pids")
-        const provider = makeDshSdkProvider({
+        const provider = yield* makeDshSdkProvider({
           command: process.execPath,
           args: [script, fault.mode, pids],
           handshakeTimeout: "1 second",
           cancelGrace: "200 millis",
           exitGrace: "200 millis",
           killGrace: "300 millis"
-        })
+        }).pipe(Effect.provide(LocalProcessLauncher.layer()))
         const fixture = makeFixtureProvider({ reply: () => ({ output: "still fine", tokens: 1 }) })
         const { subagents, tree } = yield* makeTree(home, [provider, fixture], [
           sdkType(),

@@ -1,5 +1,6 @@
 import type { AgentEvent } from "@dsh/core"
 import { FileSessionStore, type SessionHandle } from "@dsh/session"
+import { testParent } from "@dsh/subagent/testing"
 import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo, type SubagentProvider, type SubagentsShape } from "@dsh/subagent"
 import { Effect, Stream } from "effect"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
@@ -34,13 +35,8 @@ export const makeTree = (home: string, providers: ReadonlyArray<SubagentProvider
     return { store, session, tree, subagents }
   })
 
-export const parentInfo = (cwd: string, model: ParentInfo["model"], events?: Array<AgentEvent>): ParentInfo => ({
-  handle: "main",
-  depth: 0,
-  cwd,
-  model,
-  onEvent: (event) => Effect.sync(() => void events?.push(event))
-})
+export const parentInfo = (cwd: string, model: ParentInfo["model"], events?: Array<AgentEvent>): ParentInfo =>
+  testParent(model, { cwd, onEvent: (event) => Effect.sync(() => void events?.push(event)) })
 
 export const sdkType = (provider?: string): AgentType => dshSdkAgentType(provider)
 

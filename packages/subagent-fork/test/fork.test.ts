@@ -1,15 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentDefinition } from "@dsh/agent"
+import { makeAgentContext } from "@dsh/harness"
 import type { Message } from "@dsh/core"
 import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
 import { SessionStore } from "@dsh/session"
 import { MemorySessionStore } from "@dsh/session/testing"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { conformanceChecks, conformanceScript } from "@dsh/subagent/testing"
+import type { ParentInfo } from "@dsh/subagent"
+import { conformanceScript, subagentProviderSuite } from "@dsh/subagent/testing"
 import { Effect } from "effect"
-import { FORK_NOTICE, ForkProvider, forkSeed } from "../src/index.ts"
+import { FORK_NOTICE, ForkBackend, forkSeed } from "../src/index.ts"
 
-const fork: AgentDefinition = { name: "fork", description: "fork", systemPrompt: "", override: false, scope: "builtin", source: "builtin:fork" }
 const history: Array<Message> = [
   { role: "user", content: "earlier question" },
   { role: "assistant", content: "earlier answer" },
@@ -18,15 +17,15 @@ const history: Array<Message> = [
   { role: "tool", toolCallId: "c2", name: "Read", content: "in-flight result" }
 ]
 
+/** Forks of a parent with a conversation, on the conformance script, in a session of the memory store. */
 const env = Effect.gen(function*() {
-  const store = yield* SessionStore
-  const session = yield* store.create({ agent: "agent", cwd: "/tmp", model: "scripted" })
+  const session = yield* (yield* SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted" })
   const model = makeScriptedModel(conformanceScript as unknown as Script)
-  const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "unused" }) })
-  const subagents = yield* makeSubagents({ tree, providers: [ForkProvider], types: [{ name: "fork", description: "fork", provider: "fork", definition: fork }] })
-  const parent: ParentInfo = { handle: "main", depth: 0, cwd: "/tmp", model, systemPrompt: "parent prompt", history: Effect.succeed(history) }
-  return { subagents, parent, agentType: "fork" }
-})
+  const context = yield* makeAgentContext({ backends: [ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
+  // A fork starts from its parent's conversation: what the `subagent` tool passes from the turn.
+  const parent: ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(history) }
+  return { subagents: context.subagents, parent, agentType: "fork" }
+}).pipe(Effect.provide(MemorySessionStore.layer))
 
 describe("forkSeed", () => {
   it("keeps completed turns, closes every call of the delegating message, drops in-flight results, adds the notice", () => {
@@ -44,15 +43,8 @@ describe("subagent-fork", () => {
       const r = yield* subagents.spawn({ prompt: "x", description: "x", agent: "fork", model: "openai:other" }, parent)
       assert.strictEqual(r.status, "failed")
       assert.include(r.notes ?? "", "keeps its parent's model")
-    }).pipe(Effect.scoped, Effect.provide(MemorySessionStore.layer)))
+    }).pipe(Effect.scoped))
 
-  for (const check of conformanceChecks) {
-    it.live(`conformance: ${check.name}`, () =>
-      env.pipe(
-        Effect.flatMap((e) => check.run(e)),
-        Effect.mapError((e) => new Error(typeof e === "string" ? e : e.message)),
-        Effect.scoped,
-        Effect.provide(MemorySessionStore.layer)
-      ))
-  }
 })
+
+subagentProviderSuite("fork", env, { continue: true, messages: true, report: true, nesting: true })

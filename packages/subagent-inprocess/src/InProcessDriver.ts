@@ -1,16 +1,16 @@
 import { runPrompt } from "@dsh/agent"
 import { emptyUsage, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
-import type { ChildOutcome, ReportedResult, StartContext } from "@dsh/subagent"
+import type { ChildMeta, ChildOutcome, ReportedResult, StartContext } from "@dsh/subagent"
 import { makeToolbox, type ToolPolicy } from "@dsh/tools"
-import { Effect, Ref } from "effect"
+import { Clock, Effect, Ref } from "effect"
 import { makeMemoryTranscript } from "./MemoryTranscript.ts"
 
 export interface InProcessRun {
   readonly context: StartContext
   /** What the child is told this time: the task on start, the message on continue. */
   readonly prompt: string
-  /** Messages placed before the child's own history (a fork's parent prefix). */
+  /** Messages placed before the child's own history (a fork's parent prefix, when nothing persists). */
   readonly seed?: ReadonlyArray<Message> | undefined
   /** The model to use when the request names none; defaults to the parent's. */
   readonly model?: LanguageModelShape | undefined
@@ -20,49 +20,43 @@ export interface InProcessRun {
   readonly policy?: ToolPolicy | undefined
 }
 
-/** What `meta.json` says about a child run, beside its `wire.jsonl`. */
-export interface ChildMeta {
-  readonly handle: string
-  readonly runId: string
-  readonly agent: string
-  readonly provider: string
-  readonly parent: string
-  readonly depth: number
-  readonly model: string
-  readonly status: string
-  readonly startedAt: string
-  readonly endedAt?: string | undefined
-}
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** The model a child runs with: its request's override, its type's model, else its parent's. */
+const chooseModel = (context: StartContext, fallback: LanguageModelShape | undefined) =>
+  Effect.gen(function*() {
+    const spec = context.request.model ?? context.type.definition.model
+    if (spec === undefined) return { model: fallback ?? context.parent.model }
+    const resolved = yield* context.resolveModel(spec).pipe(Effect.result)
+    return resolved._tag === "Success" ? { model: resolved.success } : { error: `cannot use model ${spec}: ${resolved.failure.message}` }
+  })
 
 /**
  * Runs a child agent loop in the calling fiber, in its own context: its own tools (as the
- * harness builds them for the child), its own system prompt, its own transcript. Exactly
- * one cleanup effect runs per run, on success, failure and interruption alike: it records
- * how the run ended in `meta.json` and syncs the transcript.
+ * harness builds them for the child), its own system prompt, its own transcript. Its turns run
+ * in the wake loop (`StartContext.runTurns`): a child whose own background children still run
+ * when its turn ends waits for them, hears their outcomes and only then reports. Exactly one
+ * cleanup runs per run, on success, failure and interruption alike: it syncs the transcript and
+ * records how the run ended in `meta.json`.
  */
 export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
   Effect.gen(function*() {
     const { context } = run
     const { type, request, parent, handle } = context
-    const spec = request.model ?? type.definition.model
-    const model = spec !== undefined
-      ? yield* context.resolveModel(spec).pipe(Effect.result)
-      : undefined
-    if (model !== undefined && model._tag === "Failure") {
-      return { status: "failed", output: "", usage: emptyUsage, notes: `cannot use model ${spec}: ${model.failure.message}` } satisfies ChildOutcome
-    }
-    const chosen = model?.success ?? run.model ?? parent.model
+    const chosen = yield* chooseModel(context, run.model)
+    if ("error" in chosen) return { status: "failed", output: "", usage: emptyUsage, notes: chosen.error } satisfies ChildOutcome
+    const model = chosen.model
     const depth = parent.depth + 1
     const reported = yield* Ref.make<ReportedResult | undefined>(undefined)
     const child = yield* context.childContext({
       handle,
       depth,
       cwd: parent.cwd,
-      model: chosen,
+      model,
       type,
       report: (r) => Ref.set(reported, r),
       resultSchema: request.resultSchema
-    })
+    }, context.tree)
     const toolbox = makeToolbox({
       tools: child.tools,
       policy: run.policy ?? { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
@@ -75,38 +69,39 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       provider: type.provider,
       parent: parent.handle,
       depth,
-      model: `${chosen.provider}:${chosen.model}`,
+      model: `${model.provider}:${model.model}`,
       status: "running",
-      startedAt: new Date().toISOString()
+      startedAt: iso(yield* Clock.currentTimeMillis)
     }
-    const ended = yield* Ref.make<string>("cancelled")
+    const ended = yield* Ref.make<ChildMeta["status"]>("cancelled")
     const cleanup = Effect.gen(function*() {
-      yield* transcript.sync.pipe(Effect.ignore)
+      yield* transcript.sync.pipe(Effect.ignore({ log: "Warn", message: `could not sync ${handle}'s transcript` }))
       if (context.store !== undefined) {
-        yield* context.store.writeMeta({ ...meta, status: yield* Ref.get(ended), endedAt: new Date().toISOString() }).pipe(Effect.ignore)
+        const endedAt = iso(yield* Clock.currentTimeMillis)
+        yield* context.store.writeMeta({ ...meta, status: yield* Ref.get(ended), endedAt } satisfies ChildMeta).pipe(
+          Effect.ignore({ log: "Warn", message: `could not write ${handle}'s meta.json` })
+        )
       }
     })
-    const result = yield* runPrompt({
-      agent: handle,
-      cwd: parent.cwd,
-      model: chosen,
-      systemPrompt: run.systemPrompt ?? child.systemPrompt,
-      toolbox: Effect.succeed(toolbox),
-      transcript,
-      prompt: run.prompt,
-      thinking: request.thinking,
-      seed: run.seed,
-      onEvent: context.onEvent,
-      // Messages sent while the child runs are delivered before its next model call.
-      beforeStep: context.takeMessages.pipe(
-        Effect.map((messages) => messages.map((content): Message => ({ role: "user", content })))
-      )
-    }).pipe(
+    // The wake loop delivers messages sent to the child and its own background outcomes.
+    const result = yield* context.runTurns(run.prompt, (prompt, beforeStep) =>
+      runPrompt({
+        agent: handle,
+        cwd: parent.cwd,
+        model,
+        systemPrompt: run.systemPrompt ?? child.systemPrompt,
+        toolbox: Effect.succeed(toolbox),
+        transcript,
+        prompt,
+        thinking: request.thinking,
+        seed: run.seed,
+        onEvent: context.onEvent,
+        beforeStep
+      })
+    ).pipe(
       Effect.tap((r) => Ref.set(ended, r.status)),
       Effect.catchTag("SessionError", (e) =>
-        Effect.succeed({ status: "failed" as const, result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }).pipe(
-          Effect.tap(() => Ref.set(ended, "failed"))
-        )),
+        Ref.set(ended, "failed").pipe(Effect.as({ status: "failed" as const, result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }))),
       Effect.ensuring(cleanup)
     )
     const report = yield* Ref.get(reported)

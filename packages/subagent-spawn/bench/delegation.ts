@@ -2,6 +2,8 @@
 // request, on the scripted model, with real persistence. Median and p99 over many runs.
 import { makeLanguageModel } from "@dsh/llm"
 import { makeScriptedModel } from "@dsh/llm-scripted"
+import { Subagents } from "@dsh/subagent"
+import { testParent } from "@dsh/subagent/testing"
 import { makeSubagentTool } from "@dsh/tool-subagent"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
@@ -23,7 +25,7 @@ const childModel = makeLanguageModel({
 const program = Effect.gen(function*() {
   const { cwd, home } = workspace()
   const { subagents } = yield* setup({ home, cwd, childModel, limits: { maxChildren: RUNS + 10 } })
-  const tool = yield* makeSubagentTool(subagents, { handle: "main", depth: 0, cwd, model: childModel })
+  const tool = yield* makeSubagentTool(testParent(childModel, { cwd })).pipe(Effect.provideService(Subagents, subagents))
   const toolbox = makeToolbox({ tools: [tool] })
   const samples: Array<number> = []
   for (let i = 0; i < RUNS; i++) {

@@ -1,6 +1,7 @@
 // Fan-out: 1,000 in-process children at once (lane raised to 1,000), each doing three
 // scripted model turns, two of them with a Read tool call, with real persistence.
 import { makeScriptedModel } from "@dsh/llm-scripted"
+import { testParent } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 import { setup, workspace } from "./lib/harness.ts"
 
@@ -16,7 +17,7 @@ const childModel = makeScriptedModel({
 const program = Effect.gen(function*() {
   const { cwd, home } = workspace()
   const { subagents } = yield* setup({ home, cwd, childModel, limits: { maxConcurrent: CHILDREN, maxChildren: CHILDREN } })
-  const parent = { handle: "main", depth: 0, cwd, model: childModel }
+  const parent = testParent(childModel, { cwd })
   global.gc?.()
   const rssBefore = process.memoryUsage().rss
   let peak = rssBefore

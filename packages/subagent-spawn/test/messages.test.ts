@@ -6,6 +6,7 @@ import { makeScriptedModel } from "@dsh/llm-scripted"
 import { SessionStore } from "@dsh/session"
 import { MemorySessionStore } from "@dsh/session/testing"
 import { makeSubagents, makeSubagentTree } from "@dsh/subagent"
+import { testParent } from "@dsh/subagent/testing"
 import { defineTool } from "@dsh/tools"
 import { Deferred, Effect, Fiber } from "effect"
 import { z } from "zod"
@@ -45,7 +46,7 @@ describe("messages to a running child", () => {
       const session = yield* store.create({ agent: "agent", cwd: "/tmp", model: "scripted" })
       const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [work], systemPrompt: "" }) })
       const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "coder", description: "d", provider: "spawn", definition: coder }] })
-      const parent = { handle: "main", depth: 0, cwd: "/tmp", model }
+      const parent = testParent(model, { cwd: "/tmp" })
       const run = yield* Effect.forkChild(subagents.spawn({ prompt: "start", description: "t", agent: "coder" }, parent))
       yield* Deferred.await(inTool)
       const first = yield* subagents.send("coder-1", "first message", "user")

@@ -4,7 +4,7 @@ import { Context } from "effect"
 export interface SubagentLimitsShape {
   /** Children running at once; the rest wait in the lane, visibly `queued`. */
   readonly maxConcurrent: number
-  /** Default wall-clock timeout per child run. */
+  /** Default wall-clock timeout per child run; 0 means no timeout. */
   readonly timeoutSeconds: number
   /** Nesting depth: children at this depth are not offered `subagent` (1 = only the main agent delegates). */
   readonly maxDepth: number
@@ -21,17 +21,18 @@ export const defaultLimits: SubagentLimitsShape = {
   maxChildren: 200
 }
 
+/** The limits of the trees built in this context; the defaults unless a layer provides others. */
 export const SubagentLimits = Context.Reference<SubagentLimitsShape>("@dsh/subagent/SubagentLimits", {
   defaultValue: () => defaultLimits
 })
 
-/** Clamps user-provided limits into their valid ranges. */
 /** Limits as a user gives them: any may be missing. */
 export type SubagentLimitsInput = { readonly [K in keyof SubagentLimitsShape]?: number | undefined }
 
+/** Clamps user-provided limits into their valid ranges (a timeout of 0 stays 0: no timeout). */
 export const normalizeLimits = (limits: SubagentLimitsInput): SubagentLimitsShape => ({
   maxConcurrent: Math.max(1, Math.floor(limits.maxConcurrent ?? defaultLimits.maxConcurrent)),
-  timeoutSeconds: Math.max(0.001, limits.timeoutSeconds ?? defaultLimits.timeoutSeconds),
+  timeoutSeconds: Math.max(0, limits.timeoutSeconds ?? defaultLimits.timeoutSeconds),
   maxDepth: Math.min(MAX_DEPTH_CEILING, Math.max(0, Math.floor(limits.maxDepth ?? defaultLimits.maxDepth))),
   maxChildren: Math.max(1, Math.floor(limits.maxChildren ?? defaultLimits.maxChildren))
 })

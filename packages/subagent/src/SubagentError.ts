@@ -13,7 +13,9 @@ export class SubagentError extends Schema.TaggedError<SubagentError>()("Subagent
     "UnknownHandle",
     "NotOwner",
     "Unsupported",
-    "InvalidRequest"
+    "InvalidRequest",
+    /** The child's saved continuation is missing, of another provider or version, or does not decode. */
+    "InvalidContinuation"
   ]),
   message: Schema.String
 }) {}

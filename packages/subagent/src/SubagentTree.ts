@@ -1,20 +1,23 @@
+import type { TurnResult } from "@dsh/agent"
 import type { AgentEvent, RegistryError } from "@dsh/core"
 import { type LanguageModelShape, LlmError, makeLanguageModel } from "@dsh/llm"
-import type { SessionHandle } from "@dsh/session"
-import { Effect, Scope, Stream } from "effect"
+import type { SessionError, SessionHandle } from "@dsh/session"
+import { Effect, Fiber, Option, Scope, Stream } from "effect"
 import { type Activations, makeActivations } from "./internal/activations.ts"
 import { type Announcements, makeAnnouncements } from "./internal/announcements.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
 import { type DynamicTypes, makeDynamicTypes } from "./internal/dynamicTypes.ts"
-import { type LaneShape, makeMemoryLane } from "./Lane.ts"
-import { normalizeLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
+import { runTurns } from "./internal/turns.ts"
+import { Lane, type LaneShape, makeMemoryLane } from "./Lane.ts"
+import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
-import type { ChildContextFactory } from "./Vocabulary.ts"
+import { serveStopRequests } from "./StopRequests.ts"
+import type { ChildContextFactory, TurnRunner } from "./Vocabulary.ts"
 
 /**
  * What a whole session tree shares, whatever context a child runs in: the session, the
- * limits, the lane, unique handles and the persisted descriptors. Providers, by contrast,
- * are per context (see `Subagents`).
+ * limits, the lane, unique handles, the persisted descriptors, background announcements and
+ * stop. Providers, by contrast, are per context (see `Subagents`).
  */
 export interface SubagentTree {
   readonly session: SessionHandle | undefined
@@ -40,6 +43,15 @@ export interface SubagentTree {
   readonly defaultModel: LanguageModelShape
   /** The scope background work lives in: as long as the tree. */
   readonly scope: Scope.Scope
+  /** Whether `handle` is `from` itself's descendant (`user` and `main` reach every child). */
+  readonly isReachable: (handle: string, from: string) => boolean
+  /**
+   * Stops the children this process runs among `handle` (or `all`) and their descendants, as
+   * seen from `from`; returns the handles it stopped.
+   */
+  readonly stopHeld: (handle: string, from: string) => Effect.Effect<ReadonlyArray<string>>
+  /** The wake loop of agent `handle` (see `StartContext.runTurns`). */
+  readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
 }
 
 export interface SubagentTreeOptions {
@@ -47,7 +59,9 @@ export interface SubagentTreeOptions {
   /** The main agent's working directory and model (defaults: process cwd, a model that refuses). */
   readonly cwd?: string | undefined
   readonly defaultModel?: LanguageModelShape | undefined
+  /** Default: the `SubagentLimits` of the context. */
   readonly limits?: SubagentLimitsInput | undefined
+  /** Default: the `Lane` of the context, else an in-memory lane of `maxConcurrent` slots. */
   readonly lane?: LaneShape | undefined
   readonly childContext: ChildContextFactory
   /** Resolves model overrides; without it, overrides are refused. */
@@ -58,14 +72,25 @@ export interface SubagentTreeOptions {
 const handlePrefix = (type: string): string =>
   type.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "agent"
 
-export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<SubagentTree, never, Scope.Scope> =>
+const refusingModel = makeLanguageModel({
+  provider: "none",
+  model: "none",
+  stream: () => Stream.fail(new LlmError({ reason: "Configuration", provider: "none", detail: "no model was given to this subagent tree", retryable: false }))
+})
+
+/**
+ * Builds a session tree. It lives as long as the calling scope: background children run in
+ * it, and, when the tree has a session, so does the server of cross-process stop requests.
+ */
+export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<SubagentTree, SessionError, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
-    const limits = normalizeLimits(options.limits ?? {})
-    const lane = options.lane ?? (yield* makeMemoryLane(limits.maxConcurrent))
+    const limits = options.limits === undefined ? yield* SubagentLimits : normalizeLimits(options.limits)
+    const lane = options.lane ?? Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
     const descriptors = yield* makeDescriptorBook(options.session, scope)
     const announcements = yield* makeAnnouncements(options.session)
     const dynamicTypes = yield* makeDynamicTypes(options.session)
+    const activations = makeActivations()
     // Numbering continues after a restart: start from the highest number already persisted.
     const counters = new Map<string, number>()
     for (const d of descriptors.all()) {
@@ -73,12 +98,45 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       if (m?.[1] !== undefined) counters.set(m[1], Math.max(counters.get(m[1]) ?? 0, Number(m[2])))
     }
     let children = descriptors.all().length
+
+    const isReachable = (handle: string, from: string): boolean => {
+      if (from === "user" || from === "main") return true
+      let cursor = descriptors.get(handle)
+      while (cursor !== undefined) {
+        if (cursor.parent === from) return true
+        cursor = descriptors.get(cursor.parent)
+      }
+      return false
+    }
+
+    const stopHeld = (handle: string, from: string) =>
+      Effect.gen(function*() {
+        const targets = descriptors.all().filter((d) =>
+          handle === "all" ? isReachable(d.handle, from) : d.handle === handle || isReachable(d.handle, handle)
+        ).map((d) => d.handle)
+        const live = targets.flatMap((h) => {
+          const fiber = activations.get(h)?.fiber
+          return fiber === undefined ? [] : [[h, fiber] as const]
+        })
+        yield* Effect.forEach(live, ([, fiber]) => Fiber.interrupt(fiber), { concurrency: "unbounded", discard: true })
+        return live.map(([h]) => h)
+      })
+
+    if (options.session !== undefined) {
+      yield* Effect.forkIn(
+        serveStopRequests(options.session, (h) => stopHeld(h, "user")).pipe(
+          Effect.ignore({ log: "Warn", message: "stop requests from other processes are no longer heard" })
+        ),
+        scope
+      )
+    }
+
     return {
       session: options.session,
       limits,
       lane,
       descriptors,
-      activations: makeActivations(),
+      activations,
       announcements,
       dynamicTypes,
       childContext: options.childContext,
@@ -86,11 +144,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
         Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),
       scope,
       cwd: options.cwd ?? process.cwd(),
-      defaultModel: options.defaultModel ?? makeLanguageModel({
-        provider: "none",
-        model: "none",
-        stream: () => Stream.fail(new LlmError({ reason: "Configuration", provider: "none", detail: "no model was given to this subagent tree", retryable: false }))
-      }),
+      defaultModel: options.defaultModel ?? refusingModel,
       onChildEvent: options.onChildEvent ?? (() => Effect.void),
       allocateHandle: (type) =>
         Effect.sync(() => {
@@ -108,6 +162,9 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
         }
         children++
         return Effect.void
-      })
+      }),
+      isReachable,
+      stopHeld,
+      runTurns: (handle, prompt, turn) => runTurns(announcements, activations.take(handle), handle, prompt, turn)
     } satisfies SubagentTree
   })

@@ -1,19 +1,12 @@
+import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import { makeId, makeRegistry, type NamedRegistry, type Pricing, type RegistryError } from "@dsh/core"
-import { Context, Deferred, Duration, Effect, Fiber, Scope } from "effect"
-import { announcementText, runTag } from "./internal/announcements.ts"
+import { Clock, Context, Deferred, type Duration, Effect, Schema, type Scope } from "effect"
 import { toAgentType } from "./internal/dynamicTypes.ts"
-import { runActivation } from "./internal/run.ts"
+import { runActivation, type RunSpec } from "./internal/run.ts"
+import type { SubagentDescriptor, SubagentResult } from "./Records.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
-import type {
-  AcceptedRun,
-  AgentType,
-  ParentInfo,
-  SpawnRequest,
-  SubagentDescriptor,
-  SubagentProvider,
-  SubagentResult
-} from "./Vocabulary.ts"
+import type { AcceptedRun, AgentType, ParentInfo, SpawnRequest, SubagentProvider, TurnRunner } from "./Vocabulary.ts"
 
 /** What a message to a child led to: queued for its running Activation, or a reply. */
 export type SendOutcome =
@@ -31,7 +24,7 @@ export interface SubagentsShape {
   readonly providers: NamedRegistry<SubagentProvider>
   readonly types: NamedRegistry<AgentType>
   readonly register: (provider: SubagentProvider) => Effect.Effect<void, RegistryError, Scope.Scope>
-  /** Agent types this parent may delegate to here: allowed by its policy and backed by a provider. */
+  /** Agent types this parent may delegate to here: allowed by its definition and backed by a provider. */
   readonly availableTypes: (parent: ParentInfo) => Effect.Effect<ReadonlyArray<AgentType>>
   /** Runs a child to its end. Refusals are typed errors; a child's failure is a result. */
   readonly spawn: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult, SubagentError>
@@ -43,24 +36,26 @@ export interface SubagentsShape {
    * (`user` may reach any child).
    */
   readonly send: (handle: string, message: string, from: ParentInfo | "user", options?: { readonly background?: boolean }) => Effect.Effect<SendOutcome, SubagentError>
-  /** Stops a child and all of its descendants (`all`: every child `from` may reach). */
+  /** Stops a child and all of its descendants (`all`: every child `from` may reach) that this process runs. */
   readonly stop: (handle: string, from: string) => Effect.Effect<ReadonlyArray<string>, SubagentError>
   /** Children `from` may reach (its descendants; every child for `user`/`main`). */
   readonly list: (from: string) => ReadonlyArray<SubagentDescriptor>
-  /** Waits for background runs of `from` (all, or the given handles) to end, up to a timeout. */
+  /**
+   * Waits for background runs of `from` to end, up to a timeout: the given handles, or every
+   * background run whose outcome `from` has not had yet. An outcome returned here is
+   * delivered: it is never announced as well.
+   */
   readonly wait: (from: string, handles: ReadonlyArray<string> | undefined, timeout: Duration.Input) => Effect.Effect<ReadonlyArray<SubagentResult | SubagentDescriptor>, SubagentError>
-  /** Announcements for `parent` as messages, each delivered once. */
-  readonly takeAnnouncements: (parent: string) => Effect.Effect<ReadonlyArray<string>>
-  /** Confirms that what `parent` took is in its synced transcript (call at its turn boundary). */
-  readonly ackAnnouncements: (parent: string) => Effect.Effect<void>
-  /** Background work of `parent` that has not been announced to it yet. */
-  readonly pendingAnnouncements: (parent: string) => Effect.Effect<number>
-  /** Waits until an announcement for `parent` is ready. */
-  readonly awaitAnnouncement: (parent: string) => Effect.Effect<void>
+  /**
+   * Runs agent `handle`'s turns with background delegation: announcements before each model
+   * call, woken by outcomes, finished only when its background children have settled.
+   */
+  readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
   /** Every type name in use here (static and runtime-created): what a new name must not clash with. */
   readonly typeNames: Effect.Effect<ReadonlyArray<string>>
 }
 
+/** The `ctx.subagents` of the calling agent's context. */
 export class Subagents extends Context.Service<Subagents, SubagentsShape>()("@dsh/subagent/Subagents") {}
 
 export interface SubagentsOptions {
@@ -72,8 +67,17 @@ export interface SubagentsOptions {
   readonly dynamicProvider?: string | undefined
 }
 
-const now = () => new Date().toISOString()
+const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 const refuse = (reason: SubagentError["reason"], message: string) => Effect.fail(new SubagentError({ reason, message }))
+
+/** Who continues a child when the user (not an agent) sends it a message. */
+const userParent = (d: SubagentDescriptor, tree: SubagentTree): ParentInfo => ({
+  handle: d.parent,
+  depth: d.depth - 1,
+  cwd: tree.cwd,
+  model: tree.defaultModel,
+  definition: { name: d.parent, description: "", systemPrompt: "", override: false, scope: "runtime", source: "user" } satisfies AgentDefinition
+})
 
 export const makeSubagents = (options: SubagentsOptions): Effect.Effect<SubagentsShape, RegistryError> =>
   Effect.gen(function*() {
@@ -91,14 +95,13 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       return [...statics, ...tree.dynamicTypes.all().filter((d) => !names.has(d.name)).map((d) => toAgentType(d, dynamicProvider))]
     })
     const findType = (name: string) => Effect.map(allTypes, (all) => all.find((t) => t.name === name))
+    const allows = (parent: ParentInfo, type: string) => parent.definition.subagents === undefined || parent.definition.subagents.includes(type)
 
     const availableTypes = (parent: ParentInfo) =>
       Effect.gen(function*() {
         const all = yield* allTypes
         const backed = new Set(yield* providers.names)
-        return all.filter((t) =>
-          backed.has(t.provider) && (parent.allowedTypes === undefined || parent.allowedTypes.includes(t.name))
-        ).sort((a, b) => a.name.localeCompare(b.name))
+        return all.filter((t) => backed.has(t.provider) && allows(parent, t.name)).sort((a, b) => a.name.localeCompare(b.name))
       })
 
     const resolveType = (request: SpawnRequest, parent: ParentInfo) =>
@@ -106,7 +109,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const names = (yield* availableTypes(parent)).map((t) => t.name).join(", ") || "(none)"
         const type = yield* findType(request.agent)
         if (type === undefined) return yield* refuse("UnknownType", `unknown agent type "${request.agent}"; available: ${names}`)
-        if (parent.allowedTypes !== undefined && !parent.allowedTypes.includes(type.name)) {
+        if (!allows(parent, type.name)) {
           return yield* refuse("NotAllowed", `${parent.handle} may not delegate to "${type.name}"; allowed: ${names}`)
         }
         const provider = yield* Effect.orElseSucceed(providers.get(type.provider), () => undefined)
@@ -120,15 +123,20 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         return { type, provider }
       })
 
+    const childStore = (handle: string) =>
+      tree.session === undefined ? Effect.succeed(undefined) : tree.session.child(handle).pipe(
+        Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot open ${handle}'s store: ${e.message}` }))
+      )
+
     /** Everything a new child needs before its first Activation: handle, store, descriptor. */
     const admit = (request: SpawnRequest, parent: ParentInfo) =>
       Effect.gen(function*() {
         const { type, provider } = yield* resolveType(request, parent)
         yield* tree.reserveChild
         const handle = yield* tree.allocateHandle(type.name)
-        const runId = makeId()
-        const store = tree.session === undefined ? undefined : yield* tree.session.child(handle).pipe(Effect.orElseSucceed(() => undefined))
-        const at = now()
+        const runId = makeId(new Date(yield* Clock.currentTimeMillis))
+        const store = yield* childStore(handle)
+        const at = yield* isoNow
         yield* tree.descriptors.note({
           handle,
           agent: type.name,
@@ -149,7 +157,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       })
 
     /** Runs an Activation in a fiber of its own (so one child can be stopped alone). */
-    const activate = (spec: Parameters<typeof runActivation>[0], background: boolean) =>
+    const activate = (spec: RunSpec, background: boolean) =>
       Effect.gen(function*() {
         const run = runActivation({ ...spec, pricing: options.pricing })
         // Background runs belong to the tree, not to the task that started them.
@@ -158,52 +166,55 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         return fiber
       })
 
-    const announceWhenDone = (parentHandle: string, agent: string, handle: string, runId: string, done: Effect.Effect<SubagentResult>) =>
+    const announceWhenDone = (parentHandle: string, agent: string, handle: string, runId: string, done: Deferred.Deferred<SubagentResult>) =>
       Effect.gen(function*() {
-        const base = { runId, handle, agent, parent: parentHandle, createdAt: now(), delivered: false }
+        const base = { runId, handle, agent, parent: parentHandle, createdAt: yield* isoNow, delivered: false }
         yield* tree.announcements.started({ ...base, status: "running" })
         yield* Effect.forkIn(
-          done.pipe(Effect.flatMap((result) =>
-            tree.announcements.finished({ ...base, status: result.status, endedAt: now(), result })
+          Deferred.await(done).pipe(Effect.flatMap((result) =>
+            Effect.flatMap(isoNow, (endedAt) => tree.announcements.finished({ ...base, status: result.status, endedAt, result }))
           )),
           tree.scope
         )
       })
 
-    const spawn: SubagentsShape["spawn"] = (request, parent) =>
-      Effect.gen(function*() {
-        const a = yield* admit({ ...request, background: false }, parent)
-        yield* activate({ tree, ...a, request, parent }, false)
-        return yield* Deferred.await(a.activation.done)
-      })
+    const spawn: SubagentsShape["spawn"] = Effect.fn("Subagents.spawn")(function*(request, parent) {
+      const a = yield* admit({ ...request, background: false }, parent)
+      yield* activate({ tree, ...a, request, parent }, false)
+      return yield* Deferred.await(a.activation.done)
+    })
 
-    const spawnBackground: SubagentsShape["spawnBackground"] = (request, parent) =>
-      Effect.gen(function*() {
-        const a = yield* admit({ ...request, background: true }, parent)
-        yield* announceWhenDone(parent.handle, a.type.name, a.handle, a.runId, awaitDone(a.activation.done))
-        yield* activate({ tree, ...a, request: { ...request, background: true }, parent }, true)
-        return { status: "accepted", runId: a.runId, handle: a.handle } satisfies AcceptedRun
-      })
-
-    const isReachable = (handle: string, from: string): boolean => {
-      if (from === "user" || from === "main") return true
-      let cursor = tree.descriptors.get(handle)
-      while (cursor !== undefined) {
-        if (cursor.parent === from) return true
-        cursor = tree.descriptors.get(cursor.parent)
-      }
-      return false
-    }
+    const spawnBackground: SubagentsShape["spawnBackground"] = Effect.fn("Subagents.spawnBackground")(function*(request, parent) {
+      const a = yield* admit({ ...request, background: true }, parent)
+      yield* announceWhenDone(parent.handle, a.type.name, a.handle, a.runId, a.activation.done)
+      yield* activate({ tree, ...a, request: { ...request, background: true }, parent }, true)
+      return { status: "accepted", runId: a.runId, handle: a.handle } satisfies AcceptedRun
+    })
 
     const known = (handle: string, from: string) =>
       Effect.gen(function*() {
         const d = tree.descriptors.get(handle)
         if (d === undefined) {
-          const mine = tree.descriptors.all().filter((x) => isReachable(x.handle, from)).map((x) => x.handle)
+          const mine = tree.descriptors.all().filter((x) => tree.isReachable(x.handle, from)).map((x) => x.handle)
           return yield* refuse("UnknownHandle", `no child is named "${handle}"; yours: ${mine.join(", ") || "(none)"}`)
         }
-        if (!isReachable(handle, from)) return yield* refuse("NotOwner", `"${handle}" is not a descendant of ${from}`)
+        if (!tree.isReachable(handle, from)) return yield* refuse("NotOwner", `"${handle}" is not a descendant of ${from}`)
         return d
+      })
+
+    /** The provider's saved data for `d`, checked and decoded; providers without a Schema get it as stored. */
+    const continuationOf = (provider: SubagentProvider, d: SubagentDescriptor) =>
+      Effect.gen(function*() {
+        const spec = provider.continuation
+        if (spec === undefined) return d.continuation?.data
+        const saved = d.continuation
+        const invalid = (why: string) => refuse("InvalidContinuation", `${d.handle} cannot be continued: ${why}`)
+        if (saved === undefined) return yield* invalid(`no ${provider.name} continuation was saved for it`)
+        if (saved.provider !== provider.name) return yield* invalid(`its continuation belongs to "${saved.provider}", not "${provider.name}"`)
+        if (saved.version !== spec.version) return yield* invalid(`its continuation is version ${saved.version}; "${provider.name}" reads version ${spec.version}`)
+        const decoded = Schema.decodeUnknownResult(spec.schema)(saved.data)
+        if (decoded._tag === "Failure") return yield* invalid(`its saved continuation is malformed: ${decoded.failure.message.split("\n")[0]}`)
+        return decoded.success
       })
 
     const send: SubagentsShape["send"] = (handle, message, from, sendOptions) =>
@@ -219,56 +230,47 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         if (provider?.continue === undefined) {
           return yield* refuse("Unsupported", `${handle} ran on "${d.provider}", which cannot be continued here`)
         }
+        const continuation = yield* continuationOf(provider, d)
         const type = (yield* findType(d.agent)) ??
           { name: d.agent, description: d.description, provider: d.provider, definition: { name: d.agent, description: d.description, systemPrompt: "", override: false, scope: "runtime", source: `runtime:${d.agent}` } } satisfies AgentType
         const activation = yield* tree.activations.begin(handle)
         if (activation === undefined) return yield* send(handle, message, from, sendOptions)
-        const runId = makeId()
-        const store = tree.session === undefined ? undefined : yield* tree.session.child(handle).pipe(Effect.orElseSucceed(() => undefined))
+        const runId = makeId(new Date(yield* Clock.currentTimeMillis))
+        const store = yield* childStore(handle)
         const background = sendOptions?.background === true
         const request: SpawnRequest = { prompt: message, description: d.description, agent: d.agent, background }
-        const parentInfo: ParentInfo = from === "user"
-          ? { handle: d.parent, depth: d.depth - 1, cwd: tree.cwd, model: tree.defaultModel }
-          : from
-        yield* tree.descriptors.note({ ...d, runId, status: "queued", background, updatedAt: now() })
-        if (background) yield* announceWhenDone(parentInfo.handle, d.agent, handle, runId, awaitDone(activation.done))
-        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message }, background)
+        const parentInfo: ParentInfo = from === "user" ? userParent(d, tree) : from
+        yield* tree.descriptors.note({ ...d, runId, status: "queued", background, updatedAt: yield* isoNow })
+        if (background) yield* announceWhenDone(parentInfo.handle, d.agent, handle, runId, activation.done)
+        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation }, background)
         if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
-        return { _tag: "Replied", result: yield* awaitDone(activation.done) } satisfies SendOutcome
-      })
+        return { _tag: "Replied", result: yield* Deferred.await(activation.done) } satisfies SendOutcome
+      }).pipe(Effect.withSpan("Subagents.send", { attributes: { handle } }))
 
-    const descendantsOf = (handle: string): Array<string> =>
-      tree.descriptors.all().filter((d) => d.handle !== handle && isReachable(d.handle, handle)).map((d) => d.handle)
+    const stop: SubagentsShape["stop"] = Effect.fn("Subagents.stop")(function*(handle, from) {
+      if (handle !== "all") yield* known(handle, from)
+      return yield* tree.stopHeld(handle, from)
+    })
 
-    const stop: SubagentsShape["stop"] = (handle, from) =>
-      Effect.gen(function*() {
-        const targets = handle === "all"
-          ? tree.descriptors.all().filter((d) => isReachable(d.handle, from)).map((d) => d.handle)
-          : [handle, ...descendantsOf((yield* known(handle, from)).handle)]
-        const live = targets.flatMap((h) => {
-          const fiber = tree.activations.get(h)?.fiber
-          return fiber === undefined ? [] : [[h, fiber] as const]
-        })
-        yield* Effect.forEach(live, ([, fiber]) => Fiber.interrupt(fiber), { concurrency: "unbounded", discard: true })
-        return live.map(([h]) => h)
-      })
-
-    const wait: SubagentsShape["wait"] = (from, handles, timeout) =>
-      Effect.gen(function*() {
-        const mine = tree.descriptors.all().filter((d) => d.parent === from && d.background === true)
-        const chosen = handles === undefined ? mine : yield* Effect.forEach(handles, (h) => known(h, from))
-        const outcomes = yield* Effect.forEach(chosen, (d) => {
-          const activation = tree.activations.get(d.handle)
-          if (activation === undefined) return Effect.succeed<SubagentResult | SubagentDescriptor>(d)
-          return awaitDone(activation.done).pipe(
-            Effect.timeoutOption(timeout),
-            Effect.map((o) => (o._tag === "Some" ? o.value : tree.descriptors.get(d.handle) ?? d))
-          )
-        }, { concurrency: "unbounded" })
-        // A parent that waited on a run has seen its outcome: it is not announced again.
-        for (const o of outcomes) if ("output" in o) yield* tree.announcements.delivered(o.runId)
-        return outcomes
-      })
+    const wait: SubagentsShape["wait"] = Effect.fn("Subagents.wait")(function*(from, handles, timeout) {
+      // Without handles: the background runs whose outcome `from` has not had yet.
+      const undelivered = (d: SubagentDescriptor) =>
+        tree.activations.get(d.handle) !== undefined || tree.announcements.record(d.runId)?.delivered === false
+      const mine = tree.descriptors.all().filter((d) => d.parent === from && d.background === true && undelivered(d))
+      const chosen = handles === undefined ? mine : yield* Effect.forEach(handles, (h) => known(h, from))
+      const outcomes = yield* Effect.forEach(chosen, (d) => {
+        const activation = tree.activations.get(d.handle)
+        // Ended already: its outcome, if this process has it (announced or not), else its record.
+        if (activation === undefined) return Effect.succeed<SubagentResult | SubagentDescriptor>(tree.announcements.record(d.runId)?.result ?? d)
+        return Deferred.await(activation.done).pipe(
+          Effect.timeoutOption(timeout),
+          Effect.map((o) => (o._tag === "Some" ? o.value : tree.descriptors.get(d.handle) ?? d))
+        )
+      }, { concurrency: "unbounded" })
+      // A parent that waited on a run has its outcome: it is not announced again.
+      for (const o of outcomes) if ("output" in o) yield* tree.announcements.consume(o.runId)
+      return outcomes
+    })
 
     return {
       tree,
@@ -280,21 +282,9 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       spawnBackground,
       send,
       stop,
-      list: (from) => tree.descriptors.all().filter((d) => isReachable(d.handle, from)),
+      list: (from) => tree.descriptors.all().filter((d) => tree.isReachable(d.handle, from)),
       wait,
-      takeAnnouncements: (parent) =>
-        tree.announcements.take(parent).pipe(Effect.map((records) =>
-          records.map((r) =>
-            r.result !== undefined
-              ? announcementText(r.result)
-              : `[subagent announcement] ${r.handle} ${runTag(r.runId)} ended as ${r.status}: the process running it stopped. It can be continued with send_message.`
-          )
-        )),
-      ackAnnouncements: (parent) => tree.announcements.ack(parent),
-      pendingAnnouncements: (parent) => tree.announcements.pending(parent),
-      awaitAnnouncement: (parent) => tree.announcements.awaitNext(parent),
+      runTurns: (handle, prompt, turn) => tree.runTurns(handle, prompt, turn),
       typeNames: Effect.map(allTypes, (all) => all.map((t) => t.name))
     } satisfies SubagentsShape
   })
-
-const awaitDone = (done: Deferred.Deferred<SubagentResult>): Effect.Effect<SubagentResult> => Deferred.await(done)

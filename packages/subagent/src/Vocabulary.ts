@@ -1,9 +1,12 @@
-import type { AgentDefinition } from "@dsh/agent"
+import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import type { AgentEvent, Message, RegistryError, RunStatus, Usage } from "@dsh/core"
 import type { LanguageModelShape, LlmError } from "@dsh/llm"
 import type { ChildStore } from "@dsh/session"
-import type { AnyTool } from "@dsh/tools"
-import type { Effect } from "effect"
+import type { AnyTool, ToolContext } from "@dsh/tools"
+import type { Effect, Schema } from "effect"
+import type { SubagentTree } from "./SubagentTree.ts"
+
+export type { ChildMeta, ContinuationEnvelope, DescriptorStatus, SubagentDescriptor, SubagentResult, TaskRecord } from "./Records.ts"
 
 /** What a parent asks for when it delegates. */
 export interface SpawnRequest {
@@ -15,6 +18,7 @@ export interface SpawnRequest {
   /** A model spec overriding the type's and the parent's model. */
   readonly model?: string | undefined
   readonly thinking?: "off" | "low" | "medium" | "high" | undefined
+  /** Wall-clock limit of this run; 0 means none. Default: the tree's limit. */
   readonly timeoutSeconds?: number | undefined
   /** Return at once with `{status: "accepted"}`; the outcome is announced to the parent later. */
   readonly background?: boolean | undefined
@@ -30,67 +34,45 @@ export interface AgentType {
   readonly definition: AgentDefinition
 }
 
-/** The agent that delegates, as the child's runtime needs to know it. */
+/**
+ * The agent that delegates, as the child's runtime needs to know it. Its definition decides
+ * what it may delegate to (`subagents`: undefined = every type, `[]` = none), enforced by the
+ * service; a fork keeps its tools policy.
+ */
 export interface ParentInfo {
   readonly handle: string
   readonly depth: number
   readonly cwd: string
   readonly model: LanguageModelShape
-  /** Agent types this parent may delegate to (undefined = all). */
-  readonly allowedTypes?: ReadonlyArray<string> | undefined
-  /** The parent's completed conversation, for providers that fork it. */
+  readonly definition: AgentDefinition
+  /** The parent's conversation so far, for providers that fork it (the `subagent` tool fills it). */
   readonly history?: Effect.Effect<ReadonlyArray<Message>> | undefined
-  /** The parent's live event sink: `subagent-start`/`subagent-end` go here. */
+  /** The parent's live event sink: `subagent-start`/`subagent-end` go here (the `subagent` tool fills it). */
   readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
   /** The parent's rendered system prompt, for providers that fork it. */
   readonly systemPrompt?: string | undefined
-  /** The parent's own tool policy, which a fork keeps. */
-  readonly toolPolicy?: { readonly tools?: ReadonlyArray<string> | undefined; readonly disallowedTools?: ReadonlyArray<string> | undefined } | undefined
 }
+
+/**
+ * The caller of a delegation tool as it is at the moment of the call: the turn it is in
+ * decides where the child's start/end events go and what a fork starts from.
+ */
+export const callerOf = (parent: ParentInfo, context: ToolContext): ParentInfo =>
+  context.turn === undefined ? parent : {
+    ...parent,
+    onEvent: context.turn.emit,
+    history: context.turn.conversation,
+    systemPrompt: context.turn.systemPrompt
+  }
 
 /** How a child run ended. Status comes from the runtime, never from model text. */
 export interface ChildOutcome {
   readonly status: RunStatus
-  /** The child's final message (or the result it reported). */
+  /** The child's final message (or the result it reported); what it said so far when it was stopped. */
   readonly output: string
   readonly usage: Usage
   /** Why it failed, stderr tails, protocol faults: what a parent needs to decide what next. */
   readonly notes?: string | undefined
-}
-
-/** The result a parent receives. Every result carries the child's handle, failures included. */
-export interface SubagentResult extends ChildOutcome {
-  readonly handle: string
-  readonly runId: string
-  readonly agent: string
-  readonly provider: string
-  readonly cost?: number | undefined
-  readonly durationMs: number
-  /** Where the child's transcript lives (a path for the file store). */
-  readonly transcript?: string | undefined
-}
-
-export type DescriptorStatus = RunStatus | "queued" | "running"
-
-/** What `state.json` keeps of every child, so lists, logs and resumes survive a restart. */
-export interface SubagentDescriptor {
-  readonly handle: string
-  readonly agent: string
-  readonly provider: string
-  readonly parent: string
-  readonly depth: number
-  readonly status: DescriptorStatus
-  readonly description: string
-  readonly runId: string
-  readonly createdAt: string
-  readonly updatedAt: string
-  readonly usage: Usage
-  readonly transcript?: string | undefined
-  /** A provider's opaque, versioned continuation envelope; the service never looks inside. */
-  readonly continuation?: { readonly provider: string; readonly version: number; readonly data: unknown } | undefined
-  readonly lastResult?: string | undefined
-  /** Whether the latest run was a background run (its outcome is announced). */
-  readonly background?: boolean | undefined
 }
 
 /** What a background run returns at once. */
@@ -100,19 +82,8 @@ export interface AcceptedRun {
   readonly handle: string
 }
 
-/** `tasks/<runId>.json`: a background run's lifecycle, written before anything is announced. */
-export interface TaskRecord {
-  readonly runId: string
-  readonly handle: string
-  readonly agent: string
-  readonly parent: string
-  readonly status: RunStatus | "running"
-  readonly createdAt: string
-  readonly endedAt?: string | undefined
-  readonly result?: SubagentResult | undefined
-  /** Set once the announcement reached the parent; never announced twice. */
-  readonly delivered: boolean
-}
+/** One turn of an agent, given its prompt and what to add before each model call. */
+export type TurnRunner<E> = (prompt: string, beforeStep: Effect.Effect<ReadonlyArray<Message>>) => Effect.Effect<TurnResult, E>
 
 /** What a provider's `start` receives. */
 export interface StartContext {
@@ -127,27 +98,33 @@ export interface StartContext {
   readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
   /** Tools and nested delegation for the child's own context, as the harness decides. */
   readonly childContext: ChildContextFactory
+  /** The session tree the child belongs to. */
+  readonly tree: SubagentTree
   /** Resolves a model spec (a request's or an agent type's model override). */
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /**
-   * Stores the provider's opaque continuation data (e.g. an out-of-process child's session
-   * id) in the child's descriptor, versioned; `continue` gets it back as `continuation`.
+   * Stores the provider's continuation data (e.g. an out-of-process child's session id) in the
+   * child's descriptor under the provider's declared version; `continue` gets it back decoded.
    */
-  readonly saveContinuation: (version: number, data: unknown) => Effect.Effect<void>
-  /** What `saveContinuation` stored for this child, on `continue`; undefined on `start`. */
-  readonly continuation?: { readonly version: number; readonly data: unknown } | undefined
+  readonly saveContinuation: (data: unknown) => Effect.Effect<void>
+  /** On `continue`: what `saveContinuation` stored, decoded with the provider's Schema. */
+  readonly continuation?: unknown
   /**
    * Messages sent to this child while it runs, in order, taken once each: a continuable
-   * provider delivers them at the child's next step.
+   * provider delivers them at the child's next step (`runTurns` does this by itself).
    */
   readonly takeMessages: Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Runs the child's turns as continuation and background delegation need: messages sent to
+   * it and announcements of its own background children before each model call, then further
+   * turns for messages that came too late and for outcomes still to come, until all settled.
+   * In-process drivers run every child through it.
+   */
+  readonly runTurns: <E>(prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
 }
 
-/**
- * A harness decides what exists in each child's context: its tools, including a
- * `subagent` tool of its own when nesting is allowed at that depth.
- */
-export type ChildContextFactory = (child: {
+/** The child a context is built for. */
+export interface ChildSpec {
   readonly handle: string
   readonly depth: number
   readonly cwd: string
@@ -157,7 +134,14 @@ export type ChildContextFactory = (child: {
   readonly report?: ((result: ReportedResult) => Effect.Effect<void, string>) | undefined
   /** The JSON Schema the parent asked the report to satisfy, if any. */
   readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
-}) => Effect.Effect<ChildContext>
+}
+
+/**
+ * A harness decides what exists in each child's context: its tools, including a `subagent`
+ * tool of its own when nesting is allowed at that depth. It gets the tree the child belongs
+ * to, so it can build the child's own `Subagents` over it.
+ */
+export type ChildContextFactory = (child: ChildSpec, tree: SubagentTree) => Effect.Effect<ChildContext>
 
 /** What a continuable child hands back with `report`; it stays continuable afterwards. */
 export interface ReportedResult {
@@ -173,6 +157,22 @@ export interface ChildContext {
 }
 
 /**
+ * A backend as a harness registers it: its provider, plus the agent types of its own it adds
+ * (`fork`, `acp:<name>`, `sdk:dsh`). Agent definitions a harness delegates to run on its
+ * default provider (`spawn`) and are not listed here.
+ */
+export interface SubagentBackend {
+  readonly provider: SubagentProvider
+  readonly types: ReadonlyArray<AgentType>
+}
+
+/** A provider's continuation data: its version and the Schema the service decodes it with. */
+export interface ContinuationSpec {
+  readonly version: number
+  readonly schema: Schema.Decoder<unknown>
+}
+
+/**
  * A backend. One-shot providers implement `start`; continuable providers also implement
  * `continue`. Interrupting `start` is how a child is cancelled: providers must stop
  * everything they started (fibers, processes) when interrupted.
@@ -182,4 +182,10 @@ export interface SubagentProvider {
   readonly description: string
   readonly start: (context: StartContext) => Effect.Effect<ChildOutcome>
   readonly continue?: ((context: StartContext & { readonly message: string }) => Effect.Effect<ChildOutcome>) | undefined
+  /**
+   * The continuation data this provider saves. With it, the service refuses a `continue` whose
+   * saved envelope is missing, of another provider or version, or does not decode
+   * (`InvalidContinuation`), so the provider only ever sees valid data.
+   */
+  readonly continuation?: ContinuationSpec | undefined
 }

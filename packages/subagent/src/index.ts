@@ -1,12 +1,14 @@
 /**
  * @dsh/subagent: the `ctx.subagents` service. A named-provider registry per agent context,
- * the vocabulary every backend shares, the tree-wide limits and lane, unique child handles
- * and the child descriptors persisted in `state.json`.
+ * the vocabulary every backend shares, the tree-wide limits and lane, unique child handles,
+ * the persisted records (Schemas), background announcements and cross-process stop.
  */
 export * from "./Lane.ts"
 export * from "./Limits.ts"
+export * from "./Records.ts"
+export * from "./StopRequests.ts"
 export * from "./SubagentError.ts"
 export * from "./Subagents.ts"
 export * from "./SubagentTree.ts"
 export * from "./Vocabulary.ts"
-export type { DynamicAgentSpec } from "./internal/dynamicTypes.ts"
+export { DynamicAgentSpec } from "./internal/dynamicTypes.ts"

@@ -5,3 +5,4 @@
  */
 export * from "./testing/Conformance.ts"
 export * from "./testing/FixtureProvider.ts"
+export * from "./testing/Fixtures.ts"

@@ -1,21 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentDefinition } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { Effect, Fiber } from "effect"
-import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo, SubagentError } from "../src/index.ts"
-import { makeFixtureProvider } from "../src/testing.ts"
+import { makeSubagents, makeSubagentTree, type ParentInfo, SubagentError } from "../src/index.ts"
+import { makeFixtureProvider, testDefinition, testParent, testType } from "../src/testing.ts"
 
-const definition = (name: string): AgentDefinition => ({
-  name,
-  description: `${name} agent`,
-  systemPrompt: "",
-  override: false,
-  scope: "builtin",
-  source: `builtin:${name}`
-})
-const type = (name: string, provider = "fixture"): AgentType => ({ name, description: `${name} agent`, provider, definition: definition(name) })
+const type = (name: string, provider = "fixture") => testType(name, provider)
 const model = makeScriptedModel({ rules: [] })
-const parent: ParentInfo = { handle: "main", depth: 0, cwd: "/tmp", model }
+const parent: ParentInfo = testParent(model, { cwd: "/tmp" })
 const noContext = () => Effect.succeed({ tools: [], systemPrompt: "" })
 
 describe("Subagents", () => {
@@ -54,7 +45,7 @@ describe("Subagents", () => {
       const unknown = yield* spawn("nobody")
       assert.strictEqual(unknown.reason, "UnknownType")
       assert.include(unknown.message, "available: coder, explore")
-      assert.strictEqual((yield* spawn("coder", { ...parent, allowedTypes: ["explore"] })).reason, "NotAllowed")
+      assert.strictEqual((yield* spawn("coder", { ...parent, definition: testDefinition("main", { subagents: ["explore"] }) })).reason, "NotAllowed")
       assert.strictEqual((yield* spawn("remote")).reason, "Unsupported")
       assert.strictEqual((yield* spawn("coder", { ...parent, depth: 1 })).reason, "DepthLimit")
       const ok = yield* subagents.spawn({ prompt: "go", description: "t", agent: "coder" }, parent)

@@ -1,4 +1,4 @@
-import type { ParentInfo, SubagentDescriptor, SubagentResult, SubagentsShape } from "@dsh/subagent"
+import { callerOf, type ParentInfo, type SubagentDescriptor, type SubagentResult, Subagents, type SubagentsShape } from "@dsh/subagent"
 import { defineTool, ToolError } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
@@ -30,7 +30,7 @@ const WaitParams = z.object({
  * A running child gets the message at its next step; an idle one (finished, failed, lost)
  * is continued with its earlier context and its reply is returned.
  */
-export const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   defineTool({
     name: "send_message",
     description: "Send a message to one of your subagents by its handle (e.g. explore-1), to continue or steer it. " +
@@ -38,8 +38,8 @@ export const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInf
       "and its reply is returned (or announced later with background: true).",
     parameters: SendMessageParams,
     summarize: (p) => `→ ${p.to}: ${p.message.slice(0, 80)}`,
-    execute: (p) =>
-      subagents.send(p.to, p.message, caller, { background: p.background === true }).pipe(
+    execute: (p, context) =>
+      subagents.send(p.to, p.message, callerOf(caller, context), { background: p.background === true }).pipe(
         Effect.map((outcome) => {
           switch (outcome._tag) {
             case "Queued":
@@ -55,7 +55,7 @@ export const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInf
   })
 
 /** `list_agents`: your descendants with type, status, last activity and usage. */
-export const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   defineTool({
     name: "list_agents",
     description: "List your subagents (and theirs): handle, type, status, last activity and token usage.",
@@ -68,7 +68,7 @@ export const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo
   })
 
 /** `wait`: blocks until background subagents finish (or the timeout), so a model never polls. */
-export const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   defineTool({
     name: "wait",
     description: "Wait until your background subagents finish (all of them, or the given handles), up to a timeout, " +
@@ -79,15 +79,17 @@ export const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
         Effect.map((outcomes) =>
           outcomes.length === 0
             ? "You have no background subagents."
-            : outcomes.map((o) => ("output" in o ? describeResult(o) : `${describeDescriptor(o)} (still not finished)`)).join("\n\n---\n\n")
+            : outcomes.map((o) =>
+              "output" in o ? describeResult(o) : `${describeDescriptor(o)}${o.status === "running" || o.status === "queued" ? " (still not finished)" : ""}`
+            ).join("\n\n---\n\n")
         ),
         Effect.mapError((e) => new ToolError({ message: e.message }))
       )
   })
 
-/** All three control tools for one agent context. */
-export const makeControlTools = (subagents: SubagentsShape, caller: ParentInfo) => [
-  makeSendMessageTool(subagents, caller),
-  makeListAgentsTool(subagents, caller),
-  makeWaitTool(subagents, caller)
-]
+/** `send_message`, `list_agents` and `wait` for `caller`, over the `Subagents` of its context. */
+export const makeControlTools = (caller: ParentInfo) =>
+  Effect.gen(function*() {
+    const subagents = yield* Subagents
+    return [makeSendMessageTool(subagents, caller), makeListAgentsTool(subagents, caller), makeWaitTool(subagents, caller)]
+  })

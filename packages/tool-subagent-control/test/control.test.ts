@@ -1,20 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentDefinition } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
+import { makeFixtureProvider, testParent, testType } from "@dsh/subagent/testing"
 import { makeToolbox } from "@dsh/tools"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
 import { makeControlTools } from "../src/index.ts"
-
-const def: AgentDefinition = { name: "coder", description: "d", systemPrompt: "", override: false, scope: "builtin", source: "builtin:coder" }
 
 const setup = Effect.gen(function*() {
   const fixture = makeFixtureProvider({ reply: ({ prompt }) => ({ output: `did ${prompt}`, tokens: 4, delayMs: 20 }) })
   const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-  const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [{ name: "coder", description: "d", provider: "fixture", definition: def }] })
-  const main: ParentInfo = { handle: "main", depth: 0, cwd: "/tmp", model: makeScriptedModel({ rules: [] }) }
-  return { subagents, main, fixture, toolbox: makeToolbox({ tools: makeControlTools(subagents, main) }) }
+  const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [testType("coder")] })
+  const main: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp" })
+  const tools = yield* makeControlTools(main).pipe(Effect.provideService(Subagents, subagents))
+  return { subagents, main, fixture, toolbox: makeToolbox({ tools }) }
 })
 const ctx = { cwd: "/tmp", agent: "main" }
 const call = (name: string, args: unknown) => ({ id: name, name, arguments: JSON.stringify(args) })
@@ -28,7 +26,14 @@ describe("control tools", () => {
       const waited = yield* toolbox.execute(call("wait", { timeoutSeconds: 5 }), ctx)
       assert.include(waited.content, "did a")
       assert.include(waited.content, `[subagent ${accepted.handle} (coder) · completed`)
-      assert.deepStrictEqual(yield* subagents.takeAnnouncements("main"), [])
+      // Once the run's outcome is recorded, it is delivered: nothing is left to announce.
+      const announcements = subagents.tree.announcements
+      yield* Effect.sync(() => announcements.record(accepted.runId)?.status).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (status) => status !== "running" })
+      )
+      assert.isTrue(announcements.record(accepted.runId)?.delivered)
+      assert.strictEqual(yield* announcements.pending("main"), 0)
+      assert.deepStrictEqual(yield* announcements.takeTexts("main"), [])
     }).pipe(Effect.scoped))
 
   it.live("list_agents shows handles, status and usage; send_message continues an idle child", () =>

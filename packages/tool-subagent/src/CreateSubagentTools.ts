@@ -1,7 +1,7 @@
 import { MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "@dsh/agent"
-import type { ParentInfo, SubagentsShape } from "@dsh/subagent"
+import { type ParentInfo, Subagents } from "@dsh/subagent"
 import { defineTool, ToolError } from "@dsh/tools"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { z } from "zod"
 
 const MAX_DESCRIPTION_CHARS = 1_000
@@ -48,12 +48,21 @@ const narrowTools = (requested: ReadonlyArray<string> | undefined, creator: Read
     : Effect.succeed([...requested])
 }
 
+const persisted = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) =>
+  effect.pipe(Effect.mapError((e) => new ToolError({ message: `could not save the session's agent types: ${e.message}` })))
+
 /**
- * `create_subagent {name, systemPrompt, description, tools?}`: registers a new agent type at
- * once (the next `subagent` call can use it), persisted with the session and restored when it
- * is loaded. Names are validated and never clash with an existing type.
+ * `create_subagent {name, systemPrompt, description, tools?}` (and `update_subagent`,
+ * `delete_subagent`) over the `Subagents` of the creator's context: registers a new agent type
+ * at once (the next `subagent` call can use it), persisted with the session and restored when
+ * it is loaded. Names are validated and never clash with an existing type.
  */
-export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: ParentInfo, options: CreateSubagentOptions) => {
+export const makeCreateSubagentTools = (parent: ParentInfo, options: CreateSubagentOptions) =>
+  Effect.gen(function*() {
+    return createTools(yield* Subagents, parent, options)
+  })
+
+const createTools = (subagents: Subagents["Service"], parent: ParentInfo, options: CreateSubagentOptions) => {
   const dynamic = subagents.tree.dynamicTypes
   const mineOnly = (name: string) =>
     Effect.suspend(() => {
@@ -76,14 +85,14 @@ export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: Paren
         const existing = yield* subagents.typeNames
         if (existing.includes(p.name)) return yield* fail(`an agent type named "${p.name}" already exists; choose another name`)
         const tools = yield* narrowTools(p.tools, options.creatorTools)
-        yield* dynamic.put({
+        yield* persisted(dynamic.put({
           name: p.name,
           description: p.description,
           systemPrompt: p.systemPrompt,
           tools,
           createdBy: parent.handle,
-          createdAt: new Date().toISOString()
-        })
+          createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
+        }))
         return `Created agent type "${p.name}" with tools: ${tools.join(", ") || "(none)"}. Delegate to it with the subagent tool (agent: "${p.name}").`
       })
   })
@@ -97,7 +106,7 @@ export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: Paren
         const next = { ...spec, ...(p.description === undefined ? {} : { description: p.description }), ...(p.systemPrompt === undefined ? {} : { systemPrompt: p.systemPrompt }) }
         yield* checkPrompt(next.systemPrompt, next.description)
         const tools = p.tools === undefined ? spec.tools : yield* narrowTools(p.tools, options.creatorTools)
-        yield* dynamic.put({ ...next, tools })
+        yield* persisted(dynamic.put({ ...next, tools }))
         return `Updated agent type "${p.name}".`
       })
   })
@@ -105,7 +114,7 @@ export const makeCreateSubagentTools = (subagents: SubagentsShape, parent: Paren
     name: "delete_subagent",
     description: "Delete an agent type you created in this session. Existing children of that type stay as they are.",
     parameters: DeleteParams,
-    execute: (p) => mineOnly(p.name).pipe(Effect.andThen(dynamic.remove(p.name)), Effect.as(`Deleted agent type "${p.name}".`))
+    execute: (p) => mineOnly(p.name).pipe(Effect.andThen(persisted(dynamic.remove(p.name))), Effect.as(`Deleted agent type "${p.name}".`))
   })
   return [create, update, remove]
 }

@@ -1,4 +1,4 @@
-import type { AgentType, ParentInfo, SubagentError, SubagentResult, SubagentsShape } from "@dsh/subagent"
+import { type AgentType, callerOf, type ParentInfo, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
 import { defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
@@ -35,12 +35,13 @@ const describeTypes = (types: ReadonlyArray<AgentType>): string =>
   types.map((t) => `- ${t.name}: ${t.description}${t.definition.whenToUse ? ` (${t.definition.whenToUse})` : ""}`).join("\n")
 
 /**
- * The model-facing `subagent` tool for one agent context. It offers only the types this
- * context can run and this parent may use; refusals come back as results the model can
- * act on. Several calls in one response run in parallel (through the tree's lane).
+ * The model-facing `subagent` tool of `parent`, over the `Subagents` of its context. It offers
+ * only the types this context can run and this parent may use; refusals come back as results
+ * the model can act on. Several calls in one response run in parallel (through the tree's lane).
  */
-export const makeSubagentTool = (subagents: SubagentsShape, parent: ParentInfo) =>
+export const makeSubagentTool = (parent: ParentInfo) =>
   Effect.gen(function*() {
+    const subagents = yield* Subagents
     const types = yield* subagents.availableTypes(parent)
     const defaultType = types.some((t) => t.name === "coder") ? "coder" : types[0]?.name ?? "coder"
     return defineTool({
@@ -51,11 +52,12 @@ export const makeSubagentTool = (subagents: SubagentsShape, parent: ParentInfo) 
         "result is announced to you when the child ends.\n\nAgent types:\n" + describeTypes(types),
       parameters: SubagentParams,
       summarize: (p) => `${p.agent ?? defaultType}: ${p.description}`,
-      execute: (p) => {
+      execute: (p, context) => {
         const request = { prompt: p.prompt, description: p.description, agent: p.agent ?? defaultType, model: p.model, timeoutSeconds: p.timeoutSeconds }
+        const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
-          ? subagents.spawnBackground(request, parent).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
-          : subagents.spawn(request, parent).pipe(Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })))
+          ? subagents.spawnBackground(request, caller).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
+          : subagents.spawn(request, caller).pipe(Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })))
         return run.pipe(Effect.mapError((e) => new ToolError({ message: e.message })))
       }
     })

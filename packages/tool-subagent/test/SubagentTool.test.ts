@@ -1,20 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentDefinition } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
+import { makeFixtureProvider, testDefinition, testParent, testType } from "@dsh/subagent/testing"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { makeSubagentTool } from "../src/index.ts"
 
-const def = (name: string, description: string): AgentDefinition => ({
-  name,
-  description,
-  systemPrompt: "",
-  override: false,
-  scope: "builtin",
-  source: `builtin:${name}`
-})
 
 /** The subagent tool with no model and no child: the fixture provider stands in. */
 const setup = (allowedTypes?: ReadonlyArray<string>) =>
@@ -27,12 +18,13 @@ const setup = (allowedTypes?: ReadonlyArray<string>) =>
       tree,
       providers: [fixture],
       types: [
-        { name: "coder", description: "writes code", provider: "fixture", definition: def("coder", "writes code") },
-        { name: "explore", description: "reads code", provider: "fixture", definition: def("explore", "reads code") }
+        { ...testType("coder"), description: "writes code" },
+        { ...testType("explore"), description: "reads code" }
       ]
     })
-    const parent: ParentInfo = { handle: "main", depth: 0, cwd: "/tmp", model: makeScriptedModel({ rules: [] }), allowedTypes }
-    const tool = yield* makeSubagentTool(subagents, parent)
+    // The parent's definition decides what it may delegate to (its `subagents`).
+    const parent: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp", definition: testDefinition("main", { subagents: allowedTypes }) })
+    const tool = yield* makeSubagentTool(parent).pipe(Effect.provideService(Subagents, subagents))
     return { toolbox: makeToolbox({ tools: [tool] }), fixture, tool }
   })
 

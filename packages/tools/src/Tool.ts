@@ -1,5 +1,19 @@
+import type { AgentEvent, Message } from "@dsh/core"
 import { Effect, Schema } from "effect"
 import type { z } from "zod"
+
+/**
+ * The turn a tool call belongs to, as the turn loop knows it. Delegation needs it: a child's
+ * start and end are events of the calling agent, and a fork starts from this conversation.
+ */
+export interface TurnInfo {
+  /** The calling agent's event sink (what the turn loop persists and forwards). */
+  readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  /** The conversation so far, without the system prompt, up to the message making this call. */
+  readonly conversation: Effect.Effect<ReadonlyArray<Message>>
+  /** The calling agent's rendered system prompt. */
+  readonly systemPrompt: string
+}
 
 /** What a tool's handler knows about the call it serves. */
 export interface ToolContext {
@@ -8,6 +22,8 @@ export interface ToolContext {
   readonly callId: string
   /** The unique handle of the calling agent (`main`, `explore-1`, …). */
   readonly agent: string
+  /** Present when the call comes from a turn loop (`runTurn`); absent for direct calls. */
+  readonly turn?: TurnInfo | undefined
 }
 
 /** A handler failure the model should see (bad path, no match, …): it becomes an error result. */

@@ -16,18 +16,18 @@ import { prepareProtocolServe } from "../ProtocolServe.ts"
  */
 export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
-    const { agent, host, model } = yield* prepareProtocolServe("acp", args, ctx)
+    const { agent, serve, model } = yield* prepareProtocolServe("acp", args, ctx)
     // `[acp] context_window = N` in config.toml: the model's window, which enables `usage_update`.
     const acpTable = (yield* loadConfig(ctx.home)).raw.acp as { readonly context_window?: unknown } | undefined
     const contextWindow = typeof acpTable?.context_window === "number" && acpTable.context_window > 0 ? acpTable.context_window : undefined
     const io = webStdio(ctx.stdout, ctx.stdin)
-    yield* serveAcp(host, {
+    yield* serve(serveAcp({
       stream: acp.ndJsonStream(io.writable, io.readable),
       agentInfo: { name: "dsh", title: "dsh", version: VERSION },
       defaults: { agent, model },
       contextWindow,
       logger: fileLogger(join(ctx.home, "logs", "acp.log"))
-    }).pipe(
+    })).pipe(
       // Ended by a signal rather than EOF, stdin would still be read and keep the process alive.
       Effect.ensuring(Effect.sync(() => ctx.stdin.destroy()))
     )

@@ -1,11 +1,11 @@
-import { agentsListJson, findProjectRoot, makeFileTrustStore } from "@dsh/agent"
+import { agentsListJson, findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { resolveAgentSet } from "../MainAgent.ts"
+import { agentSearch } from "../DshHarness.ts"
 import { writeLine } from "../Output.ts"
 import { checkDirectory } from "../Directories.ts"
 
@@ -37,13 +37,11 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       return yield* writeLine(ctx.stdout, `${sub === "trust" ? "trusted" : "no longer trusted"}: ${root}`)
     }
     const config = yield* loadConfig(ctx.home)
-    const resolved = yield* resolveAgentSet({
-      ctx,
-      config,
+    const resolved = yield* resolveAgents(agentSearch(ctx, config, {
       cwd,
       agentFile: values["agent-file"] === undefined ? undefined : resolve(ctx.cwd, values["agent-file"]),
       trustProject: values["trust-project"]
-    })
+    }))
     const doc = agentsListJson(resolved)
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {

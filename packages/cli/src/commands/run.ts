@@ -1,12 +1,13 @@
+import { AgentHost } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
+import { SessionStore } from "@dsh/session"
 import { ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
-import { resolve } from "node:path"
+import { join, resolve } from "node:path"
 import { oneOf, parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { fileLogger } from "../Logger.ts"
-import { makeCliHost } from "../Host.ts"
 import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
 import { openRequestedSession } from "../Session.ts"
 
@@ -88,25 +89,24 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
  */
 export const executeRun = (input: RunInput, ctx: CliContext) =>
   Effect.gen(function*() {
-    const host = yield* makeCliHost(ctx)
+    const host = yield* AgentHost
     const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd })
-    let session = existing
-    if (session === undefined) {
-      session = yield* host.create({
-        cwd: input.cwd,
-        agent: input.agent,
-        agentFile: input.agentFile,
-        model: input.model,
-        trustProject: input.trustProject
-      })
+    let sessionId = existing?.id
+    if (existing === undefined) {
+      const extra = {
+        ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }),
+        ...(input.trustProject === true ? { trustProject: true } : {})
+      }
+      sessionId = (yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id
     } else if (input.model !== undefined) {
       // A model given when continuing applies from now on; it is checked before it is recorded.
       const registry = yield* ModelRegistry
       yield* registry.resolve(input.model, { env: ctx.env, cwd: ctx.cwd })
       const model = input.model
-      yield* session.updateState((s) => ({ ...s, model }))
+      yield* existing.updateState((s) => ({ ...s, model }))
     }
-    const logger = fileLogger(`${session.location}/dsh.log`)
+    const session = yield* (yield* SessionStore).open(sessionId!)
+    const logger = fileLogger(join(session.location, "dsh.log"))
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
     const summary = yield* host.prompt({

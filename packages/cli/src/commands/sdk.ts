@@ -12,13 +12,13 @@ import { VERSION } from "@dsh/core"
  */
 export const sdkCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
-    const { agent, cwd, host, model } = yield* prepareProtocolServe("sdk", args, ctx)
-    yield* serveSdk(host, {
+    const { agent, cwd, serve, model } = yield* prepareProtocolServe("sdk", args, ctx)
+    yield* serve(serveSdk({
       input: ctx.stdin,
       output: ctx.stdout,
       serverInfo: { name: "dsh", version: VERSION },
       defaults: { cwd, agent, model },
       // process.stdout stays open; the process exits once serving is over.
       endOutput: false
-    })
+    }))
   })

@@ -1,10 +1,10 @@
+import { AgentHost } from "@dsh/agent"
 import type { WireRecord } from "@dsh/core"
+import { childSummary } from "@dsh/harness"
+import { decodeDescriptors, logWarnings, requestStop } from "@dsh/subagent"
 import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
-import { childSummary, descriptorsOf } from "../Children.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
-import { makeCliHost } from "../Host.ts"
-import { requestStop } from "../StopRequests.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
 import { requireSession } from "../Session.ts"
@@ -26,7 +26,9 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop)` })
     }
     const session = yield* requireSession(values.session)
-    const children = descriptorsOf(yield* session.readState)
+    const decoded = decodeDescriptors(yield* session.readState)
+    yield* logWarnings(decoded.warnings)
+    const children = decoded.records
     const find = (h: string | undefined) =>
       Effect.gen(function*() {
         if (h === undefined) return yield* new UsageError({ message: `usage: dsh subagents ${sub} HANDLE --session ID` })
@@ -42,8 +44,9 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       const child = yield* find(handle)
       const message = extra.join(" ").trim()
       if (message === "") return yield* new UsageError({ message: "usage: dsh subagents send HANDLE \"message\" --session ID" })
-      const host = yield* makeCliHost(ctx)
-      const result = yield* host.continueChild(session.id, child.handle, message)
+      const host = yield* AgentHost
+      const reply = yield* host.sendToChild({ sessionId: session.id, handle: child.handle, message })
+      const result = { ...reply, output: reply.result }
       yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify(result) : result.output)
       if (result.status !== "completed") {
         return yield* new RunFailed({ message: `${child.handle} ${result.status}: ${result.notes ?? "no result"}` })

@@ -3,6 +3,10 @@ import type { Message } from "@dsh/core"
 /** What `{{…}}` placeholders in a reply can refer to. */
 export interface TemplateScope {
   readonly lastUser: string
+  /** The first user message of the conversation (what a continued or forked agent remembers). */
+  readonly firstUser: string
+  /** Every user message of the conversation, joined with " | ". */
+  readonly users: string
   readonly lastTool: string
   readonly step: number
   readonly groups: ReadonlyArray<string>
@@ -35,6 +39,8 @@ const filters: Record<string, (s: string) => string> = {
 const lookup = (key: string, scope: TemplateScope): string | undefined => {
   if (/^\d+$/.test(key)) return scope.groups[Number(key)] ?? ""
   if (key === "lastUser") return scope.lastUser
+  if (key === "firstUser") return scope.firstUser
+  if (key === "users") return scope.users
   if (key === "lastTool") return scope.lastTool
   if (key === "step") return String(scope.step)
   if (key === "toolResults") return scope.allToolResults.join("\n\n")
@@ -87,5 +93,7 @@ export const conversationFacts = (messages: ReadonlyArray<Message>) => {
       lastTool = m.content
     }
   }
-  return { system, lastUser, step, toolResults, allToolResults, resultsByTool, lastTool }
+  const firstUser = messages.find((m) => m.role === "user")?.content ?? ""
+  const users = messages.filter((m) => m.role === "user").map((m) => m.content).join(" | ")
+  return { system, lastUser, firstUser, users, step, toolResults, allToolResults, resultsByTool, lastTool }
 }

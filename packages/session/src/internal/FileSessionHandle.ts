@@ -2,6 +2,7 @@
  * One session directory as a `SessionHandle`:
  * `wire.jsonl`, `state.json`, `agents/<child>/{wire.jsonl,meta.json}`, `tasks/<runId>.json`.
  */
+import { stat } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, type Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
@@ -9,6 +10,10 @@ import type { ChildStore, SessionHandle, SessionState } from "../SessionStore.ts
 import { ensureDir, io, isTempFile, listDir, readTextIfExists, writeFileAtomic } from "./fs.ts"
 import { makeFileTranscript } from "./FileTranscript.ts"
 import { checkId, encodeJson, notFound, nowIso, parseState } from "./state.ts"
+import { pollState } from "./watch.ts"
+
+/** How often `watchState` looks at `state.json`. */
+const WATCH_INTERVAL = "100 millis"
 
 /** Reads and validates `<dir>/state.json`: `NotFound` if absent, `Corrupt` if unreadable. */
 export const readStateFile = (dir: string, id: string): Effect.Effect<SessionState, SessionError> => {
@@ -110,12 +115,18 @@ export const makeFileSessionHandle = (
       Effect.map((records) => records.filter((r) => r !== undefined))
     )
 
+    // The file's identity after each atomic rename: inode, size and modification time.
+    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
+      Effect.map((s) => `${s.ino}:${s.size}:${s.mtimeNs}`)
+    )
+
     return {
       id,
       location: dir,
       transcript,
       readState: readStateFile(dir, id),
       updateState,
+      watchState: pollState(probe, readStateFile(dir, id), WATCH_INTERVAL),
       child,
       children: listChildren,
       writeTask,

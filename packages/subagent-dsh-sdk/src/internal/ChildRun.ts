@@ -2,10 +2,10 @@ import { addUsage, type AgentEvent, emptyUsage, isEphemeral, type Usage } from "
 import { DSH_SDK_VERSION, type PromptResult, type SdkClient, SdkClient as Sdk, type SdkError, type SessionEvent } from "@dsh/sdk"
 import type { ChildOutcome, StartContext, SubagentLimitsInput } from "@dsh/subagent"
 import { ProcessLauncher, type ProcessLauncherShape, type SubprocessError } from "@dsh/subprocess"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { mkdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
+import type { DshSdkContinuation } from "../Continuation.ts"
 import { childAgentOf, type DshSdkProviderOptions } from "../DshSdkProvider.ts"
 
 type Options = DshSdkProviderOptions & { readonly launcher: ProcessLauncherShape }
@@ -66,15 +66,8 @@ export const runSdkChild = (options: Options, context: StartContext, mode: Mode)
     if (store === undefined) {
       return failed("the dsh-sdk backend needs a session store: the child's own session lives in the parent's agents/<handle>/ directory")
     }
-    let sessionId: string | undefined
-    if (mode._tag === "Continue") {
-      const saved = context.continuation
-      const decoded = saved?.version === CONTINUATION_VERSION ? Schema.decodeUnknownResult(DshSdkContinuation)(saved.data) : undefined
-      if (decoded?._tag !== "Success") {
-        return failed(`cannot continue ${context.handle}: no saved dsh-sdk session (continuation ${JSON.stringify(saved ?? null)})`)
-      }
-      sessionId = decoded.success.sessionId
-    }
+    // On continue, the service has checked and decoded the saved envelope (`DshSdkContinuation`).
+    let sessionId: string | undefined = mode._tag === "Continue" ? (context.continuation as DshSdkContinuation).sessionId : undefined
     const prepared = yield* Effect.result(writeChildConfig(store.location, options.childLimits?.(context)))
     if (prepared._tag === "Failure") return failed(prepared.failure)
 
@@ -136,7 +129,7 @@ export const runSdkChild = (options: Options, context: StartContext, mode: Mode)
       if (sessionId === undefined) {
         const created = yield* client.createSession({ cwd: context.parent.cwd, agent: childAgentOf(context.type), model: spec })
         sessionId = created.id
-        yield* context.saveContinuation(CONTINUATION_VERSION, { sessionId: created.id } satisfies typeof DshSdkContinuation.Type)
+        yield* context.saveContinuation({ sessionId: created.id } satisfies DshSdkContinuation)
       } else {
         yield* client.loadSession(sessionId)
       }

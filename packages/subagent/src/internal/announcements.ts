@@ -1,6 +1,6 @@
 import type { SessionHandle } from "@dsh/session"
-import { Effect, Queue } from "effect"
-import type { SubagentResult, TaskRecord } from "../Vocabulary.ts"
+import { Clock, Effect, Queue } from "effect"
+import { decodeTasks, logWarnings, type SubagentResult, type TaskRecord } from "../Records.ts"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
@@ -20,11 +20,20 @@ export const announcementText = (r: SubagentResult): string =>
     ...(r.transcript === undefined ? [] : [`Transcript: ${r.transcript}`])
   ].join("\n")
 
+/** The message for a run whose process went away before it ended. */
+const lostText = (r: TaskRecord): string =>
+  `[subagent announcement] ${r.handle} ${runTag(r.runId)} ended as ${r.status}: the process running it stopped. It can be continued with send_message.`
+
+export const recordText = (r: TaskRecord): string => (r.result !== undefined ? announcementText(r.result) : lostText(r))
+
+const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
 /**
  * Durable announcements of background outcomes. The outcome is written to
  * `tasks/<runId>.json` before it is queued for the parent; it is marked delivered once the
- * parent took it, so every finished child is announced exactly once, also across a crash
- * and restart (undelivered records are queued again when the tree is loaded).
+ * parent took it (or consumed it with `wait`), so every finished child reaches its parent
+ * exactly once, also across a crash and restart (undelivered records are queued again when
+ * the tree is loaded).
  */
 export const makeAnnouncements = (session: SessionHandle | undefined) =>
   Effect.gen(function*() {
@@ -32,7 +41,17 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
     const records = new Map<string, TaskRecord>()
     // Taken by the parent but not yet known to be in its synced transcript.
     const unacked = new Map<string, Array<string>>()
-    const running = new Map<string, number>()
+    // Consumed by `wait` before its record was finished: never queued.
+    const consumed = new Set<string>()
+    // Background runs still going, by parent: what a parent's wake loop waits for.
+    const running = new Map<string, Set<string>>()
+    const runningOf = (parent: string) => {
+      const existing = running.get(parent)
+      if (existing !== undefined) return existing
+      const created = new Set<string>()
+      running.set(parent, created)
+      return created
+    }
     const queueOf = (parent: string) =>
       Effect.gen(function*() {
         const existing = queues.get(parent)
@@ -44,13 +63,16 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
     const persist = (record: TaskRecord) =>
       Effect.suspend(() => {
         records.set(record.runId, record)
-        return session === undefined ? Effect.void : session.writeTask(record.runId, record).pipe(Effect.ignore)
+        return session === undefined ? Effect.void : session.writeTask(record.runId, record)
       })
+    const persistOrWarn = (record: TaskRecord) =>
+      persist(record).pipe(Effect.ignore({ log: "Warn", message: `could not write tasks/${record.runId}.json` }))
 
     // Undelivered outcomes from an earlier process are delivered now; runs that were still
     // going when it died are announced as lost.
     if (session !== undefined) {
-      const stored = (yield* session.readTasks.pipe(Effect.orElseSucceed(() => []))) as ReadonlyArray<TaskRecord>
+      const decoded = decodeTasks(yield* session.readTasks)
+      yield* logWarnings(decoded.warnings)
       const transcripts = new Map<string, string>()
       const transcriptOf = (parent: string) =>
         Effect.gen(function*() {
@@ -62,43 +84,60 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
           transcripts.set(parent, text)
           return text
         }).pipe(Effect.orElseSucceed(() => ""))
-      for (const task of [...stored].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
+      for (const task of [...decoded.records].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
+        records.set(task.runId, task)
         if (task.delivered) continue
         // Taken and persisted in the parent's transcript just before a crash: already delivered.
         if ((yield* transcriptOf(task.parent)).includes(runTag(task.runId))) {
-          yield* persist({ ...task, delivered: true })
+          yield* persistOrWarn({ ...task, delivered: true })
           continue
         }
-        const record: TaskRecord = task.status === "running"
-          ? { ...task, status: "lost", endedAt: new Date().toISOString() }
-          : task
-        if (record !== task) yield* persist(record)
-        records.set(record.runId, record)
+        const record: TaskRecord = task.status === "running" ? { ...task, status: "lost", endedAt: yield* isoNow } : task
+        if (record !== task) yield* persistOrWarn(record)
         yield* Queue.offer(yield* queueOf(record.parent), record)
       }
     }
 
+    const take = (parent: string) =>
+      Effect.gen(function*() {
+        const queue = yield* queueOf(parent)
+        const taken = (yield* Queue.clear(queue)).filter((r) => records.get(r.runId)?.delivered !== true)
+        unacked.set(parent, [...(unacked.get(parent) ?? []), ...taken.map((r) => r.runId)])
+        return taken
+      })
+
     return {
       started: (record: TaskRecord) =>
-        persist(record).pipe(Effect.andThen(Effect.sync(() => running.set(record.parent, (running.get(record.parent) ?? 0) + 1)))),
-      /** Persists the outcome, then queues it for the parent. */
+        persistOrWarn(record).pipe(Effect.andThen(Effect.sync(() => runningOf(record.parent).add(record.runId)))),
+      /**
+       * Persists the outcome, then queues it for the parent (unless `wait` already consumed it).
+       * If the record cannot be written, the outcome is still announced, as failed with the reason.
+       */
       finished: (record: TaskRecord) =>
         Effect.gen(function*() {
-          yield* persist(record)
-          running.set(record.parent, Math.max(0, (running.get(record.parent) ?? 1) - 1))
-          yield* Queue.offer(yield* queueOf(record.parent), record)
+          const done = consumed.delete(record.runId) ? { ...record, delivered: true } : record
+          const written = yield* persist(done).pipe(Effect.result)
+          runningOf(record.parent).delete(record.runId)
+          if (done.delivered) return
+          const queued: TaskRecord = written._tag === "Success" || done.result === undefined ? done : {
+            ...done,
+            status: "failed",
+            result: {
+              ...done.result,
+              status: "failed",
+              notes: [done.result.notes, `the outcome could not be recorded: ${written.failure.message}`].filter((n) => n !== undefined).join("; ")
+            }
+          }
+          records.set(queued.runId, queued)
+          yield* Queue.offer(yield* queueOf(record.parent), queued)
         }),
       /**
        * Takes every queued announcement of `parent`. They count as delivered once `ack`
        * confirms the parent's transcript holds them (after its turn-boundary sync).
        */
-      take: (parent: string) =>
-        Effect.gen(function*() {
-          const queue = yield* queueOf(parent)
-          const taken = (yield* Queue.clear(queue)).filter((r) => records.get(r.runId)?.delivered !== true)
-          unacked.set(parent, [...(unacked.get(parent) ?? []), ...taken.map((r) => r.runId)])
-          return taken
-        }),
+      take,
+      /** `take`, as the messages the parent reads. */
+      takeTexts: (parent: string) => Effect.map(take(parent), (taken) => taken.map(recordText)),
       /** Marks what `parent` took as delivered: call after its transcript was synced. */
       ack: (parent: string) =>
         Effect.gen(function*() {
@@ -106,7 +145,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
           unacked.delete(parent)
           for (const runId of runIds) {
             const r = records.get(runId)
-            if (r !== undefined && !r.delivered) yield* persist({ ...r, delivered: true })
+            if (r !== undefined && !r.delivered) yield* persistOrWarn({ ...r, delivered: true })
           }
         }),
       /** Waits for the next announcement of `parent` (without taking it). */
@@ -122,13 +161,28 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
       pending: (parent: string) =>
         Effect.gen(function*() {
           const queue = yield* queueOf(parent)
-          return (running.get(parent) ?? 0) + (yield* Queue.size(queue))
+          return runningOf(parent).size + (yield* Queue.size(queue))
         }),
-      /** Marks a run's announcement delivered without queueing it (a parent that waited on it). */
-      delivered: (runId: string) =>
-        Effect.suspend(() => {
+      /**
+       * A parent consumed this run's outcome with `wait`: it is delivered and never announced.
+       * Called before or after the run's record is finished, it holds either way.
+       */
+      consume: (runId: string) =>
+        Effect.gen(function*() {
           const r = records.get(runId)
-          return r === undefined || r.delivered ? Effect.void : persist({ ...r, delivered: true })
+          if (r === undefined || r.status === "running") {
+            // Its record is not finished yet: it will be written delivered and never queued,
+            // and the parent no longer waits for it.
+            consumed.add(runId)
+            if (r !== undefined) runningOf(r.parent).delete(runId)
+            return
+          }
+          if (r.delivered) return
+          yield* persistOrWarn({ ...r, delivered: true })
+          // Already queued: drop it from the parent's queue.
+          const queue = yield* queueOf(r.parent)
+          const rest = (yield* Queue.clear(queue)).filter((x) => x.runId !== runId)
+          yield* Queue.offerAll(queue, rest)
         }),
       record: (runId: string) => records.get(runId)
     }

@@ -1,6 +1,6 @@
-import type { SessionHandle } from "@dsh/session"
-import { Effect, Scope, Semaphore } from "effect"
-import type { SubagentDescriptor } from "../Vocabulary.ts"
+import type { SessionError, SessionHandle } from "@dsh/session"
+import { Clock, Effect, Scope, Semaphore } from "effect"
+import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
 
 const NOTE_DELAY = "25 millis"
 
@@ -11,22 +11,24 @@ const LIVE = new Set(["queued", "running"])
  * Child descriptors, kept in memory and written to `state.json` by a coalescing writer: a
  * writer that finds nothing changed since the last write skips, so many children changing
  * state at once share one atomic write. `save` returns once a write that includes the change
- * has completed (a durable result); `note` does not wait and writes a moment later.
+ * has completed (a durable result) and fails if it could not be written; `note` does not wait,
+ * writes a moment later and only logs a failure (the next save carries the change).
  */
 export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Scope.Scope) =>
   Effect.gen(function*() {
-    const state = session === undefined ? undefined : yield* session.readState.pipe(Effect.orElseSucceed(() => undefined))
-    const book = new Map<string, SubagentDescriptor>(Object.entries((state?.subagents ?? {}) as Record<string, SubagentDescriptor>))
+    const state = session === undefined ? undefined : yield* session.readState
+    const decoded = state === undefined ? { records: [], warnings: [] } : decodeDescriptors(state)
+    yield* logWarnings(decoded.warnings)
+    const book = new Map<string, SubagentDescriptor>(decoded.records.map((d) => [d.handle, d]))
     const writing = yield* Semaphore.make(1)
     let version = 0
     let written = 0
 
-    const write = Semaphore.withPermit(writing)(Effect.suspend(() => {
+    const write: Effect.Effect<void, SessionError> = Semaphore.withPermit(writing)(Effect.suspend(() => {
       if (written >= version || session === undefined) return Effect.void
       const target = version
       const snapshot = Object.fromEntries(book)
       return session.updateState((s) => ({ ...s, subagents: snapshot })).pipe(
-        Effect.ignore,
         Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
       )
     }))
@@ -36,7 +38,11 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       if (scheduled) return Effect.void
       scheduled = true
       return Effect.forkIn(
-        Effect.sleep(NOTE_DELAY).pipe(Effect.andThen(Effect.sync(() => (scheduled = false))), Effect.andThen(write)),
+        Effect.sleep(NOTE_DELAY).pipe(
+          Effect.andThen(Effect.sync(() => (scheduled = false))),
+          Effect.andThen(write),
+          Effect.ignore({ log: "Warn", message: "could not write child descriptors to state.json (retried with the next change)" })
+        ),
         scope
       ).pipe(Effect.asVoid)
     })
@@ -51,7 +57,7 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
     // started): it is `lost` — a runtime fact, never a guess — and stays continuable.
     const lost = [...book.values()].filter((d) => LIVE.has(d.status))
     if (lost.length > 0) {
-      const at = new Date().toISOString()
+      const at = new Date(yield* Clock.currentTimeMillis).toISOString()
       for (const d of lost) yield* set({ ...d, status: "lost", updatedAt: at })
       yield* write
     }
@@ -62,7 +68,7 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       /** Handles that were found running when this book was loaded, now marked lost. */
       lostOnLoad: lost.map((d) => d.handle),
       note: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(later)),
-      save: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(write))
+      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write))
     }
   })
 

@@ -1,18 +1,20 @@
-import type { SessionHandle } from "@dsh/session"
-import { Effect, Semaphore } from "effect"
+import type { SessionError, SessionHandle } from "@dsh/session"
+import { Effect, Schema, Semaphore } from "effect"
 import type { AgentType } from "../Vocabulary.ts"
 
 /** `state.json` → `dynamicAgents`: agent types created at runtime in this session. */
-export interface DynamicAgentSpec {
-  readonly name: string
-  readonly description: string
-  readonly systemPrompt: string
-  readonly tools?: ReadonlyArray<string> | undefined
-  readonly createdBy: string
-  readonly createdAt: string
-}
+export const DynamicAgentSpec = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  systemPrompt: Schema.String,
+  tools: Schema.optional(Schema.Array(Schema.String)),
+  createdBy: Schema.String,
+  createdAt: Schema.String
+})
+export type DynamicAgentSpec = typeof DynamicAgentSpec.Type
 
 const KEY = "dynamicAgents"
+const decodeSpec = Schema.decodeUnknownResult(DynamicAgentSpec)
 
 export const toAgentType = (spec: DynamicAgentSpec, provider: string): AgentType => ({
   name: spec.name,
@@ -32,18 +34,22 @@ export const toAgentType = (spec: DynamicAgentSpec, provider: string): AgentType
 /**
  * Agent types created at runtime (`create_subagent`): registered for the whole session tree
  * at once and persisted in `state.json`, so they are restored when the session is loaded.
+ * A record that does not decode is skipped with a warning.
  */
 export const makeDynamicTypes = (session: SessionHandle | undefined) =>
   Effect.gen(function*() {
-    const state = session === undefined ? undefined : yield* session.readState.pipe(Effect.orElseSucceed(() => undefined))
+    const state = session === undefined ? undefined : yield* session.readState
     const specs = new Map<string, DynamicAgentSpec>()
-    for (const spec of (Array.isArray(state?.[KEY]) ? state[KEY] : []) as ReadonlyArray<DynamicAgentSpec>) {
-      if (typeof spec?.name === "string" && !specs.has(spec.name)) specs.set(spec.name, spec)
+    const stored = state?.[KEY]
+    for (const raw of Array.isArray(stored) ? stored : []) {
+      const decoded = decodeSpec(raw)
+      if (decoded._tag === "Failure") yield* Effect.logWarning(`state.json: skipped a runtime-created agent type: ${decoded.failure.message.split("\n")[0]}`)
+      else if (!specs.has(decoded.success.name)) specs.set(decoded.success.name, decoded.success)
     }
     const lock = yield* Semaphore.make(1)
-    const persist = Effect.suspend(() => {
+    const persist: Effect.Effect<void, SessionError> = Effect.suspend(() => {
       const all = [...specs.values()]
-      return session === undefined ? Effect.void : session.updateState((s) => ({ ...s, [KEY]: all })).pipe(Effect.ignore)
+      return session === undefined ? Effect.void : session.updateState((s) => ({ ...s, [KEY]: all })).pipe(Effect.asVoid)
     })
     return {
       get: (name: string) => specs.get(name),

@@ -1,21 +1,12 @@
-import { costOf, emptyUsage, type Pricing } from "@dsh/core"
-import type { AgentEvent } from "@dsh/core"
+import { addUsage, type AgentEvent, costOf, emptyUsage, type Pricing, type Usage } from "@dsh/core"
 import type { ChildStore } from "@dsh/session"
-import { Cause, Duration, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
+import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
-import type {
-  AgentType,
-  ChildOutcome,
-  ParentInfo,
-  SpawnRequest,
-  StartContext,
-  SubagentDescriptor,
-  SubagentProvider,
-  SubagentResult
-} from "../Vocabulary.ts"
+import type { AgentType, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
 import type { Activation } from "./activations.ts"
 
-const now = () => new Date().toISOString()
+const iso = (ms: number) => new Date(ms).toISOString()
 
 export interface RunSpec {
   readonly tree: SubagentTree
@@ -30,33 +21,84 @@ export interface RunSpec {
   readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
   /** `continue` runs the provider's continue hook with this message. */
   readonly message?: string | undefined
+  /** On `continue`: the provider's decoded continuation data. */
+  readonly continuation?: unknown
 }
+
+/**
+ * What a child has said and spent so far, from its live events: the result of a run that was
+ * stopped, timed out or crashed is what the child produced up to then, whatever its provider.
+ */
+const makeProgress = () => {
+  let usage: Usage = emptyUsage
+  let lastMessage = ""
+  let streaming = ""
+  return {
+    see: (event: AgentEvent) => {
+      switch (event.type) {
+        case "usage":
+          usage = addUsage(usage, event.usage)
+          break
+        case "text-delta":
+          streaming += event.text
+          break
+        case "step-start":
+          streaming = ""
+          break
+        case "message":
+          if (event.message.role === "assistant") {
+            streaming = ""
+            if (event.message.content.trim() !== "") lastMessage = event.message.content
+          }
+          break
+      }
+    },
+    /** An outcome without a result of its own gets what the child said so far. */
+    fill: (outcome: ChildOutcome): ChildOutcome => ({
+      ...outcome,
+      output: outcome.output !== "" ? outcome.output : streaming.trim() !== "" ? streaming : lastMessage,
+      usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage
+    })
+  }
+}
+
+const firstLine = (cause: Cause.Cause<unknown>) => Cause.pretty(cause).split("\n")[0] ?? "unknown cause"
 
 /**
  * One Activation of a child, start or continue: lane, timeout, descriptor transitions and the
  * mapping of every ending (success, failure, crash, timeout, interruption) to a result. It
- * never fails; interruption is recorded as `cancelled` exactly once, then propagates.
+ * never fails; interruption is recorded as `cancelled` exactly once, then propagates. A crash
+ * is logged with its full cause once; the parent gets its first line.
  */
 export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
   Effect.gen(function*() {
     const { tree, provider, type, handle, runId, request, parent, store, activation } = spec
     const descriptor = (): SubagentDescriptor => tree.descriptors.get(handle)!
     const emitParent = parent.onEvent ?? (() => Effect.void)
-    const started = Date.now()
+    const progress = makeProgress()
+    const started = yield* Clock.currentTimeMillis
     let finished = false
-    const finish = (outcome: ChildOutcome) =>
+    const finish = (raw: ChildOutcome) =>
       Effect.gen(function*() {
         finished = true
-        const durationMs = Date.now() - started
-        const spec2 = request.model ?? type.definition.model ?? `${parent.model.provider}:${parent.model.model}`
-        const cost = costOf(outcome.usage, spec.pricing?.(spec2))
-        yield* tree.descriptors.save({
+        const now = yield* Clock.currentTimeMillis
+        const durationMs = now - started
+        const modelSpec = request.model ?? type.definition.model ?? `${parent.model.provider}:${parent.model.model}`
+        const filled = progress.fill(raw)
+        // The final record is the durable part of a result: if it cannot be written, the run failed.
+        const saved = yield* tree.descriptors.save({
           ...descriptor(),
-          status: outcome.status,
-          updatedAt: now(),
-          usage: outcome.usage,
-          lastResult: outcome.output.slice(0, 2000)
-        })
+          status: raw.status,
+          updatedAt: iso(now),
+          usage: filled.usage,
+          lastResult: filled.output.slice(0, 2000)
+        }).pipe(Effect.result)
+        const outcome: ChildOutcome = saved._tag === "Success" ? filled : {
+          ...filled,
+          status: "failed",
+          notes: [filled.notes, `the outcome could not be recorded: ${saved.failure.message}`].filter((n) => n !== undefined).join("; ")
+        }
+        const cost = costOf(outcome.usage, spec.pricing?.(modelSpec))
         yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: outcome.output })
         const result: SubagentResult = {
           ...outcome,
@@ -82,6 +124,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         background: request.background === true,
         description: request.description
       })
+      const version = provider.continuation?.version ?? 1
       const context: StartContext = {
         handle,
         runId,
@@ -89,30 +132,41 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         type,
         parent,
         store,
-        onEvent: (event: AgentEvent) => tree.onChildEvent(handle, event),
+        tree,
+        onEvent: (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event))),
         childContext: tree.childContext,
         resolveModel: tree.resolveModel,
-        saveContinuation: (version, data) =>
-          Effect.suspend(() => tree.descriptors.save({ ...descriptor(), continuation: { provider: provider.name, version, data } })),
-        continuation: descriptor().continuation,
-        takeMessages: tree.activations.take(handle)
+        saveContinuation: (data) =>
+          Effect.suspend(() => tree.descriptors.save({ ...descriptor(), continuation: { provider: provider.name, version, data } })).pipe(
+            Effect.ignore({ log: "Warn", message: `could not save ${handle}'s continuation` })
+          ),
+        continuation: spec.continuation,
+        takeMessages: tree.activations.take(handle),
+        runTurns: (prompt, turn) => tree.runTurns(handle, prompt, turn)
       }
-      const hook = spec.message !== undefined && provider.continue !== undefined
+      const hook = (spec.message !== undefined && provider.continue !== undefined
         ? provider.continue({ ...context, message: spec.message })
         : provider.start(context)
-      const timeout = Duration.seconds(request.timeoutSeconds ?? tree.limits.timeoutSeconds)
+      ).pipe(Effect.withSpan(spec.message !== undefined ? "SubagentProvider.continue" : "SubagentProvider.start", {
+        attributes: { provider: provider.name, handle, agent: type.name, runId }
+      }))
+      const seconds = request.timeoutSeconds ?? tree.limits.timeoutSeconds
+      const timeout = seconds > 0 ? Duration.seconds(seconds) : undefined
+      const bounded: Effect.Effect<ChildOutcome> = timeout === undefined ? hook : Effect.timeoutOption(hook, timeout).pipe(
+        Effect.map((o): ChildOutcome =>
+          Option.isSome(o) ? o.value : {
+            status: "timeout",
+            output: "",
+            usage: emptyUsage,
+            notes: `the child did not finish within ${Duration.format(timeout)} and was stopped`
+          }
+        )
+      )
       const outcome = yield* tree.lane.withSlot(
-        Effect.suspend(() => tree.descriptors.note({ ...descriptor(), status: "running", updatedAt: now() })).pipe(
-          Effect.andThen(Effect.timeoutOption(hook, timeout)),
-          Effect.map((o): ChildOutcome =>
-            Option.isSome(o) ? o.value : {
-              status: "timeout",
-              output: "",
-              usage: emptyUsage,
-              notes: `the child did not finish within ${Duration.format(timeout)} and was stopped`
-            }
-          )
-        ),
+        Effect.gen(function*() {
+          yield* tree.descriptors.note({ ...descriptor(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) })
+          return yield* bounded
+        }),
         Effect.suspend(() => tree.descriptors.note({ ...descriptor(), status: "queued" }))
       ).pipe(
         Effect.exit,
@@ -121,7 +175,9 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
             ? Effect.succeed(exit.value)
             : Cause.hasInterruptsOnly(exit.cause)
             ? Effect.failCause(exit.cause)
-            : Effect.succeed({ status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${Cause.pretty(exit.cause).split("\n")[0]}` })
+            : Effect.logError(`subagent ${handle} crashed`, exit.cause).pipe(
+              Effect.as({ status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${firstLine(exit.cause)}` })
+            )
         )
       )
       return yield* finish(outcome)

@@ -1,24 +1,38 @@
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Schedule, type Scope } from "effect"
+import { describe, it } from "vitest"
+import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentsShape } from "../Subagents.ts"
-import type { ParentInfo, SubagentResult } from "../Vocabulary.ts"
+import type { ParentInfo } from "../Vocabulary.ts"
 
 /** The prompts the conformance checks send; a backend's child must react to them as named. */
 export const CONFORMANCE_PROMPTS = {
   echo: (token: string) => `CONFORMANCE echo ${token}`,
   hang: "CONFORMANCE hang",
-  fail: "CONFORMANCE fail"
+  fail: "CONFORMANCE fail",
+  crash: "CONFORMANCE crash",
+  recall: "CONFORMANCE recall",
+  slow: "CONFORMANCE slow",
+  report: (token: string) => `CONFORMANCE report ${token}`,
+  nest: "CONFORMANCE nest"
 } as const
 
 /**
- * A scripted-model script (the `@dsh/llm-scripted` format) under which any dsh child
- * satisfies the checks: it echoes tokens, hangs, or fails as asked.
+ * A scripted-model script (the `@dsh/llm-scripted` format) under which any model-driven dsh
+ * child satisfies the checks: it echoes tokens, hangs, fails, recalls its earlier tasks, answers
+ * slowly, reports through `report`, or delegates a hanging grandchild, as asked.
  */
 export const conformanceScript = {
   name: "conformance",
   rules: [
     { when: { lastUser: "^CONFORMANCE echo (\\S+)" }, reply: { text: "echo {{1}}", usage: { input: 10, output: 3 } } },
     { when: { lastUser: "^CONFORMANCE hang" }, reply: { text: "", hang: true } },
-    { when: { lastUser: "^CONFORMANCE fail" }, reply: { error: { reason: "ServerError", detail: "scripted failure" } } }
+    { when: { lastUser: "^CONFORMANCE fail" }, reply: { error: { reason: "ServerError", detail: "scripted failure" } } },
+    { when: { lastUser: "^CONFORMANCE crash" }, reply: { error: { reason: "BadResponse", detail: "scripted crash: the answer could not be read" } } },
+    { when: { lastUser: "^CONFORMANCE recall" }, reply: { text: "recall: {{users}}", usage: { input: 10, output: 3 } } },
+    { when: { lastUser: "^CONFORMANCE slow" }, reply: { text: "slow done", delayMs: 1500, usage: { input: 10, output: 2 } } },
+    { when: { lastUser: "^CONFORMANCE report (\\S+)", step: 0, hasTool: "report" }, reply: { toolCalls: [{ name: "report", arguments: { result: "reported {{1}}" } }] } },
+    { when: { lastUser: "^CONFORMANCE report" }, reply: { text: "after the report", usage: { input: 10, output: 3 } } },
+    { when: { lastUser: "^CONFORMANCE nest", step: 0, hasTool: "subagent" }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "grandchild", prompt: "CONFORMANCE hang" } }] } }
   ]
 } as const
 
@@ -29,20 +43,53 @@ export interface ConformanceEnv {
   readonly agentType: string
 }
 
+/** What the backend under test can do beyond one-shot runs; each adds checks. */
+export interface ConformanceCapabilities {
+  /** `continue`: a finished child answers a message with its earlier context (`recall`). */
+  readonly continue?: boolean | undefined
+  /** Messages sent to a running child are delivered to it (the `slow` prompt gives time to send one). */
+  readonly messages?: boolean | undefined
+  /** Its children have the `report` tool and stay continuable after reporting. */
+  readonly report?: boolean | undefined
+  /** Its children may delegate (the env's depth limit is at least 2): stop cascades to a grandchild. */
+  readonly nesting?: boolean | undefined
+}
+
 export interface ConformanceCheck {
   readonly name: string
+  /** The capability the check needs, if any. */
+  readonly needs?: keyof ConformanceCapabilities | undefined
   readonly run: (env: ConformanceEnv) => Effect.Effect<void, string>
 }
 
-const expect = (condition: boolean, message: string): Effect.Effect<void, string> =>
-  condition ? Effect.void : Effect.fail(message)
+/** A failed expectation says what was expected and what happened. */
+const expect = (condition: boolean, expected: string, actual: unknown): Effect.Effect<void, string> =>
+  condition ? Effect.void : Effect.fail(`expected ${expected}; got ${typeof actual === "string" ? actual : JSON.stringify(actual)}`)
 
 const spawn = (env: ConformanceEnv, prompt: string, timeoutSeconds?: number) =>
   env.subagents.spawn({ prompt, description: "conformance", agent: env.agentType, timeoutSeconds }, env.parent).pipe(
-    Effect.mapError((e) => `spawn refused: ${e.message}`)
+    Effect.mapError((e) => `the spawn to be accepted; it was refused: ${e.message}`)
   )
 
-const descriptorStatus = (env: ConformanceEnv, r: SubagentResult) => env.subagents.tree.descriptors.get(r.handle)?.status
+const send = (env: ConformanceEnv, handle: string, message: string) =>
+  env.subagents.send(handle, message, "user").pipe(Effect.mapError((e) => `the message to ${handle} to be accepted; it was refused: ${e.message}`))
+
+const descriptor = (env: ConformanceEnv, handle: string): SubagentDescriptor | undefined => env.subagents.tree.descriptors.get(handle)
+
+const summary = (r: SubagentResult) => ({ status: r.status, output: r.output, notes: r.notes })
+
+/** Forks `spawn` and waits until the child has started (its `subagent-start`). */
+const startAndWait = (env: ConformanceEnv, prompt: string) =>
+  Effect.gen(function*() {
+    const started = yield* Deferred.make<string>()
+    const parent: ParentInfo = {
+      ...env.parent,
+      onEvent: (event) =>
+        Effect.andThen(env.parent.onEvent?.(event) ?? Effect.void, event.type === "subagent-start" ? Deferred.succeed(started, event.handle) : Effect.void)
+    }
+    const fiber = yield* Effect.forkChild(spawn({ ...env, parent }, prompt, 60))
+    return { fiber, handle: yield* Deferred.await(started) }
+  })
 
 /** The behaviours every backend must show, whatever runs the child. */
 export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
@@ -51,21 +98,19 @@ export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
     run: (env) =>
       Effect.gen(function*() {
         const r = yield* spawn(env, CONFORMANCE_PROMPTS.echo("tok-1"))
-        yield* expect(r.status === "completed", `status ${r.status} (${r.notes ?? ""})`)
-        yield* expect(r.output.includes("echo tok-1"), `output was ${JSON.stringify(r.output)}`)
-        yield* expect(r.usage.totalTokens > 0, "no usage reported")
-        yield* expect(r.handle !== "" && descriptorStatus(env, r) === "completed", `descriptor ${descriptorStatus(env, r)}`)
+        yield* expect(r.status === "completed", "status completed", summary(r))
+        yield* expect(r.output.includes("echo tok-1"), "the output to contain \"echo tok-1\"", r.output)
+        yield* expect(r.usage.totalTokens > 0, "usage above 0 tokens", r.usage)
+        yield* expect(r.handle !== "" && descriptor(env, r.handle)?.status === "completed", "a handle whose descriptor is completed", descriptor(env, r.handle))
       })
   },
   {
     name: "gives every child a distinct handle",
     run: (env) =>
       Effect.gen(function*() {
-        const [a, b] = yield* Effect.all([spawn(env, CONFORMANCE_PROMPTS.echo("a")), spawn(env, CONFORMANCE_PROMPTS.echo("b"))], {
-          concurrency: 2
-        })
-        yield* expect(a.handle !== b.handle, `both children were ${a.handle}`)
-        yield* expect(a.output.includes("echo a") && b.output.includes("echo b"), "results were mixed up")
+        const [a, b] = yield* Effect.all([spawn(env, CONFORMANCE_PROMPTS.echo("a")), spawn(env, CONFORMANCE_PROMPTS.echo("b"))], { concurrency: 2 })
+        yield* expect(a.handle !== b.handle, "two different handles", [a.handle, b.handle])
+        yield* expect(a.output.includes("echo a") && b.output.includes("echo b"), "each child's own output", [a.output, b.output])
       })
   },
   {
@@ -73,9 +118,16 @@ export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
     run: (env) =>
       Effect.gen(function*() {
         const r = yield* spawn(env, CONFORMANCE_PROMPTS.fail)
-        yield* expect(r.status === "failed", `status ${r.status}`)
-        yield* expect((r.notes ?? "") !== "", "no notes on a failure")
-        yield* expect(r.handle !== "", "no handle on a failure")
+        yield* expect(r.status === "failed" && (r.notes ?? "") !== "" && r.handle !== "", "status failed with notes and a handle", summary(r))
+      })
+  },
+  {
+    name: "a crashing child is a failed result with the reason",
+    run: (env) =>
+      Effect.gen(function*() {
+        const r = yield* spawn(env, CONFORMANCE_PROMPTS.crash)
+        yield* expect(r.status === "failed" && (r.notes ?? "") !== "", "status failed with notes", summary(r))
+        yield* expect(descriptor(env, r.handle)?.status === "failed", "its descriptor failed", descriptor(env, r.handle)?.status)
       })
   },
   {
@@ -83,26 +135,93 @@ export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
     run: (env) =>
       Effect.gen(function*() {
         const r = yield* spawn(env, CONFORMANCE_PROMPTS.hang, 0.5)
-        yield* expect(r.status === "timeout", `status ${r.status}`)
-        yield* expect(descriptorStatus(env, r) === "timeout", `descriptor ${descriptorStatus(env, r)}`)
+        yield* expect(r.status === "timeout", "status timeout", summary(r))
+        yield* expect(descriptor(env, r.handle)?.status === "timeout", "its descriptor timeout", descriptor(env, r.handle)?.status)
       })
   },
   {
     name: "interrupting the parent cancels the child and records it",
     run: (env) =>
       Effect.gen(function*() {
-        const before = new Set(env.subagents.tree.descriptors.all().map((d) => d.handle))
-        const started = yield* Deferred.make<void>()
-        const parent: ParentInfo = {
-          ...env.parent,
-          onEvent: (event) =>
-            Effect.andThen(env.parent.onEvent?.(event) ?? Effect.void, event.type === "subagent-start" ? Deferred.succeed(started, undefined) : Effect.void)
-        }
-        const fiber = yield* Effect.forkChild(spawn({ ...env, parent }, CONFORMANCE_PROMPTS.hang, 60))
-        yield* Deferred.await(started)
+        const { fiber, handle } = yield* startAndWait(env, CONFORMANCE_PROMPTS.hang)
         yield* Fiber.interrupt(fiber)
-        const mine = env.subagents.tree.descriptors.all().filter((d) => !before.has(d.handle))
-        yield* expect(mine.length === 1 && mine[0]?.status === "cancelled", `descriptors: ${JSON.stringify(mine.map((d) => d.status))}`)
+        yield* expect(descriptor(env, handle)?.status === "cancelled", "its descriptor cancelled", descriptor(env, handle)?.status)
+      })
+  },
+  {
+    name: "a finished child continues with its earlier context",
+    needs: "continue",
+    run: (env) =>
+      Effect.gen(function*() {
+        const first = yield* spawn(env, CONFORMANCE_PROMPTS.echo("tok-1"))
+        const reply = yield* send(env, first.handle, CONFORMANCE_PROMPTS.recall)
+        yield* expect(reply._tag === "Replied", "a reply", reply._tag)
+        if (reply._tag !== "Replied") return
+        yield* expect(reply.result.status === "completed" && reply.result.handle === first.handle, "the same child, completed", summary(reply.result))
+        yield* expect(reply.result.output.includes("tok-1"), "the reply to recall \"tok-1\" from the first task", reply.result.output)
+      })
+  },
+  {
+    name: "a message to a running child is queued and delivered to it",
+    needs: "messages",
+    run: (env) =>
+      Effect.gen(function*() {
+        const { fiber, handle } = yield* startAndWait(env, CONFORMANCE_PROMPTS.slow)
+        const sent = yield* send(env, handle, CONFORMANCE_PROMPTS.echo("queued-1"))
+        yield* expect(sent._tag === "Queued", "the message to be queued for the running child", sent._tag)
+        const r = yield* Fiber.join(fiber)
+        yield* expect(r.status === "completed" && r.output.includes("echo queued-1"), "the child to answer the queued message", summary(r))
+      })
+  },
+  {
+    name: "a child that reports hands back its report and stays continuable",
+    needs: "report",
+    run: (env) =>
+      Effect.gen(function*() {
+        const r = yield* spawn(env, CONFORMANCE_PROMPTS.report("tok-r"))
+        yield* expect(r.status === "completed" && r.output.includes("reported tok-r"), "the reported result", summary(r))
+        const again = yield* send(env, r.handle, CONFORMANCE_PROMPTS.recall)
+        yield* expect(again._tag === "Replied" && again.result.output.includes("tok-r"), "a continued reply that recalls the task", again)
+      })
+  },
+  {
+    name: "stopping a child stops its descendants",
+    needs: "nesting",
+    run: (env) =>
+      Effect.gen(function*() {
+        const { fiber, handle } = yield* startAndWait(env, CONFORMANCE_PROMPTS.nest)
+        const grandchild = yield* Effect.sync(() => env.subagents.list(handle).find((d) => d.parent === handle && d.status === "running")).pipe(
+          Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (d) => d !== undefined, times: 500 })
+        )
+        yield* expect(grandchild !== undefined, "the child to start a grandchild", env.subagents.list(handle))
+        const stopped = yield* env.subagents.stop(handle, env.parent.handle).pipe(Effect.mapError((e) => `the stop to be accepted: ${e.message}`))
+        yield* Fiber.await(fiber)
+        yield* expect(stopped.includes(handle) && stopped.includes(grandchild!.handle), "both to be stopped", stopped)
+        const statuses = [descriptor(env, handle)?.status, descriptor(env, grandchild!.handle)?.status]
+        yield* expect(statuses.every((s) => s === "cancelled"), "both cancelled", statuses)
       })
   }
 ]
+
+/**
+ * Registers the provider conformance checks as vitest tests, one per check the backend's
+ * capabilities call for: `subagentProviderSuite("spawn", makeEnv, { continue: true, … })`.
+ * `env` builds a fresh context for each check (in its own scope, with real time).
+ */
+export const subagentProviderSuite = <E>(
+  name: string,
+  env: Effect.Effect<ConformanceEnv, E, Scope.Scope>,
+  capabilities: ConformanceCapabilities = {},
+  options: { readonly timeout?: number | undefined } = {}
+) =>
+  describe(`${name}: subagent provider conformance`, () => {
+    for (const check of conformanceChecks) {
+      if (check.needs !== undefined && capabilities[check.needs] !== true) continue
+      it(check.name, () =>
+        Effect.runPromise(Effect.scoped(env.pipe(
+          Effect.mapError((e) => `the test env could not be built: ${String(e)}`),
+          Effect.flatMap(check.run),
+          Effect.mapError((message) => new Error(message))
+        ))), options.timeout ?? 30_000)
+    }
+  })

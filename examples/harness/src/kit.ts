@@ -1,0 +1,49 @@
+// The whole kit on the scripted model: a background child announced before the lead's next
+// model call, `wait`, `send_message` to a finished child, a fork, and a stop that reaches a
+// grandchild. Run: node src/kit.ts
+import { AgentHost, staticCatalog } from "@dsh/agent"
+import type { AgentEvent } from "@dsh/core"
+import { Harness } from "@dsh/harness"
+import { ModelRegistry } from "@dsh/llm"
+import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { FileSessionStore } from "@dsh/session"
+import { defaultLimits, SubagentLimits } from "@dsh/subagent"
+import { ForkBackend } from "@dsh/subagent-fork"
+import { SpawnProvider } from "@dsh/subagent-spawn"
+import { Effect, Layer } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { agent } from "./agents.ts"
+import { kitScript } from "./kit-script.ts"
+
+const catalog = staticCatalog({
+  main: agent("lead", "You are the lead."),
+  delegates: [agent("researcher", "You research one topic."), agent("manager", "You manage a deep dive.", ["researcher"])]
+})
+
+const host = Harness.layer({ agents: () => Effect.succeed(catalog), backends: [SpawnProvider, ForkBackend], model: "scripted:kit" }).pipe(
+  Layer.provide(Layer.mergeAll(
+    FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-kit-")) }),
+    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { kit: kitScript } })]),
+    // Children may delegate once more: the manager's researcher is a grandchild.
+    Layer.succeed(SubagentLimits, { ...defaultLimits, maxDepth: 2 })
+  ))
+)
+
+const program = Effect.gen(function*() {
+  const dsh = yield* AgentHost
+  const { id } = yield* dsh.createSession({ cwd: process.cwd() })
+  // When the grandchild starts, stop its parent: the stop reaches the grandchild as well.
+  const onChildEvent = (_handle: string, event: AgentEvent) =>
+    event.type === "turn-start" && event.prompt === "HANG"
+      ? Effect.forkDetach(dsh.stopChild({ sessionId: id, handle: "manager-1" }))
+      : Effect.void
+  for (const prompt of ["background", "wait", "follow-up", "fork", "stop"]) {
+    const result = yield* dsh.prompt({ sessionId: id, prompt, onChildEvent })
+    console.log(`${prompt}: ${result.result}`)
+  }
+  for (const child of yield* dsh.listChildren(id)) console.log(`${child.name} (depth ${child.depth}, parent ${child.parent}): ${child.status}`)
+})
+
+Effect.runPromise(program.pipe(Effect.provide(host)))

@@ -1,0 +1,70 @@
+import { Clock, Effect } from "effect"
+import type { AgentDefinition } from "./AgentDefinition.ts"
+import type { AgentDefinitionError } from "./definitions/AgentDefinitionError.ts"
+import { DEFAULT_AGENT_NAME } from "./definitions/Builtins.ts"
+import { findAgent, isDelegable, resolveAgents, type ResolveAgentsOptions, type ResolvedAgents } from "./definitions/ResolveAgents.ts"
+import { renderAgentPrompt, renderSystemPrompt, type TemplateVars } from "./definitions/Template.ts"
+import { collectTemplateVars } from "./definitions/TemplateVars.ts"
+
+/**
+ * The agents one session can run: its main agent with its rendered system prompt, and the
+ * definitions its children may run as. A harness hands one to the host for each session.
+ */
+export interface AgentCatalog {
+  readonly main: AgentDefinition
+  /** The main agent's rendered system prompt. */
+  readonly systemPrompt: string
+  /** Every other agent a child may run as (the `subagent` tool's types). */
+  readonly delegates: ReadonlyArray<AgentDefinition>
+  /** Renders any agent's prompt with the session's variables (children share their parent's context). */
+  readonly render: (definition: AgentDefinition, cwd: string) => string
+}
+
+/**
+ * A catalog of agents defined in code. Prompts are rendered with `vars` (`${cwd}` is filled
+ * with the working directory).
+ */
+export const staticCatalog = (options: {
+  readonly main: AgentDefinition
+  readonly delegates?: ReadonlyArray<AgentDefinition> | undefined
+  readonly vars?: TemplateVars | undefined
+}): AgentCatalog => {
+  const render = (definition: AgentDefinition, cwd: string) => renderSystemPrompt(definition.systemPrompt, { ...options.vars, cwd })
+  return { main: options.main, systemPrompt: render(options.main, ""), delegates: options.delegates ?? [], render }
+}
+
+export interface FileCatalogOptions extends ResolveAgentsOptions {
+  /** The main agent by name (`--agent`, or the one a session is bound to); default `agent`. */
+  readonly agent?: string | undefined
+  /** For template variables (`SHELL`, …). */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/**
+ * The catalog from agent files, as `dsh run` resolves it: files, scopes, trust and built-ins
+ * (see `resolveAgents`), the main agent being `agentFile`'s, the named one, or the default;
+ * prompts rendered with the template variables of `cwd`.
+ */
+export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<AgentCatalog & { readonly resolved: ResolvedAgents }, AgentDefinitionError> =>
+  Effect.gen(function*() {
+    const resolved = yield* resolveAgents(options)
+    const explicit = options.agentFile === undefined ? undefined : resolved.agents.find((a) => a.scope === "explicit")
+    const main = explicit ?? (yield* findAgent(resolved, options.agent ?? DEFAULT_AGENT_NAME))
+    const vars: TemplateVars = yield* collectTemplateVars({
+      cwd: options.cwd,
+      now: new Date(yield* Clock.currentTimeMillis),
+      env: options.env,
+      projectRoot: resolved.projectRoot,
+      dshHome: options.dshHome,
+      userHome: options.userHome
+    })
+    const render = (definition: AgentDefinition, cwd: string) =>
+      renderAgentPrompt(definition, resolved.basePrompts, cwd === options.cwd ? vars : { ...vars, cwd })
+    return {
+      main,
+      systemPrompt: render(main, options.cwd),
+      delegates: resolved.agents.filter((a) => a.name !== main.name && isDelegable(a)),
+      render,
+      resolved
+    }
+  })

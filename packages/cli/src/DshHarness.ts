@@ -1,0 +1,101 @@
+import { loadFileCatalog, type ResolveAgentsOptions } from "@dsh/agent"
+import { Harness } from "@dsh/harness"
+import { normalizeLimits } from "@dsh/subagent"
+import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
+import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
+import { ForkBackend } from "@dsh/subagent-fork"
+import { SpawnProvider } from "@dsh/subagent-spawn"
+import { makeBuiltinToolsWith } from "@dsh/tools-builtin"
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { homedir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import type { DshConfig } from "./Config.ts"
+import type { CliContext } from "./Context.ts"
+
+/**
+ * How to start this CLI again (for `sdk:dsh` and `acp:dsh` children): the running Node and the
+ * CLI's entry next to this module, the bundle's `dist/main.js`, or `src/main.ts` from source.
+ */
+export const selfCommand = (): { readonly command: string; readonly args: ReadonlyArray<string> } => {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const bundled = join(here, "main.js")
+  return existsSync(bundled)
+    ? { command: process.execPath, args: [bundled] }
+    : { command: process.execPath, args: ["--conditions=@dsh/source", join(here, "main.ts")] }
+}
+
+/**
+ * The built-in agent files shipped inside the CLI's bundle (`dist/agents`, copied from
+ * `@dsh/agent` at build time), so an installed CLI needs no other package. From source there
+ * is none and `@dsh/agent`'s own directory is used.
+ */
+const bundledAgentsDir = (): string | undefined => {
+  const dir = fileURLToPath(new URL("./agents", import.meta.url))
+  return existsSync(dir) ? dir : undefined
+}
+
+/** Where agent files are looked for, for a working directory (`dsh run`, `dsh agents list`). */
+export const agentSearch = (ctx: CliContext, config: DshConfig, request: {
+  readonly cwd: string
+  readonly agentFile?: string | undefined
+  readonly trustProject?: boolean | undefined
+}): ResolveAgentsOptions => ({
+  cwd: request.cwd,
+  dshHome: ctx.home,
+  userHome: ctx.env.HOME ?? homedir(),
+  agentFile: request.agentFile,
+  extraAgentDirs: config.extraAgentDirs,
+  trustProject: request.trustProject,
+  builtinAgentsDir: bundledAgentsDir()
+})
+
+/** Agent files as `dsh run` resolves them: the session's agent file and trust decision are in its state. */
+const fileCatalog = (ctx: CliContext, config: DshConfig) => (request: {
+  readonly cwd: string
+  readonly agent?: string | undefined
+  readonly extra: Readonly<Record<string, unknown>>
+}) =>
+  loadFileCatalog({
+    ...agentSearch(ctx, config, {
+      cwd: request.cwd,
+      agentFile: typeof request.extra.agentFile === "string" ? request.extra.agentFile : undefined,
+      trustProject: request.extra.trustProject === true
+    }),
+    agent: request.agent,
+    env: ctx.env
+  })
+
+/**
+ * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
+ * the `[acp.agents.*]` of config.toml), the built-in tools with Bash's environment from
+ * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`.
+ */
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
+  const self = selfCommand()
+  const maxDepth = normalizeLimits(config.limits).maxDepth
+  const { agents: configured } = acpAgentsFromConfig(config.raw)
+  const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth })
+  const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
+  return Harness.layer({
+    agents: fileCatalog(ctx, config),
+    backends: Effect.all([
+      Effect.succeed(SpawnProvider),
+      Effect.succeed(ForkBackend),
+      // Out-of-process dsh children get the model credentials explicitly (the environment is
+      // scrubbed) and the depth left below them.
+      makeDshSdkBackend({
+        command: self.command,
+        args: [...self.args, "sdk"],
+        env: forwardedEnv(ctx.env),
+        childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) })
+      }),
+      // A config entry named `dsh` replaces the built-in `acp:dsh`.
+      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env })
+    ]),
+    tools: makeBuiltinToolsWith({ env: bashEnv }),
+    model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
+    modelConfig: { env: ctx.env, cwd: ctx.cwd }
+  })
+}

@@ -1,0 +1,13 @@
+import type { HostChildSummary } from "@dsh/agent"
+import type { SubagentDescriptor } from "@dsh/subagent"
+
+/** A child as hosts report it (the CLI contract's `subagents list` fields). */
+export const childSummary = (d: SubagentDescriptor): HostChildSummary => ({
+  name: d.handle,
+  agent: d.agent,
+  provider: d.provider,
+  status: d.status,
+  parent: d.parent,
+  depth: d.depth,
+  usage: d.usage
+})

@@ -1,0 +1,46 @@
+import type { AgentCatalog, AgentDefinitionError, HostError } from "@dsh/agent"
+import type { Pricing } from "@dsh/core"
+import type { ModelConfig } from "@dsh/llm"
+import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
+import type { AnyTool } from "@dsh/tools"
+import type { Effect } from "effect"
+
+/** What the host asks a harness's agent source for. */
+export interface CatalogRequest {
+  readonly cwd: string
+  /** The main agent asked for by name (a new session's `agent`), or the one a session is bound to. */
+  readonly agent?: string | undefined
+  /** The session's extra state (`createSession`'s `extra`): keys of the harness's own, e.g. an agent file path. */
+  readonly extra: Readonly<Record<string, unknown>>
+}
+
+/** A provider alone (its agent types come from the catalog), or a backend with types of its own. */
+export type BackendInput = SubagentProvider | SubagentBackend
+
+/** A value, or an effect that builds it (e.g. with the `ProcessLauncher` of the layer's context). */
+export type Built<A, E, R> = A | Effect.Effect<A, E, R>
+
+/**
+ * A harness, described: which agents exist, which backends and tools every agent context has,
+ * and the defaults of new sessions. `Harness.layer(options)` turns it into the `AgentHost`.
+ */
+export interface HarnessOptions<E = never, R = never> {
+  /** The agents of a session: its main agent and the definitions children may run as. */
+  readonly agents: (request: CatalogRequest) => Effect.Effect<AgentCatalog, HostError | AgentDefinitionError>
+  /** Backends every agent context has. Catalog delegates run on `delegatesRunOn`. */
+  readonly backends: Built<ReadonlyArray<BackendInput>, E, R>
+  /** Tools every agent context has before its agent's policy narrows them (e.g. the built-ins). */
+  readonly tools?: Built<ReadonlyArray<AnyTool>, E, R> | undefined
+  /** The model spec of new sessions that name none. Default `scripted`. */
+  readonly model?: string | undefined
+  /** How model specs are resolved (credentials, endpoints, the directory of script files). */
+  readonly modelConfig?: ModelConfig | undefined
+  /** The provider the catalog's delegate definitions run on. Default `spawn`. */
+  readonly delegatesRunOn?: string | undefined
+  /** `send_message`/`list_agents`/`wait` for agents that may delegate. Default true. */
+  readonly controlTools?: boolean | undefined
+  /** `create_subagent`/`update_subagent`/`delete_subagent` for agents that may delegate. Default true. */
+  readonly createTools?: boolean | undefined
+  /** Per-million-token prices by model spec: results and announcements then carry a cost. */
+  readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
+}

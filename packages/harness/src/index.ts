@@ -1,0 +1,11 @@
+/**
+ * @dsh/harness: the harness kit. Describe a harness (its agents, backends and tools) and get
+ * the `AgentHost` as a layer: sessions, the main agent's turns in the wake loop of background
+ * delegation, children continued and stopped by handle, across processes. `dsh run`,
+ * `dsh acp` and `dsh sdk` are all this host.
+ */
+export * from "./AgentContext.ts"
+export * from "./ChildSummary.ts"
+export * from "./Harness.ts"
+export * from "./HarnessOptions.ts"
+export * from "./HostErrors.ts"

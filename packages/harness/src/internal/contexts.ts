@@ -1,0 +1,89 @@
+import type { AgentCatalog, AgentDefinition } from "@dsh/agent"
+import type { RegistryError } from "@dsh/core"
+import type { LanguageModelShape } from "@dsh/llm"
+import {
+  type AgentType,
+  type ChildContextFactory,
+  makeSubagents,
+  type ParentInfo,
+  type SubagentBackend,
+  Subagents,
+  type SubagentsShape,
+  type SubagentTree
+} from "@dsh/subagent"
+import { makeCreateSubagentTools, makeSubagentTool } from "@dsh/tool-subagent"
+import { makeControlTools } from "@dsh/tool-subagent-control"
+import { makeReportTool } from "@dsh/tool-subagent-report"
+import { type AnyTool, compilePolicy } from "@dsh/tools"
+import { Effect } from "effect"
+import type { HarnessOptions } from "../HarnessOptions.ts"
+
+/** An agent whose context is being built: the main agent, or a child. */
+export interface ContextAgent {
+  readonly handle: string
+  readonly depth: number
+  readonly cwd: string
+  readonly model: LanguageModelShape
+  readonly definition: AgentDefinition
+}
+
+/** What every context of one session is built from. */
+export interface ContextPlan {
+  readonly catalog: AgentCatalog
+  readonly backends: ReadonlyArray<SubagentBackend>
+  readonly tools: ReadonlyArray<AnyTool>
+  readonly options: Pick<HarnessOptions, "delegatesRunOn" | "controlTools" | "createTools" | "pricing">
+}
+
+export interface AgentContext {
+  readonly parent: ParentInfo
+  readonly subagents: SubagentsShape
+  /** The tools that exist in this context, before the agent's own policy narrows them. */
+  readonly tools: ReadonlyArray<AnyTool>
+}
+
+/** The agent types of a session: the catalog's delegates on the default provider, then the backends' own. */
+export const agentTypes = (plan: ContextPlan): ReadonlyArray<AgentType> => {
+  const provider = plan.options.delegatesRunOn ?? "spawn"
+  return [
+    ...plan.catalog.delegates.map((definition): AgentType => ({ name: definition.name, description: definition.description, provider, definition })),
+    ...plan.backends.flatMap((b) => b.types)
+  ]
+}
+
+/**
+ * One agent's context: the `Subagents` over the session tree with every backend, and its
+ * tools — the harness's own, plus `subagent` (and the control and create tools) while the
+ * agent is above the depth limit. A created type never gets more tools than its creator.
+ */
+export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: SubagentTree): Effect.Effect<AgentContext, RegistryError> =>
+  Effect.gen(function*() {
+    const subagents = yield* makeSubagents({
+      tree,
+      providers: plan.backends.map((b) => b.provider),
+      types: agentTypes(plan),
+      pricing: plan.options.pricing,
+      dynamicProvider: plan.options.delegatesRunOn
+    })
+    const parent: ParentInfo = { handle: agent.handle, depth: agent.depth, cwd: agent.cwd, model: agent.model, definition: agent.definition }
+    if (agent.depth >= tree.limits.maxDepth) return { parent, subagents, tools: plan.tools }
+    const delegation = yield* Effect.gen(function*() {
+      const allowed = compilePolicy({ tools: agent.definition.tools, disallowedTools: agent.definition.disallowedTools })
+      return [
+        yield* makeSubagentTool(parent),
+        ...(plan.options.controlTools === false ? [] : yield* makeControlTools(parent)),
+        ...(plan.options.createTools === false ? [] : yield* makeCreateSubagentTools(parent, { creatorTools: plan.tools.map((t) => t.name).filter(allowed) }))
+      ]
+    }).pipe(Effect.provideService(Subagents, subagents))
+    return { parent, subagents, tools: [...plan.tools, ...delegation] }
+  })
+
+/** What a child's context is: as any agent's, plus `report` for continuable children. */
+export const childContextFactory = (plan: ContextPlan): ChildContextFactory => (child, tree) =>
+  agentContext(plan, { handle: child.handle, depth: child.depth, cwd: child.cwd, model: child.model, definition: child.type.definition }, tree).pipe(
+    Effect.orDie,
+    Effect.map(({ tools }) => ({
+      tools: child.report === undefined ? tools : [...tools, makeReportTool({ report: child.report, resultSchema: child.resultSchema })],
+      systemPrompt: plan.catalog.render(child.type.definition, child.cwd)
+    }))
+  )

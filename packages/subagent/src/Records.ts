@@ -1,0 +1,162 @@
+import { Effect, Schema } from "effect"
+
+/**
+ * What the subagent family persists, as Schemas: decoded wherever it is read back (a record
+ * another version or a crash left behind is skipped with a warning, never cast and trusted).
+ */
+
+export const UsageRecord = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  totalTokens: Schema.Number
+})
+
+/** How a run ended. Always decided by the runtime, never by model text. */
+export const RunStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
+
+export const DescriptorStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost", "queued", "running"])
+export type DescriptorStatus = typeof DescriptorStatus.Type
+
+/**
+ * A provider's opaque, versioned continuation data. The service stores and routes it and
+ * checks `provider` and `version` before a `continue`; only the provider looks inside, through
+ * the Schema it declares (`SubagentProvider.continuation`).
+ */
+export const ContinuationEnvelope = Schema.Struct({
+  provider: Schema.String,
+  version: Schema.Number,
+  data: Schema.Unknown
+})
+export type ContinuationEnvelope = typeof ContinuationEnvelope.Type
+
+/** What `state.json` → `subagents` keeps of every child, so lists, logs and resumes survive a restart. */
+export const SubagentDescriptor = Schema.Struct({
+  handle: Schema.String,
+  agent: Schema.String,
+  provider: Schema.String,
+  parent: Schema.String,
+  depth: Schema.Number,
+  status: DescriptorStatus,
+  description: Schema.String,
+  runId: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  usage: UsageRecord,
+  /** Where the child's transcript lives (a path for the file store). */
+  transcript: Schema.optional(Schema.String),
+  continuation: Schema.optional(ContinuationEnvelope),
+  lastResult: Schema.optional(Schema.String),
+  /** Whether the latest run was a background run (its outcome is announced). */
+  background: Schema.optional(Schema.Boolean)
+})
+export type SubagentDescriptor = typeof SubagentDescriptor.Type
+
+/** The result a parent receives. Every result carries the child's handle, failures included. */
+export const SubagentResult = Schema.Struct({
+  status: RunStatus,
+  /** The child's final message (or the result it reported); partial output when it was stopped. */
+  output: Schema.String,
+  usage: UsageRecord,
+  /** Why it failed, stderr tails, protocol faults: what a parent needs to decide what next. */
+  notes: Schema.optional(Schema.String),
+  handle: Schema.String,
+  runId: Schema.String,
+  agent: Schema.String,
+  provider: Schema.String,
+  cost: Schema.optional(Schema.Number),
+  durationMs: Schema.Number,
+  /** Where the child's transcript lives (a path for the file store). */
+  transcript: Schema.optional(Schema.String)
+})
+export type SubagentResult = typeof SubagentResult.Type
+
+/** `tasks/<runId>.json`: a background run's lifecycle, written before anything is announced. */
+export const TaskRecord = Schema.Struct({
+  runId: Schema.String,
+  handle: Schema.String,
+  agent: Schema.String,
+  parent: Schema.String,
+  status: Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost", "running"]),
+  createdAt: Schema.String,
+  endedAt: Schema.optional(Schema.String),
+  result: Schema.optional(SubagentResult),
+  /** Set once the outcome reached the parent (announced, or consumed by `wait`); never announced twice. */
+  delivered: Schema.Boolean
+})
+export type TaskRecord = typeof TaskRecord.Type
+
+/**
+ * `agents/<handle>/meta.json`: how a child's latest run went, beside its transcript. Every
+ * driver writes this one shape; out-of-process drivers fill the process fields.
+ */
+export const ChildMeta = Schema.Struct({
+  handle: Schema.String,
+  runId: Schema.String,
+  agent: Schema.String,
+  provider: Schema.String,
+  parent: Schema.String,
+  depth: Schema.Number,
+  /** The model spec the child ran with (for out-of-process children, what it was asked to use). */
+  model: Schema.String,
+  status: Schema.Literals(["starting", "running", "completed", "failed", "timeout", "cancelled", "lost"]),
+  startedAt: Schema.String,
+  endedAt: Schema.optional(Schema.String),
+  notes: Schema.optional(Schema.String),
+  /** Out of process: the command line, its process id and working directory. */
+  command: Schema.optional(Schema.String),
+  pid: Schema.optional(Schema.Number),
+  cwd: Schema.optional(Schema.String),
+  /** Out of process: the child's own session id (an ACP session, a dsh SDK session). */
+  sessionId: Schema.optional(Schema.String),
+  /** Out of process: who the child said it is (ACP `agentInfo`, the SDK's `serverInfo`). */
+  agentInfo: Schema.optional(Schema.Unknown)
+})
+export type ChildMeta = typeof ChildMeta.Type
+
+const decodeDescriptor = Schema.decodeUnknownResult(SubagentDescriptor)
+const decodeTask = Schema.decodeUnknownResult(TaskRecord)
+
+/** Decoded records, and one warning per record that did not decode (it is skipped). */
+export interface Decoded<A> {
+  readonly records: ReadonlyArray<A>
+  readonly warnings: ReadonlyArray<string>
+}
+
+const firstLine = (message: string) => message.split("\n")[0] ?? message
+
+/** The children recorded in a session's `state.json` (`subagents`), oldest first. */
+export const decodeDescriptors = (state: Readonly<Record<string, unknown>>): Decoded<SubagentDescriptor> => {
+  const raw = state.subagents
+  if (raw === undefined) return { records: [], warnings: [] }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return { records: [], warnings: ["state.json: \"subagents\" is not an object; no child could be read"] }
+  }
+  const records: Array<SubagentDescriptor> = []
+  const warnings: Array<string> = []
+  for (const [key, value] of Object.entries(raw)) {
+    const decoded = decodeDescriptor(value)
+    if (decoded._tag === "Success") records.push(decoded.success)
+    else warnings.push(`state.json: skipped the record of child "${key}": ${firstLine(decoded.failure.message)}`)
+  }
+  records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.handle.localeCompare(b.handle))
+  return { records, warnings }
+}
+
+/** Task records as a store returns them (`readTasks`), each decoded. */
+export const decodeTasks = (raw: ReadonlyArray<unknown>): Decoded<TaskRecord> => {
+  const records: Array<TaskRecord> = []
+  const warnings: Array<string> = []
+  for (const value of raw) {
+    const decoded = decodeTask(value)
+    if (decoded._tag === "Success") records.push(decoded.success)
+    else {
+      const id = typeof value === "object" && value !== null && "runId" in value ? String(value.runId) : "?"
+      warnings.push(`tasks/${id}.json: skipped: ${firstLine(decoded.failure.message)}`)
+    }
+  }
+  return { records, warnings }
+}
+
+/** Logs each warning at Warn (the CLI sends logs to stderr and the session log, never stdout). */
+export const logWarnings = (warnings: ReadonlyArray<string>): Effect.Effect<void> =>
+  Effect.forEach(warnings, (w) => Effect.logWarning(w), { discard: true })
