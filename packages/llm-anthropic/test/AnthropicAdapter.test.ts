@@ -1,10 +1,14 @@
 import { systemMessage, userMessage } from "@dsh/core"
-import { type ModelRequest, ModelRegistry, RetryPolicy, type StreamPart } from "@dsh/llm"
+import { type ModelRequest, RetryPolicy } from "@dsh/llm"
+import { modelAdapterSuite } from "@dsh/llm/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import { Effect } from "effect"
 import { AnthropicAdapter } from "../src/index.ts"
 import type { WireRequest } from "../src/internal/wire.ts"
 import { type FakeServerOptions, startFakeAnthropicServer } from "../src/testing.ts"
+
+// Streaming, tool-call assembly, retries, error reasons and aborts: the suite every adapter runs.
+modelAdapterSuite("AnthropicAdapter conformance", { adapter: AnthropicAdapter, startServer: startFakeAnthropicServer })
 
 const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
 
@@ -22,15 +26,11 @@ const ask = (text: string): ModelRequest => ({ messages: [userMessage(text)], to
 const bodyOf = (body: unknown) => body as WireRequest
 
 describe("AnthropicAdapter", () => {
-  it.live("streams text in several deltas", () =>
+  it.live("sends a streaming Messages request with the key, the API version and the default max_tokens", () =>
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ text: "Hello there, world!" }] })
       const model = yield* modelFor(server.url)
-      const parts = yield* Stream.runCollect(model.stream(ask("hi")))
-      const deltas = parts.filter((p) => p.type === "text-delta")
-      assert.isAbove(deltas.length, 1)
-      assert.strictEqual(deltas.map((p) => p.text).join(""), "Hello there, world!")
-      assert.strictEqual(parts.at(-1)?.type, "finish")
+      yield* model.generate(ask("hi"))
       const request = server.requests[0]
       assert.strictEqual(request?.path, "/v1/messages")
       assert.strictEqual(request?.headers["x-api-key"], "sk-ant-test")
@@ -42,34 +42,6 @@ describe("AnthropicAdapter", () => {
       assert.notProperty(body, "system")
       assert.notProperty(body, "tools")
       assert.notProperty(body, "thinking")
-    }))
-
-  it.live("assembles a tool call from split input_json deltas", () =>
-    Effect.gen(function*() {
-      const args = { path: "src/index.ts", limit: 20, note: "ünïcødé ✓" }
-      const server = yield* fakeServer({
-        replies: [{ text: "Let me look.", toolCalls: [{ id: "toolu_1", name: "Read", arguments: args }, { name: "Glob", arguments: "{\"pattern\":\"*.ts\"}" }] }]
-      })
-      const model = yield* modelFor(server.url)
-      const response = yield* model.generate(ask("read it"))
-      assert.strictEqual(response.finishReason, "tool-calls")
-      assert.strictEqual(response.message.content, "Let me look.")
-      const calls = response.message.toolCalls ?? []
-      assert.strictEqual(calls.length, 2)
-      assert.strictEqual(calls[0]?.id, "toolu_1")
-      assert.strictEqual(calls[0]?.name, "Read")
-      assert.deepStrictEqual(JSON.parse(calls[0]?.arguments ?? ""), args)
-      assert.strictEqual(calls[1]?.name, "Glob")
-      assert.strictEqual(calls[1]?.arguments, "{\"pattern\":\"*.ts\"}")
-    }))
-
-  it.live("reports usage from message_start and message_delta", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer({ replies: [{ text: "ok", usage: { input: 120, output: 7 } }] })
-      const model = yield* modelFor(server.url)
-      const response = yield* model.generate(ask("hi"))
-      assert.deepStrictEqual(response.usage, { inputTokens: 120, outputTokens: 7, totalTokens: 127 })
-      assert.strictEqual(response.finishReason, "stop")
     }))
 
   it.live("maps the system prompt, tool use and merged tool results", () =>
@@ -127,28 +99,6 @@ describe("AnthropicAdapter", () => {
       }])
     }))
 
-  it.live("retries a 500 exactly maxRetries times, then fails with ServerError", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer({ respond: () => ({ status: 500 }) })
-      const model = yield* modelFor(server.url)
-      const error = yield* Effect.flip(model.generate(ask("hi")))
-      assert.strictEqual(error.reason, "ServerError")
-      assert.strictEqual(error.status, 500)
-      assert.strictEqual(server.requests.length, 3)
-    }).pipe(fastRetries))
-
-  it.live("fails a 401 with Authentication, without retrying", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer({
-        respond: () => ({ status: 401, errorBody: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } })
-      })
-      const model = yield* modelFor(server.url)
-      const error = yield* Effect.flip(model.generate(ask("hi")))
-      assert.strictEqual(error.reason, "Authentication")
-      assert.strictEqual(error.detail, "invalid x-api-key")
-      assert.strictEqual(server.requests.length, 1)
-    }).pipe(fastRetries))
-
   it.live("recognises a prompt-too-long error", () =>
     Effect.gen(function*() {
       const server = yield* fakeServer({
@@ -162,31 +112,6 @@ describe("AnthropicAdapter", () => {
       assert.strictEqual(error.reason, "ContextOverflow")
       assert.strictEqual(server.requests.length, 1)
     }).pipe(fastRetries))
-
-  it.live("succeeds after a 429", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer({ replies: [{ status: 429 }, { text: "finally" }] })
-      const model = yield* modelFor(server.url)
-      const response = yield* model.generate(ask("hi"))
-      assert.strictEqual(response.message.content, "finally")
-      assert.strictEqual(server.requests.length, 2)
-    }).pipe(fastRetries))
-
-  it.live("interrupting the stream mid-way aborts the HTTP request", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer({ replies: [{ text: "partial answer", hang: true }] })
-      const model = yield* modelFor(server.url)
-      const first = yield* Deferred.make<StreamPart>()
-      const fiber = yield* model.stream(ask("hi")).pipe(
-        Stream.runForEach((part) => Deferred.succeed(first, part)),
-        Effect.forkChild
-      )
-      const part = yield* Deferred.await(first)
-      assert.strictEqual(part.type, "text-delta")
-      yield* Fiber.interrupt(fiber)
-      yield* Effect.promise(() => server.waitForAborts(1))
-      assert.strictEqual(server.aborted, 1)
-    }))
 
   it.live("an overloaded error event mid-stream fails with ServerError", () =>
     Effect.gen(function*() {
@@ -206,14 +131,4 @@ describe("AnthropicAdapter", () => {
       const noModel = yield* Effect.flip(AnthropicAdapter.create(" ", { apiKey: "k" }))
       assert.strictEqual(noModel.reason, "Configuration")
     }))
-
-  it.live("resolves through the ModelRegistry", () =>
-    Effect.gen(function*() {
-      const server = yield* fakeServer({ replies: [{ text: "via registry" }] })
-      const registry = yield* ModelRegistry
-      const model = yield* registry.resolve("anthropic:claude-test", { env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "k" } })
-      assert.strictEqual(model.provider, "anthropic")
-      const response = yield* model.generate(ask("hi"))
-      assert.strictEqual(response.message.content, "via registry")
-    }).pipe(Effect.provide(ModelRegistry.provide(AnthropicAdapter).pipe(Layer.provideMerge(ModelRegistry.layer)))))
 })

@@ -89,6 +89,19 @@ describe("startFakeSseServer", () => {
     expect(server.aborted).toBe(0)
   })
 
+  it("drops a connection on request, without counting it as an abort", async () => {
+    const server = await startFakeSseServer(wire, { replies: [{ disconnect: true }, { text: "next" }] })
+    try {
+      const dropped = await post(server.url).then(() => undefined, (e: unknown) => e)
+      expect(dropped, "a dropped connection rejects the client's fetch").toBeInstanceOf(TypeError)
+      expect(await (await post(server.url)).text()).toBe("data: next\n\ndata: [DONE]\n\n")
+      expect(server.requests).toHaveLength(2)
+      expect(server.aborted, "the fake's own disconnect is not a client abort").toBe(0)
+    } finally {
+      await server.close()
+    }
+  })
+
   it("splits arguments into exactly the asked number of parts", () => {
     expect(splitInParts("{\"a\":1}", 3).join("")).toBe("{\"a\":1}")
     expect(splitInParts("{}", 3)).toEqual(["{", "}", ""])

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
-import { init, sessionStoreSuite, turnEvents } from "./suite.ts"
+import { sampleSession as init, sampleTurnEvents as turnEvents, sessionStoreSuite } from "../src/testing.ts"
 
 /** A fresh `$DSH_HOME` in the OS temp dir, removed when the test's scope closes. */
 const tempHome = Effect.acquireRelease(

@@ -1,16 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { SessionStore } from "../src/index.ts"
-import { MemorySessionStore } from "../src/testing.ts"
-import { init, sessionStoreSuite } from "./suite.ts"
+import { MemorySessionStore, sampleSession as init, sessionStoreSuite } from "../src/testing.ts"
 
-sessionStoreSuite(
-  "MemorySessionStore",
-  Effect.sync(() => {
-    const data = MemorySessionStore.makeData()
-    return { start: MemorySessionStore.make({ data }) }
-  })
-)
+sessionStoreSuite("MemorySessionStore", Effect.map(Effect.sync(MemorySessionStore.makeData), (data) => ({ start: MemorySessionStore.make({ data }) })))
 
 describe("MemorySessionStore.layer", () => {
   it.effect("provides a SessionStore; layerWith shares data like a restart", () =>

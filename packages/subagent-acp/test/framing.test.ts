@@ -35,6 +35,26 @@ describe("strictNdJsonStream", () => {
     expect(r.faults).toEqual([])
   })
 
+  it("an unterminated last line is still a message, and a BOM before a message is accepted", async () => {
+    const r = await feed(["\uFEFF{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",", "\"method\":\"b\"}"])
+    expect(r.messages).toEqual([{ jsonrpc: "2.0", method: "a" }, { jsonrpc: "2.0", method: "b" }])
+    expect(r.faults).toEqual([])
+    expect(r.error).toBeUndefined()
+  })
+
+  it("an unterminated last line that is not JSON is a fault", async () => {
+    const r = await feed(["{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\nbye"])
+    expect(r.seen).toHaveLength(1)
+    expect(r.faults).toMatchObject([{ kind: "malformed", detail: expect.stringContaining("bye") }])
+  })
+
+  it("a message of exactly the limit passes; one byte more is a fault", async () => {
+    const message = `{"jsonrpc":"2.0","method":"x","params":"${"y".repeat(100)}"}`
+    const limit = new TextEncoder().encode(message).length
+    expect((await feed([`${message}\n`], limit)).faults).toEqual([])
+    expect((await feed([`${message}\n`], limit - 1)).faults).toMatchObject([{ kind: "oversized" }])
+  })
+
   it("a line that is not JSON is a fault that ends the stream", async () => {
     const r = await feed(["{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\nLoading model...\n{\"jsonrpc\":\"2.0\",\"method\":\"y\"}\n"])
     expect(r.seen).toHaveLength(1) // the tap saw the good message; the errored stream may drop unread ones

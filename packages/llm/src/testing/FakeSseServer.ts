@@ -28,6 +28,11 @@ export interface FakeReply {
   readonly hang?: boolean
   /** After the text and tool calls, send an in-stream error event instead of finishing. */
   readonly streamError?: { readonly type?: string; readonly message: string }
+  /**
+   * Drop the connection without answering (after `delayMs`): the client sees a network
+   * error before the first byte. Not counted in `aborted`, which counts the client's aborts.
+   */
+  readonly disconnect?: boolean
 }
 
 /** A request as the fake received it. */
@@ -121,6 +126,8 @@ export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOpti
   const waiters: Array<{ count: number; resolve: () => void; reject: (e: Error) => void }> = []
   let aborted = 0
   let closing = false
+  /** Responses the fake itself cut off (`disconnect`): their close is not a client abort. */
+  const dropped = new WeakSet<ServerResponse>()
   let endpointCalls = 0
 
   const noteAbort = () => {
@@ -170,6 +177,11 @@ export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOpti
     }
     if (scripted.delayMs !== undefined && scripted.delayMs > 0) await sleep(scripted.delayMs, res)
     if (res.destroyed) return
+    if (scripted.disconnect === true) {
+      dropped.add(res)
+      res.socket?.destroy()
+      return
+    }
     const status = scripted.status ?? 200
     if (status >= 400) {
       return sendError(res, status, scripted.errorBody ?? wire.errorBody(status, `fake server: scripted HTTP ${status}`))
@@ -190,7 +202,7 @@ export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOpti
 
   const server = createServer((req, res) => {
     res.on("close", () => {
-      if (!res.writableFinished && !closing) noteAbort()
+      if (!res.writableFinished && !closing && !dropped.has(res)) noteAbort()
     })
     void readBody(req).then((text) => {
       const request: FakeRequest = {

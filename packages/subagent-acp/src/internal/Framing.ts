@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { WebStdio } from "@dsh/subprocess"
+import { type LineEvent, LineFramer, type WebStdio } from "@dsh/subprocess"
 
 /** A frame the child should never have written: the run ends `failed` with this as the reason. */
 export interface ProtocolFault {
@@ -29,29 +29,32 @@ const isJsonRpc = (v: unknown): v is acp.AnyMessage =>
   (typeof v.method === "string" || ("id" in v && ("result" in v || "error" in v)))
 
 /**
- * LF-delimited JSON-RPC over a child's stdio, stricter than the SDK's `ndJsonStream`: the SDK
- * answers garbage with a parse error and carries on, which would let a broken child hang a
- * run. Here a line that is not JSON, not JSON-RPC, or longer than `maxMessageBytes` is a
- * fault: `onFault` hears it and the message stream errors, so the connection closes and every
- * pending request is rejected.
+ * LF-delimited JSON-RPC over a child's stdio (lines cut by the shared `LineFramer` of
+ * `@dsh/subprocess`), stricter than the SDK's `ndJsonStream`: the SDK answers garbage with a
+ * parse error and carries on, which would let a broken child hang a run. Here a line that is
+ * not JSON, not JSON-RPC, or longer than `maxMessageBytes` is a fault: `onFault` hears it and
+ * the message stream errors, so the connection closes and every pending request is rejected.
  */
 export const strictNdJsonStream = (io: WebStdio, options: StrictFramingOptions): acp.Stream => {
-  const decoder = new TextDecoder()
   const encoder = new TextEncoder()
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   const readable = new ReadableStream<acp.AnyMessage>({
     async start(controller) {
       reader = io.readable.getReader()
-      let pending: Array<Uint8Array> = []
-      let pendingBytes = 0
+      const framer = new LineFramer(options.maxMessageBytes)
       const fault = (f: ProtocolFault) => {
         options.onFault(f)
         controller.error(new Error(`ACP protocol error: ${f.detail}`))
         void reader?.cancel().catch(() => undefined)
       }
-      /** Handles one complete line; false once the stream has faulted. */
-      const line = (bytes: Uint8Array): boolean => {
-        const text = decoder.decode(bytes).replace(/\r$/, "")
+      /** Handles one framer event; false once the stream has faulted. */
+      const handle = (event: LineEvent): boolean => {
+        if (event._tag === "Oversized") {
+          fault({ kind: "oversized", detail: `the agent wrote a message larger than ${options.maxMessageBytes} bytes` })
+          return false
+        }
+        // CRLF is accepted (the CR dropped), and so is a BOM at the start of a line.
+        const text = event.text.replace(/^\uFEFF/, "").replace(/\r$/, "")
         if (text.trim() === "") return true
         let value: unknown
         try {
@@ -68,40 +71,14 @@ export const strictNdJsonStream = (io: WebStdio, options: StrictFramingOptions):
         controller.enqueue(value)
         return true
       }
-      const join = (tail: Uint8Array): Uint8Array => {
-        const out = new Uint8Array(pendingBytes + tail.length)
-        let at = 0
-        for (const p of pending) {
-          out.set(p, at)
-          at += p.length
-        }
-        out.set(tail, at)
-        pending = []
-        pendingBytes = 0
-        return out
-      }
       try {
         while (true) {
           const { value, done } = await reader.read()
           if (done) break
-          let from = 0
-          for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, from)) {
-            if (pendingBytes + (i - from) > options.maxMessageBytes) {
-              return fault({ kind: "oversized", detail: `the agent wrote a message larger than ${options.maxMessageBytes} bytes` })
-            }
-            if (!line(join(value.subarray(from, i)))) return
-            from = i + 1
-          }
-          const rest = value.subarray(from)
-          if (pendingBytes + rest.length > options.maxMessageBytes) {
-            return fault({ kind: "oversized", detail: `the agent wrote a message larger than ${options.maxMessageBytes} bytes` })
-          }
-          if (rest.length > 0) {
-            pending.push(rest.slice())
-            pendingBytes += rest.length
-          }
+          if (!framer.push(value).every(handle)) return
         }
-        if (pendingBytes > 0 && !line(join(new Uint8Array(0)))) return
+        // An unterminated last line is still a message.
+        if (!framer.end().every(handle)) return
         controller.close()
       } catch (error) {
         controller.error(error)

@@ -1,0 +1,261 @@
+/**
+ * The behaviour every `SessionStore` must show, written once and run against each store
+ * (the file store, the memory store, and any store a user writes).
+ */
+import type { AgentEvent } from "@dsh/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, type Scope } from "effect"
+import { TestClock } from "effect/testing"
+import type { CreateSession, SessionState, SessionStoreShape, Transcript } from "../SessionStore.ts"
+
+/** One test's backing data (a directory, a database, a shared in-memory `Data`) and a way to open stores over it. */
+export interface SessionStoreFixture {
+  /**
+   * A new store over the fixture's backing data; it lives as long as the test's scope.
+   * Calling it again is how the suite simulates a process restart, so two stores from one
+   * fixture must see each other's synced data, and nothing else.
+   */
+  readonly start: Effect.Effect<SessionStoreShape, unknown, Scope.Scope>
+}
+
+/** The `create` input the suite uses; handy for a store's own extra tests. */
+export const sampleSession: CreateSession = { agent: "coder", cwd: "/work/a", model: "scripted" }
+
+/** One scripted turn's persisted events (six of them: the mix the benchmark uses, shortened). */
+export const sampleTurnEvents = (turn: number): ReadonlyArray<AgentEvent> => [
+  { type: "turn-start", turn, prompt: `prompt ${turn}` },
+  { type: "step-start", turn, step: 1 },
+  { type: "message", message: { role: "user", content: `prompt ${turn}` } },
+  { type: "tool-call", id: `call-${turn}`, name: "Read", input: "{\"path\":\"README.md\"}" },
+  { type: "tool-result", id: `call-${turn}`, name: "Read", output: "# dsh", isError: false, durationMs: 3 },
+  {
+    type: "turn-end",
+    turn,
+    status: "completed",
+    result: "done",
+    usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
+    durationMs: 40
+  }
+]
+
+const init = sampleSession
+
+const counterOf = (state: SessionState): number => typeof state["counter"] === "number" ? state["counter"] : 0
+
+const appendAll = (transcript: Transcript, events: ReadonlyArray<AgentEvent>) =>
+  Effect.forEach(events, (e) => transcript.append(e), { discard: true })
+
+const seqs = (n: number, from = 1): Array<number> => Array.from({ length: n }, (_, i) => from + i)
+
+/**
+ * Registers the store conformance tests under `describe(name)`. Call it once, at the top
+ * level of a vitest file: `sessionStoreSuite("MyStore", fixture)`. `fixture` runs once per
+ * test, in the test's scope, and must make fresh, empty backing data each time.
+ *
+ * Gotcha: the tests run under `it.effect`, so `Clock` is the `TestClock`: a store must take
+ * its timestamps from Effect's `Clock` (not `Date.now()`) for the ordering tests to pass.
+ */
+export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionStoreFixture, unknown, Scope.Scope>): void => {
+  describe(name, () => {
+    it.effect("create writes an idle state, keeps extra keys and registers its handle", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        const handle = yield* store.create({ ...init, extra: { dynamicAgents: [{ name: "x" }], status: "running" } })
+        const state = yield* handle.readState
+        assert.strictEqual(state.id, handle.id, "state.id is the handle's id")
+        assert.strictEqual(state.status, "idle", "a new session is idle, whatever `extra` says")
+        assert.strictEqual(state.version, 1, "state.version is 1")
+        assert.strictEqual(state.createdAt, state.updatedAt, "a new session has updatedAt === createdAt")
+        assert.deepStrictEqual(state["dynamicAgents"], [{ name: "x" }], "extra keys are written into the state")
+        assert.strictEqual(yield* store.open(handle.id), handle, "open returns the very handle create returned")
+      }))
+
+    it.effect("events round-trip across a restart, and seq continues after reopening", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const first = yield* (yield* start).create({ ...init, id: "s1" })
+        yield* appendAll(first.transcript, sampleTurnEvents(1))
+        yield* first.transcript.sync
+        const second = yield* (yield* start).open("s1")
+        const read = yield* second.transcript.read
+        assert.deepStrictEqual(read.warnings, [], "a clean transcript reads back without warnings")
+        assert.deepStrictEqual(read.records.map((r) => r.seq), seqs(6), "seq starts at 1 and counts every persisted event")
+        assert.deepStrictEqual(
+          read.records.map(({ seq: _s, ts: _t, ...event }) => event),
+          sampleTurnEvents(1),
+          "records are the appended events, unchanged, plus seq and ts"
+        )
+        assert.isTrue(
+          read.records.every((r) => typeof r.ts === "string" && !Number.isNaN(Date.parse(r.ts))),
+          "every record's ts is a parseable time string"
+        )
+        yield* appendAll(second.transcript, sampleTurnEvents(2))
+        yield* second.transcript.sync
+        const third = yield* (yield* start).open("s1")
+        assert.deepStrictEqual(
+          (yield* third.transcript.read).records.map((r) => r.seq),
+          seqs(12),
+          "seq continues from the last persisted record after a reopen"
+        )
+      }))
+
+    it.effect("ephemeral text-delta events are not persisted and take no seq", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        const handle = yield* store.create(init)
+        yield* handle.transcript.append({ type: "text-delta", text: "hel" })
+        yield* handle.transcript.append({ type: "notice", level: "info", message: "a" })
+        yield* handle.transcript.append({ type: "text-delta", text: "lo" })
+        yield* handle.transcript.append({ type: "notice", level: "info", message: "b" })
+        yield* handle.transcript.sync
+        const { records } = yield* handle.transcript.read
+        assert.deepStrictEqual(
+          records.map((r) => [r.seq, r.type]),
+          [[1, "notice"], [2, "notice"]],
+          "only the two notices are persisted, numbered 1 and 2"
+        )
+      }))
+
+    it.effect("buffered events reach a restarted store only after sync", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "buffered" })
+        yield* appendAll(handle.transcript, sampleTurnEvents(1))
+        const before = yield* (yield* start).open("buffered")
+        assert.deepStrictEqual((yield* before.transcript.read).records, [], "appends are not visible to another store before sync")
+        yield* handle.transcript.sync
+        assert.strictEqual((yield* before.transcript.read).records.length, 6, "after sync another store reads all six events")
+      }))
+
+    it.effect("open reports unknown and invalid ids; create refuses taken and invalid ids", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        const missing = yield* Effect.flip(store.open("nope"))
+        assert.strictEqual(missing.reason, "NotFound", "opening an unknown id fails with NotFound")
+        assert.strictEqual(missing.detail, "unknown session \"nope\"", "NotFound's detail names the id")
+        assert.strictEqual(missing.message, "unknown session \"nope\"", "NotFound's message is its detail")
+        for (const bad of ["../etc", "a/b", "", ".hidden"]) {
+          assert.strictEqual((yield* Effect.flip(store.open(bad))).reason, "InvalidId", `open(${JSON.stringify(bad)}) fails with InvalidId`)
+          assert.strictEqual(
+            (yield* Effect.flip(store.create({ ...init, id: bad }))).reason,
+            "InvalidId",
+            `create with id ${JSON.stringify(bad)} fails with InvalidId`
+          )
+        }
+        yield* store.create({ ...init, id: "taken" })
+        assert.strictEqual(
+          (yield* Effect.flip(store.create({ ...init, id: "taken" }))).reason,
+          "Exists",
+          "creating a taken id fails with Exists"
+        )
+      }))
+
+    it.effect("open returns one handle per id, even when two opens race", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        yield* (yield* start).create({ ...init, id: "shared" })
+        const store = yield* start
+        const [a, b] = yield* Effect.all([store.open("shared"), store.open("shared")], { concurrency: 2 })
+        assert.strictEqual(a, b, "two concurrent opens of one id return the same handle")
+        assert.strictEqual(yield* store.open("shared"), a, "a later open returns that handle too")
+      }))
+
+    it.effect("200 concurrent updateState increments lose none and keep unknown keys", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        const handle = yield* store.create({ ...init, extra: { subagents: { "explore-1": { status: "idle" } } } })
+        const created = yield* handle.readState
+        yield* TestClock.adjust("1 second")
+        yield* Effect.forEach(
+          Array.from({ length: 200 }),
+          () => handle.updateState((s) => ({ ...s, counter: counterOf(s) + 1 })),
+          { concurrency: "unbounded", discard: true }
+        )
+        const state = yield* handle.readState
+        assert.strictEqual(counterOf(state), 200, "updateState is serialized: 200 concurrent increments give 200")
+        assert.deepStrictEqual(state["subagents"], { "explore-1": { status: "idle" } }, "keys the update kept are preserved")
+        assert.isTrue(state.updatedAt > created.updatedAt, "updateState moves updatedAt forward (from Clock)")
+        assert.strictEqual(state.createdAt, created.createdAt, "updateState leaves createdAt alone")
+      }))
+
+    it.effect("list is newest first by createdAt, then by id", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        assert.deepStrictEqual(yield* store.list, [], "a fresh store lists no sessions")
+        yield* store.create({ ...init, id: "oldest" })
+        yield* TestClock.adjust("1 minute")
+        yield* store.create({ ...init, id: "b-same" })
+        yield* store.create({ ...init, id: "a-same" })
+        yield* TestClock.adjust("1 minute")
+        yield* store.create({ ...init, id: "newest" })
+        assert.deepStrictEqual(
+          (yield* store.list).map((s) => s.id),
+          ["newest", "b-same", "a-same", "oldest"],
+          "list is ordered by createdAt descending, ties by id descending"
+        )
+      }))
+
+    it.effect("latest is the most recently updated session, optionally in one cwd", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        assert.isUndefined(yield* store.latest(), "a fresh store has no latest session")
+        const a = yield* store.create({ ...init, id: "a", cwd: "/work/a" })
+        yield* TestClock.adjust("1 second")
+        yield* store.create({ ...init, id: "b", cwd: "/work/b" })
+        yield* TestClock.adjust("1 second")
+        yield* store.create({ ...init, id: "c", cwd: "/work/a" })
+        assert.strictEqual((yield* store.latest())?.id, "c", "latest is the newest session when none was updated")
+        yield* TestClock.adjust("1 second")
+        yield* a.updateState((s) => ({ ...s, status: "completed" }))
+        assert.strictEqual(yield* store.latest(), a, "latest is the most recently updated session, as its registered handle")
+        assert.strictEqual((yield* store.latest({ cwd: "/work/b" }))?.id, "b", "latest({cwd}) only considers that cwd")
+        assert.strictEqual((yield* store.latest({ cwd: "/work/a" }))?.id, "a", "latest({cwd}) picks the most recently updated in that cwd")
+        assert.isUndefined(yield* store.latest({ cwd: "/elsewhere" }), "latest({cwd}) is undefined for a cwd without sessions")
+      }))
+
+    it.effect("children keep their own transcript and meta across a restart", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "parent" })
+        const child = yield* handle.child("explore-1")
+        assert.strictEqual(yield* handle.child("explore-1"), child, "child(name) returns the same ChildStore each time")
+        assert.isUndefined(yield* child.readMeta, "a new child has no meta")
+        yield* appendAll(child.transcript, sampleTurnEvents(1))
+        yield* child.transcript.sync
+        yield* child.writeMeta({ agent: "explore", provider: "spawn" })
+        yield* handle.child("reviewer-2")
+        assert.strictEqual((yield* Effect.flip(handle.child("../x"))).reason, "InvalidId", "an unsafe child name fails with InvalidId")
+
+        const reopened = yield* (yield* start).open("parent")
+        assert.deepStrictEqual(yield* reopened.children, ["explore-1", "reviewer-2"], "children lists both children by name after a restart")
+        const again = yield* reopened.child("explore-1")
+        assert.deepStrictEqual(yield* again.readMeta, { agent: "explore", provider: "spawn" }, "a child's meta survives a restart")
+        assert.deepStrictEqual(
+          (yield* again.transcript.read).records.map((r) => r.seq),
+          seqs(6),
+          "a child's synced transcript survives a restart"
+        )
+        assert.deepStrictEqual((yield* reopened.transcript.read).records, [], "a child's events are not in the parent's transcript")
+      }))
+
+    it.effect("task records are replaced by run id and all read back", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "tasks" })
+        assert.deepStrictEqual(yield* handle.readTasks, [], "a new session has no task records")
+        yield* handle.writeTask("run-1", { runId: "run-1", status: "running" })
+        yield* handle.writeTask("run-2", { runId: "run-2", status: "running" })
+        yield* handle.writeTask("run-1", { runId: "run-1", status: "completed" })
+        assert.strictEqual(
+          (yield* Effect.flip(handle.writeTask("../run", {}))).reason,
+          "InvalidId",
+          "an unsafe run id fails with InvalidId"
+        )
+        const reopened = yield* (yield* start).open("tasks")
+        assert.deepStrictEqual(yield* reopened.readTasks, [
+          { runId: "run-1", status: "completed" },
+          { runId: "run-2", status: "running" }
+        ], "readTasks returns the latest record of each run after a restart")
+      }))
+  })
+}

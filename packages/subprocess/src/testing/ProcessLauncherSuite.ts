@@ -1,0 +1,228 @@
+/**
+ * The behaviour every `ProcessLauncher` must show, written once and run against each
+ * launcher (the local one; ssh, containers or Jobs later).
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, type Layer } from "effect"
+import { ProcessLauncher } from "../ProcessLauncher.ts"
+import { processExitedError, SubprocessError } from "../SubprocessError.ts"
+import { grandchildScript, readUntil, tempPidFile } from "./ChildScripts.ts"
+import { isGone, readPids, survivors } from "./ProcessChecks.ts"
+
+/** A credential-looking variable the suite puts in `process.env`; no child may see it unless passed. */
+const SECRET_NAME = "SOME_API_KEY"
+const SECRET_VALUE = "sk-parent-secret"
+
+/**
+ * Registers the launcher conformance tests under `describe(name)`. Call it once, at the top
+ * level of a vitest file: `processLauncherSuite("LocalProcessLauncher", LocalProcessLauncher.layer())`.
+ * Covers `run` (stdio, exit codes and signals, output cap, timeout, leftover grandchildren,
+ * environment scrubbing, typed spawn failures) and `spawn` (stdio round trip, scope release,
+ * `stop` of orphaned grandchildren, the SIGTERM → SIGKILL ladder, the bounded stderr tail).
+ *
+ * Gotchas: the children are `bash`, `cat`, `env`, `head`, `tr`, `sleep` and `true`, and pids
+ * are checked with `kill(pid, 0)`, so the launcher must run them where this process can see
+ * them. The suite sets `process.env.SOME_API_KEY` for its duration: the "parent environment"
+ * a launcher scrubs is this process's.
+ */
+export const processLauncherSuite = (name: string, launcher: Layer.Layer<ProcessLauncher>): void => {
+  const withLauncher = <A, E, R>(effect: Effect.Effect<A, E, R | ProcessLauncher>) => Effect.provide(effect, launcher)
+
+  describe(name, () => {
+    describe("run", () => {
+      beforeAll(() => {
+        process.env[SECRET_NAME] = SECRET_VALUE
+      })
+      afterAll(() => {
+        delete process.env[SECRET_NAME]
+      })
+
+      it.live("collects stdout, stderr and the exit code; feeds input", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const result = yield* launcher.run({ command: "bash", args: ["-c", "cat; echo oops >&2; exit 7"], input: "hello\n" })
+          assert.strictEqual(result.stdout, "hello\n", "stdout is the input, echoed by cat")
+          assert.strictEqual(result.stderr, "oops\n", "stderr is collected apart from stdout")
+          assert.strictEqual(result.exitCode, 7, "a non-zero exit code is data")
+          assert.isNull(result.signal, "no signal for a process that exited by itself")
+          assert.isFalse(result.timedOut, "timedOut is false without a timeout")
+          assert.isFalse(result.truncated, "truncated is false for small output")
+        })))
+
+      it.live("reports the signal that ended a process", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const result = yield* launcher.run({ command: "bash", args: ["-c", "echo before; kill -USR1 $$"] })
+          assert.strictEqual(result.signal, "SIGUSR1", "the signal that ended the process")
+          assert.isNull(result.exitCode, "a process ended by a signal has no exit code")
+          assert.strictEqual(result.stdout, "before\n", "output written before the signal is kept")
+          assert.isFalse(result.timedOut, "a signal is not a timeout")
+        })))
+
+      it.live("timeout stops the whole tree and is reported as timedOut, not an error", () =>
+        withLauncher(Effect.gen(function*() {
+          const pids = yield* tempPidFile
+          const launcher = yield* ProcessLauncher
+          const result = yield* launcher.run({
+            command: "bash",
+            args: ["-c", grandchildScript("wait"), "bash", pids],
+            timeout: "2 seconds"
+          })
+          assert.isTrue(result.timedOut, "a command still running at the timeout is timedOut")
+          assert.strictEqual(result.signal, "SIGTERM", "the ladder's SIGTERM ended it")
+          assert.strictEqual(result.stdout, "ready\n", "output written before the timeout is kept")
+          const recorded = readPids(pids)
+          assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
+          assert.deepStrictEqual(yield* survivors(recorded), [], "no grandchild outlives the timeout")
+        })))
+
+      it.live("returns when the command exits even if background grandchildren hold its pipes, and ends them", () =>
+        withLauncher(Effect.gen(function*() {
+          const pids = yield* tempPidFile
+          const launcher = yield* ProcessLauncher
+          const result = yield* launcher.run({ command: "bash", args: ["-c", grandchildScript("exit"), "bash", pids] })
+          assert.isFalse(result.timedOut, "no timeout was set")
+          assert.strictEqual(result.exitCode, 0, "the command's own exit code")
+          assert.strictEqual(result.stdout, "ready\n", "the command's output")
+          const recorded = readPids(pids)
+          assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
+          assert.deepStrictEqual(yield* survivors(recorded), [], "background grandchildren do not outlive run")
+        })))
+
+      it.live("caps output at maxOutputBytes and sets truncated", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const result = yield* launcher.run({
+            command: "bash",
+            args: ["-c", "head -c 200000 /dev/zero | tr '\\0' a"],
+            maxOutputBytes: 1000
+          })
+          assert.isTrue(result.truncated, "200000 bytes over a 1000-byte cap is truncated")
+          assert.strictEqual(result.stdout, "a".repeat(1000), "exactly the first maxOutputBytes bytes are kept")
+          assert.strictEqual(result.exitCode, 0, "truncation does not change the exit code")
+        })))
+
+      it.live("a parent-env secret is not visible to the child unless passed in env (add)", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const hidden = yield* launcher.run({ command: "env" })
+          assert.notInclude(hidden.stdout, SECRET_NAME, "a credential-looking parent variable is not inherited")
+          assert.notInclude(hidden.stdout, SECRET_VALUE, "nor is its value")
+          assert.match(hidden.stdout, /^PATH=/m, "PATH is inherited by default")
+          const listed = yield* launcher.run({ command: "env", inheritEnv: ["PATH", SECRET_NAME] })
+          assert.notInclude(listed.stdout, SECRET_NAME, "a credential-looking name is not inherited even when listed in inheritEnv")
+          const passed = yield* launcher.run({ command: "env", env: { [SECRET_NAME]: "sk-explicit" } })
+          assert.match(passed.stdout, new RegExp(`^${SECRET_NAME}=sk-explicit$`, "m"), "a variable passed in env reaches the child")
+        })))
+
+      it.live("a missing command is a typed SpawnFailed error", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const error = yield* Effect.flip(launcher.run({ command: "dsh-no-such-command-xyz" }))
+          assert.instanceOf(error, SubprocessError, "spawn failures are SubprocessErrors")
+          assert.strictEqual(error.reason, "SpawnFailed", "a missing command is SpawnFailed")
+          assert.include(error.detail, "command not found: dsh-no-such-command-xyz", "the detail names the missing command")
+        })))
+
+      it.live("a missing or non-directory cwd is a typed SpawnFailed error naming the directory", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const missing = yield* Effect.flip(launcher.run({ command: "true", cwd: "/nonexistent/dsh-dir" }))
+          assert.strictEqual(missing.reason, "SpawnFailed", "a missing cwd is SpawnFailed")
+          assert.strictEqual(missing.detail, "working directory does not exist: /nonexistent/dsh-dir", "the detail names the directory")
+          const file = yield* Effect.flip(launcher.run({ command: "true", cwd: "/etc/hostname" }))
+          assert.strictEqual(file.reason, "SpawnFailed", "a cwd that is a file is SpawnFailed")
+          assert.strictEqual(file.detail, "working directory is not a directory: /etc/hostname", "the detail names the file")
+        })))
+    })
+
+    describe("spawn", () => {
+      it.live("stdout stays a readable stream for protocols; closing the scope stops the child", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const pid = yield* Effect.scoped(Effect.gen(function*() {
+            const child = yield* launcher.spawn({ command: "cat" })
+            child.stdin?.write("ping\n")
+            assert.strictEqual(yield* readUntil(child.stdout, "\n"), "ping\n", "what was written to stdin comes back on stdout")
+            assert.isDefined(child.pid, "a spawned child has a pid")
+            return child.pid!
+          }))
+          assert.deepStrictEqual(yield* survivors([pid]), [], "the child is gone once its scope closed")
+        })))
+
+      it.live("exit reports the exit code, or the signal that ended the process", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const coded = yield* launcher.spawn({ command: "bash", args: ["-c", "exit 5"], stdin: "ignore" })
+          assert.deepStrictEqual(yield* coded.exit, { exitCode: 5, signal: null }, "a process that exits has its code and no signal")
+          const signalled = yield* launcher.spawn({ command: "bash", args: ["-c", "kill -USR1 $$"], stdin: "ignore" })
+          assert.deepStrictEqual(yield* signalled.exit, { exitCode: null, signal: "SIGUSR1" }, "a process ended by a signal has the signal and no code")
+        })))
+
+      it.live("closing the scope kills grandchildren", () =>
+        withLauncher(Effect.gen(function*() {
+          const pids = yield* tempPidFile
+          const launcher = yield* ProcessLauncher
+          const parent = yield* Effect.scoped(Effect.gen(function*() {
+            const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript("wait"), "bash", pids] })
+            yield* readUntil(child.stdout, "ready")
+            return child.pid!
+          }))
+          const recorded = readPids(pids)
+          assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
+          assert.deepStrictEqual(yield* survivors([parent, ...recorded]), [], "the child and its grandchildren are gone once the scope closed")
+        })))
+
+      it.live("stop ends grandchildren whose parent already exited", () =>
+        withLauncher(Effect.gen(function*() {
+          const pids = yield* tempPidFile
+          const launcher = yield* ProcessLauncher
+          const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript("exit"), "bash", pids] })
+          yield* readUntil(child.stdout, "ready")
+          const exit = yield* child.exit
+          assert.strictEqual(exit.exitCode, 0, "the parent exited by itself")
+          const recorded = readPids(pids)
+          assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
+          assert.isFalse(recorded.some(isGone), "the orphaned grandchildren are still running before stop")
+          yield* child.stop
+          assert.deepStrictEqual(yield* survivors(recorded), [], "stop ended the orphaned grandchildren")
+        })))
+
+      it.live("the ladder escalates to SIGKILL after killGrace when SIGTERM is ignored", () =>
+        withLauncher(Effect.gen(function*() {
+          const pids = yield* tempPidFile
+          const launcher = yield* ProcessLauncher
+          const child = yield* launcher.spawn({
+            command: "bash",
+            args: ["-c", grandchildScript("ignore-term"), "bash", pids],
+            killGrace: "200 millis"
+          })
+          yield* readUntil(child.stdout, "ready")
+          yield* child.stop
+          assert.strictEqual((yield* child.exit).signal, "SIGKILL", "a child that ignores SIGTERM is killed with SIGKILL")
+          assert.deepStrictEqual(yield* survivors([child.pid!, ...readPids(pids)]), [], "the whole tree is gone after the ladder")
+        })))
+
+      it.live("keeps a bounded stderr tail for the error of a failing child", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const child = yield* launcher.spawn({
+            command: "bash",
+            args: ["-c", "for i in $(seq 1 3000); do echo \"line $i\" >&2; done; exit 3"],
+            stdin: "ignore",
+            stderrTailBytes: 1024
+          })
+          const exit = yield* child.exit
+          const tail = yield* child.stderrTail
+          assert.strictEqual(exit.exitCode, 3, "the child's exit code")
+          assert.isAtMost(Buffer.byteLength(tail), 1024, "the tail keeps at most stderrTailBytes bytes")
+          assert.isTrue(tail.endsWith("line 3000\n"), "the tail ends with the last line written")
+          assert.notInclude(tail, "line 1\n", "the first lines were dropped")
+          const error = processExitedError("bash", exit, tail)
+          assert.strictEqual(error.reason, "ProcessExited", "processExitedError builds a ProcessExited error")
+          assert.strictEqual(error.detail, "exited with code 3", "its detail is the exit status")
+          assert.strictEqual(error.stderrTail, tail, "it carries the stderr tail")
+        })))
+    })
+  })
+}
