@@ -222,7 +222,8 @@ describe("background runs", () => {
       const tasksDir = join(home, "sessions", sessionId, "tasks")
       // The child's outcome is persisted before anything is announced: wait for it, then kill -9.
       for (;;) {
-        const files = existsSync(tasksDir) ? readdirSync(tasksDir) : []
+        // Records only: the atomic writer's temp files (.<name>.tmp) may be half written.
+        const files = existsSync(tasksDir) ? readdirSync(tasksDir).filter((f) => f.endsWith(".json") && !f.startsWith(".")) : []
         const done = files.map((f) => JSON.parse(readFileSync(join(tasksDir, f), "utf8")) as { status: string }).some((t) => t.status === "completed")
         if (done) break
         await new Promise((r) => setTimeout(r, 20))

@@ -68,7 +68,7 @@ describe("serveSdk + SdkClient (in memory)", () => {
       const seen: Array<SessionEvent> = []
       const client = yield* SdkClient.connect({ ...served.client })
       assert.strictEqual(client.server.protocolVersion, 1)
-      assert.deepStrictEqual(client.server.capabilities.children, { send: false, stop: false })
+      assert.deepStrictEqual(client.server.capabilities.children, { send: true, stop: true })
       const session = yield* client.createSession({ cwd: "/tmp" })
       const result = yield* client.prompt({ sessionId: session.id, prompt: "child" }, { onEvent: (e) => Effect.sync(() => seen.push(e)) })
       assert.strictEqual(result.status, "completed")

@@ -4,13 +4,16 @@
  * reasons and aborts.
  */
 import { userMessage } from "@dsh/core"
-import { assert, describe, it } from "@effect/vitest"
+import { effectTests } from "@dsh/core/testing"
+import { assert, describe, it } from "vitest"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { RetryPolicy } from "../Http.ts"
 import type { ModelRequest, StreamPart } from "../LanguageModel.ts"
 import { LlmError } from "../LlmError.ts"
 import { type ModelAdapter, type ModelConfig, ModelRegistry } from "../ModelRegistry.ts"
 import type { FakeServer, FakeServerOptions } from "./FakeSseServer.ts"
+
+const test = effectTests(it)
 
 /** What the suite needs to know about one adapter. */
 export interface ModelAdapterFixture {
@@ -46,7 +49,7 @@ const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDela
  * startServer: startFakeOpenAIServer })`. Vendor-specific checks (request body, headers,
  * error-body shapes) stay in the adapter's own tests.
  *
- * Gotcha: the tests use real sockets and the live clock (`it.live`), and a `RetryPolicy` of
+ * Gotcha: the tests use real sockets and the live clock (`effectTests(it).live`), and a `RetryPolicy` of
  * two fast retries; an adapter must build its requests on `postSse` (or honour
  * `RetryPolicy` and abort on interruption the same way) to pass.
  */
@@ -76,7 +79,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
     })
 
   describe(name, () => {
-    it.live("streams text in several deltas and finishes with stop", () =>
+    test.live("streams text in several deltas and finishes with stop", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ replies: [{ text: "Hello there, world!" }] })
         const parts = yield* Stream.runCollect(lm.stream(ask("hi")))
@@ -92,7 +95,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 1, "one request for one answer")
       }))
 
-    it.live("assembles tool calls whose arguments arrive split across deltas", () =>
+    test.live("assembles tool calls whose arguments arrive split across deltas", () =>
       Effect.gen(function*() {
         const args = { path: "src/index.ts", limit: 20, note: "ünïcødé ✓" }
         const reply = {
@@ -127,7 +130,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(response.message.toolCalls?.[0]?.id, "call_1", "generate keeps the ids the server sent")
       }))
 
-    it.live("reports the usage the server sends", () =>
+    test.live("reports the usage the server sends", () =>
       Effect.gen(function*() {
         const { lm } = yield* setup({ replies: [{ text: "ok", usage: { input: 120, output: 7 } }] })
         const response = yield* lm.generate(ask("hi"))
@@ -136,7 +139,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.deepStrictEqual(response.message, { role: "assistant", content: "ok" }, "an answer without calls has no toolCalls key")
       }))
 
-    it.live("retries a 500 exactly maxRetries times, then fails with ServerError", () =>
+    test.live("retries a 500 exactly maxRetries times, then fails with ServerError", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ respond: () => ({ status: 500 }) })
         const error = yield* Effect.flip(lm.generate(ask("hi")))
@@ -147,7 +150,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
       }).pipe(fastRetries))
 
-    it.live("retries a 429 and returns the answer that follows", () =>
+    test.live("retries a 429 and returns the answer that follows", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ replies: [{ status: 429 }, { text: "finally" }] })
         const response = yield* lm.generate(ask("hi"))
@@ -155,7 +158,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 2, "the 429 was retried once")
       }).pipe(fastRetries))
 
-    it.live("a 429 on every attempt fails with RateLimited after maxRetries", () =>
+    test.live("a 429 on every attempt fails with RateLimited after maxRetries", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ respond: () => ({ status: 429 }) })
         const error = yield* Effect.flip(lm.generate(ask("hi")))
@@ -164,7 +167,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
       }).pipe(fastRetries))
 
-    it.live("retries a connection dropped before the first byte", () =>
+    test.live("retries a connection dropped before the first byte", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ replies: [{ disconnect: true }, { text: "after the drop" }] })
         const response = yield* lm.generate(ask("hi"))
@@ -172,7 +175,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 2, "the dropped request was retried once")
       }).pipe(fastRetries))
 
-    it.live("a connection dropped on every attempt fails with Network after maxRetries", () =>
+    test.live("a connection dropped on every attempt fails with Network after maxRetries", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ respond: () => ({ disconnect: true }) })
         const error = yield* Effect.flip(lm.generate(ask("hi")))
@@ -180,7 +183,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
       }).pipe(fastRetries))
 
-    it.live("maxRetries 0 sends one request only", () =>
+    test.live("maxRetries 0 sends one request only", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ respond: () => ({ status: 503 }) })
         const error = yield* Effect.flip(lm.generate(ask("hi")))
@@ -188,7 +191,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 1, "RetryPolicy.maxRetries 0 disables retrying")
       }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
 
-    it.live("fails a 401 with Authentication, without retrying, with the server's message", () =>
+    test.live("fails a 401 with Authentication, without retrying, with the server's message", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ respond: () => ({ status: 401 }) })
         const error = yield* Effect.flip(lm.generate(ask("hi")))
@@ -199,7 +202,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 1, "a 401 is not retried")
       }).pipe(fastRetries))
 
-    it.live("an error event mid-stream fails the stream after the parts before it, without retrying", () =>
+    test.live("an error event mid-stream fails the stream after the parts before it, without retrying", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ replies: [{ text: "start", streamError: { message: "the model fell over" } }] })
         const seen: Array<StreamPart> = []
@@ -215,7 +218,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 1, "a failure after the first byte is not retried")
       }).pipe(fastRetries))
 
-    it.live("interrupting the stream mid-way aborts the HTTP request", () =>
+    test.live("interrupting the stream mid-way aborts the HTTP request", () =>
       Effect.gen(function*() {
         const { lm, server } = yield* setup({ replies: [{ text: "partial answer", hang: true }] })
         const first = yield* Deferred.make<StreamPart>()
@@ -230,7 +233,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.aborted, 1, "the server saw the client abandon the response")
       }))
 
-    it.live("interrupting before the first byte aborts the HTTP request", () =>
+    test.live("interrupting before the first byte aborts the HTTP request", () =>
       Effect.gen(function*() {
         const arrived = yield* Deferred.make<void>()
         const { lm, server } = yield* setup({
@@ -247,7 +250,7 @@ export const modelAdapterSuite = (name: string, fixture: ModelAdapterFixture): v
         assert.strictEqual(server.requests.length, 1, "an interrupted request is not retried")
       }))
 
-    it.live("resolves through a ModelRegistry under its name", () =>
+    test.live("resolves through a ModelRegistry under its name", () =>
       Effect.gen(function*() {
         const server = yield* fakeServer({ replies: [{ text: "via registry" }] })
         const registry = yield* ModelRegistry

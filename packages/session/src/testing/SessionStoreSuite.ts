@@ -3,10 +3,13 @@
  * (the file store, the memory store, and any store a user writes).
  */
 import type { AgentEvent } from "@dsh/core"
-import { assert, describe, it } from "@effect/vitest"
+import { effectTests } from "@dsh/core/testing"
+import { assert, describe, it } from "vitest"
 import { Effect, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { CreateSession, SessionState, SessionStoreShape, Transcript } from "../SessionStore.ts"
+
+const test = effectTests(it)
 
 /** One test's backing data (a directory, a database, a shared in-memory `Data`) and a way to open stores over it. */
 export interface SessionStoreFixture {
@@ -52,12 +55,12 @@ const seqs = (n: number, from = 1): Array<number> => Array.from({ length: n }, (
  * level of a vitest file: `sessionStoreSuite("MyStore", fixture)`. `fixture` runs once per
  * test, in the test's scope, and must make fresh, empty backing data each time.
  *
- * Gotcha: the tests run under `it.effect`, so `Clock` is the `TestClock`: a store must take
+ * Gotcha: the tests run under `effectTests(it).effect` (the TestClock), so `Clock` is the `TestClock`: a store must take
  * its timestamps from Effect's `Clock` (not `Date.now()`) for the ordering tests to pass.
  */
 export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionStoreFixture, unknown, Scope.Scope>): void => {
   describe(name, () => {
-    it.effect("create writes an idle state, keeps extra keys and registers its handle", () =>
+    test.effect("create writes an idle state, keeps extra keys and registers its handle", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start
         const handle = yield* store.create({ ...init, extra: { dynamicAgents: [{ name: "x" }], status: "running" } })
@@ -70,7 +73,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         assert.strictEqual(yield* store.open(handle.id), handle, "open returns the very handle create returned")
       }))
 
-    it.effect("events round-trip across a restart, and seq continues after reopening", () =>
+    test.effect("events round-trip across a restart, and seq continues after reopening", () =>
       Effect.gen(function*() {
         const { start } = yield* fixture
         const first = yield* (yield* start).create({ ...init, id: "s1" })
@@ -99,7 +102,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         )
       }))
 
-    it.effect("ephemeral text-delta events are not persisted and take no seq", () =>
+    test.effect("ephemeral text-delta events are not persisted and take no seq", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start
         const handle = yield* store.create(init)
@@ -116,7 +119,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         )
       }))
 
-    it.effect("buffered events reach a restarted store only after sync", () =>
+    test.effect("buffered events reach a restarted store only after sync", () =>
       Effect.gen(function*() {
         const { start } = yield* fixture
         const handle = yield* (yield* start).create({ ...init, id: "buffered" })
@@ -127,7 +130,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         assert.strictEqual((yield* before.transcript.read).records.length, 6, "after sync another store reads all six events")
       }))
 
-    it.effect("open reports unknown and invalid ids; create refuses taken and invalid ids", () =>
+    test.effect("open reports unknown and invalid ids; create refuses taken and invalid ids", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start
         const missing = yield* Effect.flip(store.open("nope"))
@@ -150,7 +153,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         )
       }))
 
-    it.effect("open returns one handle per id, even when two opens race", () =>
+    test.effect("open returns one handle per id, even when two opens race", () =>
       Effect.gen(function*() {
         const { start } = yield* fixture
         yield* (yield* start).create({ ...init, id: "shared" })
@@ -160,7 +163,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         assert.strictEqual(yield* store.open("shared"), a, "a later open returns that handle too")
       }))
 
-    it.effect("200 concurrent updateState increments lose none and keep unknown keys", () =>
+    test.effect("200 concurrent updateState increments lose none and keep unknown keys", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start
         const handle = yield* store.create({ ...init, extra: { subagents: { "explore-1": { status: "idle" } } } })
@@ -178,7 +181,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         assert.strictEqual(state.createdAt, created.createdAt, "updateState leaves createdAt alone")
       }))
 
-    it.effect("list is newest first by createdAt, then by id", () =>
+    test.effect("list is newest first by createdAt, then by id", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start
         assert.deepStrictEqual(yield* store.list, [], "a fresh store lists no sessions")
@@ -195,7 +198,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         )
       }))
 
-    it.effect("latest is the most recently updated session, optionally in one cwd", () =>
+    test.effect("latest is the most recently updated session, optionally in one cwd", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start
         assert.isUndefined(yield* store.latest(), "a fresh store has no latest session")
@@ -213,7 +216,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         assert.isUndefined(yield* store.latest({ cwd: "/elsewhere" }), "latest({cwd}) is undefined for a cwd without sessions")
       }))
 
-    it.effect("children keep their own transcript and meta across a restart", () =>
+    test.effect("children keep their own transcript and meta across a restart", () =>
       Effect.gen(function*() {
         const { start } = yield* fixture
         const handle = yield* (yield* start).create({ ...init, id: "parent" })
@@ -238,7 +241,7 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         assert.deepStrictEqual((yield* reopened.transcript.read).records, [], "a child's events are not in the parent's transcript")
       }))
 
-    it.effect("task records are replaced by run id and all read back", () =>
+    test.effect("task records are replaced by run id and all read back", () =>
       Effect.gen(function*() {
         const { start } = yield* fixture
         const handle = yield* (yield* start).create({ ...init, id: "tasks" })

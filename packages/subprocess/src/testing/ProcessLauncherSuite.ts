@@ -2,12 +2,15 @@
  * The behaviour every `ProcessLauncher` must show, written once and run against each
  * launcher (the local one; ssh, containers or Jobs later).
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { effectTests } from "@dsh/core/testing"
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { Effect, type Layer } from "effect"
 import { ProcessLauncher } from "../ProcessLauncher.ts"
 import { processExitedError, SubprocessError } from "../SubprocessError.ts"
 import { grandchildScript, readUntil, tempPidFile } from "./ChildScripts.ts"
 import { isGone, readPids, survivors } from "./ProcessChecks.ts"
+
+const test = effectTests(it)
 
 /** A credential-looking variable the suite puts in `process.env`; no child may see it unless passed. */
 const SECRET_NAME = "SOME_API_KEY"
@@ -37,7 +40,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
         delete process.env[SECRET_NAME]
       })
 
-      it.live("collects stdout, stderr and the exit code; feeds input", () =>
+      test.live("collects stdout, stderr and the exit code; feeds input", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const result = yield* launcher.run({ command: "bash", args: ["-c", "cat; echo oops >&2; exit 7"], input: "hello\n" })
@@ -49,7 +52,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.isFalse(result.truncated, "truncated is false for small output")
         })))
 
-      it.live("reports the signal that ended a process", () =>
+      test.live("reports the signal that ended a process", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const result = yield* launcher.run({ command: "bash", args: ["-c", "echo before; kill -USR1 $$"] })
@@ -59,7 +62,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.isFalse(result.timedOut, "a signal is not a timeout")
         })))
 
-      it.live("timeout stops the whole tree and is reported as timedOut, not an error", () =>
+      test.live("timeout stops the whole tree and is reported as timedOut, not an error", () =>
         withLauncher(Effect.gen(function*() {
           const pids = yield* tempPidFile
           const launcher = yield* ProcessLauncher
@@ -76,7 +79,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* survivors(recorded), [], "no grandchild outlives the timeout")
         })))
 
-      it.live("returns when the command exits even if background grandchildren hold its pipes, and ends them", () =>
+      test.live("returns when the command exits even if background grandchildren hold its pipes, and ends them", () =>
         withLauncher(Effect.gen(function*() {
           const pids = yield* tempPidFile
           const launcher = yield* ProcessLauncher
@@ -89,7 +92,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* survivors(recorded), [], "background grandchildren do not outlive run")
         })))
 
-      it.live("caps output at maxOutputBytes and sets truncated", () =>
+      test.live("caps output at maxOutputBytes and sets truncated", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const result = yield* launcher.run({
@@ -102,7 +105,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.strictEqual(result.exitCode, 0, "truncation does not change the exit code")
         })))
 
-      it.live("a parent-env secret is not visible to the child unless passed in env (add)", () =>
+      test.live("a parent-env secret is not visible to the child unless passed in env (add)", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const hidden = yield* launcher.run({ command: "env" })
@@ -115,7 +118,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.match(passed.stdout, new RegExp(`^${SECRET_NAME}=sk-explicit$`, "m"), "a variable passed in env reaches the child")
         })))
 
-      it.live("a missing command is a typed SpawnFailed error", () =>
+      test.live("a missing command is a typed SpawnFailed error", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const error = yield* Effect.flip(launcher.run({ command: "dsh-no-such-command-xyz" }))
@@ -124,7 +127,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.include(error.detail, "command not found: dsh-no-such-command-xyz", "the detail names the missing command")
         })))
 
-      it.live("a missing or non-directory cwd is a typed SpawnFailed error naming the directory", () =>
+      test.live("a missing or non-directory cwd is a typed SpawnFailed error naming the directory", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const missing = yield* Effect.flip(launcher.run({ command: "true", cwd: "/nonexistent/dsh-dir" }))
@@ -137,7 +140,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
     })
 
     describe("spawn", () => {
-      it.live("stdout stays a readable stream for protocols; closing the scope stops the child", () =>
+      test.live("stdout stays a readable stream for protocols; closing the scope stops the child", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const pid = yield* Effect.scoped(Effect.gen(function*() {
@@ -150,7 +153,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* survivors([pid]), [], "the child is gone once its scope closed")
         })))
 
-      it.live("exit reports the exit code, or the signal that ended the process", () =>
+      test.live("exit reports the exit code, or the signal that ended the process", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const coded = yield* launcher.spawn({ command: "bash", args: ["-c", "exit 5"], stdin: "ignore" })
@@ -159,7 +162,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* signalled.exit, { exitCode: null, signal: "SIGUSR1" }, "a process ended by a signal has the signal and no code")
         })))
 
-      it.live("closing the scope kills grandchildren", () =>
+      test.live("closing the scope kills grandchildren", () =>
         withLauncher(Effect.gen(function*() {
           const pids = yield* tempPidFile
           const launcher = yield* ProcessLauncher
@@ -173,7 +176,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* survivors([parent, ...recorded]), [], "the child and its grandchildren are gone once the scope closed")
         })))
 
-      it.live("stop ends grandchildren whose parent already exited", () =>
+      test.live("stop ends grandchildren whose parent already exited", () =>
         withLauncher(Effect.gen(function*() {
           const pids = yield* tempPidFile
           const launcher = yield* ProcessLauncher
@@ -188,7 +191,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* survivors(recorded), [], "stop ended the orphaned grandchildren")
         })))
 
-      it.live("the ladder escalates to SIGKILL after killGrace when SIGTERM is ignored", () =>
+      test.live("the ladder escalates to SIGKILL after killGrace when SIGTERM is ignored", () =>
         withLauncher(Effect.gen(function*() {
           const pids = yield* tempPidFile
           const launcher = yield* ProcessLauncher
@@ -203,7 +206,7 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           assert.deepStrictEqual(yield* survivors([child.pid!, ...readPids(pids)]), [], "the whole tree is gone after the ladder")
         })))
 
-      it.live("keeps a bounded stderr tail for the error of a failing child", () =>
+      test.live("keeps a bounded stderr tail for the error of a failing child", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const child = yield* launcher.spawn({
