@@ -34,6 +34,8 @@ export interface HostChildSummary {
 export interface HostPromptOptions {
   readonly sessionId: string
   readonly prompt: string
+  /** A model spec the session uses from this prompt on (checked before anything runs). */
+  readonly model?: string | undefined
   /** The main agent's live events (text deltas, tool calls, subagent start/end, …). */
   readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
   /** Every descendant's live events, tagged with its handle. */

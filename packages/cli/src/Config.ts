@@ -1,3 +1,4 @@
+import { decodeHarnessConfig, type HarnessConfig } from "@dsh/harness"
 import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
@@ -5,33 +6,13 @@ import { join } from "node:path"
 import { parse as parseToml } from "smol-toml"
 import { UsageError } from "./CliError.ts"
 
-/** What `$DSH_HOME/config.toml` may hold. Unknown keys are ignored. */
-export interface DshConfig {
-  readonly model?: string | undefined
-  readonly extraAgentDirs: ReadonlyArray<string>
-  readonly limits: {
-    readonly maxConcurrent?: number | undefined
-    readonly timeoutSeconds?: number | undefined
-    readonly maxDepth?: number | undefined
-    readonly maxChildren?: number | undefined
-  }
-  /** `[llm]`: how model calls are retried on 429, 5xx and network errors. */
-  readonly llm: {
-    readonly maxRetries?: number | undefined
-    readonly retryBaseMs?: number | undefined
-  }
-  /** `[bash] env = ["NAME", …]`: parent variables the Bash tool may see (everything else is scrubbed). */
-  readonly bashEnv: ReadonlyArray<string>
-  /** The raw table, for packages that read their own sections (e.g. `[acp.agents.*]`). */
-  readonly raw: Readonly<Record<string, unknown>>
-}
+/** What `$DSH_HOME/config.toml` holds (see `HarnessConfig`). */
+export type DshConfig = HarnessConfig
 
 export const dshHome = (env: NodeJS.ProcessEnv): string =>
   env.DSH_HOME !== undefined && env.DSH_HOME !== "" ? env.DSH_HOME : join(homedir(), ".dsh")
 
-const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined)
-
-/** Reads config.toml; a missing file is an empty config, a malformed one is a usage error. */
+/** Reads config.toml: a missing file is an empty config; a malformed file or setting is a usage error. */
 export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =>
   Effect.gen(function*() {
     const path = join(home, "config.toml")
@@ -46,21 +27,5 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
       try: () => parseToml(text) as Record<string, unknown>,
       catch: (e) => new UsageError({ message: `${path}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     })
-    const limits = (raw.limits ?? {}) as Record<string, unknown>
-    const llm = (raw.llm ?? {}) as Record<string, unknown>
-    const bash = (raw.bash ?? {}) as Record<string, unknown>
-    const dirs = raw.extra_agent_dirs
-    return {
-      model: typeof raw.model === "string" ? raw.model : undefined,
-      extraAgentDirs: Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === "string") : [],
-      limits: {
-        maxConcurrent: num(limits.max_concurrent),
-        timeoutSeconds: num(limits.timeout_seconds),
-        maxDepth: num(limits.max_depth),
-        maxChildren: num(limits.max_children)
-      },
-      bashEnv: Array.isArray(bash.env) ? bash.env.filter((n): n is string => typeof n === "string") : [],
-      llm: { maxRetries: num(llm.max_retries), retryBaseMs: num(llm.retry_base_ms) },
-      raw
-    }
+    return yield* decodeHarnessConfig(raw, path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
   })

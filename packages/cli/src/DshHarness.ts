@@ -1,5 +1,4 @@
-import { loadFileCatalog, type ResolveAgentsOptions } from "@dsh/agent"
-import { Harness } from "@dsh/harness"
+import { fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
 import { normalizeLimits } from "@dsh/subagent"
 import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
@@ -36,36 +35,14 @@ const bundledAgentsDir = (): string | undefined => {
   return existsSync(dir) ? dir : undefined
 }
 
-/** Where agent files are looked for, for a working directory (`dsh run`, `dsh agents list`). */
-export const agentSearch = (ctx: CliContext, config: DshConfig, request: {
-  readonly cwd: string
-  readonly agentFile?: string | undefined
-  readonly trustProject?: boolean | undefined
-}): ResolveAgentsOptions => ({
-  cwd: request.cwd,
+/** Where the CLI looks for agent files: `$DSH_HOME`, the OS home, config's extra dirs, its bundled built-ins. */
+export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOptions => ({
   dshHome: ctx.home,
   userHome: ctx.env.HOME ?? homedir(),
-  agentFile: request.agentFile,
   extraAgentDirs: config.extraAgentDirs,
-  trustProject: request.trustProject,
-  builtinAgentsDir: bundledAgentsDir()
+  builtinAgentsDir: bundledAgentsDir(),
+  env: ctx.env
 })
-
-/** Agent files as `dsh run` resolves them: the session's agent file and trust decision are in its state. */
-const fileCatalog = (ctx: CliContext, config: DshConfig) => (request: {
-  readonly cwd: string
-  readonly agent?: string | undefined
-  readonly extra: Readonly<Record<string, unknown>>
-}) =>
-  loadFileCatalog({
-    ...agentSearch(ctx, config, {
-      cwd: request.cwd,
-      agentFile: typeof request.extra.agentFile === "string" ? request.extra.agentFile : undefined,
-      trustProject: request.extra.trustProject === true
-    }),
-    agent: request.agent,
-    env: ctx.env
-  })
 
 /**
  * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
@@ -79,7 +56,7 @@ export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
   const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth })
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
   return Harness.layer({
-    agents: fileCatalog(ctx, config),
+    agents: fileAgents(agentFiles(ctx, config)),
     backends: Effect.all([
       Effect.succeed(SpawnProvider),
       Effect.succeed(ForkBackend),

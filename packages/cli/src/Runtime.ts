@@ -1,9 +1,9 @@
+import { configLayer } from "@dsh/harness"
 import { AnthropicAdapter } from "@dsh/llm-anthropic"
 import { OpenAIAdapter } from "@dsh/llm-openai"
-import { ModelRegistry, RetryPolicy } from "@dsh/llm"
+import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
@@ -15,11 +15,7 @@ import { cliLoggerLayer } from "./Logger.ts"
 /** The services every command runs with: models, the file session store, local processes, logs. */
 export const cliLayer = (ctx: CliContext) =>
   Layer.mergeAll(
-    Layer.mergeAll(
-      ModelRegistry.provide(ScriptedAdapter),
-      ModelRegistry.provide(OpenAIAdapter),
-      ModelRegistry.provide(AnthropicAdapter)
-    ).pipe(Layer.provideMerge(ModelRegistry.layer)),
+    ModelRegistry.layerWith([ScriptedAdapter, OpenAIAdapter, AnthropicAdapter]),
     FileSessionStore.layer({ home: ctx.home }),
     LocalProcessLauncher.layer(),
     cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr })
@@ -30,13 +26,5 @@ export const cliLayer = (ctx: CliContext) =>
  * tree limits and the model retry policy. A malformed config is a usage error here.
  */
 export const hostLayer = (ctx: CliContext) =>
-  Layer.unwrap(Effect.map(loadConfig(ctx.home), (config) => {
-    const retry = {
-      maxRetries: config.llm.maxRetries ?? 3,
-      baseDelay: config.llm.retryBaseMs === undefined ? "500 millis" as const : `${config.llm.retryBaseMs} millis` as const,
-      maxDelay: "8 seconds" as const
-    }
-    return Layer.mergeAll(dshHarnessLayer(ctx, config), Layer.succeed(RetryPolicy, retry)).pipe(
-      Layer.provideMerge(Layer.succeed(SubagentLimits, normalizeLimits(config.limits)))
-    )
-  }))
+  Layer.unwrap(Effect.map(loadConfig(ctx.home), (config) =>
+    dshHarnessLayer(ctx, config).pipe(Layer.provideMerge(configLayer(config)))))

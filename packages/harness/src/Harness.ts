@@ -107,6 +107,11 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
 
     const prompt: AgentHostShape["prompt"] = (request) =>
       toHostError(Effect.scoped(Effect.gen(function*() {
+        if (request.model !== undefined) {
+          const model = request.model
+          yield* resolveModel(model)
+          yield* (yield* store.open(request.sessionId)).updateState((s) => ({ ...s, model }))
+        }
         const rt = yield* openRuntime(request.sessionId, request.onChildEvent)
         const { session, catalog, main } = rt
         const onEvent = request.onEvent ?? (() => Effect.void)

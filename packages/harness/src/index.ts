@@ -6,6 +6,8 @@
  */
 export * from "./AgentContext.ts"
 export * from "./ChildSummary.ts"
+export * from "./FileAgents.ts"
 export * from "./Harness.ts"
+export * from "./HarnessConfig.ts"
 export * from "./HarnessOptions.ts"
 export * from "./HostErrors.ts"

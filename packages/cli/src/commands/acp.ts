@@ -18,8 +18,7 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
     const { agent, serve, model } = yield* prepareProtocolServe("acp", args, ctx)
     // `[acp] context_window = N` in config.toml: the model's window, which enables `usage_update`.
-    const acpTable = (yield* loadConfig(ctx.home)).raw.acp as { readonly context_window?: unknown } | undefined
-    const contextWindow = typeof acpTable?.context_window === "number" && acpTable.context_window > 0 ? acpTable.context_window : undefined
+    const contextWindow = (yield* loadConfig(ctx.home)).acpContextWindow
     const io = webStdio(ctx.stdout, ctx.stdin)
     yield* serve(serveAcp({
       stream: acp.ndJsonStream(io.writable, io.readable),

@@ -5,7 +5,8 @@ import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { agentSearch } from "../DshHarness.ts"
+import { agentSearch } from "@dsh/harness"
+import { agentFiles } from "../DshHarness.ts"
 import { writeLine } from "../Output.ts"
 import { checkDirectory } from "../Directories.ts"
 
@@ -37,7 +38,7 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       return yield* writeLine(ctx.stdout, `${sub === "trust" ? "trusted" : "no longer trusted"}: ${root}`)
     }
     const config = yield* loadConfig(ctx.home)
-    const resolved = yield* resolveAgents(agentSearch(ctx, config, {
+    const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), {
       cwd,
       agentFile: values["agent-file"] === undefined ? undefined : resolve(ctx.cwd, values["agent-file"]),
       trustProject: values["trust-project"]

@@ -1,3 +1,4 @@
+import { eventLine } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import { DEMO_PROMPT } from "@dsh/llm-scripted"
 import { Effect } from "effect"
@@ -20,18 +21,8 @@ const repositoryRoot = (): string | undefined => {
   return undefined
 }
 
-const describe = (event: AgentEvent): string | undefined => {
-  switch (event.type) {
-    case "tool-call":
-      return `  → ${event.name} ${event.input}`
-    case "subagent-start":
-      return `  ⇢ ${event.handle} (${event.agent}) started: ${event.description}`
-    case "subagent-end":
-      return `  ⇠ ${event.handle} ${event.status} in ${event.durationMs} ms, ${event.usage.totalTokens} tokens`
-    default:
-      return undefined
-  }
-}
+/** The demo's trace: the main agent's tool calls and its children starting and ending. */
+const TRACED = new Set<AgentEvent["type"]>(["tool-call", "subagent-start", "subagent-end"])
 
 /** The demo prints its own closing block, so the plain result output is dropped. */
 const discard = () => new Writable({ write: (_chunk, _encoding, callback) => callback() })
@@ -48,8 +39,8 @@ export const demoCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       cwd,
       model: values.model ?? "scripted",
       onEvent: (event) => {
-        const line = describe(event)
-        return line === undefined ? Effect.void : writeLine(ctx.stdout, line)
+        const line = TRACED.has(event.type) ? eventLine(event) : undefined
+        return line === undefined ? Effect.void : writeLine(ctx.stdout, `  ${line}`)
       }
     }, { ...ctx, stdout: discard() })
     yield* writeLine(ctx.stdout, `\n${summary.result}\n\n(session ${summary.sessionId}: ${summary.usage.totalTokens} tokens)`)

@@ -1,7 +1,6 @@
 import { AgentHost } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import { SessionStore } from "@dsh/session"
-import { ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
 import { join, resolve } from "node:path"
 import { oneOf, parseFlags } from "../Args.ts"
@@ -91,27 +90,16 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
   Effect.gen(function*() {
     const host = yield* AgentHost
     const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd })
-    let sessionId = existing?.id
-    if (existing === undefined) {
-      const extra = {
-        ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }),
-        ...(input.trustProject === true ? { trustProject: true } : {})
-      }
-      sessionId = (yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id
-    } else if (input.model !== undefined) {
-      // A model given when continuing applies from now on; it is checked before it is recorded.
-      const registry = yield* ModelRegistry
-      yield* registry.resolve(input.model, { env: ctx.env, cwd: ctx.cwd })
-      const model = input.model
-      yield* existing.updateState((s) => ({ ...s, model }))
-    }
-    const session = yield* (yield* SessionStore).open(sessionId!)
+    const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}) }
+    const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
     const logger = fileLogger(join(session.location, "dsh.log"))
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
     const summary = yield* host.prompt({
       sessionId: session.id,
       prompt: input.prompt,
+      // A model given when continuing applies from now on.
+      model: existing === undefined ? undefined : input.model,
       maxSteps: input.maxSteps,
       onEvent: (event) => Effect.andThen(forward(event), input.onEvent?.(event) ?? Effect.void)
     })

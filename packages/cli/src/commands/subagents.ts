@@ -1,5 +1,4 @@
-import { AgentHost } from "@dsh/agent"
-import type { WireRecord } from "@dsh/core"
+import { AgentHost, conversationRecords, eventLine } from "@dsh/agent"
 import { childSummary } from "@dsh/harness"
 import { decodeDescriptors, logWarnings, requestStop } from "@dsh/subagent"
 import { Effect } from "effect"
@@ -46,11 +45,8 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       if (message === "") return yield* new UsageError({ message: "usage: dsh subagents send HANDLE \"message\" --session ID" })
       const host = yield* AgentHost
       const reply = yield* host.sendToChild({ sessionId: session.id, handle: child.handle, message })
-      const result = { ...reply, output: reply.result }
-      yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify(result) : result.output)
-      if (result.status !== "completed") {
-        return yield* new RunFailed({ message: `${child.handle} ${result.status}: ${result.notes ?? "no result"}` })
-      }
+      yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify({ ...reply, output: reply.result }) : reply.result)
+      if (reply.status !== "completed") return yield* new RunFailed({ message: `${child.handle} ${reply.status}: ${reply.notes ?? "no result"}` })
       return
     }
     if (sub === "log") {
@@ -59,15 +55,10 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
         return yield* new UsageError({ message: `--limit must be a positive integer (got "${values.limit}")` })
       }
-      const store = yield* session.child(child.handle)
-      const { records } = yield* store.transcript.read
-      const shown = records.filter((r) =>
-        r.type === "message" ? values.tools === true || r.message.role === "user" || (r.message.role === "assistant" && r.message.content !== "") :
-        values.tools === true && (r.type === "tool-call" || r.type === "tool-result")
-      ).filter((r) => !(r.type === "message" && r.message.role === "tool"))
-      const tail = limit === undefined ? shown : shown.slice(-limit)
+      const { records } = yield* (yield* session.child(child.handle)).transcript.read
+      const tail = conversationRecords(records, { tools: values.tools, limit })
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ handle: child.handle, records: tail }))
-      for (const r of tail) yield* writeLine(ctx.stdout, formatRecord(r))
+      for (const r of tail) yield* writeLine(ctx.stdout, eventLine(r) ?? JSON.stringify(r))
       return
     }
     if (sub === "stop") {
@@ -88,28 +79,10 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       }
       return
     }
-    if (handle === undefined || extra.length > 0) return yield* new UsageError({ message: "usage: dsh subagents info HANDLE --session ID" })
-    const found = children.find((d) => d.handle === handle)
-    if (found === undefined) {
-      return yield* new UsageError({
-        message: `unknown subagent "${handle}" in session ${session.id}; known: ${children.map((d) => d.handle).join(", ") || "(none)"}`
-      })
-    }
+    if (extra.length > 0) return yield* new UsageError({ message: "usage: dsh subagents info HANDLE --session ID" })
+    const found = yield* find(handle)
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(found))
     for (const [k, v] of Object.entries(found)) {
       yield* writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     }
   })
-
-const formatRecord = (r: WireRecord): string => {
-  switch (r.type) {
-    case "message":
-      return `${r.message.role}: ${r.message.content}`
-    case "tool-call":
-      return `→ ${r.name} ${r.input}`
-    case "tool-result":
-      return `← ${r.name}${r.isError ? " (error)" : ""}: ${r.output.length > 500 ? `${r.output.slice(0, 500)}…` : r.output}`
-    default:
-      return JSON.stringify(r)
-  }
-}

@@ -1,0 +1,45 @@
+import { loadFileCatalog, type ResolveAgentsOptions } from "@dsh/agent"
+import type { CatalogRequest } from "./HarnessOptions.ts"
+
+/** Where agent files are looked for, beyond the working directory's project. */
+export interface FileAgentsOptions {
+  /** `$DSH_HOME`: `agents/`, `SYSTEM.md`, the trust store. */
+  readonly dshHome: string
+  /** The real OS home (`~/.agents/agents/`, `~` in `extraAgentDirs`). */
+  readonly userHome: string
+  readonly extraAgentDirs?: ReadonlyArray<string> | undefined
+  /** Replaces `@dsh/agent`'s built-in agent files (e.g. copies bundled with an app). */
+  readonly builtinAgentsDir?: string | undefined
+  /** For template variables (`SHELL`, …). */
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+/** The agent-file search of one working directory; `agentFile` and `trustProject` are a session's own. */
+export const agentSearch = (
+  options: FileAgentsOptions,
+  request: { readonly cwd: string; readonly agentFile?: string | undefined; readonly trustProject?: boolean | undefined }
+): ResolveAgentsOptions => ({
+  cwd: request.cwd,
+  dshHome: options.dshHome,
+  userHome: options.userHome,
+  agentFile: request.agentFile,
+  extraAgentDirs: options.extraAgentDirs,
+  trustProject: request.trustProject,
+  builtinAgentsDir: options.builtinAgentsDir
+})
+
+/**
+ * Agents from Markdown agent files (Claude Code, OpenCode, Gemini CLI formats), as `dsh run`
+ * resolves them, for `HarnessOptions.agents`. A session created with `extra: {agentFile}` runs
+ * that file's agent; `extra: {trustProject: true}` lets project files override built-ins.
+ */
+export const fileAgents = (options: FileAgentsOptions) => (request: CatalogRequest) =>
+  loadFileCatalog({
+    ...agentSearch(options, {
+      cwd: request.cwd,
+      agentFile: typeof request.extra.agentFile === "string" ? request.extra.agentFile : undefined,
+      trustProject: request.extra.trustProject === true
+    }),
+    agent: request.agent,
+    env: options.env
+  })

@@ -1,0 +1,113 @@
+import { RetryPolicy } from "@dsh/llm"
+import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
+import { Effect, Layer, Schema } from "effect"
+
+/**
+ * A harness's settings, as dsh's `config.toml` holds them (parsed TOML in, typed settings out).
+ * Unknown keys are ignored; a known key with a wrong type or out of its range is an error
+ * naming the key and what is allowed.
+ */
+export interface HarnessConfig {
+  readonly model?: string | undefined
+  readonly extraAgentDirs: ReadonlyArray<string>
+  /** `[limits]`; `timeout_seconds = 0` means no timeout. */
+  readonly limits: {
+    readonly maxConcurrent?: number | undefined
+    readonly timeoutSeconds?: number | undefined
+    readonly maxDepth?: number | undefined
+    readonly maxChildren?: number | undefined
+  }
+  /** `[llm]`: how model calls are retried on 429, 5xx and network errors. */
+  readonly llm: { readonly maxRetries?: number | undefined; readonly retryBaseMs?: number | undefined }
+  /** `[bash] env = ["NAME", …]`: parent variables the Bash tool may see (everything else is scrubbed). */
+  readonly bashEnv: ReadonlyArray<string>
+  /** `[acp] context_window`: the model's window in tokens, when known. */
+  readonly acpContextWindow?: number | undefined
+  /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+/** A setting that cannot be used, with the key and what is allowed. */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  key: Schema.String,
+  message: Schema.String
+}) {}
+
+interface Range {
+  readonly min: number
+  readonly max: number
+  readonly integer?: boolean | undefined
+}
+
+/** Every numeric setting and its range. */
+export const CONFIG_RANGES = {
+  "limits.max_concurrent": { min: 1, max: 1024, integer: true },
+  "limits.timeout_seconds": { min: 0, max: 7 * 24 * 3600 },
+  "limits.max_depth": { min: 0, max: 5, integer: true },
+  "limits.max_children": { min: 1, max: 100_000, integer: true },
+  "llm.max_retries": { min: 0, max: 10, integer: true },
+  "llm.retry_base_ms": { min: 1, max: 60_000, integer: true },
+  "acp.context_window": { min: 1, max: 100_000_000, integer: true }
+} as const satisfies Record<string, Range>
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const describeRange = (r: Range) => `${r.integer === true ? "an integer" : "a number"} from ${r.min} to ${r.max}`
+
+/** Reads the settings from a parsed config table; `file` names it in errors (the first bad key). */
+export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file: string): Effect.Effect<HarnessConfig, ConfigError> => {
+  let error: ConfigError | undefined
+  const fail = (key: string, what: string): undefined => {
+    error ??= new ConfigError({ key, message: `${file}: ${key} ${what}` })
+    return undefined
+  }
+  const table = (name: string): Record<string, unknown> => {
+    const value = raw[name]
+    if (value === undefined) return {}
+    return isRecord(value) ? value : (fail(`[${name}]`, "must be a table"), {})
+  }
+  const number = (section: string, name: keyof typeof CONFIG_RANGES extends `${string}.${infer K}` ? K : never) => {
+    const key = `${section}.${name}` as keyof typeof CONFIG_RANGES
+    const range: Range = CONFIG_RANGES[key]
+    const value = table(section)[name]
+    if (value === undefined) return undefined
+    if (typeof value !== "number" || !Number.isFinite(value) || value < range.min || value > range.max || (range.integer === true && !Number.isInteger(value))) {
+      return fail(`[${section}] ${name}`, `= ${JSON.stringify(value)} is not allowed: it must be ${describeRange(range)}`)
+    }
+    return value
+  }
+  const strings = (value: unknown, key: string): ReadonlyArray<string> => {
+    if (value === undefined) return []
+    return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : (fail(key, "must be a list of strings"), [])
+  }
+  const model = typeof raw.model === "string" || raw.model === undefined ? raw.model : fail("model", "must be a string (a model spec)")
+  const config: HarnessConfig = {
+    model,
+    extraAgentDirs: strings(raw.extra_agent_dirs, "extra_agent_dirs"),
+    limits: {
+      maxConcurrent: number("limits", "max_concurrent"),
+      timeoutSeconds: number("limits", "timeout_seconds"),
+      maxDepth: number("limits", "max_depth"),
+      maxChildren: number("limits", "max_children")
+    },
+    llm: { maxRetries: number("llm", "max_retries"), retryBaseMs: number("llm", "retry_base_ms") },
+    bashEnv: strings(table("bash").env, "[bash] env"),
+    acpContextWindow: number("acp", "context_window"),
+    raw
+  }
+  return error === undefined ? Effect.succeed(config) : Effect.fail(error)
+}
+
+/**
+ * The services the settings configure: the tree limits (`SubagentLimits`) and the model retry
+ * policy (`RetryPolicy`), for a harness to provide under its host.
+ */
+export const configLayer = (config: HarnessConfig): Layer.Layer<never> =>
+  Layer.mergeAll(
+    Layer.succeed(SubagentLimits, normalizeLimits(config.limits)),
+    Layer.succeed(RetryPolicy, {
+      maxRetries: config.llm.maxRetries ?? 3,
+      baseDelay: config.llm.retryBaseMs === undefined ? "500 millis" : `${config.llm.retryBaseMs} millis`,
+      maxDelay: "8 seconds"
+    })
+  ) as Layer.Layer<never>
