@@ -44,7 +44,7 @@ export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, 
       Effect.gen(function*() {
         if (!isEphemeral(event)) {
           // A failed append must not kill the run; the turn-end sync reports persistent trouble.
-          yield* options.transcript.append(event).pipe(Effect.ignore)
+          yield* options.transcript.append(event).pipe(Effect.ignore({ log: "Warn", message: `could not append to ${options.transcript.location}` }))
         }
         if (forward !== undefined) yield* forward(event)
       })
@@ -61,5 +61,5 @@ export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, 
       thinking: options.thinking,
       onEvent,
       beforeStep: options.beforeStep
-    }).pipe(Effect.ensuring(options.transcript.sync.pipe(Effect.ignore)))
+    }).pipe(Effect.ensuring(options.transcript.sync.pipe(Effect.ignore({ log: "Warn", message: `could not sync ${options.transcript.location}` }))))
   })

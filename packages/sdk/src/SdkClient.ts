@@ -176,7 +176,7 @@ export const connectTransport = (
             jsonrpc: "2.0",
             id: envelope.message.id,
             error: { code: -32601, message: `this client answers no requests (${envelope.message.method})` }
-          }).pipe(Effect.ignore)
+          }).pipe(Effect.ignore({ log: "Debug" }))
       }
     }
 
@@ -201,7 +201,7 @@ export const connectTransport = (
         pending.set(id, { method, deferred })
         const cancelRemote = Effect.suspend(() =>
           pending.delete(id) && closedError === undefined
-            ? transport.send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore)
+            ? transport.send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }).pipe(Effect.ignore({ log: "Debug" }))
             : Effect.void
         )
         const answer = transport.send({ jsonrpc: "2.0", id, method, params }).pipe(Effect.andThen(Deferred.await(deferred)))
@@ -231,7 +231,7 @@ export const connectTransport = (
           if (listener !== undefined) listeners.add(listener)
           const running = yield* Effect.forkIn(request(method, params), scope)
           const cancel = Effect.gen(function*() {
-            if (method === "session.prompt") yield* request("session.cancel", { sessionId: params.sessionId }).pipe(Effect.ignore)
+            if (method === "session.prompt") yield* request("session.cancel", { sessionId: params.sessionId }).pipe(Effect.ignore({ log: "Debug" }))
             yield* Fiber.await(running)
           }).pipe(Effect.timeoutOption(stream?.cancelGrace ?? "2 seconds"), Effect.andThen(Fiber.interrupt(running)))
           const exit = yield* restore(Fiber.await(running)).pipe(

@@ -78,12 +78,12 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     const prompts = new Map<string, RunningPrompt>()
     let initialized = false
 
-    const send = (message: unknown) => transport.send(message).pipe(Effect.ignore)
+    const send = (message: unknown) => transport.send(message).pipe(Effect.ignore({ log: "Debug" }))
     const respond = (id: RequestId, result: unknown) =>
       transport.send({ jsonrpc: "2.0", id, result }).pipe(
         // A result too large for a frame is still answered: with an error the client can read.
         Effect.catchIf((e) => e.reason === "FrameTooLarge", (e) => fail(id, reply(ErrorCode.Internal, `the result is too large to send: ${e.message}`))),
-        Effect.ignore
+        Effect.ignore({ log: "Debug" })
       )
     const fail = (id: RequestId | null, r: Reply) =>
       send({ jsonrpc: "2.0", id, error: { code: r.code, message: r.message, ...(r.data === undefined ? {} : { data: r.data }) } })
@@ -98,7 +98,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
             method: "session.event",
             params: { ...params, event: { type: "notice", level: "warning", message: `a ${event.type} event was too large to stream and was dropped` } }
           })),
-        Effect.ignore
+        Effect.ignore({ log: "Debug" })
       )
     }
 

@@ -221,7 +221,8 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
   const acquire = (options: SpawnOptions, sink?: OutputSink) =>
     Effect.acquireRelease(launch(options, sink), (l) => l.handle.stop.pipe(Effect.andThen(l.destroyStreams)))
 
-  const spawn: ProcessLauncherShape["spawn"] = (options) => Effect.map(acquire(options), (l) => l.handle)
+  const spawn: ProcessLauncherShape["spawn"] = (options) =>
+    Effect.map(acquire(options), (l) => l.handle).pipe(Effect.withSpan("ProcessLauncher.spawn", { attributes: { command: options.command } }))
 
   const run: ProcessLauncherShape["run"] = (options) =>
     Effect.scoped(Effect.gen(function*() {
@@ -255,7 +256,7 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
         truncated: output.truncated,
         durationMs: endedAt - startedAt
       } satisfies RunResult
-    }))
+    })).pipe(Effect.withSpan("ProcessLauncher.run", { attributes: { command: options.command } }))
 
   return ProcessLauncher.of({ spawn, run: (options: RunOptions) => run(options) })
 }

@@ -40,7 +40,7 @@ export const makeReporter = (options: {
   const open = new Map<string, Array<OpenCall>>()
 
   const send = (target: string, update: acp.SessionUpdate): Effect.Effect<void> =>
-    Effect.tryPromise(() => client.notify(acp.methods.client.session.update, { sessionId: target, update })).pipe(Effect.ignore)
+    Effect.tryPromise(() => client.notify(acp.methods.client.session.update, { sessionId: target, update })).pipe(Effect.ignore({ log: "Debug" }))
 
   const track = (agent: string, event: AgentEvent) => {
     if (event.type === "tool-call") {
@@ -147,7 +147,7 @@ export const replayRecords = (options: {
       for (const update of mapper(record)) {
         yield* Effect.tryPromise(() =>
           options.client.notify(acp.methods.client.session.update, { sessionId: options.sessionId, update })
-        ).pipe(Effect.ignore)
+        ).pipe(Effect.ignore({ log: "Debug" }))
       }
     }
   })
