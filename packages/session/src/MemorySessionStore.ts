@@ -1,8 +1,7 @@
 /**
  * An in-memory `SessionStore` for tests, with the file store's behaviour: the same errors,
- * ordering and seq numbering, and the same durability model. Appends stay in a per-handle
- * buffer until `sync` (or `read`) moves them into the shared `Data`; a second store made over
- * the same `Data` acts like the process after a restart and sees only what was written.
+ * ordering and seq numbering, and appends written through to the shared `Data`; a second store
+ * made over the same `Data` acts like another process, or the process after a restart.
  *
  * @since 0.1.0
  */
@@ -14,6 +13,7 @@ import { SessionError } from "./SessionError.ts"
 import {
   type ChildStore,
   type SessionHandle,
+  type SessionOwner,
   type SessionState,
   SessionStore,
   type SessionStoreShape,
@@ -23,6 +23,8 @@ import {
 /** What a "disk" holds for one session. Values are JSON copies, as the file store would read back. */
 export interface SessionData {
   state: SessionState
+  /** The store (standing for a process) that holds the session's lease, if any. */
+  owner?: { readonly store: string; readonly acquiredAt: string } | undefined
   readonly wire: Array<WireRecord>
   readonly children: Map<string, { readonly wire: Array<WireRecord>; meta: unknown }>
   readonly tasks: Map<string, unknown>
@@ -43,13 +45,9 @@ export const makeData = (): Data => ({ sessions: new Map() })
 /** A JSON round trip: what a file store would hand back, never an alias of the caller's object. */
 const copy = <A>(value: A): A => value === undefined ? value : JSON.parse(JSON.stringify(value))
 
+/** Written through, like the file store: every append is in the shared "disk" at once. */
 const makeTranscript = (wire: Array<WireRecord>, location: string): Transcript => {
   let seq = wire.reduce((max, r) => Math.max(max, r.seq), 0)
-  let pending: Array<WireRecord> = []
-  const flush = Effect.sync(() => {
-    wire.push(...pending)
-    pending = []
-  })
   return {
     location,
     append: (event: AgentEvent) =>
@@ -57,16 +55,31 @@ const makeTranscript = (wire: Array<WireRecord>, location: string): Transcript =
         Effect.sync(() => {
           seq += 1
           const ts = new Date(clock.currentTimeMillisUnsafe()).toISOString()
-          pending.push(copy({ seq, ts, ...event }))
+          wire.push(copy({ seq, ts, ...event }))
         })
       ),
-    sync: flush,
-    read: flush.pipe(Effect.map(() => ({ records: wire.map(copy), warnings: [] })))
+    sync: Effect.void,
+    read: Effect.sync(() => ({ records: wire.map(copy), warnings: [] }))
   }
 }
 
-const makeHandle = (data: SessionData, id: string): Effect.Effect<SessionHandle> =>
+const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect<SessionHandle> =>
   Effect.gen(function*() {
+    // Each store stands for one process: its handle's users share the lease.
+    let users = 0
+    const asOwner = (o: NonNullable<SessionData["owner"]>): SessionOwner => ({ pid: process.pid, host: `memory:${o.store}`, acquiredAt: o.acquiredAt })
+    const take = Effect.gen(function*() {
+      const current = data.owner
+      if (current !== undefined && current.store !== store) {
+        return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run by another process (${asOwner(current).host})` })
+      }
+      users++
+      data.owner ??= { store, acquiredAt: yield* nowIso }
+      return asOwner(data.owner)
+    })
+    const give = Effect.sync(() => {
+      if (--users === 0 && data.owner?.store === store) data.owner = undefined
+    })
     const stateLock = yield* Semaphore.make(1)
     const location = `memory://sessions/${id}`
     const children = new Map<string, ChildStore>()
@@ -98,6 +111,8 @@ const makeHandle = (data: SessionData, id: string): Effect.Effect<SessionHandle>
           return copy(next)
         })),
       // Every update replaces `data.state`, so its identity is the change to look for.
+      acquire: Effect.acquireRelease(take, () => give),
+      owner: Effect.sync(() => (data.owner === undefined ? undefined : asOwner(data.owner))),
       watchState: pollState(Effect.sync(() => data.state), Effect.sync(() => copy(data.state)), "20 millis"),
       child,
       children: Effect.sync(() => [...data.children.keys()].sort()),
@@ -116,6 +131,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
   Effect.sync(() => {
     const data = options?.data ?? makeData()
     const handles = new Map<string, SessionHandle>()
+    const self = Math.random().toString(36).slice(2, 10)
 
     const create: SessionStoreShape["create"] = (init) =>
       Effect.gen(function*() {
@@ -131,7 +147,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
           tasks: new Map()
         }
         data.sessions.set(id, stored)
-        const handle = yield* makeHandle(stored, id)
+        const handle = yield* makeHandle(stored, id, self)
         handles.set(id, handle)
         return handle
       })
@@ -142,7 +158,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
         if (known !== undefined) return Effect.succeed(known)
         const stored = data.sessions.get(id)
         if (stored === undefined) return Effect.fail(notFound(id))
-        return makeHandle(stored, id).pipe(Effect.map((made) => {
+        return makeHandle(stored, id, self).pipe(Effect.map((made) => {
           const first = handles.get(id) ?? made
           handles.set(id, first)
           return first

@@ -1,5 +1,5 @@
 import type { AgentEvent, WireRecord } from "@dsh/core"
-import { Context, type Effect, type Stream } from "effect"
+import { Context, type Effect, type Scope, type Stream } from "effect"
 import type { SessionError } from "./SessionError.ts"
 
 /** Lifecycle of a session's main agent as `sessions list` shows it. */
@@ -29,16 +29,17 @@ export interface ReadResult {
 }
 
 /**
- * An append-only event log (`wire.jsonl`). Appends are buffered in memory and written on
- * `sync`, which also flushes to disk (fsync): call it at every turn boundary and before an
- * outcome is announced. Buffers are also written when they grow large.
+ * An append-only event log (`wire.jsonl`), written through: each `append` reaches the log as
+ * it happens (visible to every reader, other processes included; a crash loses at most the
+ * event being written), and `sync` makes what was appended durable (fsync): call it at every
+ * turn boundary and before an outcome is announced.
  */
 export interface Transcript {
   /** Where the log lives, for display (a path for the file store). */
   readonly location: string
   readonly append: (event: AgentEvent) => Effect.Effect<void, SessionError>
   readonly sync: Effect.Effect<void, SessionError>
-  /** Everything persisted so far; writes the buffer first (without fsync), so nothing appended is missing. */
+  /** Everything appended so far. */
   readonly read: Effect.Effect<ReadResult, SessionError>
 }
 
@@ -50,6 +51,13 @@ export interface ChildStore {
   readonly writeMeta: (meta: unknown) => Effect.Effect<void, SessionError>
   /** A directory the child may use for its own persisted data (e.g. an out-of-process child's session). */
   readonly location: string
+}
+
+/** The process that runs a session: the holder of its ownership lease. */
+export interface SessionOwner {
+  readonly pid: number
+  readonly host: string
+  readonly acquiredAt: string
 }
 
 /** One session. Stores hand out one handle per id, so its buffers are shared in a process. */
@@ -67,6 +75,15 @@ export interface SessionHandle {
    * the file store checks `state.json` a few times a second.
    */
   readonly watchState: Stream.Stream<SessionState, SessionError>
+  /**
+   * Takes the session's ownership lease for the calling scope: one process runs a session at
+   * a time. Re-entrant within one store (a process's own nested users share it); fails
+   * `Owned`, naming the owner, while another live process holds it; a lease whose process is
+   * gone is taken over.
+   */
+  readonly acquire: Effect.Effect<SessionOwner, SessionError, Scope.Scope>
+  /** Who runs the session now: the lease holder, if that process is alive. Readers never take the lease. */
+  readonly owner: Effect.Effect<SessionOwner | undefined, SessionError>
   readonly child: (name: string) => Effect.Effect<ChildStore, SessionError>
   readonly children: Effect.Effect<ReadonlyArray<string>, SessionError>
   /** Background-run records (`tasks/<runId>.json`), written atomically. */

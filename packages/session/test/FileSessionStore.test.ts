@@ -1,9 +1,12 @@
 import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
+import { processStartTime } from "../src/internal/lease.ts"
 import { sampleSession as init, sampleTurnEvents as turnEvents, sessionStoreSuite } from "../src/testing.ts"
 
 /** A fresh `$DSH_HOME` in the OS temp dir, removed when the test's scope closes. */
@@ -50,22 +53,20 @@ describe("FileSessionStore on disk", () => {
       assert.strictEqual(JSON.parse(yield* readText(join(dir, "state.json"))).id, "s1")
     }))
 
-  it.effect("appends are buffered until sync, or written early once the buffer passes 64 KiB", () =>
+  it.effect("each append is a whole line in wire.jsonl at once; sync adds nothing but durability", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "buf" })
-      const wirePath = join(home, "sessions", "buf", "wire.jsonl")
-      yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
-      assert.strictEqual(yield* readText(wirePath), "")
+      const handle = yield* (yield* start).create({ ...init, id: "wt" })
+      const wirePath = join(home, "sessions", "wt", "wire.jsonl")
+      for (const [i, event] of turnEvents(1).entries()) {
+        yield* handle.transcript.append(event)
+        const text = yield* readText(wirePath)
+        assert.isTrue(text.endsWith("\n"), "every append ends a line")
+        assert.strictEqual(text.split("\n").length - 1, i + 1)
+      }
+      const before = yield* readText(wirePath)
       yield* handle.transcript.sync
-      assert.strictEqual((yield* readText(wirePath)).split("\n").length - 1, 6)
-
-      const big = "x".repeat(8 * 1024)
-      for (let i = 0; i < 9; i++) yield* handle.transcript.append({ type: "notice", level: "info", message: big })
-      const early = (yield* readText(wirePath)).split("\n").length - 1
-      assert.isAbove(early, 6)
-      yield* handle.transcript.sync
-      assert.strictEqual((yield* readText(wirePath)).split("\n").length - 1, 15)
+      assert.strictEqual(yield* readText(wirePath), before)
     }))
 
   it.effect("a torn last line is skipped with a warning, and the next append starts a fresh line", () =>
@@ -201,5 +202,46 @@ describe("FileSessionStore on disk", () => {
       yield* handle.writeTask("run-1", { ok: 1 })
       yield* Effect.promise(() => writeFile(join(home, "sessions", "t", "tasks", "run-0.json"), "{"))
       assert.deepStrictEqual(yield* handle.readTasks, [{ ok: 1 }])
+    }))
+})
+
+describe("FileSessionStore ownership lease (owner.lock)", () => {
+  it.live("a lock held by a live process refuses; once that process is gone, the lock is taken over", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const store = yield* start
+      const handle = yield* store.create({ ...init, id: "owned" })
+      const lock = join(home, "sessions", "owned", "owner.lock")
+      // Another process's lease: a real process, with its pid and start time.
+      const holder = spawn("sleep", ["60"], { stdio: "ignore" })
+      const pid = holder.pid!
+      const lease = { pid, startTime: processStartTime(pid), host: hostname(), acquiredAt: "2026-11-30T00:00:00.000Z", token: "theirs" }
+      yield* Effect.promise(() => writeFile(lock, JSON.stringify(lease)))
+      const refused = yield* Effect.flip(Effect.scoped(handle.acquire))
+      assert.strictEqual(refused.reason, "Owned")
+      assert.include(refused.detail, `pid ${pid}`)
+      assert.strictEqual((yield* handle.owner)?.pid, pid)
+      holder.kill("SIGKILL")
+      yield* Effect.promise(() => new Promise((done) => holder.once("exit", done)))
+      assert.isUndefined(yield* handle.owner, "a dead owner owns nothing")
+      const taken = yield* Effect.scoped(Effect.gen(function*() {
+        const mine = yield* handle.acquire
+        const onDisk = JSON.parse(yield* readText(lock)) as { pid: number }
+        return { mine, onDisk }
+      }))
+      assert.strictEqual(taken.mine.pid, process.pid)
+      assert.strictEqual(taken.onDisk.pid, process.pid)
+      assert.isFalse(existsSync(lock), "released when the scope closed")
+    }))
+
+  it.live("a pid reused by another process does not keep a stale lock alive", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "reused" })
+      // This very process's pid, but a start time it never had: the recorded owner is gone.
+      const lease = { pid: process.pid, startTime: (processStartTime(process.pid) ?? 0) + 1, host: hostname(), acquiredAt: "", token: "old" }
+      yield* Effect.promise(() => writeFile(join(home, "sessions", "reused", "owner.lock"), JSON.stringify(lease)))
+      assert.isUndefined(yield* handle.owner)
+      yield* Effect.scoped(handle.acquire)
     }))
 })

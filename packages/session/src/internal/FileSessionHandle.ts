@@ -4,11 +4,12 @@
  */
 import { stat } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, type Scope, Semaphore } from "effect"
+import { Clock, Effect, Schedule, type Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
-import type { ChildStore, SessionHandle, SessionState } from "../SessionStore.ts"
+import type { ChildStore, SessionHandle, SessionOwner, SessionState } from "../SessionStore.ts"
 import { ensureDir, io, isTempFile, listDir, readTextIfExists, writeFileAtomic } from "./fs.ts"
 import { makeFileTranscript } from "./FileTranscript.ts"
+import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
 import { checkId, encodeJson, notFound, nowIso, parseState } from "./state.ts"
 import { pollState } from "./watch.ts"
 
@@ -115,6 +116,34 @@ export const makeFileSessionHandle = (
       Effect.map((records) => records.filter((r) => r !== undefined))
     )
 
+    const lockPath = join(dir, "owner.lock")
+    const leaseLock = yield* Semaphore.make(1)
+    // This process's hold on the lease: shared by every user of the handle, counted.
+    let held: { owner: LeaseOwner; users: number } | undefined
+    const takeLease = leaseLock.withPermit(Effect.gen(function*() {
+      if (held !== undefined) {
+        held.users++
+        return held.owner
+      }
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const outcome = yield* io("lock", lockPath, () => tryAcquire(lockPath, now)).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("50 millis"), while: (o) => o._tag === "Contended", times: 100 })
+      )
+      if (outcome._tag === "Owned") {
+        return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run by another process (pid ${outcome.owner.pid} on ${outcome.owner.host}, since ${outcome.owner.acquiredAt})` })
+      }
+      if (outcome._tag === "Contended") return yield* new SessionError({ reason: "Io", detail: `${lockPath}: could not take the session's lease (another process keeps taking it over)` })
+      held = { owner: outcome.owner, users: 1 }
+      return outcome.owner
+    }))
+    const giveLease = leaseLock.withPermit(Effect.suspend(() => {
+      if (held === undefined || --held.users > 0) return Effect.void
+      const owner = held.owner
+      held = undefined
+      return io("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
+    }))
+    const leaseOwner = (o: LeaseOwner): SessionOwner => ({ pid: o.pid, host: o.host, acquiredAt: o.acquiredAt })
+
     // The file's identity after each atomic rename: inode, size and modification time.
     const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
       Effect.map((s) => `${s.ino}:${s.size}:${s.mtimeNs}`)
@@ -127,6 +156,12 @@ export const makeFileSessionHandle = (
       readState: readStateFile(dir, id),
       updateState,
       watchState: pollState(probe, readStateFile(dir, id), WATCH_INTERVAL),
+      acquire: Effect.acquireRelease(takeLease, () => giveLease).pipe(Effect.map(leaseOwner)),
+      owner: Effect.suspend(() =>
+        held !== undefined
+          ? Effect.succeed(leaseOwner(held.owner))
+          : io("read", lockPath, () => readOwner(lockPath)).pipe(Effect.map((o) => (o !== undefined && o.token !== "unreadable" && isAlive(o) ? leaseOwner(o) : undefined)))
+      ),
       child,
       children: listChildren,
       writeTask,

@@ -1,8 +1,8 @@
 /**
- * The file store's `Transcript`: an append-only `wire.jsonl` with an in-memory buffer.
- * `append` only encodes and buffers (no I/O, no fsync) until the buffer passes
- * `FLUSH_BYTES`; `sync` writes the buffer with one write and fdatasyncs, so a turn costs one
- * write and one fsync however many events it has.
+ * The file store's `Transcript`: an append-only `wire.jsonl`, written through. `append` writes
+ * each event as it happens (one write, no fsync), so a `kill -9` loses at most the event being
+ * written; `sync` fdatasyncs (turn boundaries, before announcements). A write that fails keeps
+ * its events in memory and they go out with the next write.
  */
 import { dirname } from "node:path"
 import { type AgentEvent, isEphemeral } from "@dsh/core"
@@ -11,9 +11,6 @@ import type { SessionError } from "../SessionError.ts"
 import type { ReadResult, Transcript } from "../SessionStore.ts"
 import { ensureDir, io, ioError, makeAppender, readTail, readTextIfExists } from "./fs.ts"
 import { encodeRecord, parseWire } from "./wire.ts"
-
-/** A buffer past this many characters is written at once (without fsync) to bound memory. */
-export const FLUSH_BYTES = 64 * 1024
 
 /** How much of an existing file is read to find the last `seq` when a transcript is opened. */
 const TAIL_BYTES = 64 * 1024
@@ -99,7 +96,7 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope): Effect.Eff
         : Effect.clockWith((clock) => {
           seq += 1
           pending += encodeRecord(event, seq, new Date(clock.currentTimeMillisUnsafe()).toISOString())
-          return pending.length >= FLUSH_BYTES ? lock.withPermit(writePending(false)) : Effect.void
+          return lock.withPermit(writePending(false))
         })
 
     const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(

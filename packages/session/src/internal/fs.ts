@@ -4,8 +4,8 @@
  * rejection into a typed `SessionError` with reason `Io`.
  */
 import { randomBytes } from "node:crypto"
-import type { Dirent } from "node:fs"
-import { type FileHandle, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
+import { closeSync, type Dirent, fdatasync, openSync, writeSync } from "node:fs"
+import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { SessionError } from "../SessionError.ts"
@@ -124,9 +124,10 @@ export interface AppendOutcome {
 }
 
 /**
- * Appends to one file through a file handle that stays open between writes, because at one
- * fsync per turn the open/close round trips are a large share of the cost. Calls must not
- * overlap (the transcript's lock serializes them). After `close`, appends still work and
+ * Appends to one file through a descriptor that stays open between writes. A write is one
+ * synchronous `write(2)` (an event is a few hundred bytes: a round trip through the thread pool
+ * would cost more than the write); a durable append then fdatasyncs off the event loop. Calls
+ * must not overlap (the transcript's lock serializes them). After `close`, appends still work and
  * open the file for each write.
  */
 export interface Appender {
@@ -140,38 +141,48 @@ export interface Appender {
   readonly close: () => Promise<void>
 }
 
+const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())))
+
 export const makeAppender = (path: string): Appender => {
-  let kept: FileHandle | undefined
+  let kept: number | undefined
   let closed = false
+  const drop = (fd: number) => {
+    if (kept === fd) kept = undefined
+    try {
+      closeSync(fd)
+    } catch {
+      // already closed
+    }
+  }
   return {
     append: async (data, durable, syncEntry) => {
-      const handle = kept ?? await open(path, "a", 0o644)
-      if (!closed) kept = handle
-      let failed = true
+      const fd = kept ?? openSync(path, "a", 0o644)
+      if (!closed) kept = fd
       try {
-        if (data !== "") await handle.appendFile(data, "utf8")
-        failed = false
+        const bytes = Buffer.from(data, "utf8")
+        let written = 0
+        while (written < bytes.length) written += writeSync(fd, bytes, written)
+      } catch (cause) {
+        // A descriptor that failed a write is not trusted again; the next append reopens the file.
+        drop(fd)
+        throw cause
+      }
+      try {
         if (!durable) return {}
         try {
-          await handle.datasync()
+          await datasync(fd)
           if (syncEntry) await syncDir(dirname(path))
           return {}
         } catch (syncError) {
           return { syncError }
         }
       } finally {
-        // A handle that failed a write is not trusted again; the next append reopens the file.
-        if (closed || failed) {
-          if (kept === handle) kept = undefined
-          await handle.close().catch(() => undefined)
-        }
+        if (closed) drop(fd)
       }
     },
     close: async () => {
       closed = true
-      const handle = kept
-      kept = undefined
-      await handle?.close()
+      if (kept !== undefined) drop(kept)
     }
   }
 }

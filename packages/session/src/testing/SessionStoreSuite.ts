@@ -5,7 +5,7 @@
 import type { AgentEvent } from "@dsh/core"
 import { effectTests } from "@dsh/core/testing"
 import { assert, describe, it } from "vitest"
-import { Effect, type Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import type { CreateSession, SessionState, SessionStoreShape, Transcript } from "../SessionStore.ts"
 
@@ -119,15 +119,16 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         )
       }))
 
-    test.effect("buffered events reach a restarted store only after sync", () =>
+    test.effect("appends are written through: another store reads each event as soon as it is appended", () =>
       Effect.gen(function*() {
         const { start } = yield* fixture
-        const handle = yield* (yield* start).create({ ...init, id: "buffered" })
-        yield* appendAll(handle.transcript, sampleTurnEvents(1))
-        const before = yield* (yield* start).open("buffered")
-        assert.deepStrictEqual((yield* before.transcript.read).records, [], "appends are not visible to another store before sync")
-        yield* handle.transcript.sync
-        assert.strictEqual((yield* before.transcript.read).records.length, 6, "after sync another store reads all six events")
+        const handle = yield* (yield* start).create({ ...init, id: "through" })
+        const other = yield* (yield* start).open("through")
+        const events = sampleTurnEvents(1)
+        for (const [i, event] of events.entries()) {
+          yield* handle.transcript.append(event)
+          assert.strictEqual((yield* other.transcript.read).records.length, i + 1, `after append ${i + 1} another store reads ${i + 1} events, without a sync`)
+        }
       }))
 
     test.effect("open reports unknown and invalid ids; create refuses taken and invalid ids", () =>
@@ -259,6 +260,25 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
           { runId: "run-1", status: "completed" },
           { runId: "run-2", status: "running" }
         ], "readTasks returns the latest record of each run after a restart")
+      }))
+
+    test.effect("one process owns a session: the lease is exclusive across stores, shared within one, visible to readers", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const first = yield* (yield* start).create({ ...init, id: "leased" })
+        const other = yield* (yield* start).open("leased")
+        assert.isUndefined(yield* other.owner, "nobody owns a new session")
+        const scope = yield* Scope.make()
+        const owner = yield* first.acquire.pipe(Scope.provide(scope))
+        // The same process may take it again (nested users share it).
+        const again = yield* Effect.scoped(first.acquire)
+        assert.deepStrictEqual(again, owner, "a second user in the owning process shares the lease")
+        const refused = yield* Effect.flip(Effect.scoped(other.acquire))
+        assert.strictEqual(refused.reason, "Owned", "another process is refused while the owner holds the lease")
+        assert.deepStrictEqual(yield* other.owner, owner, "a reader sees the owner without taking the lease")
+        yield* Scope.close(scope, Exit.void)
+        assert.isUndefined(yield* other.owner, "released with the owner's scope")
+        yield* Effect.scoped(other.acquire)
       }))
   })
 }

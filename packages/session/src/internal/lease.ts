@@ -1,0 +1,137 @@
+/**
+ * The file store's ownership lease: `<session>/owner.lock`, a small JSON file created with
+ * O_EXCL, naming the owning process (pid, its start time, host) and a random token. A lock whose
+ * process is gone — or whose pid now belongs to another process, told apart by the start time
+ * (Linux: field 22 of `/proc/<pid>/stat`) — is stale and may be taken over. Two takeovers at
+ * once are serialized by an O_EXCL guard, `owner.lock.takeover`, which is itself stale after
+ * `GUARD_STALE_MS` (its taker died mid-takeover).
+ */
+import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { link, open, readFile, stat, unlink } from "node:fs/promises"
+import { hostname } from "node:os"
+import { errorCode } from "./fs.ts"
+
+/** Who holds a lease. */
+export interface LeaseOwner {
+  readonly pid: number
+  /** The process's start time in clock ticks since boot (Linux), to tell a reused pid apart. */
+  readonly startTime?: number | undefined
+  readonly host: string
+  readonly acquiredAt: string
+  readonly token: string
+}
+
+const GUARD_STALE_MS = 10_000
+
+/** A process's start time, or undefined where `/proc` cannot tell it (then the pid alone decides). */
+export const processStartTime = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const ticks = Number(fields[19])
+    return Number.isFinite(ticks) ? ticks : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (cause) {
+    return errorCode(cause) === "EPERM"
+  }
+}
+
+/** Whether the lease's process still runs: on this host, its pid alive and not reused. */
+export const isAlive = (owner: LeaseOwner): boolean => {
+  if (owner.host !== hostname()) return true // another machine's process: we cannot tell; assume it runs
+  if (!alive(owner.pid)) return false
+  const start = processStartTime(owner.pid)
+  return owner.startTime === undefined || start === undefined || start === owner.startTime
+}
+
+/** Locks are never seen half written (see `createExclusive`): anything unreadable is stale. */
+const UNREADABLE: LeaseOwner = { pid: 0, host: hostname(), acquiredAt: "", token: "unreadable" }
+
+export const readOwner = async (path: string): Promise<LeaseOwner | undefined> => {
+  try {
+    const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<LeaseOwner>
+    return typeof parsed.pid === "number" && typeof parsed.token === "string" && typeof parsed.host === "string" ? parsed as LeaseOwner : UNREADABLE
+  } catch (cause) {
+    if (errorCode(cause) === "ENOENT") return undefined
+    if (cause instanceof SyntaxError) return UNREADABLE
+    throw cause
+  }
+}
+
+/**
+ * Creates `path` with `content` unless it exists: the content is written and synced in a
+ * private temp file first, then hard-linked into place (atomic, and it fails if `path` exists).
+ */
+const createExclusive = async (path: string, content: string): Promise<boolean> => {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+  const handle = await open(temp, "wx", 0o644)
+  try {
+    await handle.writeFile(content, "utf8")
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  try {
+    await link(temp, path)
+    return true
+  } catch (cause) {
+    if (errorCode(cause) === "EEXIST") return false
+    throw cause
+  } finally {
+    await unlink(temp).catch(() => undefined)
+  }
+}
+
+export type AcquireOutcome =
+  | { readonly _tag: "Acquired"; readonly owner: LeaseOwner }
+  | { readonly _tag: "Owned"; readonly owner: LeaseOwner }
+  | { readonly _tag: "Contended" }
+
+/**
+ * One attempt at the lease: created, held by a live process (`Owned`), or a takeover already
+ * under way (`Contended`: try again shortly).
+ */
+export const tryAcquire = async (path: string, now: Date): Promise<AcquireOutcome> => {
+  const owner: LeaseOwner = {
+    pid: process.pid,
+    startTime: processStartTime(process.pid),
+    host: hostname(),
+    acquiredAt: now.toISOString(),
+    token: randomBytes(8).toString("hex")
+  }
+  const content = `${JSON.stringify(owner)}\n`
+  if (await createExclusive(path, content)) return { _tag: "Acquired", owner }
+  const current = await readOwner(path)
+  if (current !== undefined && current !== UNREADABLE && isAlive(current)) return { _tag: "Owned", owner: current }
+  // Stale: take it over, one taker at a time.
+  const guard = `${path}.takeover`
+  if (!(await createExclusive(guard, content))) {
+    const age = await stat(guard).then((s) => now.getTime() - s.mtimeMs, () => 0)
+    if (age > GUARD_STALE_MS) await unlink(guard).catch(() => undefined)
+    return { _tag: "Contended" }
+  }
+  try {
+    const again = await readOwner(path)
+    if (again !== undefined && again.token !== current?.token) return { _tag: "Contended" }
+    await unlink(path).catch((cause) => (errorCode(cause) === "ENOENT" ? undefined : Promise.reject(cause)))
+    return (await createExclusive(path, content)) ? { _tag: "Acquired", owner } : { _tag: "Contended" }
+  } finally {
+    await unlink(guard).catch(() => undefined)
+  }
+}
+
+/** Gives the lease up, if it is still this owner's. */
+export const release = async (path: string, owner: LeaseOwner): Promise<void> => {
+  const current = await readOwner(path).catch(() => undefined)
+  if (current?.token === owner.token) await unlink(path).catch(() => undefined)
+}
