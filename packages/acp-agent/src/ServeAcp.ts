@@ -37,7 +37,10 @@ interface ServedSession {
 
 const hostFailure = (error: HostError): AcpServeError =>
   new AcpServeError({
-    reason: error.reason === "NotFound" ? "SessionNotFound" : error.reason === "InvalidInput" || error.reason === "Unsupported" ? "InvalidParams" : "Failed",
+    reason: error.reason === "NotFound" ? "SessionNotFound"
+      : error.reason === "Busy" ? "Busy"
+      : error.reason === "InvalidInput" || error.reason === "Unsupported" ? "InvalidParams"
+      : "Failed",
     message: error.message
   })
 

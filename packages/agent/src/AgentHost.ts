@@ -3,15 +3,18 @@ import { Context, type Effect, Schema } from "effect"
 
 /**
  * Why a host operation was refused or failed. `InvalidInput` and `NotFound` are the caller's to
- * fix; `Unsupported` is an operation this host does not offer (e.g. continuing children).
+ * fix; `Busy` means another process runs the session; `Unsupported` is an operation this host
+ * does not offer (e.g. continuing children).
  */
 export class HostError extends Schema.TaggedError<HostError>()("HostError", {
-  reason: Schema.Literals(["NotFound", "InvalidInput", "Unsupported", "Failed"]),
+  reason: Schema.Literals(["NotFound", "InvalidInput", "Busy", "Unsupported", "Failed"]),
   message: Schema.String
 }) {}
 
 export interface HostSessionInfo {
   readonly id: string
+  /** Why the session cannot be read (a corrupt state file); the other fields are then empty. */
+  readonly error?: string | undefined
   readonly agent: string
   readonly cwd: string
   readonly model: string
@@ -88,10 +91,10 @@ export interface HostSendOptions {
   readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
 }
 
-/** A continued child's answer. */
+/** A continued child's answer; `queued` when it was running and gets the message at its next step. */
 export interface HostChildReply {
   readonly handle: string
-  readonly status: RunStatus
+  readonly status: RunStatus | "queued"
   readonly result: string
   readonly usage: Usage
   readonly notes?: string | undefined

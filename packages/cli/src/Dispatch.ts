@@ -34,7 +34,7 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
     case "run":
       return runCommand(rest, ctx).pipe(Effect.asVoid, Effect.provide(hostLayer(ctx)))
     case "sessions":
-      return sessionsCommand(rest, ctx)
+      return sessionsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
     case "agents":
       return agentsCommand(rest, ctx)
     case "subagents":

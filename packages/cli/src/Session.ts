@@ -1,6 +1,6 @@
 import { type SessionHandle, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
-import { UsageError } from "./CliError.ts"
+import { RunFailed, UsageError } from "./CliError.ts"
 
 /** `--session ID` or `--continue` (latest in this cwd); undefined means a new session. */
 export const openRequestedSession = (opts: {
@@ -16,6 +16,9 @@ export const openRequestedSession = (opts: {
     if (opts.session !== undefined) return yield* store.open(opts.session)
     if (opts.continue === true) {
       const latest = yield* store.latest({ cwd: opts.cwd })
+      // A newer session that cannot be read might be the one meant: say so rather than pick another.
+      const broken = (yield* store.unreadable).find((u) => latest === undefined || u.id > latest.id)
+      if (broken !== undefined) return yield* new RunFailed({ message: `cannot tell which session to continue: ${broken.error} (use --session ID)` })
       if (latest === undefined) return yield* new UsageError({ message: `no session to continue in ${opts.cwd}` })
       return latest
     }

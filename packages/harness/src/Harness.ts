@@ -3,6 +3,7 @@ import {
   agentPolicyWarnings,
   AgentHost,
   type AgentHostShape,
+  type HostChildReply,
   HostError,
   type HostSessionInfo,
   runPrompt,
@@ -10,10 +11,11 @@ import {
 } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
-import { type SessionState, SessionStore } from "@dsh/session"
-import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestStop, SubagentLimits, type SubagentTree } from "@dsh/subagent"
+import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
+import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { makeToolbox } from "@dsh/tools"
-import { Effect, Layer, Option, type Scope } from "effect"
+import { emptyUsage } from "@dsh/core"
+import { Effect, Exit, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
 import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
@@ -29,6 +31,8 @@ const info = (s: SessionState): HostSessionInfo => ({
   createdAt: s.createdAt,
   updatedAt: s.updatedAt
 })
+
+type ChildListener = (handle: string, event: AgentEvent) => Effect.Effect<void>
 
 const built = <A, E, R>(value: Built<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.isEffect(value) ? value : Effect.succeed(value)
@@ -60,21 +64,17 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const resolveModel = (spec: string) => registry.resolve(spec, modelConfig)
 
     const catalogOf = (state: SessionState) => options.agents({ cwd: state.cwd, agent: state.agent, extra: state })
-    // The session trees this host is running now: a stop for one of them needs no round trip.
-    const live = new Map<string, Set<SubagentTree>>()
-    const register = (sessionId: string, tree: SubagentTree) =>
-      Effect.acquireRelease(
-        Effect.sync(() => live.set(sessionId, (live.get(sessionId) ?? new Set()).add(tree))),
-        () => Effect.sync(() => live.get(sessionId)?.delete(tree))
-      )
 
-    /** A session's tree and its main agent's context, for as long as the calling scope. */
-    const openRuntime = (sessionId: string, onChildEvent?: (handle: string, event: AgentEvent) => Effect.Effect<void>) =>
+    /** A session's tree and its main agent's context, built in `scope` under the session's lease. */
+    const buildRuntime = (sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope) =>
       Effect.gen(function*() {
         const session = yield* store.open(sessionId)
+        // One process runs a session: another live owner makes this fail `Owned`.
+        yield* session.acquire
         const state = yield* session.readState
         const model = yield* resolveModel(state.model)
         const catalog: AgentCatalog = yield* catalogOf(state)
+        const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({
           delegatesRunOn: options.delegatesRunOn,
           controlTools: options.controlTools,
@@ -91,9 +91,55 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           resolveModel,
           onChildEvent
         })
-        yield* register(session.id, main.tree)
+        // Messages other processes send to this session's children come through here.
+        yield* main.tree.answerSends((handle, message) =>
+          main.subagents.send(handle, message, "user").pipe(
+            Effect.map((o) => (o._tag === "Replied" ? o.result : undefined)),
+            Effect.mapError((e) => e.message)
+          ))
         return { session, state, model, catalog, tree: main.tree, main }
+      }).pipe(Scope.provide(scope))
+
+    type Runtime = Effect.Success<ReturnType<typeof buildRuntime>>
+    // The sessions this process runs now, one runtime each, shared by every caller (a prompt and
+    // a `send` at once use the same tree: a child has one Activation).
+    const running = new Map<string, { readonly runtime: Runtime; readonly listeners: Set<ChildListener>; users: number; readonly scope: Scope.Closeable }>()
+    const runtimes = yield* Semaphore.make(1)
+    /** The session's runtime for the calling scope; `onChildEvent` hears its children meanwhile. */
+    const openRuntime = (sessionId: string, onChildEvent?: ChildListener) =>
+      Effect.acquireRelease(
+        runtimes.withPermit(Effect.gen(function*() {
+          const listener: ChildListener = onChildEvent ?? (() => Effect.void)
+          const open = running.get(sessionId)
+          if (open !== undefined) {
+            open.users++
+            open.listeners.add(listener)
+            return { open, listener }
+          }
+          const scope = yield* Scope.make()
+          const listeners = new Set([listener])
+          const runtime = yield* buildRuntime(sessionId, listeners, scope).pipe(Effect.onError(() => Scope.close(scope, Exit.void)))
+          const created = { runtime, listeners, users: 1, scope }
+          running.set(sessionId, created)
+          return { open: created, listener }
+        })),
+        ({ open, listener }) =>
+          runtimes.withPermit(Effect.suspend(() => {
+            open.listeners.delete(listener)
+            if (--open.users > 0) return Effect.void
+            running.delete(sessionId)
+            return Scope.close(open.scope, Exit.void)
+          }))
+      ).pipe(Effect.map(({ open }) => open.runtime))
+
+    /** Children recorded as running whose session no live process owns are lost (readers say so). */
+    const withOwner = (sessionId: string) =>
+      Effect.gen(function*() {
+        const session = yield* store.open(sessionId)
+        return { session, orphaned: running.get(sessionId) === undefined && (yield* session.owner) === undefined }
       })
+    const asLost = <A extends { readonly status: string }>(orphaned: boolean, x: A): A =>
+      orphaned && (x.status === "running" || x.status === "queued") ? { ...x, status: "lost" } : x
 
     const createSession: AgentHostShape["createSession"] = (create) =>
       toHostError(Effect.gen(function*() {
@@ -150,13 +196,25 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         }
       }))).pipe(Effect.withSpan("AgentHost.prompt", { attributes: { sessionId: request.sessionId } }))
 
+    const replyOf = (handle: string, outcome: { readonly _tag: "Replied"; readonly result: SubagentResult } | { readonly _tag: "Queued" | "Accepted" }): HostChildReply => {
+      if (outcome._tag !== "Replied") return { handle, status: "queued", result: "", usage: emptyUsage, notes: `${handle} is running: it gets the message at its next step` }
+      const r = outcome.result
+      return { handle: r.handle, status: r.status, result: r.output, usage: r.usage, ...(r.notes === undefined ? {} : { notes: r.notes }) }
+    }
+
+    /** Here when this process runs the session or nobody does; through the owner otherwise. */
     const sendToChild: AgentHostShape["sendToChild"] = (send) =>
       toHostError(Effect.scoped(Effect.gen(function*() {
-        const rt = yield* openRuntime(send.sessionId, send.onChildEvent)
-        const outcome = yield* rt.main.subagents.send(send.handle, send.message, "user")
-        if (outcome._tag !== "Replied") return yield* new HostError({ reason: "Failed", message: `${send.handle} did not reply` })
-        const r = outcome.result
-        return { handle: r.handle, status: r.status, result: r.output, usage: r.usage, ...(r.notes === undefined ? {} : { notes: r.notes }) }
+        const local = yield* openRuntime(send.sessionId, send.onChildEvent).pipe(
+          Effect.map(Option.some),
+          Effect.catchIf((e): e is SessionError => e._tag === "SessionError" && e.reason === "Owned", () => Effect.succeed(Option.none()))
+        )
+        if (Option.isSome(local)) return replyOf(send.handle, yield* local.value.main.subagents.send(send.handle, send.message, "user"))
+        const session = yield* store.open(send.sessionId)
+        const routed = yield* requestSend(session, send.handle, send.message).pipe(
+          Effect.mapError((e) => (typeof e === "string" ? new HostError({ reason: "Failed", message: e }) : e))
+        )
+        return replyOf(send.handle, routed)
       }))).pipe(Effect.withSpan("AgentHost.sendToChild", { attributes: { sessionId: send.sessionId, handle: send.handle } }))
 
     const host: AgentHostShape = {
@@ -169,23 +227,27 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           yield* logWarnings(warnings)
           return { ...info(state), records }
         })),
-      listSessions: toHostError(Effect.map(store.list, (xs) => xs.map(info))),
+      listSessions: toHostError(Effect.gen(function*() {
+        const states = yield* store.list
+        const readable = yield* Effect.forEach(states, (s) =>
+          s.status !== "running" ? Effect.succeed(info(s)) : Effect.map(withOwner(s.id), ({ orphaned }) => asLost(orphaned, info(s))))
+        const broken = (yield* store.unreadable).map((u): HostSessionInfo => ({ id: u.id, agent: "", cwd: "", model: "", status: "unreadable", createdAt: "", updatedAt: "", error: u.error }))
+        return [...readable, ...broken].sort((a, b) => b.id.localeCompare(a.id))
+      })),
       prompt,
       listChildren: (sessionId) =>
         toHostError(Effect.gen(function*() {
-          const state = yield* (yield* store.open(sessionId)).readState
-          const decoded = decodeDescriptors(state)
+          const { session, orphaned } = yield* withOwner(sessionId)
+          const decoded = decodeDescriptors(yield* session.readState)
           yield* logWarnings(decoded.warnings)
-          return decoded.records.map(childSummary)
+          return decoded.records.map((d) => asLost(orphaned, childSummary(d)))
         })),
       sendToChild,
       stopChild: (stop) =>
         toHostError(Effect.gen(function*() {
-          const mine = [...(live.get(stop.sessionId) ?? [])]
-          if (mine.length > 0) {
-            const stopped = yield* Effect.forEach(mine, (tree) => tree.stopHeld(stop.handle, "user"))
-            return [...new Set(stopped.flat())]
-          }
+          // This process runs the session: stop here, no round trip.
+          const mine = running.get(stop.sessionId)
+          if (mine !== undefined) return yield* mine.runtime.tree.stopHeld(stop.handle, "user")
           const session = yield* store.open(stop.sessionId)
           return (yield* requestStop(session, stop.handle)).map((s) => s.name)
         })).pipe(Effect.withSpan("AgentHost.stopChild", { attributes: { sessionId: stop.sessionId, handle: stop.handle } }))

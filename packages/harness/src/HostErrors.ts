@@ -19,7 +19,8 @@ const host = (reason: HostError["reason"], message: string) => Effect.fail(new H
 export const toHostError = <A, R>(effect: Effect.Effect<A, HostFailure, R>): Effect.Effect<A, HostError, R> =>
   effect.pipe(Effect.catchTags({
     HostError: (e) => Effect.fail(e),
-    SessionError: (e) => host(e.reason === "NotFound" ? "NotFound" : e.reason === "InvalidId" || e.reason === "Exists" ? "InvalidInput" : "Failed", e.message),
+    SessionError: (e) =>
+      host(e.reason === "NotFound" ? "NotFound" : e.reason === "Owned" ? "Busy" : e.reason === "InvalidId" || e.reason === "Exists" ? "InvalidInput" : "Failed", e.message),
     LlmError: (e) => host(e.reason === "Configuration" ? "InvalidInput" : "Failed", e.message),
     RegistryError: (e) => host("InvalidInput", e.message),
     AgentDefinitionError: (e) => host(e.reason === "Builtin" || e.reason === "Io" ? "Failed" : "InvalidInput", e.message),

@@ -102,9 +102,10 @@ export type PromptResult = typeof PromptResult.Type
 
 export const ChildrenSendParams = Schema.Struct({ sessionId: Schema.String, handle: Schema.String, message: Schema.String })
 
+/** `queued`: the child was running; it gets the message at its next step. */
 export const ChildReply = Schema.Struct({
   handle: Schema.String,
-  status: RunStatusSchema,
+  status: Schema.Union([RunStatusSchema, Schema.Literal("queued")]),
   result: Schema.String,
   usage: UsageSchema,
   notes: Schema.optional(Schema.String)

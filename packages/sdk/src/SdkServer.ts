@@ -35,6 +35,7 @@ const hostReply = (e: HostError): Reply =>
     e.reason === "NotFound" ? ErrorCode.NotFound
       : e.reason === "InvalidInput" ? ErrorCode.InvalidParams
       : e.reason === "Unsupported" ? ErrorCode.Unsupported
+      : e.reason === "Busy" ? ErrorCode.Busy
       : ErrorCode.Internal,
     e.message
   )

@@ -91,13 +91,25 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
       Effect.map((states) => newestFirst(states.filter((s) => s !== undefined)))
     )
 
+    const unreadable: SessionStoreShape["unreadable"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
+      Effect.flatMap((entries) =>
+        Effect.forEach(entries.filter((e) => e.isDirectory()), (e) =>
+          readStateFile(dirOf(e.name), e.name).pipe(
+            Effect.as(undefined),
+            // No state.json yet is a session being created; anything else is reported.
+            Effect.catch((error) => Effect.succeed(error.reason === "NotFound" ? undefined : { id: e.name, error: error.message }))
+          ), { concurrency: 16 })
+      ),
+      Effect.map((found) => found.filter((x) => x !== undefined).sort((a, b) => b.id.localeCompare(a.id)))
+    )
+
     const latest: SessionStoreShape["latest"] = (filter) =>
       list.pipe(Effect.flatMap((states) => {
         const found = latestOf(states, filter)
         return found === undefined ? Effect.succeed(undefined) : open(found.id)
       }))
 
-    return SessionStore.of({ create, open, list, latest })
+    return SessionStore.of({ create, open, list, unreadable, latest })
   })
 
 /**

@@ -118,7 +118,8 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
       children: Effect.sync(() => [...data.children.keys()].sort()),
       writeTask: (runId, record) =>
         checkId("run id", runId).pipe(Effect.andThen(Effect.sync(() => void data.tasks.set(runId, copy(record))))),
-      readTasks: Effect.sync(() => [...data.tasks.keys()].sort().map((k) => copy(data.tasks.get(k))))
+      readTasks: Effect.sync(() => [...data.tasks.keys()].sort().map((k) => copy(data.tasks.get(k)))),
+      readTask: (runId) => checkId("run id", runId).pipe(Effect.andThen(Effect.sync(() => copy(data.tasks.get(runId)))))
     } satisfies SessionHandle
   })
 
@@ -173,7 +174,8 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
         return found === undefined ? Effect.succeed(undefined) : open(found.id)
       }))
 
-    return SessionStore.of({ create, open, list, latest })
+    // Memory never holds a state it cannot read.
+    return SessionStore.of({ create, open, list, unreadable: Effect.succeed([]), latest })
   })
 
 /**

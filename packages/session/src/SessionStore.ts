@@ -89,6 +89,8 @@ export interface SessionHandle {
   /** Background-run records (`tasks/<runId>.json`), written atomically. */
   readonly writeTask: (runId: string, record: unknown) => Effect.Effect<void, SessionError>
   readonly readTasks: Effect.Effect<ReadonlyArray<unknown>, SessionError>
+  /** One background-run record, or undefined when there is none. */
+  readonly readTask: (runId: string) => Effect.Effect<unknown | undefined, SessionError>
 }
 
 /** `create`'s input. `id` defaults to a fresh `makeId()`; `extra` adds top-level keys to `state.json`. */
@@ -110,6 +112,8 @@ export interface SessionStoreShape {
   readonly open: (id: string) => Effect.Effect<SessionHandle, SessionError>
   /** All sessions, newest first. */
   readonly list: Effect.Effect<ReadonlyArray<SessionState>, SessionError>
+  /** Sessions whose state cannot be read (a corrupt `state.json`), with the reason: never silently dropped. */
+  readonly unreadable: Effect.Effect<ReadonlyArray<{ readonly id: string; readonly error: string }>, SessionError>
   /** The most recently updated session (optionally in one working directory), for `--continue`. */
   readonly latest: (filter?: { readonly cwd?: string | undefined }) => Effect.Effect<SessionHandle | undefined, SessionError>
 }

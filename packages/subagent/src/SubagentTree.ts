@@ -11,7 +11,7 @@ import { runTurns } from "./internal/turns.ts"
 import { Lane, type LaneShape, makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
-import { serveStopRequests } from "./StopRequests.ts"
+import { type RequestHandlers, serveRequests } from "./SessionRequests.ts"
 import type { ChildContextFactory, TurnRunner } from "./Vocabulary.ts"
 
 /**
@@ -50,6 +50,11 @@ export interface SubagentTree {
    * seen from `from`; returns the handles it stopped.
    */
   readonly stopHeld: (handle: string, from: string) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * How this process answers messages other processes send to the session's children (the
+   * main context sets it: continuing a child needs its providers). Until then they are refused.
+   */
+  readonly answerSends: (send: RequestHandlers["send"]) => Effect.Effect<void>
   /** The wake loop of agent `handle` (see `StartContext.runTurns`). */
   readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
 }
@@ -122,10 +127,12 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
         return live.map(([h]) => h)
       })
 
+    let sends: RequestHandlers["send"] = (handle) => Effect.fail(`this process cannot continue ${handle}`)
     if (options.session !== undefined) {
+      const handlers = Effect.sync((): RequestHandlers => ({ stop: (h) => stopHeld(h, "user"), send: sends }))
       yield* Effect.forkIn(
-        serveStopRequests(options.session, (h) => stopHeld(h, "user")).pipe(
-          Effect.ignore({ log: "Warn", message: "stop requests from other processes are no longer heard" })
+        serveRequests(options.session, handlers).pipe(
+          Effect.ignore({ log: "Warn", message: "requests from other processes are no longer heard" })
         ),
         scope
       )
@@ -165,6 +172,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       }),
       isReachable,
       stopHeld,
+      answerSends: (send) => Effect.sync(() => void (sends = send)),
       runTurns: (handle, prompt, turn) => runTurns(announcements, activations.take(handle), handle, prompt, turn)
     } satisfies SubagentTree
   })

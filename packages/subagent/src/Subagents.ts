@@ -231,6 +231,11 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           return yield* refuse("Unsupported", `${handle} ran on "${d.provider}", which cannot be continued here`)
         }
         const continuation = yield* continuationOf(provider, d)
+        // A child that ran is its transcript: continuing one whose transcript is gone would lose its context.
+        const history = d.status === "queued" ? undefined : yield* childStore(handle)
+        if (history !== undefined && (yield* history.transcript.read.pipe(Effect.map((r) => r.records.length), Effect.orElseSucceed(() => 0))) === 0) {
+          return yield* refuse("InvalidContinuation", `${handle} cannot be continued: its transcript is missing (${history.transcript.location})`)
+        }
         const type = (yield* findType(d.agent)) ??
           { name: d.agent, description: d.description, provider: d.provider, definition: { name: d.agent, description: d.description, systemPrompt: "", override: false, scope: "runtime", source: `runtime:${d.agent}` } } satisfies AgentType
         const activation = yield* tree.activations.begin(handle)

@@ -205,7 +205,11 @@ describe("continuations", () => {
     name: "custom",
     description: "saves a session id",
     continuation: { version: 2, schema: Saved },
-    start: (ctx) => ctx.saveContinuation({ sessionId: "s-1" }).pipe(Effect.as<ChildOutcome>({ status: "completed", output: "started", usage: emptyUsage })),
+    start: (ctx) =>
+      ctx.saveContinuation({ sessionId: "s-1" }).pipe(
+        Effect.andThen(ctx.store?.transcript.append({ type: "message", message: { role: "user", content: ctx.request.prompt } }).pipe(Effect.orDie) ?? Effect.void),
+        Effect.as<ChildOutcome>({ status: "completed", output: "started", usage: emptyUsage })
+      ),
     continue: (ctx) => Effect.sync(() => seen.push(ctx.continuation)).pipe(Effect.as<ChildOutcome>({ status: "completed", output: "continued", usage: emptyUsage }))
   })
 

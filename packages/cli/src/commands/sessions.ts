@@ -1,4 +1,4 @@
-import { SessionStore } from "@dsh/session"
+import { AgentHost } from "@dsh/agent"
 import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
@@ -13,10 +13,12 @@ export const sessionsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if (sub !== "list" || positionals.length > 1) {
       return yield* new UsageError({ message: `sessions: unknown subcommand "${positionals.join(" ")}" (try: dsh sessions list)` })
     }
-    const store = yield* SessionStore
-    const states = yield* store.list
-    const sessions = states.map((s) => ({ id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status }))
+    // A session whose process is gone shows `lost`; one that cannot be read is listed with its error.
+    const sessions = (yield* (yield* AgentHost).listSessions).map((s) =>
+      s.error === undefined
+        ? { id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status }
+        : { id: s.id, status: s.status, error: s.error })
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ sessions }))
     if (sessions.length === 0) return yield* writeLine(ctx.stdout, "no sessions")
-    for (const s of sessions) yield* writeLine(ctx.stdout, `${s.id}  ${s.status.padEnd(9)}  ${s.agent}  ${s.updatedAt}`)
+    for (const s of sessions) yield* writeLine(ctx.stdout, "error" in s ? `${s.id}  ${s.status.padEnd(9)}  ${s.error}` : `${s.id}  ${s.status.padEnd(9)}  ${s.agent}  ${s.updatedAt}`)
   })

@@ -1,5 +1,4 @@
 import { AgentHost, conversationRecords, eventLine } from "@dsh/agent"
-import { childSummary } from "@dsh/harness"
 import { decodeDescriptors, logWarnings, requestStop } from "@dsh/subagent"
 import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
@@ -25,6 +24,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop)` })
     }
     const session = yield* requireSession(values.session)
+    const host = yield* AgentHost
     const decoded = decodeDescriptors(yield* session.readState)
     yield* logWarnings(decoded.warnings)
     const children = decoded.records
@@ -43,10 +43,9 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       const child = yield* find(handle)
       const message = extra.join(" ").trim()
       if (message === "") return yield* new UsageError({ message: "usage: dsh subagents send HANDLE \"message\" --session ID" })
-      const host = yield* AgentHost
       const reply = yield* host.sendToChild({ sessionId: session.id, handle: child.handle, message })
-      yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify({ ...reply, output: reply.result }) : reply.result)
-      if (reply.status !== "completed") return yield* new RunFailed({ message: `${child.handle} ${reply.status}: ${reply.notes ?? "no result"}` })
+      yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify({ ...reply, output: reply.result }) : reply.status === "queued" ? reply.notes ?? "" : reply.result)
+      if (reply.status !== "completed" && reply.status !== "queued") return yield* new RunFailed({ message: `${child.handle} ${reply.status}: ${reply.notes ?? "no result"}` })
       return
     }
     if (sub === "log") {
@@ -56,6 +55,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
         return yield* new UsageError({ message: `--limit must be a positive integer (got "${values.limit}")` })
       }
       const { records } = yield* (yield* session.child(child.handle)).transcript.read
+      if (records.length === 0 && child.status !== "queued") return yield* new RunFailed({ message: `${child.handle}'s transcript is missing (${child.transcript ?? "no location"})` })
       const tail = conversationRecords(records, { tools: values.tools, limit })
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ handle: child.handle, records: tail }))
       for (const r of tail) yield* writeLine(ctx.stdout, eventLine(r) ?? JSON.stringify(r))
@@ -71,7 +71,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     }
     if (sub === "list") {
       if (handle !== undefined) return yield* new UsageError({ message: `subagents list takes no argument (got "${handle}")` })
-      const subagents = children.map(childSummary)
+      const subagents = yield* host.listChildren(session.id)
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ subagents }))
       if (subagents.length === 0) return yield* writeLine(ctx.stdout, "no subagents")
       for (const s of subagents) {

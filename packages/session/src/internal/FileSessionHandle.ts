@@ -165,6 +165,7 @@ export const makeFileSessionHandle = (
       child,
       children: listChildren,
       writeTask,
-      readTasks
+      readTasks,
+      readTask: (runId) => checkId("run id", runId).pipe(Effect.andThen(readJsonIfExists(join(tasksDir, `${runId}.json`))))
     } satisfies SessionHandle
   })

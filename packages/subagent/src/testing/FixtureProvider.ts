@@ -27,9 +27,14 @@ export const makeFixtureProvider = (options: {
       const index = calls.length
       calls.push({ kind, handle: context.handle, prompt, agent: context.type.name })
       const reply = options.reply({ prompt, agent: context.type.name, handle: context.handle, index })
+      // Like a real child, it keeps a transcript: what it was told, and what it answered.
+      const record = (role: "user" | "assistant", content: string) =>
+        context.store === undefined ? Effect.void : context.store.transcript.append({ type: "message", message: { role, content } }).pipe(Effect.ignore)
+      yield* record("user", prompt)
       if ("hang" in reply) return yield* Effect.never
       if ("crash" in reply) return yield* Effect.die(new Error(reply.crash))
       if (reply.delayMs !== undefined) yield* Effect.sleep(reply.delayMs)
+      yield* record("assistant", reply.output)
       return {
         status: reply.status ?? "completed",
         output: reply.output,
