@@ -44,6 +44,12 @@ export interface HostPromptOptions {
   /** Every descendant's live events, tagged with its handle. */
   readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
   readonly maxSteps?: number | undefined
+  /**
+   * Completes when the caller wants the prompt stopped (a signal, a client's cancel): the turn
+   * and every descendant are stopped and the prompt answers `cancelled` with what it had (usage,
+   * the agent's last words). Interrupting `prompt` itself stops the same, without an answer.
+   */
+  readonly cancel?: Effect.Effect<void> | undefined
 }
 
 export interface HostPromptResult {

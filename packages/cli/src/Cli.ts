@@ -1,19 +1,25 @@
 import { VERSION } from "@dsh/core"
-import { Cause, Effect, Exit, Fiber } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dispatch, USAGE } from "./Dispatch.ts"
 import { cliLayer } from "./Runtime.ts"
 
+const signalled = Deferred.makeUnsafe<void>()
 const ctx: CliContext = {
   env: process.env,
   cwd: process.cwd(),
   home: dshHome(process.env),
   stdout: process.stdout,
   stderr: process.stderr,
-  stdin: process.stdin
+  stdin: process.stdin,
+  interrupted: Deferred.await(signalled)
 }
+// A reader that went away (`dsh sessions list | head -1`) ends the output, not the process with a trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+})
 
 const argv = process.argv.slice(2)
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")) {
@@ -27,17 +33,22 @@ if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] ===
 
 const program = toCliExit(dispatch(argv, ctx)).pipe(Effect.provide(cliLayer(ctx)))
 const fiber = Effect.runFork(program)
-// Ctrl-C / SIGTERM interrupt the run: children are stopped and the session records `cancelled`.
+// Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the work: children are stopped and every
+// record says `cancelled`. `run` and `demo` answer the cancel (a JSON summary still prints);
+// other commands are interrupted. A second signal exits at once.
+const graceful = argv[0] === "run" || argv[0] === "demo"
 let stopping = false
 const stop = () => {
   if (stopping) process.exit(130)
   stopping = true
-  Effect.runFork(Fiber.interrupt(fiber))
+  if (graceful) Deferred.doneUnsafe(signalled, Effect.void)
+  else Effect.runFork(Fiber.interrupt(fiber))
 }
 // `on`, not `once`: execa's exit hook (signal-exit) re-raises a signal that no other listener
 // handles, which would kill this process before the children are stopped.
 process.on("SIGINT", stop)
 process.on("SIGTERM", stop)
+process.on("SIGHUP", stop)
 
 const exit = await Effect.runPromise(Fiber.await(fiber))
 if (Exit.isSuccess(exit)) {

@@ -7,15 +7,16 @@ import {
   HostError,
   type HostSessionInfo,
   runPrompt,
-  statusOfResult
+  statusOfResult,
+  type TurnResult
 } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { makeToolbox } from "@dsh/tools"
-import { emptyUsage } from "@dsh/core"
-import { Effect, Exit, Layer, Option, Scope, Semaphore } from "effect"
+import { addUsage, emptyUsage } from "@dsh/core"
+import { Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
 import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
@@ -160,7 +161,14 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         }
         const rt = yield* openRuntime(request.sessionId, request.onChildEvent)
         const { session, catalog, main } = rt
-        const onEvent = request.onEvent ?? (() => Effect.void)
+        // What the turns said and spent so far: the answer of a cancelled prompt.
+        let usage = emptyUsage
+        let said = ""
+        const onEvent = (event: AgentEvent) => {
+          if (event.type === "usage") usage = addUsage(usage, event.usage)
+          if (event.type === "message" && event.message.role === "assistant" && event.message.content !== "") said = event.message.content
+          return request.onEvent?.(event) ?? Effect.void
+        }
         const toolbox = makeToolbox({ tools: main.tools, policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools } })
         // Patterns that can never match are said when the profile applies, not silently ignored.
         for (const message of agentPolicyWarnings(catalog.main, main.tools.map((t) => t.name), yield* main.subagents.typeNames)) {
@@ -169,7 +177,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           yield* onEvent(notice)
         }
         yield* session.updateState((s) => ({ ...s, status: "running" }))
-        const result = yield* rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
+        const turns = rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
           runPrompt({
             agent: "main",
             cwd: rt.state.cwd,
@@ -185,6 +193,21 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         ).pipe(
           Effect.onInterrupt(() => session.updateState((s) => ({ ...s, status: "cancelled" })).pipe(Effect.ignore({ log: "Warn" })))
         )
+        // A cancel interrupts the turns and waits until they are down (children stopped, records
+        // written); the prompt then answers with what the turns had said and spent.
+        const turning = yield* Effect.forkChild(turns)
+        const first = yield* Effect.raceFirst(
+          Effect.map(Fiber.await(turning), Option.some),
+          Effect.as(request.cancel ?? Effect.never, Option.none())
+        )
+        if (Option.isNone(first)) {
+          yield* Fiber.interrupt(turning)
+          // Background children too: the answer lists them as they end up.
+          yield* rt.tree.stopHeld("all", "user")
+        }
+        const result: TurnResult = Option.isSome(first)
+          ? yield* first.value
+          : { status: "cancelled", result: said, usage, messages: [], durationMs: 0, error: "the prompt was cancelled" }
         yield* session.updateState((s) => ({ ...s, status: statusOfResult(result) }))
         return {
           sessionId: session.id,

@@ -166,16 +166,16 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         return fiber
       })
 
-    const announceWhenDone = (parentHandle: string, agent: string, handle: string, runId: string, done: Deferred.Deferred<SubagentResult>) =>
+    /**
+     * Records a background run as started; the run's own cleanup finishes the record (so it is
+     * written however the run ends, shutdown included) and announces the outcome.
+     */
+    const announced = (parentHandle: string, agent: string, handle: string, runId: string) =>
       Effect.gen(function*() {
         const base = { runId, handle, agent, parent: parentHandle, createdAt: yield* isoNow, delivered: false }
         yield* tree.announcements.started({ ...base, status: "running" })
-        yield* Effect.forkIn(
-          Deferred.await(done).pipe(Effect.flatMap((result) =>
-            Effect.flatMap(isoNow, (endedAt) => tree.announcements.finished({ ...base, status: result.status, endedAt, result }))
-          )),
-          tree.scope
-        )
+        return (result: SubagentResult) =>
+          Effect.flatMap(isoNow, (endedAt) => tree.announcements.finished({ ...base, status: result.status, endedAt, result }))
       })
 
     const spawn: SubagentsShape["spawn"] = Effect.fn("Subagents.spawn")(function*(request, parent) {
@@ -186,8 +186,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
 
     const spawnBackground: SubagentsShape["spawnBackground"] = Effect.fn("Subagents.spawnBackground")(function*(request, parent) {
       const a = yield* admit({ ...request, background: true }, parent)
-      yield* announceWhenDone(parent.handle, a.type.name, a.handle, a.runId, a.activation.done)
-      yield* activate({ tree, ...a, request: { ...request, background: true }, parent }, true)
+      const announce = yield* announced(parent.handle, a.type.name, a.handle, a.runId)
+      yield* activate({ tree, ...a, request: { ...request, background: true }, parent, announce }, true)
       return { status: "accepted", runId: a.runId, handle: a.handle } satisfies AcceptedRun
     })
 
@@ -246,8 +246,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const request: SpawnRequest = { prompt: message, description: d.description, agent: d.agent, background }
         const parentInfo: ParentInfo = from === "user" ? userParent(d, tree) : from
         yield* tree.descriptors.note({ ...d, runId, status: "queued", background, updatedAt: yield* isoNow })
-        if (background) yield* announceWhenDone(parentInfo.handle, d.agent, handle, runId, activation.done)
-        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation }, background)
+        const announce = background ? yield* announced(parentInfo.handle, d.agent, handle, runId) : undefined
+        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }, background)
         if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
         return { _tag: "Replied", result: yield* Deferred.await(activation.done) } satisfies SendOutcome
       }).pipe(Effect.withSpan("Subagents.send", { attributes: { handle } }))

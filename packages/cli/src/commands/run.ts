@@ -101,6 +101,7 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
       // A model given when continuing applies from now on.
       model: existing === undefined ? undefined : input.model,
       maxSteps: input.maxSteps,
+      cancel: ctx.interrupted,
       onEvent: (event) => Effect.andThen(forward(event), input.onEvent?.(event) ?? Effect.void)
     })
     logger.info({ status: summary.status, usage: summary.usage, error: summary.error }, "run end")

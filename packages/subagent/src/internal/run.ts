@@ -23,6 +23,8 @@ export interface RunSpec {
   readonly message?: string | undefined
   /** On `continue`: the provider's decoded continuation data. */
   readonly continuation?: unknown
+  /** A background run's announcement: recorded and queued for the parent when the run ends. */
+  readonly announce?: ((result: SubagentResult) => Effect.Effect<void>) | undefined
 }
 
 /**
@@ -110,6 +112,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           ...(cost === undefined ? {} : { cost }),
           ...(store === undefined ? {} : { transcript: store.transcript.location })
         }
+        // The outcome is recorded (tasks/) before anyone can see the run ended.
+        if (spec.announce !== undefined) yield* spec.announce(result)
         yield* tree.activations.end(activation, result)
         return result
       })
