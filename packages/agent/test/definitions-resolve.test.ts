@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -177,9 +178,38 @@ describe("resolveAgents: discovery and precedence", () => {
       assert.match(reasons["nodesc.md"]!, /missing required field "description"/)
       assert.match(reasons["bad-name.md"]!, /not kebab-case/)
       assert.match(reasons["binary.md"]!, /binary file/)
-      assert.match(reasons["huge.md"]!, /file is 10485760 bytes, over the 1048576-byte limit/)
+      assert.match(reasons["huge.md"]!, /file is 10485760 bytes, over the 262144-byte limit/)
       assert.match(reasons["plain.md"]!, /no frontmatter/)
       assert.match(reasons["broken.md"]!, /malformed YAML/)
+    }))
+
+  it.effect("discovery is bounded: FIFOs, devices and dangling links, deep or huge YAML and reserved names are skipped with a reason", () =>
+    Effect.gen(function*() {
+      // Deeply nested YAML: without bounds a 200 KB nest costs the parser seconds and hundreds of MB.
+      const nested = `---\ndescription: deep\ntools: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n---\nbody\n`
+      const ws = yield* workspace({
+        "repo/.agents/agents/deep.md": nested,
+        "repo/.agents/agents/wide.md": `---\ndescription: wide\nnotes: |\n${"  a line of text\n".repeat(5_000)}---\nbody\n`,
+        "repo/.agents/agents/fork.md": agentFile({ description: "not the fork type" }),
+        "repo/.agents/agents/fine.md": agentFile({ description: "fine" })
+      })
+      const dir = Path.join(ws.repo, ".agents", "agents")
+      yield* Effect.promise(async () => {
+        execFileSync("mkfifo", [Path.join(dir, "pipe.md")])
+        await Fs.symlink(Path.join(dir, "gone.md"), Path.join(dir, "dangling.md"))
+        await Fs.symlink("/dev/null", Path.join(dir, "device.md"))
+      })
+      const started = Date.now()
+      const resolved = yield* resolve(ws)
+      assert.isBelow(Date.now() - started, 5_000, "bounded work, not seconds of YAML")
+      assert.strictEqual(byName(resolved.agents, "fine").description, "fine")
+      const reasons = Object.fromEntries(resolved.skipped.map((s) => [Path.basename(s.path), s.reason]))
+      assert.match(reasons["deep.md"]!, /nests deeper than 32 levels/)
+      assert.match(reasons["wide.md"]!, /frontmatter is \d+ bytes, over the 65536-byte limit/)
+      assert.match(reasons["fork.md"]!, /"fork" is reserved for a built-in delegation type/)
+      assert.match(reasons["pipe.md"]!, /not a regular file \(a FIFO\)/)
+      assert.match(reasons["dangling.md"]!, /not a regular file \(a dangling symbolic link\)/)
+      assert.match(reasons["device.md"]!, /not a regular file \(a device file\)/)
     }))
 
   it.effect("a repaired file loads with a warning that names it", () =>

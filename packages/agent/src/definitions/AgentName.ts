@@ -13,7 +13,7 @@ export const MAX_AGENT_NAME_LENGTH = 64
 export const MAX_SYSTEM_PROMPT_CHARS = 100_000
 
 /** Agent files above this size are skipped without being read (1 MiB). */
-export const MAX_AGENT_FILE_BYTES = 1024 * 1024
+export const MAX_AGENT_FILE_BYTES = 256 * 1024
 
 /** kebab-case: lowercase letters and digits in groups joined by single hyphens. */
 export const AGENT_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/

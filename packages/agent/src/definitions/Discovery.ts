@@ -1,5 +1,5 @@
 import * as Path from "node:path"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { AgentScope } from "../AgentDefinition.ts"
 import { type AgentFileResult, parseAgentFileBytes, tooLarge } from "./AgentFile.ts"
 import { MAX_AGENT_FILE_BYTES } from "./AgentName.ts"
@@ -15,6 +15,8 @@ import * as Fs from "./internal/Fs.ts"
 const MAX_DEPTH = 12
 const MAX_FILES_PER_DIR_TREE = 5_000
 const SKIPPED_DIRS = new Set([".git", "node_modules"])
+/** A directory's files are read within this time; the rest are skipped with the reason. */
+const SCAN_BUDGET_MS = 10_000
 
 /**
  * The project root: the nearest ancestor of `cwd` (itself included) that contains `.git` (a
@@ -53,6 +55,7 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
   Effect.gen(function*() {
     const warnings: Array<string> = []
     const files: Array<string> = []
+    const odd: Array<AgentFileResult> = []
     const visited = new Set<string>()
     const walk = (current: string, depth: number): Effect.Effect<void> =>
       Effect.gen(function*() {
@@ -75,25 +78,37 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
           const path = Path.join(current, entry.name)
           let isDir = entry.isDirectory()
           let isFile = entry.isFile()
+          let kind = entryKind(entry)
           if (entry.isSymbolicLink()) {
             const target = yield* Fs.stat(path).pipe(Effect.option)
             isDir = target._tag === "Some" && target.value.isDirectory()
             isFile = target._tag === "Some" && target.value.isFile()
+            kind = target._tag === "Some" ? entryKind(target.value) : "a dangling symbolic link"
           }
           if (isDir && !SKIPPED_DIRS.has(entry.name)) {
             if (depth + 1 > MAX_DEPTH) warnings.push(`${path}: nested deeper than ${MAX_DEPTH} levels; not scanned`)
             else yield* walk(path, depth + 1)
-          } else if (isFile && /\.md$/i.test(entry.name)) {
-            files.push(path)
+          } else if (/\.md$/i.test(entry.name)) {
+            // Every .md entry is accounted for: a FIFO, device or dangling link is skipped with the reason.
+            if (isFile) files.push(path)
+            else if (!isDir) odd.push({ _tag: "Invalid", path, reason: `not a regular file (${kind})` })
           }
         }
       })
     yield* walk(dir, 0)
+    const started = yield* Clock.currentTimeMillis
     const results = yield* Effect.forEach(files, (path) =>
-      loadAgentFile(path, scope).pipe(
-        Effect.catch((failure) =>
-          Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read: ${failure.message}` })
+      Effect.gen(function*() {
+        if ((yield* Clock.currentTimeMillis) - started > SCAN_BUDGET_MS) {
+          return { _tag: "Invalid", path, reason: `not read: the scan of ${dir} ran past its ${SCAN_BUDGET_MS / 1000}-second budget` } as const
+        }
+        return yield* loadAgentFile(path, scope).pipe(
+          Effect.catch((failure) => Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read: ${failure.message}` }))
         )
-      ), { concurrency: 8 })
-    return { results, warnings }
+      }), { concurrency: 8 })
+    return { results: [...results, ...odd], warnings }
   })
+
+/** What a directory entry is, for a skip reason. */
+const entryKind = (e: { isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string =>
+  e.isFIFO() ? "a FIFO" : e.isCharacterDevice() || e.isBlockDevice() ? "a device file" : e.isSocket() ? "a socket" : "not a file"

@@ -35,7 +35,12 @@ export interface ResolveAgentsOptions {
   readonly trustStore?: TrustStore | undefined
   /** Replaces the package's built-in agents directory. */
   readonly builtinAgentsDir?: string | undefined
+  /** Names a file may not take (built-in delegation types); default `RESERVED_AGENT_NAMES`. */
+  readonly reservedNames?: ReadonlyArray<string> | undefined
 }
+
+/** Delegation types every dsh harness may have that are not agent files (`fork`; `acp:*`/`sdk:*` are not valid names anyway). */
+export const RESERVED_AGENT_NAMES: ReadonlyArray<string> = ["fork"]
 
 export interface SkippedAgentFile {
   readonly path: string
@@ -118,9 +123,14 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     const projectTrusted = options.trustProject === true ||
       (yield* isTrusted(options, projectRoot, needsTrust ? warnings : []))
 
+    const reserved = new Set(options.reservedNames ?? RESERVED_AGENT_NAMES)
     const winners = new Map<string, AgentDefinition>()
     for (const candidate of candidates) {
       const { name, scope, source } = candidate
+      if (scope !== "builtin" && reserved.has(name)) {
+        skipped.push({ path: source, reason: `the name "${name}" is reserved for a built-in delegation type; rename the agent` })
+        continue
+      }
       if (scope !== "builtin" && scope !== "explicit" && builtinNames.has(name)) {
         if (!candidate.override) {
           warnings.push(`${source}: agent "${name}" has the name of a built-in agent but does not declare override: true; ignored`)

@@ -45,9 +45,12 @@ export interface AgentContext {
 /** The agent types of a session: the catalog's delegates on the default provider, then the backends' own. */
 export const agentTypes = (plan: ContextPlan): ReadonlyArray<AgentType> => {
   const provider = plan.options.delegatesRunOn ?? "spawn"
+  const own = plan.backends.flatMap((b) => b.types)
+  // A backend's own type keeps its name: an agent definition of the same name is not offered.
+  const taken = new Set(own.map((t) => t.name))
   return [
-    ...plan.catalog.delegates.map((definition): AgentType => ({ name: definition.name, description: definition.description, provider, definition })),
-    ...plan.backends.flatMap((b) => b.types)
+    ...plan.catalog.delegates.filter((d) => !taken.has(d.name)).map((definition): AgentType => ({ name: definition.name, description: definition.description, provider, definition })),
+    ...own
   ]
 }
 

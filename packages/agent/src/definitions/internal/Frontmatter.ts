@@ -63,7 +63,45 @@ type Strict = { readonly ok: true; readonly value: unknown } | { readonly ok: fa
 
 const firstLine = (message: string): string => message.split("\n")[0]!.trim()
 
+/** Frontmatter past this is not an agent's settings: the YAML parser never sees it. */
+export const MAX_FRONTMATTER_BYTES = 64 * 1024
+/** Deeper nesting than this (brackets or indentation levels) is refused before parsing. */
+export const MAX_FRONTMATTER_DEPTH = 32
+
+/**
+ * How deep `source` nests, by flow brackets and by block indentation: a cheap look that keeps
+ * pathological YAML (a 200 KB nest costs the parser seconds and hundreds of MB) away from it.
+ */
+const nestingDepth = (source: string): number => {
+  let brackets = 0
+  let deepest = 0
+  const indents: Array<number> = []
+  for (const line of source.split("\n")) {
+    const indent = line.length - line.trimStart().length
+    if (line.trim() !== "" && !line.trimStart().startsWith("#")) {
+      while (indents.length > 0 && indents.at(-1)! >= indent) indents.pop()
+      indents.push(indent)
+      deepest = Math.max(deepest, indents.length)
+    }
+    for (const ch of line) {
+      if (ch === "[" || ch === "{") deepest = Math.max(deepest, ++brackets)
+      else if ((ch === "]" || ch === "}") && brackets > 0) brackets--
+    }
+  }
+  return deepest
+}
+
+/** Why `source` is not read at all, if it is too large or nests too deeply. */
+const outOfBounds = (source: string): string | undefined => {
+  const bytes = Buffer.byteLength(source, "utf8")
+  if (bytes > MAX_FRONTMATTER_BYTES) return `frontmatter is ${bytes} bytes, over the ${MAX_FRONTMATTER_BYTES}-byte limit`
+  if (nestingDepth(source) > MAX_FRONTMATTER_DEPTH) return `frontmatter nests deeper than ${MAX_FRONTMATTER_DEPTH} levels`
+  return undefined
+}
+
 const parseStrict = (source: string): Strict => {
+  const bounds = outOfBounds(source)
+  if (bounds !== undefined) return { ok: false, error: bounds }
   try {
     const doc = parseDocument(source, { uniqueKeys: true, prettyErrors: false })
     const error = doc.errors[0]
@@ -108,6 +146,8 @@ export const parseSimple = (source: string): Record<string, unknown> | undefined
 export const parseFrontmatter = (source: string): FrontmatterResult => {
   const simple = parseSimple(source)
   if (simple !== undefined) return { _tag: "Parsed", data: simple, warnings: [] }
+  const bounds = outOfBounds(source)
+  if (bounds !== undefined) return { _tag: "Malformed", reason: bounds }
   const strict = parseStrict(source)
   if (strict.ok && (strict.value === null || strict.value === undefined)) return { _tag: "Parsed", data: {}, warnings: [] }
   if (strict.ok && isMapping(strict.value)) return { _tag: "Parsed", data: strict.value, warnings: [] }
