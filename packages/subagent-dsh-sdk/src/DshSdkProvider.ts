@@ -1,9 +1,9 @@
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext, SubagentBackend, SubagentLimitsInput, SubagentProvider } from "@dsh/subagent"
-import { ProcessLauncher } from "@dsh/subprocess"
+import { makeOutOfProcessProvider } from "@dsh/subagent-outofprocess"
+import type { ProcessLauncher } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
-import { CONTINUATION_VERSION, DshSdkContinuation } from "./Continuation.ts"
-import { runSdkChild } from "./internal/ChildRun.ts"
+import { sdkChildBackend } from "./internal/ChildRun.ts"
 
 /** The provider's registry name. */
 export const DSH_SDK_PROVIDER = "dsh-sdk"
@@ -54,16 +54,7 @@ export interface DshSdkProviderOptions {
  * `ProcessLauncher` of the context the provider is made in.
  */
 export const makeDshSdkProvider = (options: DshSdkProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
-  Effect.gen(function*() {
-    const resolved = { ...options, launcher: yield* ProcessLauncher }
-    return {
-      name: options.name ?? DSH_SDK_PROVIDER,
-      description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
-      start: (context) => runSdkChild(resolved, context, { _tag: "Start", prompt: context.request.prompt }),
-      continue: (context) => runSdkChild(resolved, context, { _tag: "Continue", prompt: context.message }),
-      continuation: { version: CONTINUATION_VERSION, schema: DshSdkContinuation }
-    } satisfies SubagentProvider
-  })
+  makeOutOfProcessProvider(sdkChildBackend(options))
 
 /** The provider with its `sdk:dsh` type, as a harness registers it. */
 export const makeDshSdkBackend = (options: DshSdkProviderOptions): Effect.Effect<SubagentBackend, never, ProcessLauncher> =>
