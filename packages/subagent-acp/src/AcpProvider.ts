@@ -65,7 +65,9 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
  * the result; text, tool calls, usage and permission decisions go to the child's transcript.
  * Permission requests are answered by the calling fiber's `Approval`. Interruption (cancel,
  * timeout) sends `session/cancel`, waits a short grace, then the process tree is stopped.
- * Every fault (spawn, silence, garbage, early exit) ends as `failed` with notes.
+ * Every fault (spawn, silence, garbage, early exit) ends as `failed` with notes. It is a record
+ * of hooks over the shared out-of-process driver, which owns the process, the transcript,
+ * `meta.json` and the cleanup.
  */
 export const makeAcpProvider = (options: AcpProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
   makeOutOfProcessProvider(acpChildBackend(options))

@@ -30,7 +30,7 @@ export interface DshSdkProviderOptions {
   readonly handshakeTimeout?: Duration.Input | undefined
   /** On stop: how long the child may take to confirm `session.cancel` before its process is closed. Default 2 seconds. */
   readonly cancelGrace?: Duration.Input | undefined
-  /** After stdin closes, how long the child may take to exit before the signal ladder. Default 2 seconds. */
+  /** After stdin closes, how long a child that answered its last prompt may take to exit before the signal ladder. Default 2 seconds. */
   readonly exitGrace?: Duration.Input | undefined
   /** SIGTERM → SIGKILL grace. Default: the launcher's. */
   readonly killGrace?: Duration.Input | undefined
@@ -50,8 +50,9 @@ export interface DshSdkProviderOptions {
  * survives its parent's restart with its context intact. Messages queued while a child runs
  * are sent to the same process as further turns (warm). Interrupting a run sends
  * `session.cancel`, waits `cancelGrace`, closes stdin and, if needed, signals the process
- * group, so the child's own descendants stop with it. Processes start through the
- * `ProcessLauncher` of the context the provider is made in.
+ * group, so the child's own descendants stop with it. It is a record of hooks over the shared
+ * out-of-process driver; processes start through the `ProcessLauncher` of the context the
+ * provider is made in.
  */
 export const makeDshSdkProvider = (options: DshSdkProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
   makeOutOfProcessProvider(sdkChildBackend(options))
