@@ -83,9 +83,8 @@ export type Behaviour =
   | { readonly _tag: "Die"; readonly defect: unknown }
 
 export interface FakeConnection {
+  /** Completed by `cancel`. */
   readonly cancelled: Deferred.Deferred<void>
-  /** Completes when a prompt has emitted its events and is waiting (the turn is in flight). */
-  readonly inFlight: Deferred.Deferred<void>
 }
 
 export const usage = (input: number, output: number) => ({ inputTokens: input, outputTokens: output, totalTokens: input + output })
@@ -112,7 +111,7 @@ export const fakeBackend = (
       Effect.gen(function*() {
         journal.steps.push(`connect ${commandLine}`)
         yield* Effect.addFinalizer(() => Effect.sync(() => void journal.steps.push("connection closed")))
-        return { connection: { cancelled: yield* Deferred.make<void>(), inFlight: yield* Deferred.make<void>() }, agentInfo: { name: "fake", version: "1" } }
+        return { connection: { cancelled: yield* Deferred.make<void>() }, agentInfo: { name: "fake", version: "1" } }
       }),
     newSession: () => Effect.sync(() => (journal.steps.push("new session"), "s-1")),
     prompt: (connection, turn) =>
@@ -121,7 +120,6 @@ export const fakeBackend = (
         journal.steps.push(`prompt ${turn.text}`)
         if (behaviour._tag === "Die") return yield* Effect.die(behaviour.defect)
         for (const event of behaviour.events ?? []) yield* turn.emit(event)
-        yield* Deferred.succeed(connection.inFlight, undefined)
         switch (behaviour._tag) {
           case "Answer":
             return behaviour.report
