@@ -3,7 +3,7 @@ import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing
 import { FileSessionStore } from "@dsh/session"
 import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
 import { testParent } from "@dsh/subagent/testing"
-import { acpAgentTypes, dshAcpAgent, makeAcpProviderWith } from "@dsh/subagent-acp"
+import { acpAgentTypes, dshAcpAgent, makeAcpProvider } from "@dsh/subagent-acp"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Approval, type ApprovalRequest, approvalFromRules } from "@dsh/tools"
 import { Effect, Stream } from "effect"
@@ -43,7 +43,7 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       const dsh = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
       // Only the allow-list and the explicit credentials reach the child; this secret must not.
       const parentEnv = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-child", GITHUB_TOKEN: "ghp-secret" }
-      const provider = makeAcpProviderWith(LocalProcessLauncher.make(), { agents: [dsh], parentEnv })
+      const provider = yield* makeAcpProvider({ agents: [dsh], parentEnv }).pipe(Effect.provide(LocalProcessLauncher.layer()))
       const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
       const parent: ParentInfo = testParent({ provider: "openai", model: "gpt-fake", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd })
       const asked: Array<ApprovalRequest> = []

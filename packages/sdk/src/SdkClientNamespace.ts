@@ -1,12 +1,13 @@
 import { connect, type SdkClient as SdkClientShape } from "./SdkClient.ts"
-import { spawn } from "./SpawnSdk.ts"
+import { attach, spawn } from "./SpawnSdk.ts"
 
 /** A connected client (the handshake is done). */
 export type SdkClient = SdkClientShape
 
 /**
  * The Effect client: `SdkClient.connect({input, output})` over any stream pair, or
- * `SdkClient.spawn({command, args, env})` to start a server through the `ProcessLauncher`.
- * Both are scoped and return once the handshake has succeeded.
+ * `SdkClient.spawn({command, args, env})` to start a server through the `ProcessLauncher`, or
+ * `SdkClient.attach(child, options)` over a server process the caller started itself. All are
+ * scoped and return once the handshake has succeeded.
  */
-export const SdkClient = { connect, spawn } as const
+export const SdkClient = { connect, spawn, attach } as const

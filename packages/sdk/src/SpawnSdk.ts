@@ -1,4 +1,4 @@
-import { ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
+import { type ChildProcessHandle, ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
 import { type Duration, Effect, type Scope } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
 import { makeTransport } from "./internal/Transport.ts"
@@ -30,18 +30,53 @@ export interface SpawnedSdkClient extends SdkClient {
 /** The last lines of stderr, enough to say why a server died. */
 const tailLines = (text: string, lines = 8): string => text.trimEnd().split("\n").slice(-lines).join("\n")
 
+/** What `attach` needs besides the connection options: how error messages name the server. */
+export interface AttachSdkOptions extends Omit<ConnectOptions, "input" | "output"> {
+  /** Names the server in error messages, e.g. its command line. Default `the server`. */
+  readonly label?: string | undefined
+}
+
 /**
- * Starts an SDK server through the `ProcessLauncher` and connects to it; ready once the
- * handshake succeeds (there is no other readiness signal). Scoped: releasing it closes the
+ * Connects to an SDK server that is already running as `child` (started by the caller through
+ * the `ProcessLauncher`) and performs the handshake; ready once it succeeds. Scoped: releasing
+ * it closes the connection (the server sees EOF on stdin); stopping the process stays the
+ * caller's. When the server dies, pending calls fail with `ConnectionClosed` naming its exit
+ * status and the tail of its stderr.
+ */
+export const attach = (child: ChildProcessHandle, options: AttachSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const label = options.label ?? "the server"
+    const stdin = child.stdin
+    if (stdin === null) return yield* sdkError("ConnectionClosed", `${label}: no stdin to write to`)
+    const describeEnd = (detail: string) =>
+      Effect.gen(function*() {
+        // stdout closes a moment before the exit is reported; give it that moment.
+        const exit = yield* Effect.timeoutOption(child.exit, "1 second")
+        const status = exit._tag === "None"
+          ? "closed its output but is still running"
+          : exit.value.signal !== null
+          ? `exited on signal ${exit.value.signal}`
+          : `exited with code ${exit.value.exitCode ?? "unknown"}`
+        const tail = tailLines(yield* child.stderrTail)
+        return `${label}: ${detail}; the server ${status}${tail === "" ? "" : `; stderr: ${tail}`}`
+      })
+    const transport = yield* makeTransport({ input: child.stdout, output: stdin, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES })
+    const client = yield* connectTransport(transport, options, describeEnd).pipe(
+      Effect.mapError((e) => (e.reason === "Timeout" ? sdkError("Timeout", `${label}: ${e.message}`) : e))
+    )
+    return { ...client, pid: child.pid }
+  })
+
+/**
+ * Starts an SDK server through the `ProcessLauncher` and connects to it (`attach`); ready once
+ * the handshake succeeds (there is no other readiness signal). Scoped: releasing it closes the
  * connection (the server sees EOF on stdin and should exit), waits up to `exitGrace`, then runs
  * the launcher's ladder (SIGTERM to the process group, grace, SIGKILL), so nothing it started
- * outlives it. When the server dies, pending calls fail with `ConnectionClosed` naming its exit
- * status and the tail of its stderr.
+ * outlives it.
  */
 export const spawn = (options: SpawnSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError | SubprocessError, Scope.Scope | ProcessLauncher> =>
   Effect.gen(function*() {
     const launcher = yield* ProcessLauncher
-    const command = [options.command, ...(options.args ?? [])].join(" ")
     const child = yield* launcher.spawn({
       command: options.command,
       args: options.args,
@@ -53,23 +88,5 @@ export const spawn = (options: SpawnSdkOptions): Effect.Effect<SpawnedSdkClient,
     })
     // Finalizers run last-first: the connection closes (EOF on stdin), then this wait, then the ladder.
     yield* Effect.addFinalizer(() => Effect.timeoutOption(child.exit, options.exitGrace ?? "2 seconds"))
-    const stdin = child.stdin
-    if (stdin === null) return yield* sdkError("ConnectionClosed", `${command}: no stdin to write to`)
-    const describeEnd = (detail: string) =>
-      Effect.gen(function*() {
-        // stdout closes a moment before the exit is reported; give it that moment.
-        const exit = yield* Effect.timeoutOption(child.exit, "1 second")
-        const status = exit._tag === "None"
-          ? "closed its output but is still running"
-          : exit.value.signal !== null
-          ? `exited on signal ${exit.value.signal}`
-          : `exited with code ${exit.value.exitCode ?? "unknown"}`
-        const tail = tailLines(yield* child.stderrTail)
-        return `${command}: ${detail}; the server ${status}${tail === "" ? "" : `; stderr: ${tail}`}`
-      })
-    const transport = yield* makeTransport({ input: child.stdout, output: stdin, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES })
-    const client = yield* connectTransport(transport, options, describeEnd).pipe(
-      Effect.mapError((e) => (e.reason === "Timeout" ? sdkError("Timeout", `${command}: ${e.message}`) : e))
-    )
-    return { ...client, pid: child.pid }
+    return yield* attach(child, { ...options, label: [options.command, ...(options.args ?? [])].join(" ") })
   })

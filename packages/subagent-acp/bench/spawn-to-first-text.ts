@@ -17,7 +17,7 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { acpAgentTypes, dshAcpAgent, makeAcpProviderWith } from "../src/index.ts"
+import { acpAgentTypes, dshAcpAgent, makeAcpProvider } from "../src/index.ts"
 
 const TARGET = 4
 const RUNS = Number(process.argv[2] ?? 10)
@@ -71,14 +71,14 @@ const toFirstText = (): Promise<number> =>
       })
     })
     const dsh = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
-    const provider = makeAcpProviderWith(LocalProcessLauncher.make(), { agents: [dsh], parentEnv: { PATH: process.env.PATH } })
+    const provider = yield* makeAcpProvider({ agents: [dsh], parentEnv: { PATH: process.env.PATH } })
     const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
     const parent: ParentInfo = testParent({ provider: "scripted", model: script, stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd: dir })
     const start = performance.now()
     const r = yield* subagents.spawn({ prompt: "CONFORMANCE echo bench", description: "bench", agent: "acp:dsh" }, parent)
     if (r.status !== "completed" || firstText === undefined) return yield* Effect.die(new Error(`run ${r.status}: ${r.notes ?? "no text"}`))
     return firstText - start
-  })))
+  })).pipe(Effect.provide(LocalProcessLauncher.layer())))
 
 await toFirstText() // warm-up: the compile cache and the OS page cache
 const baseline: Array<number> = []

@@ -1,5 +1,6 @@
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext } from "@dsh/subagent"
+import { childModelSpec } from "@dsh/subagent-outofprocess"
 import { Duration, Effect } from "effect"
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -147,8 +148,7 @@ export const dshAcpAgent = (options: {
   cwd: "parent",
   prepare: (context) =>
     Effect.gen(function*() {
-      const model = context.request.model ?? context.type.definition.model ??
-        `${context.parent.model.provider}:${context.parent.model.model}`
+      const model = childModelSpec(context)
       const home = yield* childHome(context)
       const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? 1
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))

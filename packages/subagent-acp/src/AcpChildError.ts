@@ -3,7 +3,8 @@ import { Schema } from "effect"
 /**
  * Why an ACP child could not finish its turn. The provider turns every one of these into a
  * `failed` outcome whose notes say what happened; none of them reaches the parent as an error.
- * - `SpawnFailed`: the command could not be started;
+ * - `SpawnFailed`: the command could not be started (no longer raised: the out-of-process driver
+ *   starts the process and words the launcher's `SubprocessError` as "cannot start the ACP agent");
  * - `InitializeTimeout`: no `initialize` answer within the bound (readiness never came);
  * - `ProtocolViolation`: the agent wrote something that is not JSON-RPC, or a frame too large;
  * - `ProcessExited`: the agent's process ended before its turn did;

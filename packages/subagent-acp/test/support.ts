@@ -6,7 +6,7 @@ import { Effect, type Scope, Stream } from "effect"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { type AcpAgentConfig, acpAgentTypes, dshAcpAgent, makeAcpProviderWith, type AcpProviderOptions } from "../src/index.ts"
+import { type AcpAgentConfig, acpAgentTypes, dshAcpAgent, makeAcpProvider, type AcpProviderOptions } from "../src/index.ts"
 
 /** The built CLI bundle (`npm test` builds everything first). */
 export const CLI_MAIN = resolve(import.meta.dirname, "../../cli/dist/main.js")
@@ -66,11 +66,9 @@ export const makeEnv = (options: {
     const store = yield* FileSessionStore.make({ home })
     const session = yield* store.create({ agent: "main", cwd, model: "scripted" })
     const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-    const provider = makeAcpProviderWith(LocalProcessLauncher.make({ killGrace: "1 second" }), {
-      agents: options.agents,
-      parentEnv: { ...process.env },
-      ...options.provider
-    })
+    const provider = yield* makeAcpProvider({ agents: options.agents, parentEnv: { ...process.env }, ...options.provider }).pipe(
+      Effect.provide(LocalProcessLauncher.layer({ killGrace: "1 second" }))
+    )
     const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes(options.agents) })
     const parent: ParentInfo = testParent(namedModel("scripted", options.script ?? "demo"), { cwd })
     return { subagents, parent, home, cwd, sessionLocation: session.location }

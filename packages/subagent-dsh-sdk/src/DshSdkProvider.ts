@@ -1,9 +1,9 @@
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext, SubagentBackend, SubagentLimitsInput, SubagentProvider } from "@dsh/subagent"
-import { ProcessLauncher } from "@dsh/subprocess"
+import { makeOutOfProcessProvider } from "@dsh/subagent-outofprocess"
+import type { ProcessLauncher } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
-import { CONTINUATION_VERSION, DshSdkContinuation } from "./Continuation.ts"
-import { runSdkChild } from "./internal/ChildRun.ts"
+import { sdkChildBackend } from "./internal/ChildRun.ts"
 
 /** The provider's registry name. */
 export const DSH_SDK_PROVIDER = "dsh-sdk"
@@ -30,7 +30,7 @@ export interface DshSdkProviderOptions {
   readonly handshakeTimeout?: Duration.Input | undefined
   /** On stop: how long the child may take to confirm `session.cancel` before its process is closed. Default 2 seconds. */
   readonly cancelGrace?: Duration.Input | undefined
-  /** After stdin closes, how long the child may take to exit before the signal ladder. Default 2 seconds. */
+  /** After stdin closes, how long a child that answered its last prompt may take to exit before the signal ladder. Default 2 seconds. */
   readonly exitGrace?: Duration.Input | undefined
   /** SIGTERM → SIGKILL grace. Default: the launcher's. */
   readonly killGrace?: Duration.Input | undefined
@@ -50,20 +50,12 @@ export interface DshSdkProviderOptions {
  * survives its parent's restart with its context intact. Messages queued while a child runs
  * are sent to the same process as further turns (warm). Interrupting a run sends
  * `session.cancel`, waits `cancelGrace`, closes stdin and, if needed, signals the process
- * group, so the child's own descendants stop with it. Processes start through the
- * `ProcessLauncher` of the context the provider is made in.
+ * group, so the child's own descendants stop with it. It is a record of hooks over the shared
+ * out-of-process driver; processes start through the `ProcessLauncher` of the context the
+ * provider is made in.
  */
 export const makeDshSdkProvider = (options: DshSdkProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
-  Effect.gen(function*() {
-    const resolved = { ...options, launcher: yield* ProcessLauncher }
-    return {
-      name: options.name ?? DSH_SDK_PROVIDER,
-      description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
-      start: (context) => runSdkChild(resolved, context, { _tag: "Start", prompt: context.request.prompt }),
-      continue: (context) => runSdkChild(resolved, context, { _tag: "Continue", prompt: context.message }),
-      continuation: { version: CONTINUATION_VERSION, schema: DshSdkContinuation }
-    } satisfies SubagentProvider
-  })
+  makeOutOfProcessProvider(sdkChildBackend(options))
 
 /** The provider with its `sdk:dsh` type, as a harness registers it. */
 export const makeDshSdkBackend = (options: DshSdkProviderOptions): Effect.Effect<SubagentBackend, never, ProcessLauncher> =>

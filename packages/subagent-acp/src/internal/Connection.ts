@@ -4,7 +4,6 @@ import type { ApprovalShape } from "@dsh/tools"
 import type { ChildProcessHandle } from "@dsh/subprocess"
 import { webStdio } from "@dsh/subprocess"
 import { Effect, FiberSet, Queue, type Scope } from "effect"
-import type { Cause } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import { type ProtocolFault, strictNdJsonStream } from "./Framing.ts"
 import { loadAcpSdk } from "./Sdk.ts"
@@ -13,12 +12,14 @@ import { loadAcpSdk } from "./Sdk.ts"
 export const DENY_REASON_META = "dsh/reason"
 
 /**
- * What the turn's single consumer applies, in order: the agent's `session/update`s as they
- * came off the wire, and the parent's own records (permission decisions) as they happened.
+ * What a turn's single consumer applies, in order: the agent's `session/update`s as they came
+ * off the wire, the parent's own records (permission decisions) as they happened, and the
+ * barrier that ends the turn (everything before it has been applied once it is taken).
  */
 export type TapItem =
   | { readonly _tag: "update"; readonly notification: acp.SessionNotification }
   | { readonly _tag: "event"; readonly event: AgentEvent }
+  | { readonly _tag: "barrier" }
 
 export interface ChildConnection {
   readonly agent: acp.ClientContext
@@ -41,7 +42,7 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
 export const connectChild = (options: {
   readonly child: ChildProcessHandle
   /** Receives every `session/update` in wire order. */
-  readonly tap: Queue.Queue<TapItem, Cause.Done>
+  readonly tap: Queue.Queue<TapItem>
   readonly maxMessageBytes: number
   readonly decide: (request: acp.RequestPermissionRequest) => Effect.Effect<acp.RequestPermissionResponse>
 }): Effect.Effect<ChildConnection, AcpChildError, Scope.Scope> =>

@@ -1,17 +1,11 @@
-import { addUsage, type AgentEvent, emptyUsage, isEphemeral, type Usage } from "@dsh/core"
-import { DSH_SDK_VERSION, type PromptResult, type SdkClient, SdkClient as Sdk, type SdkError, type SessionEvent } from "@dsh/sdk"
-import type { ChildOutcome, StartContext, SubagentLimitsInput } from "@dsh/subagent"
-import { ProcessLauncher, type ProcessLauncherShape, type SubprocessError } from "@dsh/subprocess"
-import { Effect } from "effect"
-import { mkdir, writeFile } from "node:fs/promises"
-import { join } from "node:path"
-import type { DshSdkContinuation } from "../Continuation.ts"
-import { childAgentOf, type DshSdkProviderOptions } from "../DshSdkProvider.ts"
-
-type Options = DshSdkProviderOptions & { readonly launcher: ProcessLauncherShape }
-type Mode = { readonly _tag: "Start"; readonly prompt: string } | { readonly _tag: "Continue"; readonly prompt: string }
-
-const failed = (notes: string, usage: Usage = emptyUsage): ChildOutcome => ({ status: "failed", output: "", usage, notes })
+import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
+import { DSH_SDK_VERSION, SdkClient, type SdkError, type SessionEvent } from "@dsh/sdk"
+import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
+import { Effect, Ref } from "effect"
+import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
+import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../DshSdkProvider.ts"
+import { ChildSetupError, writeChildConfig } from "./ChildConfig.ts"
+import { describeFault } from "./Faults.ts"
 
 const subtract = (a: Usage, b: Usage): Usage => ({
   inputTokens: a.inputTokens - b.inputTokens,
@@ -19,137 +13,81 @@ const subtract = (a: Usage, b: Usage): Usage => ({
   totalTokens: a.totalTokens - b.totalTokens
 })
 
-/** What went wrong with the child, worded for the parent (and its model). */
-const describeFault = (error: SdkError | SubprocessError): string => {
-  if (error._tag === "SubprocessError") return `could not start the dsh sdk child: ${error.message}`
-  switch (error.reason) {
-    case "ConnectionClosed":
-      return `the dsh sdk child ended unexpectedly: ${error.message}`
-    case "ProtocolViolation":
-      return `the dsh sdk child broke the protocol and was stopped: ${error.message}`
-    case "FrameTooLarge":
-      return `the dsh sdk child sent an oversized frame and was stopped: ${error.message}`
-    case "Timeout":
-      return `the dsh sdk child did not become ready: ${error.message}`
-    case "Remote":
-      return `the dsh sdk child refused: ${error.message}`
-  }
-}
-
-/** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits it inherits. */
-const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined) =>
-  Effect.tryPromise({
-    try: async () => {
-      await mkdir(dir, { recursive: true })
-      if (limits === undefined) return
-      const keys: ReadonlyArray<readonly [keyof SubagentLimitsInput, string]> = [
-        ["maxDepth", "max_depth"],
-        ["maxConcurrent", "max_concurrent"],
-        ["timeoutSeconds", "timeout_seconds"],
-        ["maxChildren", "max_children"]
-      ]
-      const lines = keys.flatMap(([k, toml]) => (limits[k] === undefined ? [] : [`${toml} = ${Math.max(0, limits[k])}`]))
-      await writeFile(join(dir, "config.toml"), `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n`)
-    },
-    catch: (error) => `cannot prepare the child's directory ${dir}: ${error instanceof Error ? error.message : String(error)}`
-  })
-
 /**
- * One run of an SDK child (start or continue), in its own process: spawn, handshake, create or
- * load the child's session, run the prompt (then any messages queued meanwhile), end with the
- * runtime's status. Every fault becomes a `failed` outcome with the reason; interruption
- * cancels the turn, then closes the process (see `SdkClient.spawn`).
+ * The dsh-sdk backend as hooks over the out-of-process driver: a `dsh sdk` process whose
+ * `DSH_HOME` is the child's own directory, the `@dsh/sdk` client attached to its stdio, a
+ * session created (saved as `{sessionId}`) or loaded, and prompts whose main-agent events are
+ * forwarded (the child frames its own turns). A cancel is `session.cancel`; the client's own
+ * cancel on interruption is left to the driver's ladder (`cancelGrace: 0` on each prompt).
  */
-export const runSdkChild = (options: Options, context: StartContext, mode: Mode): Effect.Effect<ChildOutcome> =>
-  Effect.gen(function*() {
-    const store = context.store
-    if (store === undefined) {
-      return failed("the dsh-sdk backend needs a session store: the child's own session lives in the parent's agents/<handle>/ directory")
-    }
-    // On continue, the service has checked and decoded the saved envelope (`DshSdkContinuation`).
-    let sessionId: string | undefined = mode._tag === "Continue" ? (context.continuation as DshSdkContinuation).sessionId : undefined
-    const prepared = yield* Effect.result(writeChildConfig(store.location, options.childLimits?.(context)))
-    if (prepared._tag === "Failure") return failed(prepared.failure)
+export const sdkChildBackend = (
+  options: DshSdkProviderOptions
+): OutOfProcessBackend<SdkClient, SdkError | ChildSetupError, DshSdkContinuation> => ({
+  name: options.name ?? DSH_SDK_PROVIDER,
+  description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
+  turnEvents: "child",
+  cancelGrace: options.cancelGrace ?? "2 seconds",
+  describe: describeFault,
 
-    let seen: Usage = emptyUsage // the child's own usage events, for outcomes without a result
-    const forward = (event: AgentEvent): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        if (event.type === "usage") seen = addUsage(seen, event.usage)
-        if (!isEphemeral(event)) yield* store.transcript.append(event).pipe(Effect.ignore)
-        yield* context.onEvent(event)
-      })
-    // Descendants of the child keep their events in the child's own session; only its main agent's are forwarded.
-    const onEvent = (e: SessionEvent) => (e.handle === undefined ? forward(e.event) : Effect.void)
-    const spec = context.request.model ?? context.type.definition.model ?? `${context.parent.model.provider}:${context.parent.model.model}`
-    const startedAt = new Date().toISOString()
-    const meta = (status: string, extra: Record<string, unknown> = {}) =>
-      store.writeMeta({
-        handle: context.handle,
-        runId: context.runId,
-        agent: context.type.name,
-        provider: context.type.provider,
-        parent: context.parent.handle,
-        depth: context.parent.depth + 1,
-        model: spec,
-        status,
-        startedAt,
-        ...(sessionId === undefined ? {} : { sessionId }),
-        ...extra
-      }).pipe(Effect.ignore)
-
-    const turns = (client: SdkClient, id: string) =>
-      Effect.gen(function*() {
-        const prompt = (text: string) => client.prompt({ sessionId: id, prompt: text }, { onEvent, cancelGrace: options.cancelGrace })
-        let result: PromptResult = yield* prompt(mode.prompt)
-        let total = result.totalUsage
-        // Messages sent while the child ran go to the same process as its next turns (warm).
-        while (result.status === "completed") {
-          const queued = yield* context.takeMessages
-          if (queued.length === 0) break
-          for (const message of queued) {
-            result = yield* prompt(message)
-            total = addUsage(total, result.totalUsage)
-          }
-        }
-        return { result, total }
-      })
-
-    const session = Effect.gen(function*() {
-      const client = yield* Sdk.spawn({
+  launch: ({ context }) =>
+    Effect.gen(function*() {
+      const store = context.store
+      if (store === undefined) {
+        return yield* new ChildSetupError({
+          message: "the dsh-sdk backend needs a session store: the child's own session lives in the parent's agents/<handle>/ directory"
+        })
+      }
+      yield* writeChildConfig(store.location, options.childLimits?.(context))
+      return {
         command: options.command,
         args: options.args ?? ["sdk"],
         cwd: context.parent.cwd,
         env: { ...options.env, DSH_HOME: store.location },
+        killGrace: options.killGrace,
+        exitGrace: options.exitGrace ?? "2 seconds"
+      }
+    }),
+
+  connect: ({ child, commandLine }) =>
+    Effect.map(
+      SdkClient.attach(child, {
+        label: commandLine,
         clientInfo: { name: "@dsh/subagent-dsh-sdk", version: DSH_SDK_VERSION },
         handshakeTimeout: options.handshakeTimeout ?? "15 seconds",
-        exitGrace: options.exitGrace,
-        killGrace: options.killGrace,
         maxFrameBytes: options.maxFrameBytes
-      })
-      if (sessionId === undefined) {
-        const created = yield* client.createSession({ cwd: context.parent.cwd, agent: childAgentOf(context.type), model: spec })
-        sessionId = created.id
-        yield* context.saveContinuation({ sessionId: created.id } satisfies DshSdkContinuation)
-      } else {
-        yield* client.loadSession(sessionId)
-      }
-      yield* meta("running")
-      const { result, total } = yield* turns(client, sessionId)
-      // The child's descendants' usage, as one event, so observers summing usage events see the whole subtree.
-      const descendants = subtract(total, seen)
-      if (descendants.totalTokens > 0) yield* forward({ type: "usage", model: "descendants", usage: descendants })
+      }),
+      (client) => ({ connection: client, agentInfo: client.server.serverInfo })
+    ),
+
+  newSession: (client, { context, modelSpec }) =>
+    Effect.map(client.createSession({ cwd: context.parent.cwd, agent: childAgentOf(context.type), model: modelSpec }), (s) => s.id),
+
+  resume: {
+    version: CONTINUATION_VERSION,
+    schema: DshSdkContinuation,
+    save: (sessionId) => ({ sessionId }),
+    reopen: (client, saved) => Effect.as(client.loadSession(saved.sessionId), saved.sessionId)
+  },
+
+  prompt: (client, turn) =>
+    Effect.gen(function*() {
+      // The child's own usage events; the rest of the turn's total is its descendants'.
+      const seen = yield* Ref.make(emptyUsage)
+      const forward = (event: AgentEvent) =>
+        Effect.andThen(event.type === "usage" ? Ref.update(seen, (u) => addUsage(u, event.usage)) : Effect.void, turn.emit(event))
+      // Descendants of the child keep their events in the child's own session; only its main agent's are forwarded.
+      const onEvent = (e: SessionEvent) => (e.handle === undefined ? forward(e.event) : Effect.void)
+      const result = yield* client.prompt({ sessionId: turn.sessionId, prompt: turn.text }, { onEvent, cancelGrace: 0 })
+      // The descendants' usage as one event, so observers summing usage events see the whole subtree.
+      const descendants = subtract(result.totalUsage, yield* Ref.get(seen))
+      if (descendants.totalTokens > 0) yield* turn.emit({ type: "usage", model: "descendants", usage: descendants })
       return {
         status: result.status,
         output: result.result,
-        usage: total,
+        usage: result.totalUsage,
         ...(result.error === undefined ? {} : { notes: result.error })
-      } satisfies ChildOutcome
-    }).pipe(Effect.scoped, Effect.provideService(ProcessLauncher, options.launcher))
+      }
+    }),
 
-    const outcome = yield* session.pipe(
-      Effect.catch((error: SdkError | SubprocessError) => Effect.succeed(failed(describeFault(error), seen))),
-      Effect.onInterrupt(() => meta("cancelled", { endedAt: new Date().toISOString() }))
-    )
-    yield* meta(outcome.status, { endedAt: new Date().toISOString() })
-    return outcome
-  }).pipe(Effect.ensuring(context.store === undefined ? Effect.void : context.store.transcript.sync.pipe(Effect.ignore)))
+  cancel: (client, sessionId) => client.cancel(sessionId).pipe(Effect.ignore)
+})

@@ -1,0 +1,29 @@
+import type { SubagentLimitsInput } from "@dsh/subagent"
+import { Effect, Schema } from "effect"
+import { mkdir, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+
+/** Preparing a child failed before its process started (no store, an unwritable directory). */
+export class ChildSetupError extends Schema.TaggedError<ChildSetupError>()("ChildSetupError", {
+  message: Schema.String
+}) {}
+
+const TOML_KEYS: ReadonlyArray<readonly [keyof SubagentLimitsInput, string]> = [
+  ["maxDepth", "max_depth"],
+  ["maxConcurrent", "max_concurrent"],
+  ["timeoutSeconds", "timeout_seconds"],
+  ["maxChildren", "max_children"]
+]
+
+/** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits it inherits. */
+export const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined): Effect.Effect<void, ChildSetupError> =>
+  Effect.tryPromise({
+    try: async () => {
+      await mkdir(dir, { recursive: true })
+      if (limits === undefined) return
+      const lines = TOML_KEYS.flatMap(([k, toml]) => (limits[k] === undefined ? [] : [`${toml} = ${Math.max(0, limits[k])}`]))
+      await writeFile(join(dir, "config.toml"), `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n`)
+    },
+    catch: (error) =>
+      new ChildSetupError({ message: `cannot prepare the child's directory ${dir}: ${error instanceof Error ? error.message : String(error)}` })
+  })
