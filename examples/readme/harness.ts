@@ -24,6 +24,7 @@ const script = {
 const host = Harness.layer({
   agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
   backends: [SpawnProvider], // + ForkBackend, ACP or dsh-sdk backends, your own
+  tools: [], // e.g. makeBuiltinTools from @dsh/tools-builtin
   model: "scripted:example"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-harness-")) }),
