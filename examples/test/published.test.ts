@@ -2,21 +2,17 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { beforeAll, describe, expect, it } from "vitest"
-import { installExample, MINIMAL_HARNESS, must, packWorkspace, ROOT, run, treeBytes, workspacePackages } from "./support.ts"
+import { describe, expect, inject, it } from "vitest"
+import { MINIMAL_HARNESS, must, ROOT, run, treeBytes, workspacePackages } from "./support.ts"
 
 /**
  * The packages as a harness author gets them: packed, installed with npm into a project
  * outside the workspace, type-checked strictly and run. Our other tests load `src/`; only
- * this one sees what the registry would serve.
+ * these see what the registry would serve. The pack and the install happen once per run, in
+ * the project's global setup (`setup.ts`).
  */
-let tarballs: Map<string, string>
-let app: string
-
-beforeAll(() => {
-  tarballs = packWorkspace()
-  app = installExample("harness", tarballs, ["@dsh/cli"])
-})
+const tarballs = new Map(Object.entries(inject("tarballs")))
+const app = inject("app")
 
 const tarList = (tarball: string): Array<string> =>
   execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""))

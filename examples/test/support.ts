@@ -29,6 +29,7 @@ interface Manifest {
   readonly name: string
   readonly version: string
   readonly dependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
 }
 
 /** Every workspace package by npm name, with its directory. */
@@ -66,23 +67,75 @@ export const closure = (names: Iterable<string>): Set<string> => {
   return seen
 }
 
+export interface InstallOptions {
+  /** Workspace packages to install as well (each with the `@dsh/*` packages it depends on). */
+  readonly packages?: ReadonlyArray<string> | undefined
+  /** Registry packages to add to the project's dependencies, by name, with their version ranges. */
+  readonly registry?: Readonly<Record<string, string>> | undefined
+}
+
 /**
  * Copies `examples/<example>` to a temporary directory and installs it with npm, every
  * `@dsh/*` dependency (and theirs) taken from its packed tarball, everything else from the
  * registry. Returns the project directory.
  */
-export const installExample = (example: string, tarballs: ReadonlyMap<string, string>, extra: ReadonlyArray<string> = []): string => {
+export const installExample = (example: string, tarballs: ReadonlyMap<string, string>, options: InstallOptions = {}): string => {
   const dir = join(mkdtempSync(join(tmpdir(), "dsh-example-")), example)
   mkdirSync(dir, { recursive: true })
   cpSync(join(ROOT, "examples", example), dir, { recursive: true, filter: (src) => !src.includes("node_modules") })
   const manifestPath = join(dir, "package.json")
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Manifest & { dependencies: Record<string, string> }
-  const ours = closure([...Object.keys(manifest.dependencies).filter((n) => n.startsWith("@dsh/")), ...extra])
+  const ours = closure([...Object.keys(manifest.dependencies).filter((n) => n.startsWith("@dsh/")), ...options.packages ?? []])
   // Transitive @dsh packages are direct dependencies here, so npm never asks the registry for them.
   for (const name of ours) manifest.dependencies[name] = `file:${tarballs.get(name)}`
+  for (const [name, range] of Object.entries(options.registry ?? {})) manifest.dependencies[name] ??= range
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)
   must("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], dir)
   return dir
+}
+
+/** The package a bare import specifier names: `@scope/name` or `name`; undefined for `node:` and relative ones. */
+const packageOf = (specifier: string): string | undefined => {
+  if (specifier.startsWith(".") || specifier.startsWith("node:") || specifier.startsWith("/")) return undefined
+  const parts = specifier.split("/")
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]
+}
+
+/** Every package imported by the `.ts` files of `dir`. */
+export const importedPackages = (dir: string): Set<string> => {
+  const names = new Set<string>()
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts"))) {
+    for (const m of readFileSync(join(dir, file), "utf8").matchAll(/^import\s[^;]*?from\s+["']([^"']+)["']|^import\s+["']([^"']+)["']/gm)) {
+      const name = packageOf(m[1] ?? m[2] ?? "")
+      if (name !== undefined) names.add(name)
+    }
+  }
+  return names
+}
+
+/**
+ * What an app needs installed to run the files of `dir`: the workspace packages they import,
+ * and their other imports with the version range the workspace itself depends on.
+ */
+export const dependenciesOf = (dir: string): { readonly packages: ReadonlyArray<string>; readonly registry: Readonly<Record<string, string>> } => {
+  const all = workspacePackages()
+  const ranges = new Map<string, string>()
+  for (const { manifest } of all.values()) {
+    for (const [name, range] of Object.entries({ ...manifest.peerDependencies, ...manifest.dependencies })) {
+      if (!range.startsWith("workspace:")) ranges.set(name, range)
+    }
+  }
+  const packages: Array<string> = []
+  const registry: Record<string, string> = {}
+  for (const name of importedPackages(dir)) {
+    if (all.has(name)) packages.push(name)
+    else {
+      const range = ranges.get(name)
+      if (range === undefined) throw new Error(`${dir} imports ${name}, which no workspace package depends on: add a version range for it`)
+      registry[name] = range
+    }
+  }
+  return { packages, registry }
 }
 
 /** Bytes of every file under `dir`. */

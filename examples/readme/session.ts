@@ -1,14 +1,10 @@
-/**
- * A session on disk in five steps. Run from the repository root:
- *   node --conditions=@dsh/source packages/session/examples/quickstart.ts
- */
-import { mkdtemp } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { FileSessionStore, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 
-const program = Effect.gen(function*() {
+const write = Effect.gen(function*() {
   const store = yield* SessionStore
   const session = yield* store.create({ agent: "coder", cwd: process.cwd(), model: "scripted" })
 
@@ -24,12 +20,17 @@ const program = Effect.gen(function*() {
   // A child's own directory: agents/explore-1/{wire.jsonl,meta.json}.
   const child = yield* session.child("explore-1")
   yield* child.writeMeta({ agent: "explore", provider: "spawn" })
-
-  const { records } = yield* session.transcript.read
-  console.log(session.location)
-  console.log(records.map((r) => `${r.seq} ${r.type}`).join("\n"))
-  console.log((yield* store.list).map((s) => `${s.id} ${s.status}`).join("\n"))
+  return session.id
 })
 
-const home = await mkdtemp(join(tmpdir(), "dsh-home-"))
-await Effect.runPromise(program.pipe(Effect.provide(FileSessionStore.layer({ home }))))
+// Another process (here: another store over the same directory) sees what was synced.
+const read = (id: string) => Effect.gen(function*() {
+  const session = yield* (yield* SessionStore).open(id)
+  const { records } = yield* session.transcript.read
+  console.log(records.map((r) => `${r.seq} ${r.type}`).join(", ")) // 1 turn-start, 2 message
+  console.log((yield* session.readState).status, (yield* session.children).join(", ")) // completed explore-1
+})
+
+const home = mkdtempSync(join(tmpdir(), "dsh-home-")) // sessions live in <home>/sessions/<id>/
+const id = await Effect.runPromise(write.pipe(Effect.provide(FileSessionStore.layer({ home }))))
+await Effect.runPromise(read(id).pipe(Effect.provide(FileSessionStore.layer({ home }))))

@@ -1,0 +1,36 @@
+import { makeUsage, userMessage } from "@dsh/core"
+import { makeLanguageModel, type ModelAdapter, ModelRegistry, type StreamPart } from "@dsh/llm"
+import { Effect, Stream } from "effect"
+
+// An adapter of your own: a model needs one primitive, `stream`; `generate` is derived from it.
+const EchoAdapter: ModelAdapter = {
+  name: "echo",
+  description: "repeats the latest message, word by word",
+  create: (model) => Effect.succeed(makeLanguageModel({
+    provider: "echo",
+    model,
+    stream: (request) => {
+      const words = (request.messages.at(-1)?.content ?? "").split(" ")
+      return Stream.fromIterable<StreamPart>([
+        ...words.map((word, i): StreamPart => ({ type: "text-delta", text: i === 0 ? word : ` ${word}` })),
+        { type: "finish", reason: "stop", usage: makeUsage(10, words.length) }
+      ])
+    }
+  }))
+}
+
+const program = Effect.gen(function*() {
+  const registry = yield* ModelRegistry
+  const model = yield* registry.resolve("echo:v1") // "<adapter>:<model>", as in openai:gpt-4.1-mini
+  const request = { messages: [userMessage("hello from dsh")], tools: [] }
+
+  const parts = yield* Stream.runCollect(model.stream(request))
+  console.log(parts.map((part) => part.type).join(", ")) // text-delta, text-delta, text-delta, finish
+  const response = yield* model.generate(request)
+  console.log(`${response.message.content} (${response.finishReason}, ${response.usage.totalTokens} tokens)`) // hello from dsh (stop, 13 tokens)
+
+  const error = yield* Effect.flip(registry.resolve("openai:gpt-4.1-mini"))
+  console.log(error.message) // unknown model adapter "openai"; available: echo
+})
+
+Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([EchoAdapter]))))

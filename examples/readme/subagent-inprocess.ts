@@ -1,0 +1,35 @@
+import type { AgentDefinition } from "@dsh/agent"
+import { makeScriptedModel } from "@dsh/llm-scripted"
+import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo, type SubagentProvider } from "@dsh/subagent"
+import { runInProcess } from "@dsh/subagent-inprocess"
+import { Effect } from "effect"
+
+// A backend of your own on the shared driver: the child's turn loop runs in this process,
+// in its own context (tools, system prompt, transcript), with a reminder before its task.
+const BriefProvider: SubagentProvider = {
+  name: "brief",
+  description: "an in-process child that is reminded to be brief",
+  start: (context) => runInProcess({ context, prompt: `Be brief.\n\n${context.request.prompt}` })
+}
+
+const definition = (name: string, systemPrompt: string): AgentDefinition =>
+  ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "example" })
+const types: ReadonlyArray<AgentType> = [{ name: "summarizer", description: "summarizes", provider: "brief", definition: definition("summarizer", "You summarize.") }]
+const model = makeScriptedModel({ rules: [{ when: { system: "^You summarize" }, reply: { text: "I was told: {{lastUser|firstLine}}" } }] })
+
+const program = Effect.gen(function*() {
+  const tree = yield* makeSubagentTree({
+    defaultModel: model,
+    // The harness decides what exists in each child's context; the agent type's policy narrows it.
+    childContext: (child) => Effect.succeed({ tools: [], systemPrompt: child.type.definition.systemPrompt }),
+    onChildEvent: (handle, event) => Effect.sync(() => {
+      if (event.type === "turn-start") console.log(`${handle} got ${JSON.stringify(event.prompt)}`) // summarizer-1 got "Be brief.\n\nSummarize the changelog."
+    })
+  })
+  const subagents = yield* makeSubagents({ tree, providers: [BriefProvider], types })
+  const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: definition("lead", "You lead.") }
+  const result = yield* subagents.spawn({ prompt: "Summarize the changelog.", description: "summary", agent: "summarizer" }, parent)
+  console.log(result.status, result.output) // completed I was told: Be brief.
+})
+
+Effect.runPromise(Effect.scoped(program))

@@ -1,0 +1,39 @@
+// Global setup of the examples project: packs the workspace and installs the tarballs once per
+// test run, into one app that every test file shares (`inject("app")`). The app is
+// `examples/harness` plus what the README examples import; those examples are copied into its
+// `readme/` directory, with a tsconfig that checks them under the harness's strict settings.
+import { cpSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import type { TestProject } from "vitest/node"
+import { dependenciesOf, installExample, packWorkspace, ROOT } from "./support.ts"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The installed app: `examples/harness` plus the README examples in `readme/`. */
+    app: string
+    /** Every workspace package's packed tarball, by package name. */
+    tarballs: Record<string, string>
+  }
+}
+
+const README_EXAMPLES = join(ROOT, "examples", "readme")
+
+export default function setup(project: TestProject): () => void {
+  const tarballs = packWorkspace()
+  const readme = dependenciesOf(README_EXAMPLES)
+  const app = installExample("harness", tarballs, { packages: ["@dsh/cli", ...readme.packages], registry: readme.registry })
+  const dir = join(app, "readme")
+  for (const file of readdirSync(README_EXAMPLES).filter((f) => f.endsWith(".ts"))) {
+    cpSync(join(README_EXAMPLES, file), join(dir, file))
+  }
+  // The harness's own settings (nodenext and bundler resolution, skipLibCheck off), for readme/*.ts.
+  for (const name of ["tsconfig.json", "tsconfig.bundler.json"]) {
+    writeFileSync(join(dir, name), `${JSON.stringify({ extends: `../${name}`, include: ["*.ts"] }, null, 2)}\n`)
+  }
+  project.provide("app", app)
+  project.provide("tarballs", Object.fromEntries(tarballs))
+  return () => {
+    rmSync(dirname(app), { recursive: true, force: true })
+    rmSync(dirname([...tarballs.values()][0] ?? app), { recursive: true, force: true })
+  }
+}
