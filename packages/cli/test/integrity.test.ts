@@ -259,8 +259,13 @@ describe("background work", { timeout: 90_000 }, () => {
       const first = firstUser(r)
       if (first === "CHILD quick") return { text: "quick result" }
       if (first.startsWith("CHILD")) return { hang: true }
-      if (first === "PARENT") return assistants(r) === 0 ? { toolCalls: [...(bg("CHILD quick").toolCalls ?? []), ...(bg("CHILD slow").toolCalls ?? [])] } : { hang: true }
-      return { text: `seen: ${users(r).filter((u) => u.startsWith("[subagent announcement]")).map((u) => (u.includes("quick result") ? "quick" : u.includes("ended as lost") ? "lost" : "?")).join(",")}` }
+      // The main agent: what it was asked last (announcements aside), and what it has heard.
+      const all = users(r)
+      const last = all.findLastIndex((u) => !u.startsWith("[subagent announcement]"))
+      const asked = all[last]
+      const heard = all.slice(last + 1)
+      if (asked === "PARENT") return assistants(r) === 0 ? { toolCalls: [...(bg("CHILD quick").toolCalls ?? []), ...(bg("CHILD slow").toolCalls ?? [])] } : { hang: true }
+      return { text: `seen: ${heard.map((u) => (u.includes("quick result") ? "quick" : u.includes("ended as lost") ? "lost" : "?")).sort().join(",")}` }
     })
     const home = makeHome()
     const cwd = tempDir("dsh-cwd-")
@@ -270,7 +275,7 @@ describe("background work", { timeout: 90_000 }, () => {
     run.child.kill("SIGKILL")
     await run.exited
     const again = await runDsh(["run", "--continue", "--model", "openai:any", "--output-format", "json", "AFTER"], { env: envOf(home, server), cwd })
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: "completed", result: "seen: quick,lost" })
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "completed", result: "seen: lost,quick" })
     const once = await runDsh(["run", "--continue", "--model", "openai:any", "--output-format", "json", "ONCE MORE"], { env: envOf(home, server), cwd })
     expect(JSON.parse(once.stdout)).toMatchObject({ result: "seen: " })
   })

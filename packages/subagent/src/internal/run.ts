@@ -168,7 +168,10 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       )
       const outcome = yield* tree.lane.withSlot(
         Effect.gen(function*() {
-          yield* tree.descriptors.note({ ...descriptor(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) })
+          // Durable before the child does anything: a crash from here on still shows it (as lost).
+          yield* tree.descriptors.save({ ...descriptor(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) }).pipe(
+            Effect.ignore({ log: "Warn", message: `could not record that ${handle} runs` })
+          )
           return yield* bounded
         }),
         Effect.suspend(() => tree.descriptors.note({ ...descriptor(), status: "queued" }))
