@@ -64,3 +64,16 @@ describe("messages to a running child", () => {
       assert.deepStrictEqual(tree.activations.handles(), [])
     }).pipe(Effect.scoped, Effect.provide(MemorySessionStore.layer)))
 })
+
+describe("continuing a child without a session store", () => {
+  it.live("keeps its history in memory for as long as the tree lives", () =>
+    Effect.gen(function*() {
+      const model = makeScriptedModel({ rules: [{ reply: { text: "I remember: {{users}}" } }] })
+      const tree = yield* makeSubagentTree({ defaultModel: model, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+      const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "coder", description: "d", provider: "spawn", definition: coder }] })
+      const first = yield* subagents.spawn({ prompt: "the first task", description: "t", agent: "coder" }, testParent(model))
+      const again = yield* subagents.send(first.handle, "and now?", "user")
+      assert.strictEqual(again._tag, "Replied")
+      assert.include(again._tag === "Replied" ? again.result.output : "", "the first task | and now?")
+    }).pipe(Effect.scoped))
+})

@@ -7,7 +7,10 @@ import { type Activations, makeActivations } from "./internal/activations.ts"
 import { type Announcements, makeAnnouncements } from "./internal/announcements.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
 import { type DynamicTypes, makeDynamicTypes } from "./internal/dynamicTypes.ts"
+import { makeMemoryChildStores } from "./internal/memoryStores.ts"
 import { runTurns } from "./internal/turns.ts"
+
+type MemoryChildStores = ReturnType<typeof makeMemoryChildStores>
 import { Lane, type LaneShape, makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
@@ -43,6 +46,8 @@ export interface SubagentTree {
   readonly defaultModel: LanguageModelShape
   /** The scope background work lives in: as long as the tree. */
   readonly scope: Scope.Scope
+  /** Without a session, children's stores live here (in memory, for the tree's lifetime). */
+  readonly memoryStores: MemoryChildStores
   /** Whether `handle` is `from` itself's descendant (`user` and `main` reach every child). */
   readonly isReachable: (handle: string, from: string) => boolean
   /**
@@ -150,6 +155,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       resolveModel: options.resolveModel ?? ((spec) =>
         Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),
       scope,
+      memoryStores: makeMemoryChildStores(),
       cwd: options.cwd ?? process.cwd(),
       defaultModel: options.defaultModel ?? refusingModel,
       onChildEvent: options.onChildEvent ?? (() => Effect.void),

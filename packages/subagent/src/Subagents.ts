@@ -124,7 +124,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       })
 
     const childStore = (handle: string) =>
-      tree.session === undefined ? Effect.succeed(undefined) : tree.session.child(handle).pipe(
+      tree.session === undefined ? Effect.succeed(tree.memoryStores.get(handle)) : tree.session.child(handle).pipe(
         Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot open ${handle}'s store: ${e.message}` }))
       )
 
