@@ -10,8 +10,8 @@ import { join, resolve } from "node:path"
 export const ROOT = resolve(import.meta.dirname, "..")
 export const EXAMPLES_DIR = join(ROOT, "examples", "readme")
 
-/** Packages whose READMEs are being reworked separately: they have no example file (yet). */
-export const WITHOUT_EXAMPLE: ReadonlyArray<string> = ["cli", "subagent-acp", "subagent-dsh-sdk"]
+/** Packages without an example file: the CLI's README documents a command, not an API. */
+export const WITHOUT_EXAMPLE: ReadonlyArray<string> = ["cli"]
 
 /** One marked example in a README: the file it names and where its code sits. */
 export interface ExampleBlock {

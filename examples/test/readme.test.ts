@@ -42,12 +42,23 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "NotAllowed main may not delegate to \"deployer\"; allowed: coder",
     "accepted coder-2, then completed"
   ],
+  "subagent-acp": ["My ACP child says: That is 5 words.", "acp-counter-1 (acp:counter on acp): completed, 10 tokens"],
+  "subagent-dsh-sdk": [
+    "My dsh child says: Planned in my own process: Plan the release.",
+    "sdk-dsh-1 (sdk:dsh on dsh-sdk): completed",
+    "completed You asked: Plan the release."
+  ],
   "subagent-fork": [
     "user, assistant, tool, user",
     "fork-1 completed Knowing \"We ship v2 on Friday.\", I did: draft the changelog",
     "failed a fork keeps its parent's model; drop the model override or use another agent type"
   ],
   "subagent-inprocess": ["summarizer-1 got \"Be brief.\\n\\nSummarize the changelog.\"", "completed I was told: Be brief."],
+  "subagent-outofprocess": [
+    "shouter-1 completed SHIP IT ON FRIDAY",
+    "shouter-1 turn-start, shouter-1 message, shouter-1 message, shouter-1 turn-end",
+    "shouter-2 failed the child exited"
+  ],
   "subagent-spawn": ["explore-1 completed It is dsh.toml.", "TOML (you first asked: Where is the config?)"],
   "subprocess": ["\"hello\\n\" true SIGTERM", "unset hi 0", "ping"],
   "tool-subagent": [
@@ -103,7 +114,7 @@ const missingLines = (output: string, expected: ReadonlyArray<string | RegExp>):
 }
 
 describe("README examples in the repository", () => {
-  it("every package but the ones being reworked marks its example, and each marked block is its file byte for byte", () => {
+  it("every package but the CLI marks its example, and each marked block is its file byte for byte", () => {
     for (const { dir, readme } of packagesWithExamples()) {
       const blocks = exampleBlocks(readFileSync(readme, "utf8"), `packages/${dir}/README.md`)
       expect(blocks.map((b) => b.file), `packages/${dir}/README.md has no example marker`).toContain(`examples/readme/${dir}.ts`)
