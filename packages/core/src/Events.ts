@@ -52,6 +52,22 @@ export type AgentEvent =
     readonly durationMs: number
     readonly result: string
   }
+  | {
+    readonly type: "permission"
+    /** The tool call the decision is about. */
+    readonly id: string
+    /** The call as rules see it: `Bash(git push)`, `Edit(src/a.ts)`, `Read`. */
+    readonly subject: string
+    readonly decision: "allowed" | "denied"
+    /** How it was decided: a matching rule, the mode's default, or an answer to a question. */
+    readonly via: "rule" | "mode" | "asked"
+    /** The rule that matched (`deny: Bash(rm -rf *)`) or the mode (`mode: plan`). */
+    readonly rule?: string | undefined
+    /** Who answered when asked: `user`, `acp-client`, `sdk-client`, or `none` (no one could be asked). */
+    readonly by?: string | undefined
+    /** An allowed answer that holds for the rest of the session. */
+    readonly remember?: "once" | "session" | undefined
+  }
   | { readonly type: "notice"; readonly level: "info" | "warning" | "error"; readonly message: string }
 
 export type AgentEventType = AgentEvent["type"]

@@ -73,6 +73,16 @@ const eventCases = [
     durationMs: Schema.Number,
     result: Schema.String
   }),
+  Schema.Struct({
+    type: Schema.Literal("permission"),
+    id: Schema.String,
+    subject: Schema.String,
+    decision: Schema.Literals(["allowed", "denied"]),
+    via: Schema.Literals(["rule", "mode", "asked"]),
+    rule: Schema.optional(Schema.String),
+    by: Schema.optional(Schema.String),
+    remember: Schema.optional(Schema.Literals(["once", "session"]))
+  }),
   Schema.Struct({ type: Schema.Literal("notice"), level: Schema.Literals(["info", "warning", "error"]), message: Schema.String })
 ] as const
 
