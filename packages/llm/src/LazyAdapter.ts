@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import type { ModelAdapter } from "./ModelRegistry.ts"
 
-/** What `lazyAdapter` needs: the adapter's name and description now, its module on first use. */
-export interface LazyAdapterOptions {
-  readonly name: string
-  readonly description: string
+/**
+ * What `lazyAdapter` needs: everything a registry reads of an adapter without building a model
+ * (its name, description and any other field), and how to import the real adapter.
+ */
+export type LazyAdapterOptions = Omit<ModelAdapter, "create"> & {
   /** Imports the real adapter, e.g. `() => import("@dsh/llm-openai").then((m) => m.OpenAIAdapter)`. */
   readonly load: () => Promise<ModelAdapter>
 }
@@ -15,12 +16,11 @@ export interface LazyAdapterOptions {
  * others: start-up pays only for what the first prompt needs. The import runs once; a failed
  * import is a defect (the installation is broken, not the spec).
  */
-export const lazyAdapter = (options: LazyAdapterOptions): ModelAdapter => {
+export const lazyAdapter = ({ load, ...eager }: LazyAdapterOptions): ModelAdapter => {
   let loading: Promise<ModelAdapter> | undefined
   return {
-    name: options.name,
-    description: options.description,
+    ...eager,
     create: (model, config) =>
-      Effect.promise(() => (loading ??= options.load())).pipe(Effect.flatMap((adapter) => adapter.create(model, config)))
+      Effect.promise(() => (loading ??= load())).pipe(Effect.flatMap((adapter) => adapter.create(model, config)))
   }
 }
