@@ -7,12 +7,14 @@ import { sessionsCommand } from "./commands/sessions.ts"
 import { subagentsCommand } from "./commands/subagents.ts"
 import type { CliContext } from "./Context.ts"
 import { hostLayer } from "./Runtime.ts"
+import { withSessionStore } from "./Store.ts"
 
 export const USAGE = `dsh: subagents for AI agent harnesses
 
 Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
+          [--store DIR|postgres://…]
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
@@ -24,7 +26,8 @@ Usage:
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
              anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
-State lives in $DSH_HOME (default ~/.dsh).
+State lives in $DSH_HOME (default ~/.dsh). Sessions may live elsewhere: --store DIR|postgres://…
+on run, sessions, subagents, acp and sdk (or DSH_STORE, or store = "…" in config.toml).
 `
 
 /** Routes `argv` to a command. Every command is an Effect over the CLI's services. */
@@ -32,20 +35,20 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return runCommand(rest, ctx).pipe(Effect.asVoid, Effect.provide(hostLayer(ctx)))
+      return withSessionStore(rest, ctx, (args) => runCommand(args, ctx).pipe(Effect.asVoid, Effect.provide(hostLayer(ctx))))
     case "sessions":
-      return sessionsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
+      return withSessionStore(rest, ctx, (args) => sessionsCommand(args, ctx).pipe(Effect.provide(hostLayer(ctx))))
     case "agents":
       return agentsCommand(rest, ctx)
     case "subagents":
-      return subagentsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
+      return withSessionStore(rest, ctx, (args) => subagentsCommand(args, ctx).pipe(Effect.provide(hostLayer(ctx))))
     case "acp":
       // Protocol servers load on demand: other commands never pay for their modules.
-      return Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(rest, ctx)))
+      return withSessionStore(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))
     case "sdk":
-      return Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(rest, ctx)))
+      return withSessionStore(rest, ctx, (args) => Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(args, ctx))))
     case "demo":
-      return demoCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
+      return withSessionStore([], ctx, () => demoCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx))))
     default:
       return Effect.fail(new UsageError({ message: `unknown command "${command}" (try: dsh --help)` }))
   }

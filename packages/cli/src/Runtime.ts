@@ -3,7 +3,6 @@ import { AnthropicAdapter } from "@dsh/llm-anthropic"
 import { OpenAIAdapter } from "@dsh/llm-openai"
 import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
-import { FileSessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
@@ -12,11 +11,13 @@ import type { CliContext } from "./Context.ts"
 import { dshHarnessLayer } from "./DshHarness.ts"
 import { cliLoggerLayer } from "./Logger.ts"
 
-/** The services every command runs with: models, the file session store, local processes, logs. */
+/**
+ * The services every command runs with: models, local processes, logs. The session store is
+ * the command's (`Store.ts`: `--store`, `DSH_STORE`, config, or the file store in `$DSH_HOME`).
+ */
 export const cliLayer = (ctx: CliContext) =>
   Layer.mergeAll(
     ModelRegistry.layerWith([ScriptedAdapter, OpenAIAdapter, AnthropicAdapter]),
-    FileSessionStore.layer({ home: ctx.home }),
     LocalProcessLauncher.layer(),
     cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr })
   )

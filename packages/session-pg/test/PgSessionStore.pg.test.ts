@@ -161,7 +161,7 @@ describe.skipIf(pg === undefined)("PgSessionStore locations and errors", () => {
       assert.strictEqual(error.reason, "Io")
       assert.notInclude(error.message, "\n")
       assert.notInclude(error.message, "not-the-password")
-      assert.include(error.message, `PostgreSQL at 127.0.0.1:${pg!.port} refused`)
+      assert.include(error.message, `PostgreSQL at 127.0.0.1:${pg!.port} refused the login`)
     }))
 
   it.live("storeLayer picks the file store for a directory and this store for a postgres:// URL", () =>

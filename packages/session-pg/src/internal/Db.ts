@@ -35,7 +35,7 @@ export const toSessionError = (db: Pick<Db, "target" | "address">, what: string)
       return new SessionError({ reason: "Io", detail: `cannot reach PostgreSQL at ${db.address}: ${why}` })
     case "AuthenticationError":
     case "AuthorizationError":
-      return new SessionError({ reason: "Io", detail: `PostgreSQL at ${db.address} refused ${db.target}: ${why}` })
+      return new SessionError({ reason: "Io", detail: `PostgreSQL at ${db.address} refused the login to ${db.target}: ${why}` })
     default:
       return new SessionError({ reason: "Io", detail: `${db.target}: ${what} failed: ${why}` })
   }
