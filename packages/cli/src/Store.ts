@@ -47,11 +47,11 @@ export const sessionStoreLayer = (flag: string | undefined, ctx: CliContext): Ef
     const spec = parseStoreSpec(value, base)
     if (Result.isFailure(spec)) return yield* new UsageError({ message: `${source} ${spec.failure}` })
     const chosen = spec.success
-    // `storeLayer` of @dsh/session-pg, split: the PostgreSQL client loads only when a URL is
-    // given, so commands on the file store never pay for its modules at start-up.
+    // `storeLayer` of @dsh/session-pg, loaded only for a URL: commands on the file store never
+    // pay for the PostgreSQL client's modules at start-up.
     return chosen._tag === "File"
       ? FileSessionStore.layer({ home: chosen.home })
-      : Layer.unwrap(Effect.promise(() => import("@dsh/session-pg")).pipe(Effect.map((m) => m.PgSessionStore.layer({ url: chosen.url }))))
+      : Layer.unwrap(Effect.promise(() => import("@dsh/session-pg")).pipe(Effect.map((m) => m.storeLayer(chosen))))
   })
 
 /** Runs a command that reads or writes sessions: `--store` taken from its arguments, its store provided. */

@@ -4,7 +4,8 @@ import { createServer } from "node:net"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { makeHome, runDsh, sessionIds, tempDir } from "./support.ts"
+import { createSdkClient } from "@dsh/sdk"
+import { DSH, makeHome, runDsh, sessionIds, tempDir } from "./support.ts"
 
 // One PostgreSQL for this file, started once; each test works in a schema of its own.
 const pg = await postgresForTests()
@@ -78,6 +79,23 @@ describe.skipIf(pg === undefined)("sessions in PostgreSQL (--store postgres://â€
       await server.close()
     }
   }, 120_000)
+
+  it("dsh sdk --store postgres://â€¦ keeps the sessions it serves there", async () => {
+    const url = await pg!.createSchema()
+    const home = makeHome()
+    const script = join(home, "script.json")
+    writeFileSync(script, JSON.stringify({ name: "echo", rules: [{ when: { lastUser: "^(.*)$" }, reply: { text: "you said {{1}}" } }] }))
+    const client = await createSdkClient({ command: DSH, args: ["sdk", "--store", url, "--model", `scripted:${script}`], cwd: home, env: { DSH_HOME: home } })
+    try {
+      const session = await client.createSession()
+      expect((await client.prompt({ sessionId: session.id, prompt: "hello" })).result).toBe("you said hello")
+    } finally {
+      await client.close()
+    }
+    expect(sessionIds(home)).toEqual([])
+    const listed = await runDsh(["sessions", "list", "--json", "--store", url], { env: { DSH_HOME: home } })
+    expect(JSON.parse(listed.stdout).sessions).toMatchObject([{ status: "completed" }])
+  }, 60_000)
 
   it("a server that is not there is one line naming host:port (exit 1), without the password", async () => {
     const port = await closedPort()
