@@ -30,11 +30,9 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     /** Commits since the last synchronous one. */
     let unsynced = false
 
-    const lastSeq = run(
-      db,
-      `reading ${location}`,
-      db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`
-    ).pipe(Effect.map((rows) => Number(rows[0]?.last ?? 0)))
+    /** The highest stored `seq` (0 for none). */
+    const storedSeq = db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`
+      .pipe(Effect.map((rows) => Number(rows[0]?.last ?? 0)))
 
     const insert = (batch: ReadonlyArray<WireRecord>) => {
       const params: Array<unknown> = [sessionId, agent]
@@ -53,7 +51,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
       return insert(batch).pipe(
         Effect.catchIf((e) => e.reason._tag === "UniqueViolation", () =>
           Effect.gen(function*() {
-            let next = Number((yield* db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`)[0]?.last ?? 0)
+            let next = yield* storedSeq
             const renumbered = batch.map((r) => ({ ...r, seq: ++next }))
             yield* insert(renumbered)
             seq = next
@@ -71,7 +69,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
 
     const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
       isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
-        seq ??= yield* lastSeq
+        seq ??= yield* run(db, `reading ${location}`, storedSeq)
         seq += 1
         const ts = yield* StoreKit.nowIso
         pending.push({ seq, ts, ...event })
