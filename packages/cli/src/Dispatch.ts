@@ -8,6 +8,10 @@ const hosted = <A, E, R>(ctx: CliContext, command: () => Promise<Effect.Effect<A
     Effect.flatMap(([effect, { hostLayer }]) => effect.pipe(Effect.provide(hostLayer(ctx))))
   )
 
+/** A command that reads or writes sessions: `--store` taken from its arguments, its store provided. */
+const stored = <A, E, R>(args: ReadonlyArray<string>, ctx: CliContext, command: (rest: ReadonlyArray<string>) => Effect.Effect<A, E, R>) =>
+  Effect.promise(() => import("./Store.ts")).pipe(Effect.flatMap((m) => m.withSessionStore(args, ctx, command)))
+
 /**
  * Routes `argv` to a command. Every command is an Effect over the CLI's services; its modules
  * load on demand, so no command pays at start-up for another's (nor `dsh agents` for the host).
@@ -16,20 +20,20 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return hosted(ctx, async () => (await import("./commands/run.ts")).runCommand(rest, ctx).pipe(Effect.asVoid))
+      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/run.ts")).runCommand(args, ctx).pipe(Effect.asVoid)))
     case "sessions":
-      return hosted(ctx, async () => (await import("./commands/sessions.ts")).sessionsCommand(rest, ctx))
+      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/sessions.ts")).sessionsCommand(args, ctx)))
     case "agents":
       return Effect.promise(() => import("./commands/agents.ts")).pipe(Effect.flatMap((m) => m.agentsCommand(rest, ctx)))
     case "subagents":
-      return hosted(ctx, async () => (await import("./commands/subagents.ts")).subagentsCommand(rest, ctx))
+      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/subagents.ts")).subagentsCommand(args, ctx)))
     case "acp":
       // The protocol servers provide the host themselves, for the directory of `--cwd`.
-      return Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(rest, ctx)))
+      return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))
     case "sdk":
-      return Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(rest, ctx)))
+      return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(args, ctx))))
     case "demo":
-      return hosted(ctx, async () => (await import("./commands/demo.ts")).demoCommand(rest, ctx))
+      return stored([], ctx, () => hosted(ctx, async () => (await import("./commands/demo.ts")).demoCommand(rest, ctx)))
     default:
       return Effect.fail(new UsageError({ message: `unknown command "${command}" (try: dsh --help)` }))
   }

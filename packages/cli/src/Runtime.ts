@@ -1,5 +1,4 @@
 import { lazyAdapter, ModelRegistry } from "@dsh/llm"
-import { FileSessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Layer } from "effect"
 import { join } from "node:path"
@@ -28,11 +27,13 @@ const ADAPTERS = [
   })
 ]
 
-/** The services every command runs with: models, the file session store, local processes, logs. */
+/**
+ * The services every command runs with: models, local processes, logs. The session store is
+ * the command's (`Store.ts`: `--store`, `DSH_STORE`, config, or the file store in `$DSH_HOME`).
+ */
 export const cliLayer = (ctx: CliContext) =>
   Layer.mergeAll(
     ModelRegistry.layerWith(ADAPTERS),
-    FileSessionStore.layer({ home: ctx.home }),
     LocalProcessLauncher.layer(),
     cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr })
   )

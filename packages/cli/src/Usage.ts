@@ -6,6 +6,7 @@ export const USAGE = `dsh: subagents for AI agent harnesses
 Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
+          [--store DIR|postgres://…]
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
@@ -17,7 +18,8 @@ Usage:
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
              anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
-State lives in $DSH_HOME (default ~/.dsh).
+State lives in $DSH_HOME (default ~/.dsh). Sessions may live elsewhere: --store DIR|postgres://…
+on run, sessions, subagents, acp and sdk (or DSH_STORE, or store = "…" in config.toml).
 `
 
 /** `--version`, `-v`, `version` alone. */
