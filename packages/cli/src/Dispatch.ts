@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
 import { agentsCommand } from "./commands/agents.ts"
 import { demoCommand } from "./commands/demo.ts"
+import { doctorCommand } from "./commands/doctor.ts"
 import { runCommand } from "./commands/run.ts"
 import { sessionsCommand } from "./commands/sessions.ts"
 import { subagentsCommand } from "./commands/subagents.ts"
@@ -13,18 +14,22 @@ export const USAGE = `dsh: subagents for AI agent harnesses
 Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
+          [--permission-mode default|acceptEdits|plan|bypass] [--allow RULE]… [--deny RULE]… [--yolo]
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
   dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
-  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
-  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
+  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio; permission flags as for run)
+  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
+  dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)
   dsh demo
   dsh --version
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
              anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
-State lives in $DSH_HOME (default ~/.dsh).
+Rules: Tool or Tool(pattern), e.g. Read, Bash(git status*), Write(.env), mcp__*;
+       deny > ask > allow > the mode. Without a terminal, or with -p, "ask" denies.
+State lives in $DSH_HOME (default ~/.dsh); config.toml has [permissions] and [sandbox].
 `
 
 /** Routes `argv` to a command. Every command is an Effect over the CLI's services. */
@@ -32,7 +37,7 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return runCommand(rest, ctx).pipe(Effect.asVoid, Effect.provide(hostLayer(ctx)))
+      return runCommand(rest, ctx).pipe(Effect.asVoid)
     case "sessions":
       return sessionsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
     case "agents":
@@ -44,6 +49,9 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
       return Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(rest, ctx)))
     case "sdk":
       return Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(rest, ctx)))
+    case "doctor":
+    case "sandbox":
+      return doctorCommand(command === "sandbox" ? rest.filter((a) => a !== "check") : rest, ctx)
     case "demo":
       return demoCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
     default:

@@ -41,10 +41,13 @@ export interface AskerShape {
 }
 
 /** How to allow a call, for a denial no one could answer; the CLI says which flag or config line does it. */
-export type AllowHint = (subject: string) => string
+export type AllowHint = (question: PermissionQuestion) => string
 
-/** The default hint: the config line that allows the call. */
-export const configAllowHint: AllowHint = (subject) => `To allow it, add ${JSON.stringify(subject)} to allow in [permissions].`
+/** The default hint: the config line that allows the call (an `ask` rule must go first: it beats `allow`). */
+export const configAllowHint: AllowHint = (question) =>
+  question.reason.startsWith("ask: ")
+    ? `It matches the rule ${JSON.stringify(question.reason.slice(5))} in [permissions] ask, which beats allow: remove it to let an allow rule apply.`
+    : `To allow it, add ${JSON.stringify(question.subject)} to allow in [permissions].`
 
 /** An asker for places where no one can answer (no terminal, `-p`, a client without the capability). */
 export const nobodyAsker = (options: { readonly hint?: AllowHint | undefined; readonly why?: string | undefined } = {}): AskerShape => ({
@@ -53,7 +56,7 @@ export const nobodyAsker = (options: { readonly hint?: AllowHint | undefined; re
       allow: false,
       by: "none",
       reason: `${question.subject} needs approval (${question.reason}) and ${options.why ?? "no one can be asked in this run"}. ${
-        (options.hint ?? configAllowHint)(question.subject)
+        (options.hint ?? configAllowHint)(question)
       }`
     })
 })

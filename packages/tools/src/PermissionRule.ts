@@ -35,22 +35,28 @@ export class PermissionRuleError extends Schema.TaggedError<PermissionRuleError>
 
 const TOOL_NAME = /^[A-Za-z0-9_.*?-]+$/
 
-/** Parses a rule; a malformed one fails with a message that quotes it. */
-export const parsePermissionRule = (text: string): Effect.Effect<PermissionRule, PermissionRuleError> => {
-  const bad = (why: string) => Effect.fail(new PermissionRuleError({ rule: text, message: `malformed permission rule ${JSON.stringify(text)}: ${why}` }))
+/** Reads a rule, synchronously: the rule, or the error naming it (for config decoders). */
+export const readPermissionRule = (text: string): PermissionRule | PermissionRuleError => {
+  const bad = (why: string) => new PermissionRuleError({ rule: text, message: `malformed permission rule ${JSON.stringify(text.trim())}: ${why}` })
   const trimmed = text.trim()
   if (trimmed === "") return bad("it is empty")
   const open = trimmed.indexOf("(")
   if (open < 0) {
     if (trimmed.includes(")")) return bad("a \")\" without \"(\"")
-    return TOOL_NAME.test(trimmed) ? Effect.succeed({ text: trimmed, tool: trimmed }) : bad("a tool name is letters, digits, _, -, . or a glob (* ?)")
+    return TOOL_NAME.test(trimmed) ? { text: trimmed, tool: trimmed } : bad("a tool name is letters, digits, _, -, . or a glob (* ?)")
   }
   const tool = trimmed.slice(0, open)
   if (tool === "" || !TOOL_NAME.test(tool)) return bad("write Tool or Tool(pattern), e.g. Bash(git status*)")
   if (!trimmed.endsWith(")")) return bad("the pattern must end with \")\"")
   const specifier = trimmed.slice(open + 1, -1)
   if (specifier.trim() === "") return bad("the pattern in () is empty (write just the tool name for every call)")
-  return Effect.succeed({ text: trimmed, tool, specifier })
+  return { text: trimmed, tool, specifier }
+}
+
+/** Parses a rule; a malformed one fails with a message that quotes it. */
+export const parsePermissionRule = (text: string): Effect.Effect<PermissionRule, PermissionRuleError> => {
+  const read = readPermissionRule(text)
+  return read instanceof PermissionRuleError ? Effect.fail(read) : Effect.succeed(read)
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.+^${}()|[\]\\]/g, "\\$&")
