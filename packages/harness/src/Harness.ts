@@ -161,6 +161,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const model = create.model ?? defaultModel
         yield* resolveModel(model)
         const catalog = yield* options.agents({ cwd: create.cwd, agent: create.agent, extra: create.extra ?? {} })
+        // Malformed rules (the harness's, or a parent's in `extra`) are refused before anything is written.
+        yield* sessionPermissions(options.permissions, { cwd: create.cwd, agent: create.agent, extra: create.extra ?? {} })
         const session = yield* store.create({ agent: catalog.main.name, cwd: create.cwd, model, extra: create.extra })
         return info(yield* session.readState)
       })).pipe(Effect.withSpan("AgentHost.createSession"))

@@ -48,9 +48,10 @@ export const terminalAsker = (options: { readonly input: Readable; readonly outp
         cleanup()
         resume(Effect.succeed({ allow: false, by: "user", reason: `${question.subject} was not answered (the terminal's input ended)` }))
       }
-      output.write(terminalQuestion(question))
+      // Listening before the question is out: an answer typed (or piped) at once is not lost.
       input.on("data", onData)
       input.once("end", onEnd)
+      output.write(terminalQuestion(question))
       input.resume()
       return Effect.sync(cleanup)
     })

@@ -66,6 +66,8 @@ export interface ToolPermission<P> {
   readonly path?: ((params: P) => string | undefined) | undefined
   /** The command line a call runs: rules see it and each of its simple commands. */
   readonly command?: ((params: P) => string) | undefined
+  /** Any other specifier, matched as text with `*` wildcards (`deploy(production)`). */
+  readonly specifier?: ((params: P) => string | undefined) | undefined
 }
 
 /** A call as permission rules see it. */
@@ -76,6 +78,8 @@ export const subjectOf = <P>(tool: Tool<P>, params: P, cwd: string): Effect.Effe
   if (command !== undefined) return Effect.succeed(commandSubject(tool.name, command, kind))
   const path = permission?.path?.(params)
   if (path !== undefined && path !== "") return pathSubject(tool.name, path, cwd, kind)
+  const specifier = permission?.specifier?.(params)
+  if (specifier !== undefined && specifier !== "") return Effect.succeed({ tool: tool.name, kind, specifier, match: "text" })
   return Effect.succeed(toolSubject(tool.name, kind))
 }
 
