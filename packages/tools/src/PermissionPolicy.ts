@@ -45,19 +45,23 @@ export const compilePermissionPolicy = (settings: PermissionSettings): Effect.Ef
 export const parsePermissionRules = (rules: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<PermissionRule>, PermissionRuleError> =>
   Effect.forEach(rules, parsePermissionRule)
 
+/** Whether a rule names the call's tool (or one of its aliases). */
+const names = (rule: CompiledRule, subject: PermissionSubject) =>
+  rule.matchesTool(subject.tool) || (subject.aliases ?? []).some((a) => rule.matchesTool(a))
+
 const covers = (rule: CompiledRule, subject: PermissionSubject, form: string) =>
-  rule.matchesTool(subject.tool) && rule.matchesForm(form, subject.match ?? "text")
+  names(rule, subject) && rule.matchesForm(form, subject.match ?? "text")
 
 /** A deny or ask rule applies when it covers any form of the call. */
 const firstCovering = (rules: ReadonlyArray<CompiledRule>, subject: PermissionSubject): CompiledRule | undefined => {
   const forms = subjectForms(subject)
-  return rules.find((r) => r.matchesTool(subject.tool) && (r.rule.specifier === undefined || forms.some((f) => covers(r, subject, f))))
+  return rules.find((r) => names(r, subject) && (r.rule.specifier === undefined || forms.some((f) => covers(r, subject, f))))
 }
 
 /** Allow rules apply only when, together, they cover every form of the call. */
 const allowing = (rules: ReadonlyArray<CompiledRule>, subject: PermissionSubject): CompiledRule | undefined => {
   const forms = subjectForms(subject)
-  const tooled = rules.filter((r) => r.matchesTool(subject.tool))
+  const tooled = rules.filter((r) => names(r, subject))
   const whole = tooled.find((r) => r.rule.specifier === undefined)
   if (whole !== undefined) return whole
   if (forms.length === 0) return undefined

@@ -17,6 +17,8 @@ export type ToolKind = "read" | "edit" | "execute" | "other"
  */
 export interface PermissionSubject {
   readonly tool: string
+  /** Other tool names rules may use for this call (an ACP `edit` is `Edit` and `Write` alike). */
+  readonly aliases?: ReadonlyArray<string> | undefined
   readonly kind: ToolKind
   /** The command, or the path relative to the working directory (absolute when outside it). */
   readonly specifier?: string | undefined

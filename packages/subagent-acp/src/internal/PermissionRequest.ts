@@ -53,7 +53,8 @@ const PATH_KEYS = ["path", "file_path", "filePath", "abs_path", "absolute_path",
 
 /**
  * A child's tool call as permission rules see it, from its `kind` and `rawInput`:
- * `execute` + `command` → `Bash(<command>)`; `edit`/`delete`/`move` + a path → `Edit(<path>)`;
+ * `execute` + `command` → `Bash(<command>)`; `edit`/`delete`/`move` + a path → `Edit(<path>)`
+ * (which `Write(…)` rules match as well);
  * `read` + a path → `Read(<path>)`; `search` → `Grep`; `fetch` + `url` → `WebFetch(<url>)`;
  * `think` → `Think`; `switch_mode` → `SwitchMode`; `other` or none → `Other`. Paths are
  * relative to the child's working directory (absolute outside it); a path may also come from
@@ -70,11 +71,13 @@ export const subjectOfToolCall = (toolCall: acp.ToolCallUpdate, cwd: string): Ef
     const url = firstString(input, ["url", "uri"])
     return Effect.succeed(url === undefined ? toolSubject("WebFetch", "other") : { tool: "WebFetch", kind: "other", specifier: url, match: "text" })
   }
+  // An edit is a write to rules too: `Write(.env)` and `Edit(.env)` both apply to it.
+  const aliases = mapped.tool === "Edit" ? { aliases: ["Write"] } : {}
   if (mapped.tool === "Edit" || mapped.tool === "Read") {
     const path = firstString(input, PATH_KEYS) ?? toolCall.locations?.[0]?.path
-    if (path !== undefined) return pathSubject(mapped.tool, path, cwd, mapped.kind)
+    if (path !== undefined) return Effect.map(pathSubject(mapped.tool, path, cwd, mapped.kind), (s) => ({ ...s, ...aliases }))
   }
-  return Effect.succeed(toolSubject(mapped.tool, mapped.kind))
+  return Effect.succeed({ ...toolSubject(mapped.tool, mapped.kind), ...aliases })
 }
 
 /**
