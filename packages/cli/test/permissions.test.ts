@@ -143,6 +143,23 @@ describe("permission rules in dsh run (no terminal)", () => {
   }, 60_000)
 })
 
+describe("a project's rules", () => {
+  it("a project's .dsh/config.toml [permissions] apply only when the project is trusted", async () => {
+    const cwd = tempDir("dsh-perm-project-")
+    mkdirSync(join(cwd, ".git"))
+    mkdirSync(join(cwd, ".dsh"))
+    writeFileSync(join(cwd, ".dsh", "config.toml"), "[permissions]\nallow = [\"Write(a.txt)\"]\n")
+    const untrusted = await run("write a.txt", [], { cwd })
+    expect(untrusted.json.result).toContain("Write(a.txt) needs approval (mode: default)")
+    expect(untrusted.stderr).toContain(".dsh/config.toml: [permissions] ignored: the project is not trusted")
+    expect(existsSync(join(cwd, "a.txt"))).toBe(false)
+    const trusted = await run("write a.txt", ["--trust-project"], { cwd })
+    expect(trusted.code, trusted.stderr).toBe(0)
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("x\n")
+    expect(permissions(trusted.home, trusted.json.sessionId)).toMatchObject([{ decision: "allowed", via: "rule", rule: "allow: Write(a.txt)" }])
+  }, 60_000)
+})
+
 describe("permissions across the tree", () => {
   it("a child cannot widen: its agent file lists Bash, the parent's deny still holds; the decision is in its log", async () => {
     const home = makeHome()

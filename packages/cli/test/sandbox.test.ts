@@ -81,6 +81,22 @@ describe.skipIf(!works)("Bash of every agent under bubblewrap (real bwrap, as ro
   }
 })
 
+describe.skipIf(!works)("a vendor ACP agent with sandbox = true", () => {
+  it("runs inside the sandbox itself (PID 1 of its own namespace); without it, it does not", async () => {
+    const agent = join(import.meta.dirname, "fixtures", "asking-agent.mjs")
+    const pids: Record<string, string> = {}
+    for (const sandbox of [true, false]) {
+      const config = `[sandbox]\nmode = "on"\n[acp.agents.boxed]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(agent)}]\nsandbox = ${sandbox}\n`
+      const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", "delegate acp:boxed pid"], { cwd: tempDir("dsh-sbx-acp-"), env: { DSH_HOME: makeHome(config) } })
+      expect(r.code, r.stderr).toBe(0)
+      pids[String(sandbox)] = /pid (\d+)/.exec((JSON.parse(r.stdout) as { result: string }).result)?.[1] ?? "none"
+    }
+    expect(pids).toMatchObject({ true: "1" })
+    expect(pids.false).not.toBe("1")
+    expect(pids.false).not.toBe("none")
+  }, 60_000)
+})
+
 describe("dsh doctor", () => {
   it("says whether bwrap works, and what the config holds", async () => {
     const home = makeHome("[sandbox]\nmode = \"on\"\nnetwork = true\n[permissions]\ndeny = [\"Bash(rm *)\"]\n")

@@ -1,9 +1,10 @@
 import { AgentHost, type AgentHostShape, type HostError } from "@dsh/agent"
 import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
 import type { Readable, Writable } from "node:stream"
-import { Asker, type AskerShape, nobodyAsker, type PermissionAnswer } from "@dsh/tools"
-import { Cause, Deferred, Effect, Exit, Fiber, Schema } from "effect"
+import { Asker, type AskerShape, nobodyAsker } from "@dsh/tools"
+import { Cause, Effect, Exit, Fiber, Schema } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
+import { makeClientQuestions } from "./internal/ClientQuestions.ts"
 import { makeTransport, type Transport } from "./internal/Transport.ts"
 import {
   isMethodName,
@@ -11,8 +12,6 @@ import {
   Methods,
   Notifications,
   type ParamsOf,
-  type PermissionAskParams,
-  PermissionAskResult,
   type PromptResult,
   type ResultOf
 } from "./Methods.ts"
@@ -55,7 +54,6 @@ const hostReply = (e: HostError): Reply =>
 const paramDecoders: Readonly<Record<string, (input: unknown) => { readonly _tag: "Success"; readonly success: unknown } | { readonly _tag: "Failure"; readonly failure: { readonly message: string } }>> =
   Object.fromEntries(Object.entries(Methods).map(([method, { params }]) => [method, Schema.decodeUnknownResult(params as Schema.Codec<unknown>)]))
 const decodeCancelRequest = Schema.decodeUnknownResult(Notifications["$/cancelRequest"])
-const decodeAskResult = Schema.decodeUnknownResult(PermissionAskResult)
 
 const fromHost = <A>(effect: Effect.Effect<A, HostError>): Effect.Effect<A, Reply> => Effect.mapError(effect, hostReply)
 
@@ -92,9 +90,6 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     let initialized = false
     // Whether the client answers `permission.ask` (it said so in `initialize`).
     let clientAnswersPermissions = false
-    // Requests this server sent (`permission.ask`), by id, until the client answers.
-    const asked = new Map<string, Deferred.Deferred<unknown, string>>()
-    let nextAskId = 0
 
     const send = (message: unknown) => transport.send(message).pipe(Effect.ignore({ log: "Debug" }))
     const respond = (id: RequestId, result: unknown) =>
@@ -120,58 +115,9 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
       )
     }
 
-    /**
-     * The asker of a session's turns: `permission.ask` to the client (one question at a time,
-     * `Permissions` sees to that), or, for a client without the capability, no one.
-     */
+    const questions = makeClientQuestions({ send: transport.send, notify: send })
     const askerFor = (sessionId: string): AskerShape =>
-      !clientAnswersPermissions
-        ? nobodyAsker({ why: "the SDK client does not answer permission requests (capabilities.permissions)" })
-        : {
-          ask: (q) =>
-            Effect.gen(function*() {
-              const id = `s${++nextAskId}`
-              const answer = Deferred.makeUnsafe<unknown, string>()
-              asked.set(id, answer)
-              const params: PermissionAskParams = {
-                sessionId,
-                question: {
-                  agent: q.agent,
-                  subject: q.subject,
-                  tool: q.tool,
-                  kind: q.kind,
-                  ...(q.specifier === undefined ? {} : { specifier: q.specifier }),
-                  summary: q.summary,
-                  reason: q.reason,
-                  cwd: q.cwd
-                }
-              }
-              const denied = (why: string): PermissionAnswer => ({ allow: false, by: "sdk-client", reason: `${q.subject} needs approval and the SDK client could not answer (${why})` })
-              const reply = yield* transport.send({ jsonrpc: "2.0", id, method: "permission.ask", params }).pipe(
-                Effect.mapError((e) => e.message),
-                Effect.andThen(Deferred.await(answer)),
-                Effect.result,
-                // A withdrawn question (the turn was cancelled) is cancelled on the client too.
-                Effect.onInterrupt(() => send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } })),
-                Effect.ensuring(Effect.sync(() => asked.delete(id)))
-              )
-              if (reply._tag === "Failure") return denied(reply.failure)
-              const decoded = decodeAskResult(reply.success)
-              if (decoded._tag === "Failure") return denied(`its answer does not match the protocol: ${decoded.failure.message}`)
-              const a = decoded.success
-              return a.allow
-                ? { allow: true, by: "sdk-client", remember: a.remember ?? "once" }
-                : { allow: false, by: "sdk-client", reason: a.reason ?? `the SDK client declined ${q.subject}` }
-            })
-        }
-
-    /** An answer (or error) to a request this server sent. */
-    const answered = (id: RequestId | null, outcome: { readonly result: unknown } | { readonly error: string }) =>
-      Effect.sync(() => {
-        const waiting = typeof id === "string" ? asked.get(id) : undefined
-        if (waiting === undefined) return
-        Deferred.doneUnsafe(waiting, "result" in outcome ? Effect.succeed(outcome.result) : Effect.fail(outcome.error))
-      })
+      clientAnswersPermissions ? questions.askerFor(sessionId) : nobodyAsker({ why: "the SDK client does not answer permission requests (capabilities.permissions)" })
 
     const capabilities = {
       methods: Object.keys(Methods),
@@ -352,9 +298,9 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         case "Notification":
           return notification(envelope.message.method, envelope.message.params)
         case "Result":
-          return answered(envelope.message.id, { result: envelope.message.result })
+          return questions.answered(envelope.message.id, { result: envelope.message.result })
         case "Error":
-          return answered(envelope.message.id, { error: envelope.message.error.message })
+          return questions.answered(envelope.message.id, { error: envelope.message.error.message })
       }
     }
 
@@ -363,7 +309,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     // Input closed: the client is gone or done. Running turns are cancelled (with their
     // descendants); quick requests still in flight may finish and answer. Both are awaited.
     // (When this effect is interrupted instead, closing the scope interrupts all of them.)
-    for (const waiting of asked.values()) Deferred.doneUnsafe(waiting, Effect.fail("the client closed the connection"))
+    questions.abandon("the client closed the connection")
     const running = [...inFlight.values()]
     for (const entry of running) if (entry.turn) entry.stop = "shutdown"
     const fibers = (turn: boolean) => running.flatMap((e) => (e.turn === turn && e.fiber !== undefined ? [e.fiber] : []))

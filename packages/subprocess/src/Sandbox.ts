@@ -83,15 +83,15 @@ export const probeBwrap = (launcher: ProcessLauncherShape, options: { readonly p
   Effect.gen(function*() {
     const path = yield* onPath("bwrap", options.path ?? process.env.PATH)
     if (path === undefined) return { works: false, problem: "bwrap is not installed (not on PATH)" }
-    const version = yield* launcher.run({ command: path, args: ["--version"], timeout: "10 seconds" }).pipe(
-      Effect.map((r) => r.stdout.trim().replace(/^bubblewrap\s*/, "") || undefined),
-      Effect.orElseSucceed(() => undefined)
-    )
     const dir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "dsh-bwrap-probe-")))
-    const trial = yield* launcher.run({ command: path, args: [...bwrapArgs({ cwd: dir }), "--", "true"], cwd: dir, timeout: "10 seconds" }).pipe(
-      Effect.result,
-      Effect.ensuring(Effect.promise(() => rm(dir, { recursive: true, force: true })))
-    )
+    // The version and a trial sandbox at once: the probe is on the first Bash call's path.
+    const [version, trial] = yield* Effect.all([
+      launcher.run({ command: path, args: ["--version"], timeout: "10 seconds" }).pipe(
+        Effect.map((r) => r.stdout.trim().replace(/^bubblewrap\s*/, "") || undefined),
+        Effect.orElseSucceed(() => undefined)
+      ),
+      launcher.run({ command: path, args: [...bwrapArgs({ cwd: dir }), "--", "true"], cwd: dir, timeout: "10 seconds" }).pipe(Effect.result)
+    ], { concurrency: 2 }).pipe(Effect.ensuring(Effect.promise(() => rm(dir, { recursive: true, force: true }))))
     if (trial._tag === "Failure") return { path, version, works: false, problem: `bwrap could not be started: ${trial.failure.detail}` }
     if (trial.success.exitCode === 0) return { path, version, works: true }
     const said = trial.success.stderr.trim().split("\n").at(-1) ?? ""

@@ -87,11 +87,13 @@ describe.skipIf(!probe.works)("bubblewrap sandbox (real bwrap)", () => {
     Effect.gen(function*() {
       const cwd = mkdtempSync(join(tmpdir(), "dsh-sbx-time-"))
       const sandbox = yield* makeSandbox(settings, launcher)
-      const plan = yield* sandbox.plan({ command: "bash", args: ["-c", "sleep 300 & sleep 300; echo never"], cwd })
+      // A duration no other process on this machine uses, so pgrep finds only ours.
+      const marker = `sleep ${(300 + Math.random()).toFixed(6)}`
+      const plan = yield* sandbox.plan({ command: "bash", args: ["-c", `${marker} & ${marker}; echo never`], cwd })
       if (plan._tag !== "Confined") return assert.fail("not confined")
       const r = yield* launcher.run({ command: plan.command, args: plan.args, cwd, timeout: "300 millis" })
       assert.isTrue(r.timedOut)
-      const left = yield* launcher.run({ command: "pgrep", args: ["-f", "^sleep 300$"] })
+      const left = yield* launcher.run({ command: "pgrep", args: ["-f", `^${marker}$`] })
       assert.strictEqual(left.stdout.trim(), "")
     }))
 })
