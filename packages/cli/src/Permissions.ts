@@ -76,8 +76,8 @@ export const cliAllowHint = (question: PermissionQuestion): string =>
     ? configAllowHint(question)
     : `To allow it, run with --allow '${question.subject.replaceAll("'", "'\\''")}' or add allow = [${JSON.stringify(question.subject)}] under [permissions] in config.toml.`
 
-/** Who answers questions: the terminal when stdin is one and `-p` was not given; otherwise no one. */
+/** Who answers questions: the terminal when stdin and stderr are one and `-p` was not given; otherwise no one. */
 export const cliAsker = (ctx: CliContext, print: boolean): AskerShape =>
-  ctx.stdin.isTTY === true && !print
+  ctx.stdin.isTTY === true && (ctx.stderr as { readonly isTTY?: boolean }).isTTY === true && !print
     ? terminalAsker({ input: ctx.stdin, output: ctx.stderr })
     : nobodyAsker({ hint: cliAllowHint, why: print ? "-p runs without questions" : "no one can be asked (stdin is not a terminal)" })
