@@ -9,7 +9,9 @@ const ROOT = resolve(import.meta.dirname, "..")
 const out = join(ROOT, ".vitest-results.json")
 rmSync(out, { force: true })
 const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs")
-const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)], {
+// vitest.config.ts sets testTimeout/hookTimeout to 30 s, but projects referenced as directories do
+// not inherit the root config (vitest 5): pass them on the command line, which every project takes.
+const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, "--testTimeout=30000", "--hookTimeout=30000", ...process.argv.slice(2)], {
   cwd: ROOT,
   stdio: "inherit"
 })

@@ -1,4 +1,4 @@
-import { Approval, approvalFromRules, defineTool, makeToolbox } from "@dsh/tools"
+import { Asker, type AskerShape, defineTool, makePermissions, makeToolbox, Permissions } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
 
@@ -12,7 +12,8 @@ const deploy = defineTool({
   name: "deploy",
   description: "Deploys the app.",
   parameters: z.object({ env: z.enum(["staging", "production"]).describe("where to deploy") }),
-  needsApproval: true,
+  // How permission rules see a call: `deploy(staging)`; `other` = it changes something.
+  permission: { kind: "other", specifier: ({ env }) => env },
   execute: ({ env }) => Effect.succeed(`deployed to ${env}`)
 })
 
@@ -30,8 +31,13 @@ const program = Effect.gen(function*() {
   console.log((yield* run("deploy", "{\"env\":\"production\"}")).content) // Error: permission denied: production needs a human
 })
 
-// Tools that need approval ask the `Approval` policy in context (default: allow everything).
-const approval = approvalFromRules({
-  ask: (request) => Effect.succeed((request.input as { env: string }).env === "staging" ? { allowed: true } : { allowed: false, reason: "production needs a human" })
-})
-Effect.runPromise(program.pipe(Effect.provideService(Approval, approval)))
+// Every call is decided by the `Permissions` in context: deny > ask > allow > the mode (here
+// `default`: what changes nothing runs, the rest is asked). What the rules leave open goes to
+// the `Asker` in context: a terminal, an ACP or SDK client; here, code.
+const asker: AskerShape = {
+  ask: (question) => Effect.succeed({ allow: false, by: "ops", reason: `${question.specifier ?? question.subject} needs a human` })
+}
+Effect.runPromise(Effect.gen(function*() {
+  const permissions = yield* makePermissions({ mode: "default", allow: ["deploy(staging)"] })
+  yield* program.pipe(Effect.provideService(Permissions, permissions), Effect.provideService(Asker, asker))
+}))

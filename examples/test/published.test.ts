@@ -88,6 +88,15 @@ describe("examples/harness installed from the tarballs", () => {
     expect(out).not.toContain("heard from researcher-2")
   })
 
+  it("permission rules decide every call of the tree, questions go to the harness's asker, Bash runs in the sandbox", () => {
+    const out = must("node", ["src/permissions.ts"], app)
+    expect(out).toContain("worker-1 ⚑ Bash(echo hello from the sandbox) allowed: allow: Bash(echo *)")
+    expect(out).toContain("worker-1 ⚑ Bash(rm -rf scratch) denied: deny: Bash(rm *)")
+    expect(out).toContain("asked: worker-1 wants to write: note.txt")
+    expect(out).toContain("worker-1 ⚑ Write(note.txt) allowed: asked (mode: default), answered by example")
+    expect(out).toContain("note.txt written: true")
+  })
+
   it("errors made in one package are instances of the class another package exports", () => {
     const script = `
       import { LlmError } from "@dsh/llm"

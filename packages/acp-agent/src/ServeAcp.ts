@@ -1,10 +1,10 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
-import { Approval } from "@dsh/tools"
+import { Asker, makePermissions, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Cause, Effect, Exit, Fiber, FiberSet, Option } from "effect"
 import { isAbsolute } from "node:path"
 import { AcpServeError, toRequestError } from "./AcpServeError.ts"
-import { clientApproval } from "./internal/Permission.ts"
+import { clientAsker } from "./internal/Permission.ts"
 import { type ClientFeatures, makeReporter, replayRecords } from "./internal/Reporter.ts"
 import { acpUsage, promptText } from "./internal/Updates.ts"
 
@@ -26,13 +26,23 @@ export interface ServeAcpOptions {
   readonly logger?: AcpLogger | undefined
 }
 
+/**
+ * Where a dsh parent puts its permission settings in `session/new`'s `_meta` (a list of
+ * `{mode, allow, ask, deny}`): the session decides by its own rules narrowed by these.
+ */
+export const PERMISSIONS_META = "dsh/permissions"
+
 /** One served session: at most one prompt runs at a time. */
 interface ServedSession {
   readonly id: string
   readonly cwd: string
   running: Fiber.Fiber<HostPromptResult, HostError> | "starting" | undefined
   cancelRequested: boolean
-  readonly alwaysAllowed: Set<string>
+  /**
+   * The session's rules when the host has none of its own (`default` mode: everything that
+   * changes something is asked); a host with rules provides its own inside the prompt.
+   */
+  permissions: PermissionsShape | undefined
 }
 
 const hostFailure = (error: HostError): AcpServeError =>
@@ -77,7 +87,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
     const register = (id: string, cwd: string): ServedSession => {
       const existing = sessions.get(id)
       if (existing !== undefined) return existing
-      const session: ServedSession = { id, cwd, running: undefined, cancelRequested: false, alwaysAllowed: new Set() }
+      const session: ServedSession = { id, cwd, running: undefined, cancelRequested: false, permissions: undefined }
       sessions.set(id, session)
       return session
     }
@@ -91,7 +101,14 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         if (params.mcpServers.length > 0) {
           log?.warn({ servers: params.mcpServers.map((s) => s.name) }, "MCP servers are accepted but not connected")
         }
-        const info = yield* host.createSession({ cwd: params.cwd, agent: options.defaults?.agent, model: options.defaults?.model }).pipe(
+        // A dsh parent passes its rules: this session's can then only be narrower.
+        const parent = params._meta?.[PERMISSIONS_META]
+        const info = yield* host.createSession({
+          cwd: params.cwd,
+          agent: options.defaults?.agent,
+          model: options.defaults?.model,
+          ...(parent === undefined ? {} : { extra: { parentPermissions: parent } })
+        }).pipe(
           Effect.mapError(hostFailure)
         )
         register(info.id, info.cwd)
@@ -146,11 +163,13 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         if (text.trim() === "") return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
         session.running = "starting"
         session.cancelRequested = false
+        session.permissions ??= yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
         const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
-        const approval = clientApproval({ client, reporter, cwd: session.cwd, alwaysAllowed: session.alwaysAllowed })
         const fiber = yield* Effect.forkChild(
           host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child }).pipe(
-            Effect.provideService(Approval, approval)
+            // Questions of every agent of the tree go to this client.
+            Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
+            Effect.provideService(Permissions, session.permissions)
           )
         )
         session.running = fiber

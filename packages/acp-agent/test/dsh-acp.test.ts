@@ -165,7 +165,10 @@ describe("dsh acp over stdio", () => {
   it("SIGTERM mid-turn stops the turn, its processes, and the server itself", async () => {
     const cwd = tempDir("dsh-acp-cwd-")
     const pidFile = join(cwd, "sleeper.pid")
-    const served = serve(tempDir("dsh-acp-home-"), cwd)
+    // Unconfined: the test reads the sleeper's pid from outside (in the sandbox it would be a pid of its own namespace).
+    const home = tempDir("dsh-acp-home-")
+    writeFileSync(join(home, "config.toml"), "[sandbox]\nmode = \"off\"\n")
+    const served = serve(home, cwd)
     const c = client()
     const { agent } = c.app.connect(served.stream)
     await initialize(agent)

@@ -2,7 +2,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentHostShape, HostPromptResult, HostSessionInfo } from "@dsh/agent"
 import { AgentHost, HostError } from "@dsh/agent"
 import { type AgentEvent, emptyUsage, makeUsage, type WireRecord } from "@dsh/core"
-import { Approval } from "@dsh/tools"
+import { Permissions } from "@dsh/tools"
 import { Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { serveAcp } from "../src/index.ts"
@@ -64,8 +64,15 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
             return result("completed", "Hello!")
           case "write": {
             yield* onEvent({ type: "tool-call", id: "w1", name: "Write", input: "{\"path\":\"x.txt\",\"content\":\"x\"}" })
-            const approval = yield* Approval
-            const decision = yield* approval.decide({ tool: "Write", input: { path: "x.txt" }, summary: "Write x.txt", agent: "main", cwd: "/work" })
+            // As a Toolbox does: the Permissions of the calling fiber (serveAcp's, asking the client).
+            const permissions = yield* Permissions
+            const decision = yield* permissions.decide({
+              agent: "main",
+              cwd: "/work",
+              subject: { tool: "Write", kind: "edit", specifier: "x.txt", match: "path", insideCwd: true },
+              summary: "Write x.txt",
+              input: { path: "x.txt" }
+            })
             const output = decision.allowed ? "Created x.txt" : `Error: permission denied: ${decision.reason}`
             yield* onEvent({ type: "tool-result", id: "w1", name: "Write", output, isError: !decision.allowed, durationMs: 1 })
             yield* onEvent({ type: "text-delta", text: output })
@@ -201,7 +208,23 @@ describe("serveAcp", () => {
       await ask(agent, await newSession(agent), "write")
     })
     const failed = updates.find((u) => u.update.sessionUpdate === "tool_call_update")?.update
-    expect(JSON.stringify(failed)).toContain("Write needs permission and the client could not be asked")
+    expect(JSON.stringify(failed)).toContain("Write(x.txt) needs permission and the client could not be asked")
+  })
+
+  it("an 'always' answer holds for that call for the rest of the session", async () => {
+    const c = collecting()
+    c.answerWith({ outcome: { outcome: "selected", optionId: "allow_always" } })
+    const { value } = await withServer(fakeHost(), c.app, async (agent) => {
+      await init(agent)
+      const sessionId = await newSession(agent)
+      await ask(agent, sessionId, "write")
+      c.answerWith({ outcome: { outcome: "selected", optionId: "reject_once" } })
+      return ask(agent, sessionId, "write")
+    })
+    expect(value.stopReason).toBe("end_turn")
+    expect(c.permissions).toHaveLength(1)
+    const results = c.updates.filter((u) => u.update.sessionUpdate === "tool_call_update").map((u) => u.update)
+    expect(results).toMatchObject([{ status: "completed" }, { status: "completed" }])
   })
 
   it("session/cancel ends a running prompt promptly with `cancelled`", async () => {

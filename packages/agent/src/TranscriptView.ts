@@ -20,6 +20,12 @@ export const eventLine = (event: AgentEvent): string | undefined => {
       return `⇠ ${event.handle} ${event.status} in ${event.durationMs} ms, ${event.usage.totalTokens} tokens`
     case "notice":
       return `[${event.level}] ${event.message}`
+    case "permission": {
+      const how = event.via === "asked"
+        ? `asked (${event.rule ?? "?"}), answered by ${event.by ?? "?"}${event.remember === "session" ? ", for this session" : ""}`
+        : event.rule ?? event.via
+      return `⚑ ${event.subject} ${event.decision}: ${how}`
+    }
     default:
       return undefined
   }
@@ -27,15 +33,18 @@ export const eventLine = (event: AgentEvent): string | undefined => {
 
 /**
  * The records of a transcript a reader wants: the conversation (user messages and the
- * agent's non-empty answers), plus tool calls and results with `tools`; the last `limit`.
+ * agent's non-empty answers), plus tool calls, results and permission decisions with `tools`
+ * (decisions alone with `permissions`); the last `limit`.
  */
 export const conversationRecords = (
   records: ReadonlyArray<WireRecord>,
-  options: { readonly tools?: boolean | undefined; readonly limit?: number | undefined } = {}
+  options: { readonly tools?: boolean | undefined; readonly permissions?: boolean | undefined; readonly limit?: number | undefined } = {}
 ): ReadonlyArray<WireRecord> => {
   const shown = records.filter((r) =>
     r.type === "message"
       ? r.message.role === "user" || (r.message.role === "assistant" && (options.tools === true || r.message.content !== ""))
+      : r.type === "permission"
+      ? options.tools === true || options.permissions === true
       : options.tools === true && (r.type === "tool-call" || r.type === "tool-result")
   )
   return options.limit === undefined ? shown : shown.slice(-options.limit)

@@ -12,9 +12,11 @@ export const dshHome = (env: NodeJS.ProcessEnv): string =>
   env.DSH_HOME !== undefined && env.DSH_HOME !== "" ? env.DSH_HOME : join(homedir(), ".dsh")
 
 /** Reads config.toml: a missing file is an empty config; a malformed file or setting is a usage error. */
-export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =>
+export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> => loadConfigFile(join(home, "config.toml"))
+
+/** Reads a config file (the user's, or a project's `.dsh/config.toml`); a missing file is empty. */
+export const loadConfigFile = (path: string): Effect.Effect<DshConfig, UsageError> =>
   Effect.gen(function*() {
-    const path = join(home, "config.toml")
     const text = yield* Effect.tryPromise(() => readFile(path, "utf8")).pipe(
       Effect.catch((e) =>
         (e.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT"

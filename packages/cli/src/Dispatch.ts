@@ -20,7 +20,7 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/run.ts")).runCommand(args, ctx).pipe(Effect.asVoid)))
+      return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/run.ts")).pipe(Effect.flatMap((m) => m.runCommand(args, ctx)), Effect.asVoid))
     case "sessions":
       return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/sessions.ts")).sessionsCommand(args, ctx)))
     case "agents":
@@ -32,6 +32,9 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
       return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))
     case "sdk":
       return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(args, ctx))))
+    case "doctor":
+    case "sandbox":
+      return Effect.promise(() => import("./commands/doctor.ts")).pipe(Effect.flatMap((m) => m.doctorCommand(command === "sandbox" ? rest.filter((a) => a !== "check") : rest, ctx)))
     case "demo":
       return stored([], ctx, () => hosted(ctx, async () => (await import("./commands/demo.ts")).demoCommand(rest, ctx)))
     default:

@@ -4,14 +4,16 @@ import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
+import { makeSandbox, ProcessLauncher } from "@dsh/subprocess"
 import { makeBuiltinToolsWith } from "@dsh/tools-builtin"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
+import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
  * How to start this CLI again (for `sdk:dsh` and `acp:dsh` children): the running Node and the
@@ -47,15 +49,17 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
 /**
  * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
  * the `[acp.agents.*]` of config.toml), the built-in tools with Bash's environment from
- * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`.
+ * `[bash] env` and Bash in the `[sandbox]`, the permission rules of config, the trusted
+ * project and the flags, the default model from config, `DSH_MODEL` or `scripted`.
  */
-export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, flags?: PermissionFlags | undefined) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
   const { agents: configured } = acpAgentsFromConfig(config.raw)
-  const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth })
+  const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth, sandbox: config.sandbox })
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
-  return Harness.layer({
+  // One sandbox for Bash of every agent and for `[acp.agents.*] sandbox = true` (bwrap is probed once, at first use).
+  return Layer.unwrap(Effect.map(Effect.flatMap(ProcessLauncher, (launcher) => makeSandbox(config.sandbox, launcher)), (sandbox) => Harness.layer({
     agents: fileAgents(agentFiles(ctx, config)),
     backends: Effect.all([
       Effect.succeed(SpawnProvider),
@@ -66,13 +70,15 @@ export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
         command: self.command,
         args: [...self.args, "sdk"],
         env: forwardedEnv(ctx.env),
-        childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) })
+        childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) }),
+        childSandbox: config.sandbox
       }),
       // A config entry named `dsh` replaces the built-in `acp:dsh`.
-      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env })
+      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env, sandbox })
     ]),
-    tools: makeBuiltinToolsWith({ env: bashEnv }),
+    tools: makeBuiltinToolsWith({ env: bashEnv, sandbox }),
+    permissions: cliPermissions(ctx, config, flags),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
     modelConfig: { env: ctx.env, cwd: ctx.cwd }
-  })
+  })))
 }

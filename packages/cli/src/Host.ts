@@ -3,11 +3,13 @@ import { Effect, Layer } from "effect"
 import { loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dshHarnessLayer } from "./DshHarness.ts"
+import type { PermissionFlags } from "./Permissions.ts"
 
 /**
  * What commands that run agents add, from config.toml: the host (the reference harness), the
- * tree limits and the model retry policy. A malformed config is a usage error here.
+ * tree limits and the model retry policy; the permission flags of this invocation join the
+ * configured rules. A malformed config is a usage error here.
  */
-export const hostLayer = (ctx: CliContext) =>
+export const hostLayer = (ctx: CliContext, flags?: PermissionFlags | undefined) =>
   Layer.unwrap(Effect.map(loadConfig(ctx.home), (config) =>
-    dshHarnessLayer(ctx, config).pipe(Layer.provideMerge(configLayer(config)))))
+    dshHarnessLayer(ctx, config, flags).pipe(Layer.provideMerge(configLayer(config)))))

@@ -7,16 +7,18 @@ import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
 import { hostLayer } from "./Host.ts"
+import { PERMISSION_FLAGS, readPermissionFlags } from "./Permissions.ts"
 
 const FLAGS = {
   agent: { type: "string" },
   model: { type: "string" },
-  cwd: { type: "string" }
+  cwd: { type: "string" },
+  ...PERMISSION_FLAGS
 } as const
 
 /**
  * What `dsh acp` and `dsh sdk` do before serving on stdio: parse `[--agent NAME] [--model SPEC]
- * [--cwd DIR]` (no positionals), then check `--cwd` and `--model` before anything is served, so a
+ * [--cwd DIR]` and the permission flags (no positionals), then check `--cwd` and `--model` before anything is served, so a
  * bad one is a usage error (exit 2) whose reason a parent sees on stderr. The flags are the
  * defaults of the sessions the protocol creates; `serve` runs with the host of that directory.
  */
@@ -29,11 +31,12 @@ export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray
       })
     }
     const cwd = resolve(ctx.cwd, values.cwd ?? ".")
+    const permissions = yield* readPermissionFlags(values)
     yield* checkDirectory(cwd)
     if (values.model !== undefined) {
       const registry = yield* ModelRegistry
       yield* registry.resolve(values.model, { env: ctx.env, cwd })
     }
-    const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd })))
+    const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd }, permissions)))
     return { serve, cwd, agent: values.agent, model: values.model }
   })

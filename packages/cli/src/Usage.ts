@@ -6,20 +6,25 @@ export const USAGE = `dsh: subagents for AI agent harnesses
 Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
+          [--permission-mode default|acceptEdits|plan|bypass] [--allow RULE]… [--deny RULE]… [--yolo]
           [--store DIR|postgres://…]
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
   dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
-  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
-  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
+  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio; permission flags as for run)
+  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
+  dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)
   dsh demo
   dsh --version
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
              anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
-State lives in $DSH_HOME (default ~/.dsh). Sessions may live elsewhere: --store DIR|postgres://…
-on run, sessions, subagents, acp and sdk (or DSH_STORE, or store = "…" in config.toml).
+Rules: Tool or Tool(pattern), e.g. Read, Bash(git status*), Write(.env), mcp__*;
+       deny > ask > allow > the mode. Without a terminal, or with -p, "ask" denies.
+State lives in $DSH_HOME (default ~/.dsh); config.toml has [permissions] and [sandbox].
+Sessions may live elsewhere: --store DIR|postgres://… on run, sessions, subagents, acp and sdk
+(or DSH_STORE, or store = "…" in config.toml).
 `
 
 /** `--version`, `-v`, `version` alone. */

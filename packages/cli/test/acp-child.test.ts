@@ -5,7 +5,7 @@ import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
 import { testParent } from "@dsh/subagent/testing"
 import { acpAgentTypes, dshAcpAgent, makeAcpProvider } from "@dsh/subagent-acp"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { Approval, type ApprovalRequest, approvalFromRules } from "@dsh/tools"
+import { Asker, makePermissions, type PermissionQuestion, Permissions } from "@dsh/tools"
 import { Effect, Stream } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -46,18 +46,18 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       const provider = yield* makeAcpProvider({ agents: [dsh], parentEnv }).pipe(Effect.provide(LocalProcessLauncher.layer()))
       const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
       const parent: ParentInfo = testParent({ provider: "openai", model: "gpt-fake", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd })
-      const asked: Array<ApprovalRequest> = []
-      const rules = approvalFromRules({ allow: ["Write"] })
+      const asked: Array<PermissionQuestion> = []
       const result = yield* subagents.spawn({ prompt: "Write note.md, then say so.", description: "write a note", agent: "acp:dsh" }, parent).pipe(
-        Effect.provideService(Approval, { decide: (request) => Effect.sync(() => asked.push(request)).pipe(Effect.andThen(rules.decide(request))) })
+        Effect.provideService(Permissions, yield* makePermissions({ mode: "default" })),
+        Effect.provideService(Asker, { ask: (q) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: true, by: "user" })) })
       )
 
       assert.strictEqual(result.status, "completed", result.notes)
       assert.strictEqual(result.output, "The note is written.")
       assert.deepStrictEqual(result.usage, { inputTokens: 130, outputTokens: 17, totalTokens: 147 })
       assert.strictEqual(result.provider, "acp")
-      // The permission came from the parent's rules, for the child's handle.
-      assert.deepStrictEqual(asked.map((a) => [a.tool, a.agent]), [["Write", result.handle]])
+      // The parent's rules asked (default mode), naming the child and its call.
+      assert.deepStrictEqual(asked.map((a) => [a.subject, a.agent]), [["Edit(note.md)", result.handle]])
       assert.strictEqual(readFileSync(join(cwd, "note.md"), "utf8"), "# from the child\n")
       // The child really used the server, with the credentials passed explicitly.
       assert.strictEqual(server.requests.length, 2)
@@ -65,8 +65,9 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       // The transcript is on disk: the prompt, the tool run, the permission, usage and the end.
       const dir = join(session.location, "agents", result.handle)
       const wire = jsonLines(join(dir, "wire.jsonl"))
-      assert.deepStrictEqual(wire.map((r) => r.type), ["turn-start", "message", "message", "tool-call", "notice", "tool-result", "message", "usage", "turn-end"])
+      assert.deepStrictEqual(wire.map((r) => r.type), ["turn-start", "message", "message", "tool-call", "permission", "tool-result", "message", "usage", "turn-end"])
       assert.strictEqual(wire.find((r) => r.type === "tool-call")?.name, "Write")
+      assert.deepInclude(wire.find((r) => r.type === "permission"), { subject: "Edit(note.md)", decision: "allowed", via: "asked", by: "user", remember: "once" })
       assert.include(String(wire.find((r) => r.type === "tool-result")?.output), "note.md")
       assert.deepStrictEqual(wire.at(-1), { ...wire.at(-1), status: "completed", result: "The note is written." })
       const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8")) as Record<string, unknown>

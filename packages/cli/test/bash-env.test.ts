@@ -15,7 +15,7 @@ describe("the Bash tool's environment in dsh run", () => {
       })
       try {
         const home = makeHome(configured ? "[bash]\nenv = [\"SOME_API_KEY\"]\n" : undefined)
-        const r = await runDsh(["run", "--model", "openai:any", "print the key"], {
+        const r = await runDsh(["run", "--model", "openai:any", "--allow", "Bash(echo *)", "print the key"], {
           cwd: tempDir(),
           env: { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", SOME_API_KEY: "s3cret" }
         })

@@ -14,7 +14,7 @@ import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
-import { makeToolbox } from "@dsh/tools"
+import { makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addUsage, emptyUsage } from "@dsh/core"
 import { Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
@@ -22,6 +22,7 @@ import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
 import type { Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
+import { sessionPermissions } from "./SessionPermissions.ts"
 
 const info = (s: SessionState): HostSessionInfo => ({
   id: s.id,
@@ -65,6 +66,17 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const resolveModel = (spec: string) => registry.resolve(spec, modelConfig)
 
     const catalogOf = (state: SessionState) => options.agents({ cwd: state.cwd, agent: state.agent, extra: state })
+    // One Permissions per session, kept while the host lives: "always" answers outlast a runtime.
+    const permissionsBySession = new Map<string, PermissionsShape | undefined>()
+    const permissionsOf = (state: SessionState) =>
+      permissionsBySession.has(state.id)
+        ? Effect.succeed(permissionsBySession.get(state.id))
+        : sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state }).pipe(
+          Effect.tap((p) => Effect.sync(() => permissionsBySession.set(state.id, p)))
+        )
+    /** Runs `effect` under the session's rules (when the harness or a parent gave any). */
+    const governed = <A, E, R>(permissions: PermissionsShape | undefined, effect: Effect.Effect<A, E, R>) =>
+      permissions === undefined ? effect : Effect.provideService(effect, Permissions, permissions)
 
     /** A session's tree and its main agent's context, built in `scope` under the session's lease. */
     const buildRuntime = (sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope) =>
@@ -75,6 +87,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const state = yield* session.readState
         const model = yield* resolveModel(state.model)
         const catalog: AgentCatalog = yield* catalogOf(state)
+        const permissions = yield* permissionsOf(state)
         const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({
           delegatesRunOn: options.delegatesRunOn,
@@ -94,11 +107,11 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         })
         // Messages other processes send to this session's children come through here.
         yield* main.tree.answerSends((handle, message) =>
-          main.subagents.send(handle, message, "user").pipe(
+          governed(permissions, main.subagents.send(handle, message, "user")).pipe(
             Effect.map((o) => (o._tag === "Replied" ? o.result : undefined)),
             Effect.mapError((e) => e.message)
           ))
-        return { session, state, model, catalog, tree: main.tree, main }
+        return { session, state, model, catalog, tree: main.tree, main, permissions }
       }).pipe(Scope.provide(scope))
 
     type Runtime = Effect.Success<ReturnType<typeof buildRuntime>>
@@ -148,6 +161,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const model = create.model ?? defaultModel
         yield* resolveModel(model)
         const catalog = yield* options.agents({ cwd: create.cwd, agent: create.agent, extra: create.extra ?? {} })
+        // Malformed rules (the harness's, or a parent's in `extra`) are refused before anything is written.
+        yield* sessionPermissions(options.permissions, { cwd: create.cwd, agent: create.agent, extra: create.extra ?? {} })
         const session = yield* store.create({ agent: catalog.main.name, cwd: create.cwd, model, extra: create.extra })
         return info(yield* session.readState)
       })).pipe(Effect.withSpan("AgentHost.createSession"))
@@ -177,7 +192,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           yield* onEvent(notice)
         }
         yield* session.updateState((s) => ({ ...s, status: "running" }))
-        const turns = rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
+        const turns = governed(rt.permissions, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
           runPrompt({
             agent: "main",
             cwd: rt.state.cwd,
@@ -190,7 +205,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
             onEvent,
             beforeStep
           })
-        ).pipe(
+        )).pipe(
           Effect.onInterrupt(() => session.updateState((s) => ({ ...s, status: "cancelled" })).pipe(Effect.ignore({ log: "Warn" })))
         )
         // A cancel interrupts the turns and waits until they are down (children stopped, records
@@ -232,7 +247,9 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           Effect.map(Option.some),
           Effect.catchIf((e): e is SessionError => e._tag === "SessionError" && e.reason === "Owned", () => Effect.succeed(Option.none()))
         )
-        if (Option.isSome(local)) return replyOf(send.handle, yield* local.value.main.subagents.send(send.handle, send.message, "user"))
+        if (Option.isSome(local)) {
+          return replyOf(send.handle, yield* governed(local.value.permissions, local.value.main.subagents.send(send.handle, send.message, "user")))
+        }
         const session = yield* store.open(send.sessionId)
         const routed = yield* requestSend(session, send.handle, send.message).pipe(
           Effect.mapError((e) => (typeof e === "string" ? new HostError({ reason: "Failed", message: e }) : e))

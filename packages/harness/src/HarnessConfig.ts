@@ -1,6 +1,8 @@
 import { RetryPolicy } from "@dsh/llm"
 import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
 import { parseStoreSpec } from "@dsh/session"
+import type { SandboxMode, SandboxSettings } from "@dsh/subprocess"
+import { PERMISSION_MODES, parsePermissionMode, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
 import { Effect, Layer, Result, Schema } from "effect"
 
 /**
@@ -22,6 +24,10 @@ export interface HarnessConfig {
   readonly llm: { readonly maxRetries?: number | undefined; readonly retryBaseMs?: number | undefined }
   /** `[bash] env = ["NAME", …]`: parent variables the Bash tool may see (everything else is scrubbed). */
   readonly bashEnv: ReadonlyArray<string>
+  /** `[permissions] mode, allow, ask, deny`: the rules of every agent of the tree (rules checked). */
+  readonly permissions: PermissionSettings
+  /** `[sandbox] mode, network, writable`: how Bash is confined. */
+  readonly sandbox: SandboxSettings
   /** `[acp] context_window`: the model's window in tokens, when known. */
   readonly acpContextWindow?: number | undefined
   /**
@@ -87,6 +93,29 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     if (value === undefined) return []
     return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : (fail(key, "must be a list of strings"), [])
   }
+  const rules = (key: "allow" | "ask" | "deny"): ReadonlyArray<string> | undefined => {
+    const value = table("permissions")[key]
+    if (value === undefined) return undefined
+    const list = strings(value, `[permissions] ${key}`)
+    for (const text of list) {
+      const read = readPermissionRule(text)
+      if (read instanceof PermissionRuleError) fail(`[permissions] ${key}`, `has a ${read.message}`)
+    }
+    return list
+  }
+  const permissionMode = () => {
+    const value = table("permissions").mode
+    if (value === undefined) return undefined
+    const mode = typeof value === "string" ? parsePermissionMode(value) : undefined
+    return mode ?? fail("[permissions] mode", `= ${JSON.stringify(value)} is not allowed: it must be one of ${PERMISSION_MODES.join(", ")}`)
+  }
+  const sandbox = (): SandboxSettings => {
+    const t = table("sandbox")
+    const modes: ReadonlyArray<SandboxMode> = ["auto", "on", "off"]
+    const mode = t.mode === undefined ? "auto" : modes.includes(t.mode as SandboxMode) ? t.mode as SandboxMode : (fail("[sandbox] mode", `= ${JSON.stringify(t.mode)} is not allowed: it must be one of auto, on, off`), "auto")
+    const network = t.network === undefined ? false : typeof t.network === "boolean" ? t.network : (fail("[sandbox] network", "must be true or false"), false)
+    return { mode, network, writable: strings(t.writable, "[sandbox] writable") }
+  }
   const model = typeof raw.model === "string" || raw.model === undefined ? raw.model : fail("model", "must be a string (a model spec)")
   const store = (() => {
     if (raw.store === undefined) return undefined
@@ -105,6 +134,10 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     },
     llm: { maxRetries: number("llm", "max_retries"), retryBaseMs: number("llm", "retry_base_ms") },
     bashEnv: strings(table("bash").env, "[bash] env"),
+    permissions: Object.fromEntries(
+      Object.entries({ mode: permissionMode(), allow: rules("allow"), ask: rules("ask"), deny: rules("deny") }).filter(([, v]) => v !== undefined)
+    ) as PermissionSettings,
+    sandbox: sandbox(),
     acpContextWindow: number("acp", "context_window"),
     store,
     raw

@@ -4,6 +4,7 @@ import type { ModelConfig } from "@dsh/llm"
 import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import type { AnyTool } from "@dsh/tools"
 import type { Effect } from "effect"
+import type { PermissionsSource } from "./SessionPermissions.ts"
 
 /** What the host asks a harness's agent source for. */
 export interface CatalogRequest {
@@ -41,6 +42,13 @@ export interface HarnessOptions<E = never, R = never> {
   readonly controlTools?: boolean | undefined
   /** `create_subagent`/`update_subagent`/`delete_subagent` for agents that may delegate. Default true. */
   readonly createTools?: boolean | undefined
+  /**
+   * The permission rules every agent of a session's tree is decided by (one `Permissions` per
+   * session: answers remembered "for this session" stay with it). Questions go to the `Asker`
+   * of the calling fiber (provide one around `prompt`). Absent: the caller's `Permissions`
+   * applies (by default, everything is allowed).
+   */
+  readonly permissions?: PermissionsSource | undefined
   /** Per-million-token prices by model spec: results and announcements then carry a cost. */
   readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
 }

@@ -35,9 +35,13 @@ const SessionRef = Schema.Struct({ sessionId: Schema.String })
 
 export const ClientInfo = Schema.Struct({ name: Schema.String, version: Schema.String })
 
+/** What a client can do besides calling: `permissions` = it answers `permission.ask`. */
+export const ClientCapabilities = Schema.Struct({ permissions: Schema.optional(Schema.Boolean) })
+
 export const InitializeParams = Schema.Struct({
   protocolVersion: Schema.Number,
-  clientInfo: Schema.optional(ClientInfo)
+  clientInfo: Schema.optional(ClientInfo),
+  capabilities: Schema.optional(ClientCapabilities)
 })
 
 export const ServerCapabilities = Schema.Struct({
@@ -56,13 +60,23 @@ export const InitializeResult = Schema.Struct({
 })
 export type InitializeResult = typeof InitializeResult.Type
 
+/** Permission settings as a parent passes them: `{mode?, allow?, ask?, deny?}`. */
+export const PermissionSettingsSchema = Schema.Struct({
+  mode: Schema.optional(Schema.String),
+  allow: Schema.optional(Schema.Array(Schema.String)),
+  ask: Schema.optional(Schema.Array(Schema.String)),
+  deny: Schema.optional(Schema.Array(Schema.String))
+})
+
 export const SessionCreateParams = Schema.Struct({
   /** Working directory of the session; default: the server's. */
   cwd: Schema.optional(Schema.String),
   /** Agent name; default: the server's default main agent. */
   agent: Schema.optional(Schema.String),
   /** Model spec (`openai:gpt-4.1`); default: the server's. */
-  model: Schema.optional(Schema.String)
+  model: Schema.optional(Schema.String),
+  /** The caller's permission settings: the session's own rules are narrowed by them (never widened). */
+  permissions: Schema.optional(Schema.Array(PermissionSettingsSchema))
 })
 
 export const SessionLoadParams = Schema.Struct({
@@ -146,6 +160,38 @@ export const SessionEvent = Schema.Struct({
   event: AgentEventSchema
 })
 export type SessionEvent = typeof SessionEvent.Type
+
+/** A question the server's rules leave to the client (`permission.ask`). */
+export const PermissionAskParams = Schema.Struct({
+  sessionId: Schema.String,
+  question: Schema.Struct({
+    /** The asking agent's handle in the server's tree (`main`, `explore-1`). */
+    agent: Schema.String,
+    /** The call as rules see it: `Bash(git push)`. */
+    subject: Schema.String,
+    tool: Schema.String,
+    kind: Schema.Literals(["read", "edit", "execute", "other"]),
+    specifier: Schema.optional(Schema.String),
+    summary: Schema.String,
+    /** Why it is asked: `ask: Bash` or `mode: default`. */
+    reason: Schema.String,
+    cwd: Schema.String
+  })
+})
+export type PermissionAskParams = typeof PermissionAskParams.Type
+
+/** The client's answer: allow (once, or for the rest of the session) or deny, with a reason for the model. */
+export const PermissionAskResult = Schema.Struct({
+  allow: Schema.Boolean,
+  remember: Schema.optional(Schema.Literals(["once", "session"])),
+  reason: Schema.optional(Schema.String)
+})
+export type PermissionAskResult = typeof PermissionAskResult.Type
+
+/** Requests the server sends to a client that declared the capability. */
+export const ClientMethods = {
+  "permission.ask": { params: PermissionAskParams, result: PermissionAskResult }
+} as const
 
 /** Notifications: `session.event` (server → client) and `$/cancelRequest` (client → server). */
 export const Notifications = {

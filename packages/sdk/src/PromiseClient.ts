@@ -1,16 +1,31 @@
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Cause, Effect, Exit, Scope } from "effect"
-import type { ChildReply, ChildSummary, InitializeResult, ParamsOf, PromptResult, SessionEvent, SessionInfo, SessionLoadResult, SessionPromptParams } from "./Methods.ts"
+import type {
+  ChildReply,
+  ChildSummary,
+  InitializeResult,
+  ParamsOf,
+  PermissionAskParams,
+  PermissionAskResult,
+  PromptResult,
+  SessionEvent,
+  SessionInfo,
+  SessionLoadResult,
+  SessionPromptParams
+} from "./Methods.ts"
 import { connect, type ConnectOptions, type SdkClient } from "./SdkClient.ts"
 import type { SdkError } from "./SdkError.ts"
 import { spawn, type SpawnSdkOptions } from "./SpawnSdk.ts"
 
 type PlainEvents = { readonly onEvent?: ((event: SessionEvent) => void) | undefined }
 
+/** `onPermission` as a Promise: answers the server's `permission.ask` (see `ConnectOptions.onPermission`). */
+type PlainPermissions = { readonly onPermission?: ((request: PermissionAskParams) => Promise<PermissionAskResult>) | undefined }
+
 /** Connect to a stream pair, or spawn a server (`command`) on the local launcher. */
 export type CreateSdkClientOptions =
-  | (Omit<ConnectOptions, "onEvent" | "onViolation"> & PlainEvents)
-  | (Omit<SpawnSdkOptions, "onEvent" | "onViolation"> & PlainEvents)
+  | (Omit<ConnectOptions, "onEvent" | "onViolation" | "onPermission"> & PlainEvents & PlainPermissions)
+  | (Omit<SpawnSdkOptions, "onEvent" | "onViolation" | "onPermission"> & PlainEvents & PlainPermissions)
 
 export interface PromiseStreamOptions extends PlainEvents {
   /** Aborting cancels the call (for a prompt: `session.cancel`) and rejects with the signal's reason. */
@@ -58,9 +73,15 @@ const run = async <A>(effect: Effect.Effect<A, unknown>, signal?: AbortSignal): 
 export const createSdkClient = async (options: CreateSdkClientOptions): Promise<PromiseSdkClient> => {
   const scope = Scope.makeUnsafe()
   const onEvent = effectful(options.onEvent)
+  const ask = options.onPermission
+  // A handler that rejects denies, with its message as the reason.
+  const onPermission = ask === undefined ? undefined : (request: PermissionAskParams) =>
+    Effect.tryPromise(() => ask(request)).pipe(
+      Effect.orElseSucceed((): PermissionAskResult => ({ allow: false, reason: "the permission handler failed" }))
+    )
   const acquire: Effect.Effect<SdkClient & { readonly pid?: number | undefined }, unknown, Scope.Scope> = "command" in options
-    ? spawn({ ...options, onEvent }).pipe(Effect.provide(LocalProcessLauncher.layer()))
-    : connect({ ...options, onEvent })
+    ? spawn({ ...options, onEvent, onPermission }).pipe(Effect.provide(LocalProcessLauncher.layer()))
+    : connect({ ...options, onEvent, onPermission })
   const exit = await Effect.runPromiseExit(Scope.provide(scope)(acquire))
   if (Exit.isFailure(exit)) {
     await Effect.runPromise(Scope.close(scope, exit))

@@ -10,6 +10,8 @@ import {
   Methods,
   Notifications,
   type ParamsOf,
+  PermissionAskParams,
+  type PermissionAskResult,
   type PromptResult,
   type ResultOf,
   type SessionEvent,
@@ -33,6 +35,13 @@ export interface ConnectOptions {
   readonly onEvent?: ((event: SessionEvent) => Effect.Effect<void>) | undefined
   /** A notification that does not match its schema (it is skipped; the connection stays up). */
   readonly onViolation?: ((error: SdkError) => Effect.Effect<void>) | undefined
+  /**
+   * Answers the server's `permission.ask`: a call its rules leave to a person (`explore-1 wants
+   * to run: git push`). Given, the client declares `capabilities.permissions` and the server
+   * asks it; absent, the server asks no one and such calls are denied. Questions come one at a
+   * time; a question the server withdraws (its turn was cancelled) is interrupted.
+   */
+  readonly onPermission?: ((request: PermissionAskParams) => Effect.Effect<PermissionAskResult>) | undefined
 }
 
 export interface CallOptions {
@@ -79,6 +88,8 @@ const resultDecoders: Readonly<Record<string, Decoder>> = Object.fromEntries(
   Object.entries(Methods).map(([method, { result }]) => [method, Schema.decodeUnknownResult(result as Schema.Codec<unknown>)])
 )
 const decodeSessionEvent = Schema.decodeUnknownResult(Notifications["session.event"])
+const decodePermissionAsk = Schema.decodeUnknownResult(PermissionAskParams)
+const decodeCancelRequest = Schema.decodeUnknownResult(Notifications["$/cancelRequest"])
 
 /** A duration for messages ("10s"), without throwing on odd input. */
 export const showDuration = (input: Duration.Input): string => {
@@ -110,6 +121,8 @@ export const connectTransport = (
     const scope = yield* Scope.fork(yield* Effect.scope)
     const pending = new Map<number, Pending>()
     const listeners = new Set<Listener>()
+    // The server's questions being answered, by request id (a `$/cancelRequest` interrupts one).
+    const answering = new Map<string | number, Fiber.Fiber<void>>()
     const closedWith = Deferred.makeUnsafe<SdkError>()
     let closedError: SdkError | undefined
     let nextId = 1
@@ -166,17 +179,39 @@ export const connectTransport = (
           )
         }
         case "Notification": {
+          if (envelope.message.method === "$/cancelRequest") {
+            const cancelled = decodeCancelRequest(envelope.message.params)
+            const fiber = cancelled._tag === "Success" ? answering.get(cancelled.success.id) : undefined
+            return fiber === undefined ? Effect.void : Effect.asVoid(Effect.forkIn(Fiber.interrupt(fiber), scope))
+          }
           if (envelope.message.method !== "session.event") return Effect.void
           const decoded = decodeSessionEvent(envelope.message.params)
           if (decoded._tag === "Success") return dispatch(decoded.success)
           return options.onViolation?.(sdkError("ProtocolViolation", `a session.event does not match the protocol: ${decoded.failure.message}`)) ?? Effect.void
         }
-        case "Request":
-          return transport.send({
-            jsonrpc: "2.0",
-            id: envelope.message.id,
-            error: { code: -32601, message: `this client answers no requests (${envelope.message.method})` }
-          }).pipe(Effect.ignore({ log: "Debug" }))
+        case "Request": {
+          const { id, method } = envelope.message
+          const reply = (body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }) =>
+            transport.send({ jsonrpc: "2.0", id, ...body }).pipe(Effect.ignore({ log: "Debug" }))
+          if (method !== "permission.ask" || options.onPermission === undefined) {
+            return reply({ error: { code: -32601, message: `this client answers no ${method} requests` } })
+          }
+          const decoded = decodePermissionAsk(envelope.message.params)
+          if (decoded._tag === "Failure") return reply({ error: { code: -32602, message: `invalid params for permission.ask: ${decoded.failure.message}` } })
+          const onPermission = options.onPermission
+          // Answered in its own fiber: a person may take a while, and events keep flowing meanwhile.
+          return Effect.forkIn(
+            onPermission(decoded.success).pipe(
+              Effect.matchCauseEffect({
+                onSuccess: (result) => reply({ result }),
+                onFailure: (cause) =>
+                  Cause.hasInterruptsOnly(cause) ? Effect.void : reply({ error: { code: -32603, message: `the client's permission handler failed: ${Cause.pretty(cause).split("\n")[0]}` } })
+              }),
+              Effect.ensuring(Effect.sync(() => answering.delete(id)))
+            ),
+            scope
+          ).pipe(Effect.map((fiber) => void answering.set(id, fiber)))
+        }
       }
     }
 
@@ -246,7 +281,8 @@ export const connectTransport = (
 
     const initialized = yield* call("initialize", {
       protocolVersion: PROTOCOL_VERSION,
-      clientInfo: options.clientInfo ?? { name: "@dsh/sdk", version: DSH_SDK_VERSION }
+      clientInfo: options.clientInfo ?? { name: "@dsh/sdk", version: DSH_SDK_VERSION },
+      ...(options.onPermission === undefined ? {} : { capabilities: { permissions: true } })
     }).pipe(
       Effect.timeoutOption(options.handshakeTimeout ?? "10 seconds"),
       Effect.flatMap((o) =>

@@ -1,10 +1,20 @@
 import { AgentHost, type AgentHostShape, type HostError } from "@dsh/agent"
 import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
 import type { Readable, Writable } from "node:stream"
+import { Asker, type AskerShape, nobodyAsker } from "@dsh/tools"
 import { Cause, Effect, Exit, Fiber, Schema } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
+import { makeClientQuestions } from "./internal/ClientQuestions.ts"
 import { makeTransport, type Transport } from "./internal/Transport.ts"
-import { isMethodName, type MethodName, Methods, Notifications, type ParamsOf, type PromptResult, type ResultOf } from "./Methods.ts"
+import {
+  isMethodName,
+  type MethodName,
+  Methods,
+  Notifications,
+  type ParamsOf,
+  type PromptResult,
+  type ResultOf
+} from "./Methods.ts"
 import { decodeEnvelope, DSH_SDK_VERSION, ErrorCode, PROTOCOL_VERSION, type RequestId, salvageId } from "./Protocol.ts"
 
 export interface ServeSdkOptions {
@@ -78,6 +88,8 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     const inFlight = new Map<RequestId, InFlight>()
     const prompts = new Map<string, RunningPrompt>()
     let initialized = false
+    // Whether the client answers `permission.ask` (it said so in `initialize`).
+    let clientAnswersPermissions = false
 
     const send = (message: unknown) => transport.send(message).pipe(Effect.ignore({ log: "Debug" }))
     const respond = (id: RequestId, result: unknown) =>
@@ -103,6 +115,10 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
       )
     }
 
+    const questions = makeClientQuestions({ send: transport.send, notify: send })
+    const askerFor = (sessionId: string): AskerShape =>
+      clientAnswersPermissions ? questions.askerFor(sessionId) : nobodyAsker({ why: "the SDK client does not answer permission requests (capabilities.permissions)" })
+
     const capabilities = {
       methods: Object.keys(Methods),
       children: { send: true, stop: true },
@@ -119,7 +135,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         let usage: Usage = emptyUsage
         let descendants: Usage = emptyUsage
         let lastTurnEnd: Extract<AgentEvent, { type: "turn-end" }> | undefined
-        const run = host.prompt({
+        const run = Effect.provideService(host.prompt({
           sessionId,
           prompt: params.prompt,
           maxSteps: params.maxSteps,
@@ -132,7 +148,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
             if (event.type === "usage") descendants = addUsage(descendants, event.usage)
             return notify(sessionId, handle, event)
           }
-        })
+        }), Asker, askerFor(sessionId))
         // The turn runs in its own fiber so `session.cancel` can interrupt it and still answer.
         const inner = yield* Effect.forkChild(run)
         running.inner = inner
@@ -189,7 +205,9 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         fromHost(host.createSession({
           cwd: p.cwd ?? options.defaults?.cwd ?? process.cwd(),
           agent: p.agent ?? options.defaults?.agent,
-          model: p.model ?? options.defaults?.model
+          model: p.model ?? options.defaults?.model,
+          // Kept in the session's state: its rules stay narrowed by the caller's across restarts.
+          ...(p.permissions === undefined ? {} : { extra: { parentPermissions: p.permissions } })
         })).pipe(Effect.map((session) => ({ session }))),
       "session.load": (p) =>
         fromHost(host.loadSession(p.sessionId)).pipe(Effect.map(({ records, ...session }) => ({
@@ -207,7 +225,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
           handle: p.handle,
           message: p.message,
           onChildEvent: (handle, event) => notify(p.sessionId, handle, event)
-        })),
+        })).pipe(Effect.provideService(Asker, askerFor(p.sessionId))),
       "children.stop": (p) => fromHost(host.stopChild({ sessionId: p.sessionId, handle: p.handle })).pipe(Effect.map((stopped) => ({ stopped })))
     }
 
@@ -227,6 +245,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
           })
         }
         initialized = true
+        clientAnswersPermissions = p.capabilities?.permissions === true
         return {
           protocolVersion: PROTOCOL_VERSION,
           serverInfo: options.serverInfo ?? { name: "dsh", version: DSH_SDK_VERSION },
@@ -278,8 +297,10 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
           return request(envelope.message.id, envelope.message.method, envelope.message.params)
         case "Notification":
           return notification(envelope.message.method, envelope.message.params)
-        default:
-          return Effect.void // this server sends no requests, so responses are stray: ignore them
+        case "Result":
+          return questions.answered(envelope.message.id, { result: envelope.message.result })
+        case "Error":
+          return questions.answered(envelope.message.id, { error: envelope.message.error.message })
       }
     }
 
@@ -288,6 +309,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     // Input closed: the client is gone or done. Running turns are cancelled (with their
     // descendants); quick requests still in flight may finish and answer. Both are awaited.
     // (When this effect is interrupted instead, closing the scope interrupts all of them.)
+    questions.abandon("the client closed the connection")
     const running = [...inFlight.values()]
     for (const entry of running) if (entry.turn) entry.stop = "shutdown"
     const fibers = (turn: boolean) => running.flatMap((e) => (e.turn === turn && e.fiber !== undefined ? [e.fiber] : []))

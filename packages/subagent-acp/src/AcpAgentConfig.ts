@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext } from "@dsh/subagent"
 import { childModelSpec } from "@dsh/subagent-outofprocess"
+import type { SandboxSettings } from "@dsh/subprocess"
 import { Duration, Effect } from "effect"
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -33,6 +34,12 @@ export interface AcpAgentConfig {
   readonly cwd?: string | undefined
   /** How long the agent may take to answer `initialize` (default: the provider's). */
   readonly initializeTimeout?: Duration.Input | undefined
+  /**
+   * Runs the agent itself inside the provider's sandbox (bubblewrap: read-only file system
+   * except its working directory, `writable` paths and a private /tmp; no network unless the
+   * sandbox allows it — a vendor agent that calls its API needs `[sandbox] network = true`).
+   */
+  readonly sandbox?: boolean | undefined
   /** Per-run additions (e.g. the parent's model spec and a state directory for `acp:dsh`). */
   readonly prepare?: ((context: StartContext) => Effect.Effect<AcpLaunchAdditions, string>) | undefined
 }
@@ -63,7 +70,8 @@ const strings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && 
 /**
  * Reads `[acp.agents.<name>]` tables from a parsed config.toml:
  * `command` (required), `args`, `env` (names to pass through, or a table of explicit
- * values), `description`, `cwd` (`"parent"` or a directory), `initialize_timeout_seconds`.
+ * values), `description`, `cwd` (`"parent"` or a directory), `initialize_timeout_seconds`,
+ * `sandbox` (run the agent in the sandbox).
  * Invalid entries are skipped with a warning; they never break the other agents.
  */
 export const acpAgentsFromConfig = (raw: unknown): { readonly agents: ReadonlyArray<AcpAgentConfig>; readonly warnings: ReadonlyArray<string> } => {
@@ -91,6 +99,10 @@ export const acpAgentsFromConfig = (raw: unknown): { readonly agents: ReadonlyAr
       warnings.push(`${where}: "env" must be a list of variable names or a table of values`)
       continue
     }
+    if (entry.sandbox !== undefined && typeof entry.sandbox !== "boolean") {
+      warnings.push(`${where}: "sandbox" must be true or false`)
+      continue
+    }
     const timeout = entry.initialize_timeout_seconds
     agents.push({
       name,
@@ -100,11 +112,15 @@ export const acpAgentsFromConfig = (raw: unknown): { readonly agents: ReadonlyAr
       passEnv,
       env: explicit,
       cwd: typeof entry.cwd === "string" ? entry.cwd : undefined,
-      initializeTimeout: typeof timeout === "number" && timeout > 0 ? Duration.seconds(timeout) : undefined
+      initializeTimeout: typeof timeout === "number" && timeout > 0 ? Duration.seconds(timeout) : undefined,
+      ...(entry.sandbox === true ? { sandbox: true } : {})
     })
   }
   return { agents, warnings }
 }
+
+const sandboxSection = (sandbox: SandboxSettings | undefined): string =>
+  sandbox === undefined ? "" : `[sandbox]\nmode = ${JSON.stringify(sandbox.mode)}\nnetwork = ${sandbox.network}\nwritable = ${JSON.stringify(sandbox.writable)}\n`
 
 /** Credentials and settings a dsh child needs to reach the same models as its parent. */
 export const DSH_CHILD_ENV: ReadonlyArray<string> = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_*", "DSH_LOG_LEVEL"]
@@ -139,6 +155,8 @@ export const dshAcpAgent = (options: {
   /** The session tree's depth limit (default 1); a function when the tree is built later. */
   readonly maxDepth?: number | (() => number) | undefined
   readonly passEnv?: ReadonlyArray<string> | undefined
+  /** The parent's `[sandbox]`, written to the child's config so its Bash is confined the same way. */
+  readonly sandbox?: SandboxSettings | undefined
 }): AcpAgentConfig => ({
   name: "dsh",
   description: "a dsh agent in its own process (over ACP): isolated memory and crash boundary, same tools and model",
@@ -153,7 +171,7 @@ export const dshAcpAgent = (options: {
       const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? 1
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))
       yield* Effect.tryPromise({
-        try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n`),
+        try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}`),
         catch: (e) => `cannot write the child's config: ${e instanceof Error ? e.message : String(e)}`
       })
       return { args: ["--model", model], env: { DSH_HOME: home } }

@@ -1,6 +1,6 @@
 import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import { makeOutOfProcessProvider, type OutOfProcessBackend, type OutOfProcessRun } from "@dsh/subagent-outofprocess"
-import type { ProcessLauncher } from "@dsh/subprocess"
+import type { ProcessLauncher, SandboxShape } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
 import { ACP_PROVIDER, type AcpAgentConfig, acpAgentTypes, acpTypeName } from "./AcpAgentConfig.ts"
 import { AcpChildError } from "./AcpChildError.ts"
@@ -20,6 +20,8 @@ export interface AcpProviderOptions {
   readonly killGrace?: Duration.Input | undefined
   /** The largest frame accepted from an agent. Default 16 MiB. */
   readonly maxMessageBytes?: number | undefined
+  /** The sandbox that agents with `sandbox: true` run in (`makeSandbox` of `@dsh/subprocess`). */
+  readonly sandbox?: SandboxShape | undefined
 }
 
 /**
@@ -42,7 +44,7 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
     cancelGrace: options.cancelGrace ?? "2 seconds",
     describe: (error) => (error._tag === "SubprocessError" ? `cannot start the ACP agent: ${error.message}` : error.message),
     launch: (run) =>
-      Effect.flatMap(agentOf(run), (agent) => launchPlan({ agent, run, parentEnv: options.parentEnv ?? process.env, killGrace: options.killGrace })),
+      Effect.flatMap(agentOf(run), (agent) => launchPlan({ agent, run, parentEnv: options.parentEnv ?? process.env, killGrace: options.killGrace, sandbox: options.sandbox })),
     connect: (launched, run) =>
       Effect.flatMap(agentOf(run), (agent) =>
         connectAcpChild({
@@ -63,7 +65,8 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
  * passed explicitly, own process group), `initialize` (the readiness signal, bounded),
  * `session/new` in the parent's cwd, `session/prompt` with the task. Streamed text becomes
  * the result; text, tool calls, usage and permission decisions go to the child's transcript.
- * Permission requests are answered by the calling fiber's `Approval`. Interruption (cancel,
+ * Permission requests are decided by the calling fiber's `Permissions` (see the README's
+ * "Permissions": the call's `kind` and `rawInput` become `Bash(<command>)`, `Edit(<path>)`, …). Interruption (cancel,
  * timeout) sends `session/cancel`, waits a short grace, then the process tree is stopped.
  * Every fault (spawn, silence, garbage, early exit) ends as `failed` with notes. It is a record
  * of hooks over the shared out-of-process driver, which owns the process, the transcript,

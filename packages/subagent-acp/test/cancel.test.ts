@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { isGone, readPids } from "@dsh/subprocess/testing"
-import { Approval, approvalFromRules } from "@dsh/tools"
+import { makePermissions, Permissions } from "@dsh/tools"
 import { Deferred, Effect, Fiber } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { dshAgent, makeEnv, readJsonLines, tempDir, writeScript } from "./support.ts"
+import { makeEnv, unconfinedDshAgent, readJsonLines, tempDir, writeScript } from "./support.ts"
 
 /** The pids recorded so far; none until the script has written the file. */
 const pidsIn = (file: string): Array<number> => existsSync(file) ? readPids(file) : []
@@ -31,7 +31,7 @@ const script = writeScript({
 describe("subagent-acp cancellation", () => {
   it.live("cancelling the parent mid-turn ends the child and every process it started", () =>
     Effect.gen(function*() {
-      const env = yield* makeEnv({ agents: [dshAgent], script })
+      const env = yield* makeEnv({ agents: [unconfinedDshAgent], script })
       const pidFile = join(tempDir(), "pids")
       const started = yield* Deferred.make<string>()
       const parent = {
@@ -41,7 +41,7 @@ describe("subagent-acp cancellation", () => {
       }
       const fiber = yield* Effect.forkChild(
         env.subagents.spawn({ prompt: `run sleepers ${pidFile}`, description: "sleepers", agent: "acp:dsh" }, parent).pipe(
-          Effect.provideService(Approval, approvalFromRules({ allow: ["Bash"] }))
+          Effect.provideService(Permissions, yield* makePermissions({ allow: ["Bash"] }))
         )
       )
       const handle = yield* Deferred.await(started)

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Approval, type ApprovalRequest, approvalFromRules } from "@dsh/tools"
+import { Asker, makePermissions, type PermissionQuestion, Permissions, type PermissionSettings } from "@dsh/tools"
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { dshAgent, makeEnv, readJsonLines, writeScript } from "./support.ts"
 
-// The child (`dsh acp` on a scripted model) writes a file; Write needs approval, so the child
-// asks its client, the parent, whose approval rules decide.
+// The child (`dsh acp` on a scripted model) writes a file; Write asks in the child's default
+// mode, so the child asks its client, the parent, whose permission rules decide.
 const script = writeScript({
   name: "writer",
   rules: [
@@ -15,35 +15,39 @@ const script = writeScript({
   ]
 })
 
-const spawnWriter = (rules: Parameters<typeof approvalFromRules>[0]) =>
+const spawnWriter = (settings: PermissionSettings | undefined) =>
   Effect.gen(function*() {
     const env = yield* makeEnv({ agents: [dshAgent], script })
-    const asked: Array<ApprovalRequest> = []
-    const approval = approvalFromRules(rules)
-    const result = yield* env.subagents.spawn({ prompt: "write out.txt", description: "writer", agent: "acp:dsh" }, env.parent).pipe(
-      Effect.provideService(Approval, { decide: (request) => Effect.sync(() => asked.push(request)).pipe(Effect.andThen(approval.decide(request))) })
+    const asked: Array<PermissionQuestion> = []
+    const asker = { ask: (q: PermissionQuestion) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: false, by: "test" })) }
+    const spawn = env.subagents.spawn({ prompt: "write out.txt", description: "writer", agent: "acp:dsh" }, env.parent).pipe(
+      Effect.provideService(Asker, asker)
     )
+    const result = yield* (settings === undefined ? spawn : Effect.provideService(spawn, Permissions, yield* makePermissions(settings)))
     return { env, result, asked }
   })
 
 describe("subagent-acp permissions", () => {
   it.live("an inherited allow rule answers the child's permission request at once", () =>
     Effect.gen(function*() {
-      const { env, result, asked } = yield* spawnWriter({ allow: ["Write"] })
+      const { env, result, asked } = yield* spawnWriter({ allow: ["Edit(out.txt)"] })
       assert.strictEqual(result.status, "completed", result.notes)
       assert.include(result.output, "Result: Created out.txt")
       assert.strictEqual(readFileSync(join(env.cwd, "out.txt"), "utf8"), "hello from the child\n")
-      assert.deepStrictEqual(asked.map((a) => [a.tool, a.agent]), [["Write", result.handle]])
+      assert.deepStrictEqual(asked, [], "a rule answered: no one was asked")
       const wire = readJsonLines(join(env.sessionLocation, "agents", result.handle, "wire.jsonl"))
-      assert.isTrue(wire.some((r) => r.type === "notice" && String(r.message).includes("permission for Write: allowed")))
+      // The child's `edit` tool call with its path is `Edit(out.txt)` to the parent's rules.
+      assert.deepInclude(wire.find((r) => r.type === "permission"), { subject: "Edit(out.txt)", decision: "allowed", via: "rule", rule: "allow: Edit(out.txt)" })
       assert.isTrue(wire.some((r) => r.type === "tool-call" && r.name === "Write"))
     }).pipe(Effect.scoped), 30_000)
 
   it.live("a non-interactive parent denies with a reason the child's model reads", () =>
     Effect.gen(function*() {
-      const { env, result } = yield* spawnWriter({})
+      // Without any rules of the tree, a child that asks is decided by the default mode: asked, and here no one says yes.
+      const { env, result, asked } = yield* spawnWriter(undefined)
       assert.strictEqual(result.status, "completed", result.notes)
-      assert.include(result.output, "permission denied: Write needs approval and this run is not interactive")
+      assert.include(result.output, "permission denied: test declined Edit(out.txt)")
+      assert.deepStrictEqual(asked.map((q) => [q.subject, q.agent, q.reason]), [["Edit(out.txt)", result.handle, "mode: default"]])
       assert.isFalse(existsSync(join(env.cwd, "out.txt")))
     }).pipe(Effect.scoped), 30_000)
 })

@@ -34,6 +34,13 @@ export const namedModel = (provider: string, model: string): ParentInfo["model"]
 /** `acp:dsh` running the built CLI with this Node. */
 export const dshAgent: AcpAgentConfig = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
 
+/** `acp:dsh` whose Bash is not sandboxed: for tests that watch its processes from outside. */
+export const unconfinedDshAgent: AcpAgentConfig = dshAcpAgent({
+  command: process.execPath,
+  args: [CLI_MAIN],
+  sandbox: { mode: "off", network: false, writable: [] }
+})
+
 /** A fixture script run as an ACP agent `acp:<name>`. */
 export const scriptAgent = (name: string, file: string): AcpAgentConfig => ({
   name,

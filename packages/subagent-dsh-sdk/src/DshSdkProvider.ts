@@ -1,7 +1,7 @@
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext, SubagentBackend, SubagentLimitsInput, SubagentProvider } from "@dsh/subagent"
 import { makeOutOfProcessProvider } from "@dsh/subagent-outofprocess"
-import type { ProcessLauncher } from "@dsh/subprocess"
+import type { ProcessLauncher, SandboxSettings } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
 import { sdkChildBackend } from "./internal/ChildRun.ts"
 
@@ -40,6 +40,8 @@ export interface DshSdkProviderOptions {
    * child, so a tree's depth limit holds across processes. Undefined leaves the child's defaults.
    */
   readonly childLimits?: ((context: StartContext) => SubagentLimitsInput | undefined) | undefined
+  /** `[sandbox]` written to the child's `config.toml`, so its Bash is confined as the parent's is. */
+  readonly childSandbox?: SandboxSettings | undefined
 }
 
 /**

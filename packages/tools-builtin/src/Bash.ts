@@ -1,5 +1,5 @@
 import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
-import type { ProcessLauncherShape, RunResult } from "@dsh/subprocess"
+import type { ProcessLauncherShape, RunResult, SandboxShape } from "@dsh/subprocess"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -26,11 +26,19 @@ const format = (result: RunResult): string => {
 
 /**
  * The Bash tool over a process launcher: each call runs `bash -c` in the agent's working
- * directory with a scrubbed environment; on timeout the whole process tree is stopped.
+ * directory with a scrubbed environment (inside the sandbox when one is given); on timeout the
+ * whole process tree is stopped.
  */
 export interface BashOptions {
   /** Variables the command sees on top of the scrubbed environment (credentials included, on purpose). */
   readonly env?: Readonly<Record<string, string>> | undefined
+  /**
+   * Confines every command (bubblewrap: read-only file system except the working directory and
+   * a private /tmp, own PID namespace, no network unless allowed). Without it commands run
+   * unconfined. With `mode = "on"` and no working bwrap, Bash refuses and says how to install it;
+   * with `auto`, the first unconfined command warns (log and a `notice` in the transcript).
+   */
+  readonly sandbox?: SandboxShape | undefined
 }
 
 export const makeBashTool = (launcher: ProcessLauncherShape, options: BashOptions = {}): AnyTool =>
@@ -45,13 +53,22 @@ export const makeBashTool = (launcher: ProcessLauncherShape, options: BashOption
     ].join(" "),
     parameters,
     needsApproval: true,
+    permission: { kind: "execute", command: (params) => params.command },
     summarize: (params) => `$ ${params.command}${params.description === undefined ? "" : `  # ${params.description}`}`,
     execute: (params, context) =>
       Effect.gen(function*() {
         const timeoutMs = params.timeoutMs ?? BASH_DEFAULT_TIMEOUT_MS
+        const plan = options.sandbox === undefined
+          ? { _tag: "Unconfined" as const, warning: undefined }
+          : yield* options.sandbox.plan({ command: "bash", args: ["-c", params.command], cwd: context.cwd })
+        if (plan._tag === "Refused") return { content: `Bash is not available: ${plan.reason}.`, isError: true }
+        if (plan._tag === "Unconfined" && plan.warning !== undefined) {
+          yield* Effect.logWarning(plan.warning)
+          if (context.turn !== undefined) yield* context.turn.emit({ type: "notice", level: "warning", message: plan.warning })
+        }
         const result = yield* launcher.run({
-          command: "bash",
-          args: ["-c", params.command],
+          command: plan._tag === "Confined" ? plan.command : "bash",
+          args: plan._tag === "Confined" ? plan.args : ["-c", params.command],
           cwd: context.cwd,
           timeout: timeoutMs,
           ...(options.env === undefined ? {} : { env: options.env })

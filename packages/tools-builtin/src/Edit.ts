@@ -27,6 +27,7 @@ export const EditTool = defineTool({
   ].join(" "),
   parameters,
   needsApproval: true,
+  permission: { kind: "edit", path: (params) => params.path },
   summarize: (params) => `Edit ${params.path}${params.replace_all === true ? " (all occurrences)" : ""}`,
   execute: (params, context) =>
     Effect.gen(function*() {

@@ -33,6 +33,7 @@ export const ReadTool = defineTool({
     "Read a file before you Edit it, so that old_string matches the file exactly (without the line-number prefix)."
   ].join(" "),
   parameters,
+  permission: { kind: "read", path: (params) => params.path },
   execute: Effect.fnUntraced(function*(params, context) {
     const file = yield* resolvePath(context.cwd, params.path)
     const text = yield* readTextFile(file.display, file.real)

@@ -18,6 +18,7 @@ export const WriteTool = defineTool({
   ].join(" "),
   parameters,
   needsApproval: true,
+  permission: { kind: "edit", path: (params) => params.path },
   summarize: (params) => `Write ${params.path} (${Buffer.byteLength(params.content)} bytes)`,
   execute: (params, context) =>
     Effect.gen(function*() {

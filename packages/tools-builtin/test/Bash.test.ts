@@ -1,9 +1,10 @@
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Approval, type ApprovalRequest, approvalFromRules, makeToolbox } from "@dsh/tools"
+import { Asker, makePermissions, makeToolbox, type PermissionQuestion, Permissions } from "@dsh/tools"
 import { Effect } from "effect"
-import { LocalProcessLauncher } from "@dsh/subprocess"
-import { BUILTIN_TOOL_NAMES, makeBuiltinTools, READ_ONLY_TOOL_NAMES } from "../src/index.ts"
+import type { AgentEvent } from "@dsh/core"
+import { LocalProcessLauncher, makeSandbox, type SandboxShape } from "@dsh/subprocess"
+import { BUILTIN_TOOL_NAMES, makeBashTool, makeBuiltinTools, READ_ONLY_TOOL_NAMES } from "../src/index.ts"
 import { readPids, survivors } from "@dsh/subprocess/testing"
 import { call, tempDir, toolbox } from "./support.ts"
 
@@ -52,17 +53,21 @@ describe("Bash", () => {
       assert.strictEqual(result.content, "key=[]\n0\n[exit code 0]")
     }))
 
-  it.live("needs approval, and the approval request shows the command", () =>
+  it.live("is decided by the permission rules, and a question shows the command", () =>
     Effect.gen(function*() {
-      const asked: Array<ApprovalRequest> = []
-      const policy = approvalFromRules({
-        ask: (request) => Effect.sync(() => asked.push(request)).pipe(Effect.as({ allowed: false, reason: "user said no" }))
-      })
-      const result = yield* call(tempDir(), "Bash", { command: "touch x", description: "create x" }).pipe(
-        Effect.provideService(Approval, policy)
+      const asked: Array<PermissionQuestion> = []
+      const asker = { ask: (q: PermissionQuestion) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: false, by: "user", reason: "user said no" })) }
+      const cwd = tempDir()
+      const result = yield* call(cwd, "Bash", { command: "touch x", description: "create x" }).pipe(
+        Effect.provideService(Permissions, yield* makePermissions({ deny: ["Bash(rm *)"] })),
+        Effect.provideService(Asker, asker)
       )
       assert.strictEqual(result.content, "Error: permission denied: user said no")
-      assert.strictEqual(asked[0]?.summary, "$ touch x  # create x")
+      assert.deepInclude(asked[0], { subject: "Bash(touch x)", summary: "$ touch x  # create x", reason: "mode: default", agent: "main" })
+      const denied = yield* call(cwd, "Bash", { command: "ls && rm -rf x" }).pipe(
+        Effect.provideService(Permissions, yield* makePermissions({ mode: "bypass", deny: ["Bash(rm *)"] }))
+      )
+      assert.include(denied.content, "Bash(ls && rm -rf x) is denied by the rule \"Bash(rm *)\"")
     }))
 
   it.live("rejects a timeout above the maximum before running anything", () =>
@@ -90,5 +95,34 @@ describe("makeBuiltinTools", () => {
       const tools = yield* makeBuiltinTools.pipe(Effect.provide(LocalProcessLauncher.layer()))
       const readOnly = makeToolbox({ tools, policy: { tools: [...READ_ONLY_TOOL_NAMES] } })
       assert.deepStrictEqual(readOnly.names, ["Read", "Glob", "Grep"])
+    }))
+})
+
+describe("Bash in the sandbox", () => {
+  const launcher = LocalProcessLauncher.make()
+  const run = (sandbox: SandboxShape, command: string, events: Array<AgentEvent>) =>
+    makeToolbox({ tools: [makeBashTool(launcher, { sandbox })] }).execute(
+      { id: "b1", name: "Bash", arguments: JSON.stringify({ command }) },
+      { cwd: tempDir(), agent: "main", turn: { emit: (e) => Effect.sync(() => void events.push(e)), conversation: Effect.succeed([]), systemPrompt: "" } }
+    )
+
+  it.live("`on` without a working bwrap refuses with how to install it", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* makeSandbox({ mode: "on", network: false, writable: [] }, launcher, { path: "/nonexistent" })
+      const result = yield* run(sandbox, "echo hi", [])
+      assert.isTrue(result.isError)
+      assert.include(result.content, "Bash is not available: [sandbox] mode = \"on\" but bwrap is not installed")
+      assert.include(result.content, "apt-get install bubblewrap")
+    }))
+
+  it.live("`auto` without a working bwrap runs unconfined and says so once, in the transcript", () =>
+    Effect.gen(function*() {
+      const sandbox = yield* makeSandbox({ mode: "auto", network: false, writable: [] }, launcher, { path: "/nonexistent" })
+      const events: Array<AgentEvent> = []
+      assert.include((yield* run(sandbox, "echo one", events)).content, "one")
+      assert.include((yield* run(sandbox, "echo two", events)).content, "two")
+      const notices = events.filter((e) => e.type === "notice")
+      assert.strictEqual(notices.length, 1)
+      assert.include(JSON.stringify(notices[0]), "commands run unconfined")
     }))
 })

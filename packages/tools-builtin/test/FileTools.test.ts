@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Approval, approvalFromRules } from "@dsh/tools"
+import { makePermissions, Permissions } from "@dsh/tools"
 import { Effect } from "effect"
 import { confinedPaths, PathPolicy, unconfinedPaths } from "../src/index.ts"
 import { call, tempDir } from "./support.ts"
@@ -134,9 +134,9 @@ describe("Write", () => {
       const onDir = yield* call(cwd, "Write", { path: "d", content: "x" })
       assert.include(onDir.content, "d is a directory")
       const denied = yield* call(cwd, "Write", { path: "f.txt", content: "x" }).pipe(
-        Effect.provideService(Approval, approvalFromRules({}))
+        Effect.provideService(Permissions, yield* makePermissions({ mode: "plan" }))
       )
-      assert.include(denied.content, "permission denied")
+      assert.include(denied.content, "permission denied: Write(f.txt) is denied: the permission mode is plan")
       assert.isFalse(existsSync(join(cwd, "f.txt")))
     }))
 })

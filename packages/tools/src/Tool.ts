@@ -1,6 +1,7 @@
 import type { AgentEvent, Message } from "@dsh/core"
 import { Effect, Schema } from "effect"
 import type { z } from "zod"
+import { commandSubject, pathSubject, type PermissionSubject, type ToolKind, toolSubject } from "./PermissionSubject.ts"
 
 /**
  * The turn a tool call belongs to, as the turn loop knows it. Delegation needs it: a child's
@@ -46,11 +47,40 @@ export interface Tool<P = unknown> {
   readonly name: string
   readonly description: string
   readonly parameters: z.ZodType<P>
-  /** Tools that change files or run commands ask the approval policy first. */
+  /** Whether the tool changes anything (files, processes): permission modes gate it. */
   readonly needsApproval: boolean
+  /** How permission rules see a call (`Bash(<command>)`, `Write(<path>)`); default: the bare tool name. */
+  readonly permission?: ToolPermission<P> | undefined
   /** A one-line human summary of a call, for approval prompts and UIs. */
   readonly summarize?: ((params: P) => string) | undefined
   readonly execute: (params: P, context: ToolContext) => Effect.Effect<string | ToolOutput, ToolError>
+}
+
+/**
+ * What a call means to permission rules: its kind (what modes allow), and the command or the
+ * file it touches, which rules match with `Tool(pattern)`.
+ */
+export interface ToolPermission<P> {
+  readonly kind: ToolKind
+  /** The file a call touches, as given: rules see it relative to the working directory. */
+  readonly path?: ((params: P) => string | undefined) | undefined
+  /** The command line a call runs: rules see it and each of its simple commands. */
+  readonly command?: ((params: P) => string) | undefined
+  /** Any other specifier, matched as text with `*` wildcards (`deploy(production)`). */
+  readonly specifier?: ((params: P) => string | undefined) | undefined
+}
+
+/** A call as permission rules see it. */
+export const subjectOf = <P>(tool: Tool<P>, params: P, cwd: string): Effect.Effect<PermissionSubject> => {
+  const permission = tool.permission
+  const kind: ToolKind = permission?.kind ?? (tool.needsApproval ? "other" : "read")
+  const command = permission?.command?.(params)
+  if (command !== undefined) return Effect.succeed(commandSubject(tool.name, command, kind))
+  const path = permission?.path?.(params)
+  if (path !== undefined && path !== "") return pathSubject(tool.name, path, cwd, kind)
+  const specifier = permission?.specifier?.(params)
+  if (specifier !== undefined && specifier !== "") return Effect.succeed({ tool: tool.name, kind, specifier, match: "text" })
+  return Effect.succeed(toolSubject(tool.name, kind))
 }
 
 /** A tool in a heterogeneous collection: its parameter type is erased once it is defined. */
@@ -63,12 +93,13 @@ export const defineTool = <S extends z.ZodType>(tool: {
   readonly description: string
   readonly parameters: S
   readonly needsApproval?: boolean | undefined
+  readonly permission?: ToolPermission<z.output<S>> | undefined
   readonly summarize?: ((params: z.output<S>) => string) | undefined
   readonly execute: (params: z.output<S>, context: ToolContext) => Effect.Effect<string | ToolOutput, ToolError>
 }): Tool<z.output<S>> => ({
   ...tool,
   parameters: tool.parameters as unknown as z.ZodType<z.output<S>>,
-  needsApproval: tool.needsApproval ?? false
+  needsApproval: tool.needsApproval ?? (tool.permission !== undefined && tool.permission.kind !== "read")
 })
 
 /** Fails a handler with a message for the model. */

@@ -2,8 +2,8 @@ import type { ToolCall, ToolMessage } from "@dsh/core"
 import type { ToolSpec } from "@dsh/llm"
 import { Cause, Effect } from "effect"
 import * as z from "zod"
-import { Approval } from "./Approval.ts"
-import type { AnyTool, ToolContext } from "./Tool.ts"
+import { Permissions, permissionEvent } from "./Permissions.ts"
+import { type AnyTool, subjectOf, type ToolContext } from "./Tool.ts"
 import { compilePolicy, type ToolPolicy } from "./ToolPolicy.ts"
 
 /** Output longer than this is cut, in one central place, with a note saying so. */
@@ -22,8 +22,8 @@ export interface ToolboxOptions {
 
 /**
  * The tools one agent may use, after its policy. `specs` is what the model is offered;
- * `execute` checks the policy again, validates the arguments, asks for approval where
- * needed, runs the handler and turns every failure into an error result. It never fails.
+ * `execute` checks the policy again, validates the arguments, asks `Permissions` (recording
+ * a `permission` event in the calling turn), runs the handler and turns every failure into an error result. It never fails.
  */
 export interface Toolbox {
   readonly names: ReadonlyArray<string>
@@ -77,16 +77,18 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
       if (!parsed.success) {
         return result(`Error: invalid arguments for ${call.name}: ${formatIssues(parsed.error)}`, true)
       }
-      if (tool.needsApproval) {
-        const approval = yield* Approval
-        const decision = yield* approval.decide({
-          tool: tool.name,
-          input: parsed.data,
-          summary: tool.summarize?.(parsed.data) ?? `${tool.name} ${call.arguments.slice(0, 200)}`,
+      // Every call is decided by the permission rules of the calling fiber (the whole tree's).
+      const permissions = yield* Permissions
+      if (permissions.configured) {
+        const decision = yield* permissions.decide({
           agent: context.agent,
-          cwd: context.cwd
+          cwd: context.cwd,
+          subject: yield* subjectOf(tool, parsed.data, context.cwd),
+          summary: tool.summarize?.(parsed.data) ?? `${tool.name} ${call.arguments.slice(0, 200)}`,
+          input: parsed.data
         })
-        if (!decision.allowed) return result(`Error: permission denied: ${decision.reason}`, true)
+        if (context.turn !== undefined) yield* context.turn.emit(permissionEvent(call.id, decision))
+        if (!decision.allowed) return result(`Error: permission denied: ${decision.reason ?? decision.subject}`, true)
       }
       const output = yield* tool.execute(parsed.data, { ...context, callId: call.id }).pipe(
         Effect.map((o) => typeof o === "string" ? { content: o, isError: false } : { content: o.content, isError: o.isError ?? false }),

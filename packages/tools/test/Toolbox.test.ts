@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { z } from "zod"
-import { Approval, approvalFromRules, compilePolicy, defineTool, makeToolbox, policyWarnings, toolFail } from "../src/index.ts"
+import type { AgentEvent } from "@dsh/core"
+import { Asker, compilePolicy, defineTool, makePermissions, makeToolbox, Permissions, policyWarnings, toolFail } from "../src/index.ts"
 
 const echo = defineTool({
   name: "echo",
@@ -48,14 +49,31 @@ describe("Toolbox", () => {
       assert.strictEqual((yield* box.execute(call("mcp__github__search", "{}"), ctx)).content, "found")
     }))
 
-  it.effect("tools that need approval ask the Approval of the calling fiber", () =>
+  it.effect("every call asks the Permissions of the calling fiber and records the decision in the turn", () =>
     Effect.gen(function*() {
-      const box = makeToolbox({ tools: [danger] })
+      const box = makeToolbox({ tools: [danger, echo] })
+      // Without rules (the default) everything runs, as before.
       assert.strictEqual((yield* box.execute(call("danger", "{}"), ctx)).content, "done")
-      const denied = yield* box.execute(call("danger", "{}"), ctx).pipe(Effect.provideService(Approval, approvalFromRules({ allow: ["Read"] })))
-      assert.include(denied.content, "permission denied: danger needs approval and this run is not interactive")
-      const allowed = yield* box.execute(call("danger", "{}"), ctx).pipe(Effect.provideService(Approval, approvalFromRules({ allow: ["dan*"] })))
+      const events: Array<AgentEvent> = []
+      const turn = { emit: (e: AgentEvent) => Effect.sync(() => void events.push(e)), conversation: Effect.succeed([]), systemPrompt: "" }
+      const strict = yield* makePermissions({ mode: "default" })
+      const denied = yield* box.execute(call("danger", "{}"), { ...ctx, turn }).pipe(Effect.provideService(Permissions, strict))
+      assert.include(denied.content, "permission denied: danger needs approval (mode: default) and no one can be asked in this run")
+      const read = yield* box.execute(call("echo", "{\"text\":\"hi\"}"), { ...ctx, turn }).pipe(Effect.provideService(Permissions, strict))
+      assert.strictEqual(read.content, "hi")
+      assert.deepStrictEqual(events, [
+        { type: "permission", id: "1", subject: "danger", decision: "denied", via: "asked", rule: "mode: default", by: "none" },
+        { type: "permission", id: "1", subject: "echo", decision: "allowed", via: "mode", rule: "mode: default" }
+      ])
+      const allowed = yield* box.execute(call("danger", "{}"), ctx).pipe(
+        Effect.provideService(Permissions, yield* makePermissions({ allow: ["dan*"] }))
+      )
       assert.strictEqual(allowed.content, "done")
+      const answered = yield* box.execute(call("danger", "{}"), ctx).pipe(
+        Effect.provideService(Permissions, strict),
+        Effect.provideService(Asker, { ask: () => Effect.succeed({ allow: true, by: "user" }) })
+      )
+      assert.strictEqual(answered.content, "done")
     }))
 
   it("policy patterns that can never match are reported", () => {

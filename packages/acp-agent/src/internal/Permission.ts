@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import type { ApprovalDecision, ApprovalShape } from "@dsh/tools"
+import type { AskerShape, PermissionAnswer } from "@dsh/tools"
 import { Effect } from "effect"
 import type { Reporter } from "./Reporter.ts"
 import { toolCallUpdate } from "./Updates.ts"
@@ -12,7 +12,7 @@ export const DENY_REASON_META = "dsh/reason"
 
 const OPTIONS: Array<acp.PermissionOption> = [
   { optionId: "allow_once", name: "Allow", kind: "allow_once" },
-  { optionId: "allow_always", name: "Always allow this tool in this session", kind: "allow_always" },
+  { optionId: "allow_always", name: "Always allow this in this session", kind: "allow_always" },
   { optionId: "reject_once", name: "Reject", kind: "reject_once" }
 ]
 
@@ -22,30 +22,27 @@ const reasonFrom = (meta: acp.RequestPermissionResponse["_meta"]): string | unde
 }
 
 /**
- * An `Approval` that asks the ACP client (`session/request_permission`) for every tool that
- * needs approval, for the main agent and its in-process children alike. "Always allow" holds
- * for the tool's name for the rest of the session. A client that cannot answer (no handler,
- * a broken connection) means "denied", with a reason the model reads; a cancelled prompt
- * withdraws the question.
+ * An `Asker` that forwards questions to the ACP client (`session/request_permission`), for the
+ * main agent and its children alike (a child's question goes on its own session when the
+ * client knows children). "Always allow" holds for that call (`Bash(git push)`) for the rest
+ * of the session. A client that cannot answer (no handler, a broken connection) means
+ * "denied", with a reason the model reads; a cancelled prompt withdraws the question.
  */
-export const clientApproval = (options: {
+export const clientAsker = (options: {
   readonly client: acp.AgentContext
   readonly reporter: Reporter
   readonly cwd: string
-  /** Tools allowed for the rest of the session; shared by every prompt of the session. */
-  readonly alwaysAllowed: Set<string>
-}): ApprovalShape => {
+}): AskerShape => {
   let asked = 0
   return {
-    decide: (request) =>
+    ask: (question) =>
       Effect.gen(function*() {
-        if (options.alwaysAllowed.has(request.tool)) return { allowed: true } satisfies ApprovalDecision
-        const toolCallId = options.reporter.takeCall(request.agent, request.tool) ?? `permission-${++asked}`
-        const call = toolCallUpdate(toolCallId, request.tool, JSON.stringify(request.input ?? {}), options.cwd, "pending")
+        const toolCallId = options.reporter.takeCall(question.agent, question.tool) ?? `permission-${++asked}`
+        const call = toolCallUpdate(toolCallId, question.tool, JSON.stringify(question.input ?? {}), options.cwd, "pending")
         const { sessionUpdate: _ignored, ...toolCall } = call as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" }>
         const params: acp.RequestPermissionRequest = {
-          sessionId: options.reporter.sessionOf(request.agent),
-          toolCall: { ...toolCall, title: request.summary || toolCall.title },
+          sessionId: options.reporter.sessionOf(question.agent),
+          toolCall: { ...toolCall, title: question.summary || toolCall.title },
           options: OPTIONS
         }
         const answer = yield* Effect.tryPromise({
@@ -57,15 +54,15 @@ export const clientApproval = (options: {
             }),
           catch: (error) => error instanceof Error ? error.message : String(error)
         }).pipe(Effect.result)
-        if (answer._tag === "Failure") {
-          return { allowed: false, reason: `${request.tool} needs permission and the client could not be asked (${answer.failure})` }
-        }
+        const denied = (reason: string): PermissionAnswer => ({ allow: false, by: "acp-client", reason })
+        if (answer._tag === "Failure") return denied(`${question.subject} needs permission and the client could not be asked (${answer.failure})`)
         const outcome = answer.success.outcome
-        if (outcome.outcome === "cancelled") return { allowed: false, reason: "the permission request was cancelled" }
+        if (outcome.outcome === "cancelled") return denied("the permission request was cancelled")
         const kind = OPTIONS.find((o) => o.optionId === outcome.optionId)?.kind
-        if (kind === "allow_always") options.alwaysAllowed.add(request.tool)
-        if (kind === "allow_once" || kind === "allow_always") return { allowed: true }
-        return { allowed: false, reason: reasonFrom(answer.success._meta) ?? `the user declined ${request.tool}` }
+        if (kind === "allow_once" || kind === "allow_always") {
+          return { allow: true, by: "acp-client", remember: kind === "allow_always" ? "session" : "once" } satisfies PermissionAnswer
+        }
+        return denied(reasonFrom(answer.success._meta) ?? `the user declined ${question.subject}`)
       })
   }
 }

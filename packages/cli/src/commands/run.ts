@@ -8,6 +8,9 @@ import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { fileLogger } from "../Logger.ts"
 import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
+import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
+import { hostLayer } from "../Host.ts"
+import { Asker } from "@dsh/tools"
 import { openRequestedSession } from "../Session.ts"
 
 const FLAGS = {
@@ -20,7 +23,8 @@ const FLAGS = {
   "output-format": { type: "string" },
   cwd: { type: "string" },
   "max-steps": { type: "string" },
-  "trust-project": { type: "boolean" }
+  "trust-project": { type: "boolean" },
+  ...PERMISSION_FLAGS
 } as const
 
 const readStdin = (ctx: CliContext): Effect.Effect<string> =>
@@ -43,6 +47,10 @@ export interface RunInput {
   readonly continue?: boolean | undefined
   readonly maxSteps?: number | undefined
   readonly trustProject?: boolean | undefined
+  /** `-p`: print the result; no questions are asked (an `ask` is a denial). */
+  readonly print?: boolean | undefined
+  /** `--permission-mode`, `--allow`, `--deny`, `--yolo`. */
+  readonly permissions?: PermissionFlags | undefined
   /** A live view of events (used by `dsh demo`); stream-json output is handled here. */
   readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
 }
@@ -68,6 +76,7 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const prompt = positionals.length > 0 ? positionals.join(" ") : (yield* readStdin(ctx)).trim()
     if (prompt === "") return yield* new UsageError({ message: "run: a prompt is required (dsh run \"prompt\")" })
     const cwd = resolve(ctx.cwd, values.cwd ?? ".")
+    const permissions = yield* readPermissionFlags(values)
     return {
       prompt,
       format,
@@ -78,7 +87,9 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
       session: values.session,
       continue: values.continue,
       maxSteps,
-      trustProject: values["trust-project"]
+      trustProject: values["trust-project"],
+      print: values.print,
+      permissions
     } satisfies RunInput
   })
 
@@ -96,7 +107,8 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"))
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
-    const summary = yield* host.prompt({
+    // Questions go to the terminal (one at a time, naming the agent), or nowhere: then `ask` denies.
+    const summary = yield* Effect.provideService(host.prompt({
       sessionId: session.id,
       prompt: input.prompt,
       // A model given when continuing applies from now on.
@@ -104,7 +116,7 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
       maxSteps: input.maxSteps,
       cancel: ctx.interrupted,
       onEvent: (event) => Effect.andThen(forward(event), input.onEvent?.(event) ?? Effect.void)
-    })
+    }), Asker, cliAsker(ctx, input.print === true))
     logger.info({ status: summary.status, usage: summary.usage, error: summary.error }, "run end")
     yield* writeSummary(input.format, ctx.stdout, summary)
     if (summary.status !== "completed") {
@@ -113,5 +125,6 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     return summary
   })
 
+/** `dsh run`: the flags are read before the host is built (they join its permission rules). */
 export const runCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
-  parseRunArgs(args, ctx).pipe(Effect.flatMap((input) => executeRun(input, ctx)))
+  parseRunArgs(args, ctx).pipe(Effect.flatMap((input) => executeRun(input, ctx).pipe(Effect.provide(hostLayer(ctx, input.permissions)))))

@@ -56,7 +56,8 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       }
       const { records } = yield* (yield* session.child(child.handle)).transcript.read
       if (records.length === 0 && child.status !== "queued") return yield* new RunFailed({ message: `${child.handle}'s transcript is missing (${child.transcript ?? "no location"})` })
-      const tail = conversationRecords(records, { tools: values.tools, limit })
+      // Permission decisions show with --tools, and always in --json.
+      const tail = conversationRecords(records, { tools: values.tools, permissions: values.json, limit })
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ handle: child.handle, records: tail }))
       for (const r of tail) yield* writeLine(ctx.stdout, eventLine(r) ?? JSON.stringify(r))
       return

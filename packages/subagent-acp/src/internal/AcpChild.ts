@@ -1,11 +1,12 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import { emptyUsage, makeUsage, type Usage, VERSION } from "@dsh/core"
 import type { Connected, LaunchedChild, OutOfProcessRun, Turn, TurnReport } from "@dsh/subagent-outofprocess"
-import { Approval } from "@dsh/tools"
+import { Permissions, type PermissionsShape } from "@dsh/tools"
 import { Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
-import { type ChildTurn, makeChildTurn, toolNameOf } from "./ChildTurn.ts"
-import { type ChildConnection, connectChild, permissionFromApproval, type TapItem } from "./Connection.ts"
+import { type ChildTurn, makeChildTurn } from "./ChildTurn.ts"
+import { type ChildConnection, connectChild, type TapItem } from "./Connection.ts"
+import { decidePermissionRequest } from "./PermissionRequest.ts"
 import { type AcpSdk, loadAcpSdk } from "./Sdk.ts"
 
 /** One ACP agent process after `initialize`: the connection and what its turns share. */
@@ -23,6 +24,8 @@ export interface AcpChild {
   readonly cancelRequested: Ref.Ref<boolean>
   /** The `model` of the usage event of each answered prompt (the agent type's name). */
   readonly usageLabel: string
+  /** The tree's rules: they decide the agent's permission requests and go to `session/new` as `_meta`. */
+  readonly permissions: PermissionsShape
 }
 
 /**
@@ -52,7 +55,7 @@ const guarded = <A>(child: AcpChild, effect: Effect.Effect<A, AcpChildError>): E
 
 /**
  * The client side of an ACP agent the driver started: the connection over its stdio (strict
- * framing, permission requests answered by the calling fiber's `Approval`), then `initialize`
+ * framing, permission requests decided by the calling fiber's `Permissions`), then `initialize`
  * within `initializeTimeout` — the readiness signal.
  */
 export const connectAcpChild = (options: {
@@ -64,23 +67,19 @@ export const connectAcpChild = (options: {
   Effect.gen(function*() {
     const { launched, run } = options
     const sdk = yield* loadAcpSdk
-    const approval = yield* Approval
+    const permissions = yield* Permissions
     const tap = yield* Queue.unbounded<TapItem>()
     const turn = makeChildTurn()
     const connection = yield* connectChild({
       child: launched.child,
       tap,
       maxMessageBytes: options.maxMessageBytes,
-      decide: permissionFromApproval({
-        approval,
+      decide: yield* decidePermissionRequest({
+        permissions,
         agent: run.context.handle,
         cwd: launched.plan.cwd,
-        toolName: (request) => request.toolCall.name ?? turn.toolName(request.toolCall.toolCallId) ?? toolNameOf(request.toolCall),
-        onDecision: (tool, allowed, reason) =>
-          Queue.offer(tap, {
-            _tag: "event",
-            event: { type: "notice", level: allowed ? "info" : "warning", message: `permission for ${tool}: ${allowed ? "allowed" : `denied (${reason})`}` }
-          }).pipe(Effect.asVoid)
+        policy: { tools: run.context.type.definition.tools, disallowedTools: run.context.type.definition.disallowedTools },
+        emit: (event) => Queue.offer(tap, { _tag: "event", event }).pipe(Effect.asVoid)
       })
     })
     const child: AcpChild = {
@@ -91,7 +90,8 @@ export const connectAcpChild = (options: {
       tap,
       opened: yield* Ref.make(false),
       cancelRequested: yield* Ref.make(false),
-      usageLabel: run.context.type.name
+      usageLabel: run.context.type.name,
+      permissions
     }
     const init = yield* guarded(
       child,
@@ -111,9 +111,17 @@ export const connectAcpChild = (options: {
     return { connection: child, agentInfo: init.value.agentInfo ?? undefined }
   })
 
+/** Where the tree's permission settings go in `session/new` (`dsh acp` narrows by them). */
+const PERMISSIONS_META = "dsh/permissions"
+
 /** `session/new` in the launch's working directory; its id. */
 export const openSession = (child: AcpChild): Effect.Effect<string, AcpChildError> =>
-  guarded(child, child.connection.request("session/new", (a) => a.request(child.sdk.methods.agent.session.new, { cwd: child.launched.plan.cwd, mcpServers: [] }))).pipe(
+  guarded(child, child.connection.request("session/new", (a) => a.request(child.sdk.methods.agent.session.new, {
+    cwd: child.launched.plan.cwd,
+    mcpServers: [],
+    // A dsh child narrows its own rules by these; other agents ignore the key.
+    ...(child.permissions.configured ? { _meta: { [PERMISSIONS_META]: child.permissions.settings } } : {})
+  }))).pipe(
     Effect.tap(() => Ref.set(child.opened, true)),
     Effect.map((session) => session.sessionId)
   )

@@ -1,6 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent } from "@dsh/core"
-import type { ApprovalShape } from "@dsh/tools"
 import type { ChildProcessHandle } from "@dsh/subprocess"
 import { webStdio } from "@dsh/subprocess"
 import { Effect, FiberSet, Queue, type Scope } from "effect"
@@ -79,34 +78,4 @@ export const connectChild = (options: {
           catch: (e) => new AcpChildError({ reason: "RequestFailed", message: `${label} failed: ${messageOf(e)}` })
         })
     } satisfies ChildConnection
-  })
-
-/** Answers a child's permission request from the parent's approval rules. */
-export const permissionFromApproval = (options: {
-  readonly approval: ApprovalShape
-  readonly agent: string
-  readonly cwd: string
-  /** The tool name for a request (the child's `name`, or what its tool call announced). */
-  readonly toolName: (request: acp.RequestPermissionRequest) => string
-  readonly onDecision?: ((tool: string, allowed: boolean, reason: string | undefined) => Effect.Effect<void>) | undefined
-}) =>
-(request: acp.RequestPermissionRequest): Effect.Effect<acp.RequestPermissionResponse> =>
-  Effect.gen(function*() {
-    const tool = options.toolName(request)
-    const decision = yield* options.approval.decide({
-      tool,
-      input: request.toolCall.rawInput ?? {},
-      summary: request.toolCall.title ?? tool,
-      agent: options.agent,
-      cwd: options.cwd
-    })
-    const reason = decision.allowed ? undefined : decision.reason
-    if (options.onDecision !== undefined) yield* options.onDecision(tool, decision.allowed, reason)
-    const pick = (...kinds: ReadonlyArray<acp.PermissionOptionKind>) =>
-      kinds.map((k) => request.options.find((o) => o.kind === k)).find((o) => o !== undefined)
-    const option = decision.allowed ? pick("allow_once", "allow_always") : pick("reject_once", "reject_always")
-    return {
-      outcome: option === undefined ? { outcome: "cancelled" } : { outcome: "selected", optionId: option.optionId },
-      ...(reason === undefined ? {} : { _meta: { [DENY_REASON_META]: reason } })
-    } satisfies acp.RequestPermissionResponse
   })

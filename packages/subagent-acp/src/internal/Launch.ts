@@ -1,4 +1,5 @@
 import type { LaunchPlan, OutOfProcessRun } from "@dsh/subagent-outofprocess"
+import type { SandboxShape } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import type { AcpAgentConfig, AcpLaunchAdditions } from "../AcpAgentConfig.ts"
@@ -20,25 +21,45 @@ export const pickEnv = (from: Readonly<Record<string, string | undefined>>, name
 const cwdOf = (agent: AcpAgentConfig, parentCwd: string): string =>
   agent.cwd === undefined || agent.cwd === "parent" ? parentCwd : isAbsolute(agent.cwd) ? agent.cwd : resolve(parentCwd, agent.cwd)
 
+/** The agent's command line, wrapped in the sandbox when it asks for one. */
+const sandboxed = (
+  agent: AcpAgentConfig,
+  sandbox: SandboxShape | undefined,
+  command: { readonly command: string; readonly args: ReadonlyArray<string>; readonly cwd: string }
+): Effect.Effect<{ readonly command: string; readonly args: ReadonlyArray<string> }, AcpChildError> =>
+  Effect.gen(function*() {
+    if (agent.sandbox !== true) return command
+    const setup = (message: string) => new AcpChildError({ reason: "Setup", message })
+    if (sandbox === undefined) return yield* setup(`[acp.agents.${agent.name}] sandbox = true, but this harness gave the acp provider no sandbox`)
+    const plan = yield* sandbox.plan(command)
+    if (plan._tag === "Refused") return yield* setup(`cannot run ${agent.name} in the sandbox: ${plan.reason}`)
+    if (plan._tag === "Confined") return { command: plan.command, args: plan.args }
+    if (plan.warning !== undefined) yield* Effect.logWarning(plan.warning)
+    return command
+  })
+
 /**
  * What to start for an ACP agent: its command and args plus the run's additions (`prepare`),
- * in its working directory, with the variables it passes through, its explicit ones and the
- * run's. Nothing else reaches it but the launcher's scrubbed allow-list.
+ * in its working directory (inside the sandbox for `sandbox: true`), with the variables it
+ * passes through, its explicit ones and the run's. Nothing else reaches it but the launcher's scrubbed allow-list.
  */
 export const launchPlan = (options: {
   readonly agent: AcpAgentConfig
   readonly run: OutOfProcessRun
   readonly parentEnv: Readonly<Record<string, string | undefined>>
   readonly killGrace: Duration.Input | undefined
+  /** For agents with `sandbox: true`. */
+  readonly sandbox?: SandboxShape | undefined
 }): Effect.Effect<LaunchPlan, AcpChildError> =>
   Effect.gen(function*() {
     const { agent, run } = options
     const prepare: Effect.Effect<AcpLaunchAdditions, string> = agent.prepare?.(run.context) ?? Effect.succeed({})
     const additions = yield* prepare.pipe(Effect.mapError((message) => new AcpChildError({ reason: "Setup", message })))
+    const cwd = cwdOf(agent, run.context.parent.cwd)
+    const command = yield* sandboxed(agent, options.sandbox, { command: agent.command, args: [...(agent.args ?? []), ...(additions.args ?? [])], cwd })
     return {
-      command: agent.command,
-      args: [...(agent.args ?? []), ...(additions.args ?? [])],
-      cwd: cwdOf(agent, run.context.parent.cwd),
+      ...command,
+      cwd,
       env: { ...pickEnv(options.parentEnv, agent.passEnv ?? []), ...agent.env, ...additions.env },
       killGrace: options.killGrace,
       exitGrace: EXIT_GRACE

@@ -1,4 +1,5 @@
 import type { SubagentLimitsInput } from "@dsh/subagent"
+import type { SandboxSettings } from "@dsh/subprocess"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { mkdir, writeFile } from "node:fs/promises"
@@ -25,14 +26,21 @@ const TOML_KEYS: ReadonlyArray<readonly [keyof SubagentLimitsInput, string]> = [
 export const childHomeOf = (location: string): string =>
   isAbsolute(location) ? location : join(tmpdir(), "dsh-sdk-children", createHash("sha256").update(location).digest("hex").slice(0, 24))
 
-/** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits it inherits. */
-export const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined): Effect.Effect<void, ChildSetupError> =>
+/** `[sandbox]` as TOML, for a child's config. */
+export const sandboxToml = (sandbox: SandboxSettings): string =>
+  `[sandbox]\nmode = ${JSON.stringify(sandbox.mode)}\nnetwork = ${sandbox.network}\nwritable = ${JSON.stringify(sandbox.writable)}\n`
+
+/** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits and the sandbox it inherits. */
+export const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined, sandbox?: SandboxSettings | undefined): Effect.Effect<void, ChildSetupError> =>
   Effect.tryPromise({
     try: async () => {
       await mkdir(dir, { recursive: true })
-      if (limits === undefined) return
-      const lines = TOML_KEYS.flatMap(([k, toml]) => (limits[k] === undefined ? [] : [`${toml} = ${Math.max(0, limits[k])}`]))
-      await writeFile(join(dir, "config.toml"), `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n`)
+      if (limits === undefined && sandbox === undefined) return
+      const lines = TOML_KEYS.flatMap(([k, toml]) => (limits?.[k] === undefined ? [] : [`${toml} = ${Math.max(0, limits[k])}`]))
+      await writeFile(
+        join(dir, "config.toml"),
+        `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n${sandbox === undefined ? "" : sandboxToml(sandbox)}`
+      )
     },
     catch: (error) =>
       new ChildSetupError({ message: `cannot prepare the child's directory ${dir}: ${error instanceof Error ? error.message : String(error)}` })

@@ -1,5 +1,6 @@
 import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
-import { DSH_SDK_VERSION, SdkClient, type SdkError, type SessionEvent } from "@dsh/sdk"
+import { DSH_SDK_VERSION, type PermissionAskParams, type PermissionAskResult, SdkClient, type SdkError, type SessionEvent } from "@dsh/sdk"
+import { Asker, type AskerShape, commandSubject, pathSubject, Permissions, type PermissionsShape, toolSubject } from "@dsh/tools"
 import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
 import { Effect, Ref } from "effect"
 import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
@@ -12,6 +13,25 @@ const subtract = (a: Usage, b: Usage): Usage => ({
   outputTokens: a.outputTokens - b.outputTokens,
   totalTokens: a.totalTokens - b.totalTokens
 })
+
+/**
+ * How a parent answers its `dsh sdk` child's `permission.ask`: by the tree's rules, asking
+ * the tree's asker with the child's handle (and its own descendant's, `sdk-1/explore-1`).
+ */
+const answerFor = (permissions: PermissionsShape, asker: AskerShape, handle: string) =>
+(request: PermissionAskParams): Effect.Effect<PermissionAskResult> => {
+  const q = request.question
+  const agent = q.agent === "main" ? handle : `${handle}/${q.agent}`
+  const subject = q.specifier === undefined
+    ? Effect.succeed(toolSubject(q.tool, q.kind))
+    : q.kind === "execute"
+    ? Effect.succeed(commandSubject(q.tool, q.specifier))
+    : pathSubject(q.tool, q.specifier, q.cwd, q.kind)
+  return Effect.flatMap(subject, (s) => permissions.decide({ agent, cwd: q.cwd, subject: s, summary: q.summary })).pipe(
+    Effect.provideService(Asker, asker),
+    Effect.map((d) => (d.allowed ? { allow: true } : { allow: false, reason: d.reason ?? `the parent denied ${q.subject}` }))
+  )
+}
 
 /**
  * The dsh-sdk backend as hooks over the out-of-process driver: a `dsh sdk` process whose
@@ -38,7 +58,7 @@ export const sdkChildBackend = (
         })
       }
       const home = childHomeOf(store.location)
-      yield* writeChildConfig(home, options.childLimits?.(context))
+      yield* writeChildConfig(home, options.childLimits?.(context), options.childSandbox)
       return {
         command: options.command,
         args: options.args ?? ["sdk"],
@@ -49,19 +69,32 @@ export const sdkChildBackend = (
       }
     }),
 
-  connect: ({ child, commandLine }) =>
-    Effect.map(
-      SdkClient.attach(child, {
+  connect: ({ child, commandLine }, run) =>
+    Effect.gen(function*() {
+      // The child's questions are the tree's: decided by the parent's rules, asked through its asker.
+      const answer = answerFor(yield* Permissions, yield* Asker, run.context.handle)
+      const client = yield* SdkClient.attach(child, {
         label: commandLine,
         clientInfo: { name: "@dsh/subagent-dsh-sdk", version: DSH_SDK_VERSION },
         handshakeTimeout: options.handshakeTimeout ?? "15 seconds",
-        maxFrameBytes: options.maxFrameBytes
-      }),
-      (client) => ({ connection: client, agentInfo: client.server.serverInfo })
-    ),
+        maxFrameBytes: options.maxFrameBytes,
+        onPermission: answer
+      })
+      return { connection: client, agentInfo: client.server.serverInfo }
+    }),
 
   newSession: (client, { context, modelSpec }) =>
-    Effect.map(client.createSession({ cwd: context.parent.cwd, agent: childAgentOf(context.type), model: modelSpec }), (s) => s.id),
+    Effect.gen(function*() {
+      const permissions = yield* Permissions
+      const session = yield* client.createSession({
+        cwd: context.parent.cwd,
+        agent: childAgentOf(context.type),
+        model: modelSpec,
+        // The child narrows its own rules by the tree's: it can never allow what the parent would not.
+        ...(permissions.configured ? { permissions: permissions.settings } : {})
+      })
+      return session.id
+    }),
 
   resume: {
     version: CONTINUATION_VERSION,

@@ -1,0 +1,83 @@
+import { findProjectRoot, HostError, makeFileTrustStore } from "@dsh/agent"
+import { type CatalogRequest, terminalAsker } from "@dsh/harness"
+import { type AskerShape, configAllowHint, mergeSettings, nobodyAsker, parsePermissionMode, type PermissionQuestion, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { UsageError } from "./CliError.ts"
+import { type DshConfig, loadConfigFile } from "./Config.ts"
+import type { CliContext } from "./Context.ts"
+
+/** The permission flags of `dsh run`, `dsh acp` and `dsh sdk`. */
+export const PERMISSION_FLAGS = {
+  "permission-mode": { type: "string" },
+  allow: { type: "string", multiple: true },
+  deny: { type: "string", multiple: true },
+  yolo: { type: "boolean" }
+} as const
+
+/** What the flags say: a mode, and rules added to the configured ones. */
+export type PermissionFlags = PermissionSettings
+
+/** Reads the flags; a malformed rule or an unknown mode is a usage error naming it. */
+export const readPermissionFlags = (values: {
+  readonly "permission-mode"?: string | undefined
+  readonly allow?: ReadonlyArray<string> | undefined
+  readonly deny?: ReadonlyArray<string> | undefined
+  readonly yolo?: boolean | undefined
+}): Effect.Effect<PermissionFlags, UsageError> =>
+  Effect.gen(function*() {
+    const given = values["permission-mode"]
+    const mode = given === undefined ? undefined : parsePermissionMode(given)
+    if (given !== undefined && mode === undefined) {
+      return yield* new UsageError({ message: `--permission-mode must be one of default, acceptEdits, plan, bypass (got "${given}")` })
+    }
+    if (values.yolo === true && mode !== undefined && mode !== "bypass") {
+      return yield* new UsageError({ message: `--yolo is --permission-mode bypass; it cannot be used with --permission-mode ${mode}` })
+    }
+    for (const [flag, rules] of [["--allow", values.allow], ["--deny", values.deny]] as const) {
+      for (const rule of rules ?? []) {
+        const read = readPermissionRule(rule)
+        if (read instanceof PermissionRuleError) return yield* new UsageError({ message: `${flag}: ${read.message}` })
+      }
+    }
+    return { mode: values.yolo === true ? "bypass" : mode, allow: values.allow ?? [], deny: values.deny ?? [] }
+  })
+
+/**
+ * A project's `.dsh/config.toml` `[permissions]`, when the project is trusted (like project
+ * agent files: `dsh agents trust`, or `--trust-project` for the session); an untrusted
+ * project's rules are ignored with a warning.
+ */
+export const projectPermissions = (home: string, cwd: string, trusted: boolean): Effect.Effect<PermissionSettings | undefined, HostError> =>
+  Effect.gen(function*() {
+    const root = yield* findProjectRoot(cwd)
+    const path = join(root, ".dsh", "config.toml")
+    if (!existsSync(path) || resolve(path) === resolve(home, "config.toml")) return undefined
+    const config = yield* loadConfigFile(path).pipe(Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: e.message })))
+    const settings = config.permissions
+    if (Object.keys(settings).length === 0) return undefined
+    const isTrusted = trusted || (yield* makeFileTrustStore(home).isTrusted(root).pipe(Effect.orElseSucceed(() => false)))
+    if (isTrusted) return settings
+    yield* Effect.logWarning(`${path}: [permissions] ignored: the project is not trusted (dsh agents trust, or --trust-project)`)
+    return undefined
+  })
+
+/** A session's rules: the user's config, the trusted project's, then the flags of this invocation. */
+export const cliPermissions = (ctx: CliContext, config: DshConfig, flags: PermissionFlags | undefined) => (request: CatalogRequest) =>
+  Effect.map(
+    projectPermissions(ctx.home, request.cwd, request.extra.trustProject === true),
+    (project): PermissionSettings => mergeSettings(config.permissions, project, flags)
+  )
+
+/** How a denial no one could answer tells the model (and so the user) to allow the call. */
+export const cliAllowHint = (question: PermissionQuestion): string =>
+  question.reason.startsWith("ask: ")
+    ? configAllowHint(question)
+    : `To allow it, run with --allow '${question.subject.replaceAll("'", "'\\''")}' or add allow = [${JSON.stringify(question.subject)}] under [permissions] in config.toml.`
+
+/** Who answers questions: the terminal when stdin and stderr are one and `-p` was not given; otherwise no one. */
+export const cliAsker = (ctx: CliContext, print: boolean): AskerShape =>
+  ctx.stdin.isTTY === true && (ctx.stderr as { readonly isTTY?: boolean }).isTTY === true && !print
+    ? terminalAsker({ input: ctx.stdin, output: ctx.stderr })
+    : nobodyAsker({ hint: cliAllowHint, why: print ? "-p runs without questions" : "no one can be asked (stdin is not a terminal)" })

@@ -1,0 +1,59 @@
+import { HostError } from "@dsh/agent"
+import { makePermissions, type PermissionSettings, type PermissionsShape } from "@dsh/tools"
+import { Effect } from "effect"
+import type { CatalogRequest } from "./HarnessOptions.ts"
+
+/**
+ * Where a session's permission rules come from: fixed settings (each later entry narrowing
+ * the ones before), or settings computed per session (e.g. a project's rules, when the
+ * project is trusted).
+ */
+export type PermissionsSource =
+  | PermissionSettings
+  | ReadonlyArray<PermissionSettings>
+  | ((request: CatalogRequest) => Effect.Effect<PermissionSettings | ReadonlyArray<PermissionSettings>, HostError>)
+
+/**
+ * The key of a session's `extra` under which a parent process passes its own stack of settings
+ * (`PermissionsShape.settings`): the session then decides by its own rules narrowed by its
+ * parent's, so a child process can never allow what its parent would not.
+ */
+export const PARENT_PERMISSIONS_KEY = "parentPermissions"
+
+const strings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
+
+/** A parent's settings as a session's state holds them; anything malformed is refused. */
+export const decodeParentPermissions = (value: unknown): ReadonlyArray<PermissionSettings> | HostError => {
+  if (value === undefined) return []
+  const bad = new HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?}` })
+  if (!Array.isArray(value)) return bad
+  const out: Array<PermissionSettings> = []
+  for (const entry of value as ReadonlyArray<unknown>) {
+    if (typeof entry !== "object" || entry === null) return bad
+    const { mode, allow, ask, deny } = entry as Record<string, unknown>
+    if ((mode !== undefined && typeof mode !== "string") || [allow, ask, deny].some((l) => l !== undefined && !strings(l))) return bad
+    out.push(entry as PermissionSettings)
+  }
+  return out
+}
+
+/**
+ * The `Permissions` of one session: the harness's settings narrowed by a parent's (from the
+ * session's `extra`); undefined when neither exists (the caller's own then apply). A malformed
+ * rule is `InvalidInput` naming it.
+ */
+export const sessionPermissions = (
+  source: PermissionsSource | undefined,
+  request: CatalogRequest
+): Effect.Effect<PermissionsShape | undefined, HostError> =>
+  Effect.gen(function*() {
+    const parent = decodeParentPermissions(request.extra[PARENT_PERMISSIONS_KEY])
+    if (parent instanceof HostError) return yield* parent
+    const own = source === undefined ? [] : typeof source === "function" ? yield* source(request) : source
+    const stack = [...(Array.isArray(own) ? own : [own as PermissionSettings]), ...parent]
+    if (stack.length === 0) return undefined
+    // Without settings of its own, a session with a parent's rules starts from "everything allowed".
+    return yield* makePermissions(...(source === undefined ? [{ mode: "bypass" as const }, ...stack] : stack)).pipe(
+      Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: e.message }))
+    )
+  })
