@@ -18,6 +18,8 @@ export const eventLine = (event: AgentEvent): string | undefined => {
       return `⇢ ${event.handle} (${event.agent}) started: ${event.description}`
     case "subagent-end":
       return `⇠ ${event.handle} ${event.status} in ${event.durationMs} ms, ${event.usage.totalTokens} tokens`
+    case "permission":
+      return `? ${event.subject} ${event.decision} (${event.via}${event.by === undefined ? "" : ` by ${event.by}`}${event.rule === undefined ? "" : `: ${event.rule}`})`
     case "notice":
       return `[${event.level}] ${event.message}`
     default:
@@ -27,7 +29,8 @@ export const eventLine = (event: AgentEvent): string | undefined => {
 
 /**
  * The records of a transcript a reader wants: the conversation (user messages and the
- * agent's non-empty answers), plus tool calls and results with `tools`; the last `limit`.
+ * agent's non-empty answers), plus tool calls, permission decisions and results with
+ * `tools`; the last `limit`.
  */
 export const conversationRecords = (
   records: ReadonlyArray<WireRecord>,
@@ -36,7 +39,7 @@ export const conversationRecords = (
   const shown = records.filter((r) =>
     r.type === "message"
       ? r.message.role === "user" || (r.message.role === "assistant" && (options.tools === true || r.message.content !== ""))
-      : options.tools === true && (r.type === "tool-call" || r.type === "tool-result")
+      : options.tools === true && (r.type === "tool-call" || r.type === "permission" || r.type === "tool-result")
   )
   return options.limit === undefined ? shown : shown.slice(-options.limit)
 }

@@ -1,3 +1,4 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext } from "@dsh/subagent"
 import { childModelSpec } from "@dsh/subagent-outofprocess"
@@ -33,6 +34,8 @@ export interface AcpAgentConfig {
   readonly cwd?: string | undefined
   /** How long the agent may take to answer `initialize` (default: the provider's). */
   readonly initializeTimeout?: Duration.Input | undefined
+  /** MCP servers passed to the agent in `session/new` (and `session/load`). */
+  readonly mcpServers?: ReadonlyArray<acp.McpServer> | undefined
   /** Per-run additions (e.g. the parent's model spec and a state directory for `acp:dsh`). */
   readonly prepare?: ((context: StartContext) => Effect.Effect<AcpLaunchAdditions, string>) | undefined
 }

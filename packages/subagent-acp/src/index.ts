@@ -5,5 +5,6 @@
  */
 export * from "./AcpAgentConfig.ts"
 export * from "./AcpChildError.ts"
+export * from "./AcpContinuation.ts"
 export * from "./AcpProvider.ts"
 export { DENY_REASON_META } from "./internal/Connection.ts"

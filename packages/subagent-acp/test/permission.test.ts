@@ -35,8 +35,12 @@ describe("subagent-acp permissions", () => {
       assert.strictEqual(readFileSync(join(env.cwd, "out.txt"), "utf8"), "hello from the child\n")
       assert.deepStrictEqual(asked.map((a) => [a.tool, a.agent]), [["Write", result.handle]])
       const wire = readJsonLines(join(env.sessionLocation, "agents", result.handle, "wire.jsonl"))
-      assert.isTrue(wire.some((r) => r.type === "notice" && String(r.message).includes("permission for Write: allowed")))
-      assert.isTrue(wire.some((r) => r.type === "tool-call" && r.name === "Write"))
+      // The request and its answer are in the transcript, after the call they are about.
+      const call = wire.find((r) => r.type === "tool-call" && r.name === "Write")
+      assert.isDefined(call)
+      const permission = wire.find((r) => r.type === "permission")
+      assert.deepInclude(permission, { id: call!.id, subject: "Write", decision: "allowed", via: "asked", by: "parent" })
+      assert.isBelow(wire.indexOf(call!), wire.indexOf(permission!))
     }).pipe(Effect.scoped), 30_000)
 
   it.live("a non-interactive parent denies with a reason the child's model reads", () =>

@@ -12,12 +12,14 @@ import { loadAcpSdk } from "./Sdk.ts"
 export const DENY_REASON_META = "dsh/reason"
 
 /**
- * What a turn's single consumer applies, in order: the agent's `session/update`s as they came
- * off the wire, the parent's own records (permission decisions) as they happened, and the
- * barrier that ends the turn (everything before it has been applied once it is taken).
+ * What a turn's single consumer applies, in order: the agent's `session/update`s and
+ * permission requests as they came off the wire, the parent's own records (permission
+ * decisions) as they happened, and the barrier that ends the turn (everything before it has
+ * been applied once it is taken).
  */
 export type TapItem =
   | { readonly _tag: "update"; readonly notification: acp.SessionNotification }
+  | { readonly _tag: "asked"; readonly request: acp.RequestPermissionRequest }
   | { readonly _tag: "event"; readonly event: AgentEvent }
   | { readonly _tag: "barrier" }
 
@@ -55,8 +57,12 @@ export const connectChild = (options: {
       maxMessageBytes: options.maxMessageBytes,
       onFault: (f) => (fault ??= f),
       onMessage: (message) => {
-        if ("method" in message && !("id" in message) && message.method === sdk.methods.client.session.update) {
+        if (!("method" in message)) return
+        if (!("id" in message) && message.method === sdk.methods.client.session.update) {
           Queue.offerUnsafe(options.tap, { _tag: "update", notification: message.params as acp.SessionNotification })
+        } else if ("id" in message && message.method === sdk.methods.client.session.requestPermission) {
+          // In wire order with the updates: the call it is about may have been announced just before.
+          Queue.offerUnsafe(options.tap, { _tag: "asked", request: message.params as acp.RequestPermissionRequest })
         }
       }
     })
@@ -81,27 +87,34 @@ export const connectChild = (options: {
     } satisfies ChildConnection
   })
 
+/** The tool call a permission request is about, with everything the child said about it so far. */
+export interface AskedCall {
+  readonly name: string
+  readonly input: unknown
+  readonly title: string | undefined
+}
+
 /** Answers a child's permission request from the parent's approval rules. */
 export const permissionFromApproval = (options: {
   readonly approval: ApprovalShape
   readonly agent: string
   readonly cwd: string
-  /** The tool name for a request (the child's `name`, or what its tool call announced). */
-  readonly toolName: (request: acp.RequestPermissionRequest) => string
-  readonly onDecision?: ((tool: string, allowed: boolean, reason: string | undefined) => Effect.Effect<void>) | undefined
+  /** The call the request is about, as the turn has merged it (waits for the turn to reach the request). */
+  readonly callOf: (request: acp.RequestPermissionRequest) => Effect.Effect<AskedCall>
+  readonly onDecision?: ((request: acp.RequestPermissionRequest, call: AskedCall, allowed: boolean, reason: string | undefined) => Effect.Effect<void>) | undefined
 }) =>
 (request: acp.RequestPermissionRequest): Effect.Effect<acp.RequestPermissionResponse> =>
   Effect.gen(function*() {
-    const tool = options.toolName(request)
+    const call = yield* options.callOf(request)
     const decision = yield* options.approval.decide({
-      tool,
-      input: request.toolCall.rawInput ?? {},
-      summary: request.toolCall.title ?? tool,
+      tool: call.name,
+      input: call.input,
+      summary: call.title ?? call.name,
       agent: options.agent,
       cwd: options.cwd
     })
     const reason = decision.allowed ? undefined : decision.reason
-    if (options.onDecision !== undefined) yield* options.onDecision(tool, decision.allowed, reason)
+    if (options.onDecision !== undefined) yield* options.onDecision(request, call, decision.allowed, reason)
     const pick = (...kinds: ReadonlyArray<acp.PermissionOptionKind>) =>
       kinds.map((k) => request.options.find((o) => o.kind === k)).find((o) => o !== undefined)
     const option = decision.allowed ? pick("allow_once", "allow_always") : pick("reject_once", "reject_always")
