@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
 import { Approval } from "@dsh/tools"
-import { Cause, Effect, Exit, Fiber, FiberSet, Option } from "effect"
+import { Cause, Deferred, Effect, Exit, FiberSet, Option } from "effect"
 import { isAbsolute } from "node:path"
 import { AcpServeError, toRequestError } from "./AcpServeError.ts"
 import { clientApproval } from "./internal/Permission.ts"
@@ -30,8 +30,8 @@ export interface ServeAcpOptions {
 interface ServedSession {
   readonly id: string
   readonly cwd: string
-  running: Fiber.Fiber<HostPromptResult, HostError> | "starting" | undefined
-  cancelRequested: boolean
+  /** The running prompt's cancel: the host stops its turns and answers with what they said and spent. */
+  running: Deferred.Deferred<void> | undefined
   readonly alwaysAllowed: Set<string>
 }
 
@@ -77,7 +77,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
     const register = (id: string, cwd: string): ServedSession => {
       const existing = sessions.get(id)
       if (existing !== undefined) return existing
-      const session: ServedSession = { id, cwd, running: undefined, cancelRequested: false, alwaysAllowed: new Set() }
+      const session: ServedSession = { id, cwd, running: undefined, alwaysAllowed: new Set() }
       sessions.set(id, session)
       return session
     }
@@ -144,18 +144,16 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         }
         const text = promptText(params.prompt)
         if (text.trim() === "") return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
-        session.running = "starting"
-        session.cancelRequested = false
+        const cancel = yield* Deferred.make<void>()
+        session.running = cancel
         const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
         const approval = clientApproval({ client, reporter, cwd: session.cwd, alwaysAllowed: session.alwaysAllowed })
-        const fiber = yield* Effect.forkChild(
-          host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child }).pipe(
-            Effect.provideService(Approval, approval)
-          )
+        // A cancel goes through the host, which answers with what the turn said and spent so far.
+        const exit = yield* host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel) }).pipe(
+          Effect.provideService(Approval, approval),
+          Effect.exit,
+          Effect.ensuring(Effect.sync(() => (session.running = undefined)))
         )
-        session.running = fiber
-        if (session.cancelRequested) yield* Effect.forkChild(Fiber.interrupt(fiber))
-        const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => (session.running = undefined))))
         if (Exit.isFailure(exit)) {
           if (Cause.hasInterruptsOnly(exit.cause)) return { stopReason: "cancelled" } satisfies acp.PromptResponse
           const error = Cause.findErrorOption(exit.cause)
@@ -168,16 +166,11 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         return { stopReason, usage: acpUsage(exit.value.usage) } satisfies acp.PromptResponse
       })
 
-    /** `session/cancel`: interrupts the running prompt; the prompt answers `cancelled`. */
+    /** `session/cancel`: the running prompt stops and answers `cancelled`, with its usage so far. */
     const cancel = (sessionId: string) =>
       Effect.suspend(() => {
-        const session = sessions.get(sessionId)
-        if (session === undefined) return Effect.void
-        if (session.running === "starting") {
-          session.cancelRequested = true
-          return Effect.void
-        }
-        return session.running === undefined ? Effect.void : Fiber.interrupt(session.running).pipe(Effect.asVoid)
+        const running = sessions.get(sessionId)?.running
+        return running === undefined ? Effect.void : Deferred.succeed(running, undefined).pipe(Effect.asVoid)
       })
 
     const app = acp.agent({ name: options.agentInfo.name })

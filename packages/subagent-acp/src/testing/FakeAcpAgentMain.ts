@@ -204,6 +204,7 @@ async function answer(s: Session, text: string, client: acp.AgentContext, signal
     // Says something and spends tokens, then waits on a model that never answers.
     await modelCall(s, client, calls)
     await say(s, client, "partial progress")
+    await update(s, client, { sessionUpdate: "tool_call", toolCallId: `wait-${s.prompts.length}`, title: "Wait for the model", kind: "other", status: "in_progress", rawInput: { seconds: 3600 } })
     await untilAborted(signal)
     return done("cancelled", calls.n)
   }
