@@ -1,11 +1,11 @@
 import { fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
 import { normalizeLimits } from "@dsh/subagent"
-import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
+import { type AcpAgentConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
 import { makeBuiltinToolsWith } from "@dsh/tools-builtin"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
@@ -46,13 +46,13 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
 
 /**
  * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
- * the `[acp.agents.*]` of config.toml), the built-in tools with Bash's environment from
- * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`.
+ * the `[acp.agents.*]` of config.toml, kept warm for `[acp] keep_alive_seconds`), the built-in
+ * tools with Bash's environment from `[bash] env`, the default model from config, `DSH_MODEL`
+ * or `scripted`.
  */
-export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, configured: ReadonlyArray<AcpAgentConfig>) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
-  const { agents: configured } = acpAgentsFromConfig(config.raw)
   const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth })
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
   return Harness.layer({
@@ -69,7 +69,11 @@ export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
         childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) })
       }),
       // A config entry named `dsh` replaces the built-in `acp:dsh`.
-      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env })
+      makeAcpBackend({
+        agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured],
+        parentEnv: ctx.env,
+        keepAlive: config.acpKeepAliveSeconds === undefined ? undefined : Duration.seconds(config.acpKeepAliveSeconds)
+      })
     ]),
     tools: makeBuiltinToolsWith({ env: bashEnv }),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",

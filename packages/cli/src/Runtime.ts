@@ -7,7 +7,7 @@ import { FileSessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
-import { loadConfig } from "./Config.ts"
+import { loadHostConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dshHarnessLayer } from "./DshHarness.ts"
 import { cliLoggerLayer } from "./Logger.ts"
@@ -23,8 +23,9 @@ export const cliLayer = (ctx: CliContext) =>
 
 /**
  * What commands that run agents add, from config.toml: the host (the reference harness), the
- * tree limits and the model retry policy. A malformed config is a usage error here.
+ * tree limits and the model retry policy. A malformed config (an invalid `[acp.agents.*]`
+ * entry included) is a usage error here.
  */
 export const hostLayer = (ctx: CliContext) =>
-  Layer.unwrap(Effect.map(loadConfig(ctx.home), (config) =>
-    dshHarnessLayer(ctx, config).pipe(Layer.provideMerge(configLayer(config)))))
+  Layer.unwrap(Effect.map(loadHostConfig(ctx.home), ({ config, acpAgents }) =>
+    dshHarnessLayer(ctx, config, acpAgents).pipe(Layer.provideMerge(configLayer(config)))))
