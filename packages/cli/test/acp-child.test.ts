@@ -65,7 +65,7 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       // The transcript is on disk: the prompt, the tool run, the permission, usage and the end.
       const dir = join(session.location, "agents", result.handle)
       const wire = jsonLines(join(dir, "wire.jsonl"))
-      assert.deepStrictEqual(wire.map((r) => r.type), ["turn-start", "message", "message", "tool-call", "notice", "tool-result", "message", "usage", "turn-end"])
+      assert.deepStrictEqual(wire.map((r) => r.type), ["turn-start", "message", "message", "tool-call", "permission", "tool-result", "message", "usage", "turn-end"])
       assert.strictEqual(wire.find((r) => r.type === "tool-call")?.name, "Write")
       assert.include(String(wire.find((r) => r.type === "tool-result")?.output), "note.md")
       assert.deepStrictEqual(wire.at(-1), { ...wire.at(-1), status: "completed", result: "The note is written." })

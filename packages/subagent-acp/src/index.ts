@@ -1,5 +1,5 @@
 /**
- * @dsh/subagent-acp: the `acp` backend. A one-shot child in its own process, driven over the
+ * @dsh/subagent-acp: the `acp` backend. A continuable child in its own process, driven over the
  * Agent Client Protocol: any ACP agent command (`acp:<name>` from config.toml), and this same
  * CLI as `acp:dsh`.
  */
