@@ -49,7 +49,7 @@ const goneAt = (pid: number) =>
   })
 
 const once = (keepAlive: "60 seconds" | 0) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+  Effect.runPromise(Effect.gen(function*() {
     const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
     const provider = yield* makeAcpProvider({ agents: [codex], parentEnv: { PATH: process.env.PATH }, keepAlive })
     const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([codex]) })
@@ -70,7 +70,7 @@ const once = (keepAlive: "60 seconds" | 0) =>
     const again = yield* subagents.send(r.handle, "whoami", "user")
     if (again._tag !== "Replied" || pidOf(again.result.output) !== pid) return yield* Effect.die(new Error("not continued warm"))
     return { warm: performance.now() - warm }
-  })).pipe(Effect.provide(LocalProcessLauncher.layer()))))
+  }).pipe(Effect.scoped, Effect.provide(LocalProcessLauncher.layer())))
 
 await once(0)
 const baseline: Array<number> = []
