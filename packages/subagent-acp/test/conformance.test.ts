@@ -11,7 +11,7 @@ const script = writeScript(conformanceScript)
 subagentProviderSuite(
   "acp (acp:dsh, continued warm)",
   makeEnv({ agents: [dshAgent], script }).pipe(Effect.map((env) => ({ subagents: env.subagents, parent: env.parent, agentType: "acp:dsh" }))),
-  { continue: true, messages: true }
+  { continue: true, messages: true, progress: true }
 )
 
 // And against a vendor-like agent built with the ACP SDK: usage only in `usage_update`, never
@@ -22,5 +22,5 @@ const vendor = fakeAcpAgent({ name: "vendor", usage: "update", exitOnEof: false,
 subagentProviderSuite(
   "acp (a vendor-like agent, continued cold by session/load)",
   makeEnv({ agents: [vendor], provider: { keepAlive: 0 } }).pipe(Effect.map((env) => ({ subagents: env.subagents, parent: env.parent, agentType: "acp:vendor" }))),
-  { continue: true, messages: true }
+  { continue: true, messages: true, progress: true }
 )

@@ -58,6 +58,11 @@ export interface ConformanceCapabilities {
   readonly report?: boolean | undefined
   /** Its children may delegate (the env's depth limit is at least 2): stop cascades to a grandchild. */
   readonly nesting?: boolean | undefined
+  /**
+   * Its children record what they say and spend as they go (a transcript in the child's store,
+   * `usage` events): a stopped child's result keeps what it said and used so far (`partial`).
+   */
+  readonly progress?: boolean | undefined
 }
 
 export interface ConformanceCheck {
@@ -163,6 +168,7 @@ export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
   },
   {
     name: "a stopped child's result keeps what it said and used so far",
+    needs: "progress",
     run: (env) =>
       Effect.gen(function*() {
         const { fiber, handle } = yield* startAndWait(env, CONFORMANCE_PROMPTS.partial)
