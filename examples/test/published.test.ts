@@ -75,6 +75,13 @@ describe("examples/harness installed from the tarballs", () => {
     expect(out).toContain("echo: subagent provider conformance")
   })
 
+  it("an ACP child (built with the ACP SDK) continued warm: the same process answers send_message, usage from usage_update", () => {
+    const out = must("node", ["src/acp-keepalive.ts"], app)
+    const [first] = out.split("\n")
+    expect(first).toMatch(/^you told me: the launch is on Friday \(pid \d+, turn 2\)$/)
+    expect(out).toContain("acp-notes-1: completed, 120 tokens (from usage_update)")
+  })
+
   it("the whole kit: announcement, wait, send_message, fork and a stop that reaches a grandchild", () => {
     const out = must("node", ["src/kit.ts"], app)
     expect(out).toContain("background: heard from researcher-1: completed")

@@ -95,6 +95,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "deployed to staging",
     "Error: permission denied: production needs a human"
   ],
+  "tools-mcp": ["The MCP server said: SHIP IT"],
   "tools-builtin": [
     "Read, Write, Edit, Glob, Grep, Bash",
     "Created notes/todo.md: wrote 20 bytes.",

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
-import { Asker, makePermissions, Permissions, type PermissionsShape } from "@dsh/tools"
-import { Cause, Effect, Exit, Fiber, FiberSet, Option } from "effect"
+import { Asker, makePermissions, Permissions, type AnyTool, type PermissionsShape } from "@dsh/tools"
+import { Cause, Deferred, Effect, Exit, FiberSet, Option, Scope } from "effect"
 import { isAbsolute } from "node:path"
 import { AcpServeError, toRequestError } from "./AcpServeError.ts"
 import { clientAsker } from "./internal/Permission.ts"
@@ -23,6 +23,14 @@ export interface ServeAcpOptions {
   readonly defaults?: { readonly agent?: string | undefined; readonly model?: string | undefined } | undefined
   /** The model's context window in tokens, when known: enables `usage_update`. */
   readonly contextWindow?: number | undefined
+  /**
+   * Connects the MCP servers a client gives in `session/new` or `session/load` and returns
+   * their tools (named `mcp__<server>__<tool>`), which that session's prompts then have; the
+   * connections live as long as the session is served (`connectMcpServers` of
+   * `@dsh/tools-mcp` fits). Failing names the server that could not be used. Without it, MCP
+   * servers are refused, and `initialize` says so.
+   */
+  readonly connectMcp?: ((servers: ReadonlyArray<acp.McpServer>) => Effect.Effect<ReadonlyArray<AnyTool>, string, Scope.Scope>) | undefined
   readonly logger?: AcpLogger | undefined
 }
 
@@ -36,13 +44,15 @@ export const PERMISSIONS_META = "dsh/permissions"
 interface ServedSession {
   readonly id: string
   readonly cwd: string
-  running: Fiber.Fiber<HostPromptResult, HostError> | "starting" | undefined
-  cancelRequested: boolean
+  /** The running prompt's cancel: the host stops its turns and answers with what they said and spent. */
+  running: Deferred.Deferred<void> | undefined
   /**
    * The session's rules when the host has none of its own (`default` mode: everything that
    * changes something is asked); a host with rules provides its own inside the prompt.
    */
   permissions: PermissionsShape | undefined
+  /** The tools of the MCP servers the client gave this session, and the scope of their connections. */
+  mcp: { readonly tools: ReadonlyArray<AnyTool>; readonly scope: Scope.Closeable } | undefined
 }
 
 const hostFailure = (error: HostError): AcpServeError =>
@@ -87,10 +97,32 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
     const register = (id: string, cwd: string): ServedSession => {
       const existing = sessions.get(id)
       if (existing !== undefined) return existing
-      const session: ServedSession = { id, cwd, running: undefined, cancelRequested: false, permissions: undefined }
+      const session: ServedSession = { id, cwd, running: undefined, permissions: undefined, mcp: undefined }
       sessions.set(id, session)
       return session
     }
+
+    const serveScope = yield* Effect.scope
+
+    /** The session's MCP servers (again, on a load): connected now, refused loudly when that fails. */
+    const connectServers = (session: ServedSession, servers: ReadonlyArray<acp.McpServer>) =>
+      Effect.gen(function*() {
+        if (session.mcp !== undefined) yield* Scope.close(session.mcp.scope, Exit.void)
+        session.mcp = undefined
+        if (servers.length === 0) return
+        const connect = options.connectMcp
+        if (connect === undefined) {
+          return yield* new AcpServeError({ reason: "InvalidParams", message: `this agent cannot connect MCP servers (${servers.map((s) => s.name).join(", ")})` })
+        }
+        const scope = yield* Scope.fork(serveScope, "sequential")
+        const tools = yield* connect(servers).pipe(
+          Scope.provide(scope),
+          Effect.tapError(() => Scope.close(scope, Exit.void)),
+          Effect.mapError((message) => new AcpServeError({ reason: "InvalidParams", message }))
+        )
+        session.mcp = { tools, scope }
+        log?.info({ sessionId: session.id, servers: servers.map((s) => s.name), tools: tools.map((t) => t.name) }, "MCP servers connected")
+      })
 
     const checkCwd = (cwd: string) =>
       isAbsolute(cwd) ? Effect.void : Effect.fail(new AcpServeError({ reason: "InvalidParams", message: `cwd must be an absolute path (got "${cwd}")` }))
@@ -98,8 +130,8 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
     const newSession = (params: acp.NewSessionRequest) =>
       Effect.gen(function*() {
         yield* checkCwd(params.cwd)
-        if (params.mcpServers.length > 0) {
-          log?.warn({ servers: params.mcpServers.map((s) => s.name) }, "MCP servers are accepted but not connected")
+        if (params.mcpServers.length > 0 && options.connectMcp === undefined) {
+          return yield* new AcpServeError({ reason: "InvalidParams", message: `this agent cannot connect MCP servers (${params.mcpServers.map((s) => s.name).join(", ")})` })
         }
         // A dsh parent passes its rules: this session's can then only be narrower.
         const parent = params._meta?.[PERMISSIONS_META]
@@ -111,7 +143,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         }).pipe(
           Effect.mapError(hostFailure)
         )
-        register(info.id, info.cwd)
+        yield* connectServers(register(info.id, info.cwd), params.mcpServers)
         log?.info({ sessionId: info.id, cwd: info.cwd, agent: info.agent, model: info.model }, "session created")
         return { sessionId: info.id } satisfies acp.NewSessionResponse
       })
@@ -135,6 +167,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
           )
         )
         const session = register(info.id, info.cwd)
+        yield* connectServers(session, params.mcpServers)
         yield* replayRecords({ client, sessionId: session.id, cwd: session.cwd, features, records: info.records })
         log?.info({ sessionId: info.id, records: info.records.length }, "session loaded")
         return {} satisfies acp.LoadSessionResponse
@@ -161,20 +194,18 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         }
         const text = promptText(params.prompt)
         if (text.trim() === "") return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
-        session.running = "starting"
-        session.cancelRequested = false
+        const cancel = yield* Deferred.make<void>()
+        session.running = cancel
         session.permissions ??= yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
         const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
-        const fiber = yield* Effect.forkChild(
-          host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child }).pipe(
-            // Questions of every agent of the tree go to this client.
-            Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
-            Effect.provideService(Permissions, session.permissions)
-          )
+        // A cancel goes through the host, which answers with what the turn said and spent so far.
+        const exit = yield* host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel), tools: session.mcp?.tools }).pipe(
+          // Questions of every agent of the tree go to this client.
+          Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
+          Effect.provideService(Permissions, session.permissions),
+          Effect.exit,
+          Effect.ensuring(Effect.sync(() => (session.running = undefined)))
         )
-        session.running = fiber
-        if (session.cancelRequested) yield* Effect.forkChild(Fiber.interrupt(fiber))
-        const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => (session.running = undefined))))
         if (Exit.isFailure(exit)) {
           if (Cause.hasInterruptsOnly(exit.cause)) return { stopReason: "cancelled" } satisfies acp.PromptResponse
           const error = Cause.findErrorOption(exit.cause)
@@ -187,16 +218,11 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         return { stopReason, usage: acpUsage(exit.value.usage) } satisfies acp.PromptResponse
       })
 
-    /** `session/cancel`: interrupts the running prompt; the prompt answers `cancelled`. */
+    /** `session/cancel`: the running prompt stops and answers `cancelled`, with its usage so far. */
     const cancel = (sessionId: string) =>
       Effect.suspend(() => {
-        const session = sessions.get(sessionId)
-        if (session === undefined) return Effect.void
-        if (session.running === "starting") {
-          session.cancelRequested = true
-          return Effect.void
-        }
-        return session.running === undefined ? Effect.void : Fiber.interrupt(session.running).pipe(Effect.asVoid)
+        const running = sessions.get(sessionId)?.running
+        return running === undefined ? Effect.void : Deferred.succeed(running, undefined).pipe(Effect.asVoid)
       })
 
     const app = acp.agent({ name: options.agentInfo.name })
@@ -208,7 +234,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: false, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: false, sse: false },
+            mcpCapabilities: { http: options.connectMcp !== undefined, sse: false },
             sessionCapabilities: { list: {} }
           },
           agentInfo: { name: options.agentInfo.name, title: options.agentInfo.title ?? options.agentInfo.name, version: options.agentInfo.version },

@@ -20,7 +20,9 @@ const script = (() => {
       { when: { lastUser: "^write", step: 1 }, reply: { text: "Done: {{lastTool}}", usage: { input: 40, output: 6 } } },
       { when: { lastUser: "^slow" }, reply: { toolCalls: [{ name: "Bash", arguments: { command: "sleep 30" } }] } },
       { when: { lastUser: "^sleepers (\\S+)" }, reply: { toolCalls: [{ name: "Bash", arguments: { command: "sleep 31 & echo $! > {{1}}; wait" } }] } },
-      { when: { lastUser: "^hello" }, reply: { text: "Hello there, friend.", usage: { input: 5, output: 4 } } }
+      { when: { lastUser: "^hello" }, reply: { text: "Hello there, friend.", usage: { input: 5, output: 4 } } },
+      { when: { lastUser: "^mcp (.*)$", step: 0 }, reply: { toolCalls: [{ name: "mcp__fake__echo", arguments: { text: "{{1}}" } }] } },
+      { when: { lastUser: "^mcp", step: 1 }, reply: { text: "MCP said: {{lastTool}}" } }
     ]
   }))
   return file
@@ -210,4 +212,30 @@ describe("dsh acp over stdio", () => {
     expect(stdout).toBe("")
     expect(stderr).toContain("nosuch")
   })
+
+  it("connects the MCP servers a client gives in session/new; their tools are mcp__<server>__<tool>", async () => {
+    const home = tempDir("dsh-acp-home-")
+    const cwd = tempDir("dsh-acp-cwd-")
+    const server = serve(home, cwd)
+    const c = client()
+    // A real MCP server built with the MCP SDK (the fixture of @dsh/tools-mcp's tests).
+    const fixture = resolve(import.meta.dirname, "../../tools-mcp/test/fixtures/mcp-server.ts")
+    const run = await c.app.connectWith(server.stream, async (agent) => {
+      const hello = await initialize(agent)
+      const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+        cwd,
+        mcpServers: [{ name: "fake", command: process.execPath, args: [fixture], env: [] }]
+      })
+      const answer = await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "mcp hi there" }] })
+      return { hello, answer }
+    })
+    server.child.stdin.end()
+    expect(await server.exited).toBe(0)
+    expect(run.hello.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: false })
+    expect(run.answer.stopReason).toBe("end_turn")
+    expect(text(c.updates)).toBe("MCP said: echo: hi there")
+    // The MCP tool asked the client first, like any tool that needs approval.
+    expect(c.permissions.map((p) => p.toolCall.title)).toEqual([expect.stringContaining("fake: echo")])
+    expect(c.updates.find((u) => u.update.sessionUpdate === "tool_call")?.update).toMatchObject({ name: "mcp__fake__echo" })
+  }, 60_000)
 })

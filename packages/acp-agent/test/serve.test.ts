@@ -51,7 +51,7 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
     sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
     stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([]),
-    prompt: ({ prompt, onEvent = () => Effect.void, onChildEvent = () => Effect.void }) =>
+    prompt: ({ prompt, onEvent = () => Effect.void, onChildEvent = () => Effect.void, cancel }) =>
       Effect.gen(function*() {
         prompts.push(prompt)
         yield* onEvent({ type: "turn-start", turn: 0, prompt })
@@ -79,8 +79,11 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
             return result("completed", output)
           }
           case "hang":
+            // Like the real host: a cancel stops the turn, which answers with what it spent so far.
             yield* onEvent({ type: "text-delta", text: "thinking..." })
-            return yield* Effect.never
+            yield* onEvent({ type: "usage", model: "fake:model", usage: makeUsage(5, 1) })
+            yield* cancel ?? Effect.never
+            return { ...result("cancelled", "thinking..."), usage: makeUsage(5, 1) }
           case "loop":
             return result("failed", "", "stopped after 50 model calls without a final answer (step limit)")
           case "boom":
@@ -245,6 +248,8 @@ describe("serveAcp", () => {
     expect(value.busy).toBeInstanceOf(acp.RequestError)
     expect((value.busy as acp.RequestError).message).toContain("already running")
     expect(value.cancelled.stopReason).toBe("cancelled")
+    // The answer to a cancel carries what the turn used so far.
+    expect(value.cancelled.usage).toEqual({ inputTokens: 5, outputTokens: 1, totalTokens: 6 })
     expect(value.after.stopReason).toBe("end_turn")
   })
 

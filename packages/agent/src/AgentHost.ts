@@ -1,3 +1,4 @@
+import type { AnyTool } from "@dsh/tools"
 import type { AgentEvent, RunStatus, Usage, WireRecord } from "@dsh/core"
 import { Context, type Effect, Schema } from "effect"
 
@@ -50,6 +51,11 @@ export interface HostPromptOptions {
    * the agent's last words). Interrupting `prompt` itself stops the same, without an answer.
    */
   readonly cancel?: Effect.Effect<void> | undefined
+  /**
+   * Tools the main agent has for this prompt on top of the harness's own (e.g. the MCP servers
+   * an ACP client gave its session); its agent policy and the approval rules apply to them.
+   */
+  readonly tools?: ReadonlyArray<AnyTool> | undefined
 }
 
 export interface HostPromptResult {

@@ -1,4 +1,5 @@
 import { decodeHarnessConfig, type HarnessConfig } from "@dsh/harness"
+import { type AcpAgentConfig, decodeAcpAgents } from "@dsh/subagent-acp"
 import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
@@ -30,4 +31,18 @@ export const loadConfigFile = (path: string): Effect.Effect<DshConfig, UsageErro
       catch: (e) => new UsageError({ message: `${path}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     })
     return yield* decodeHarnessConfig(raw, path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+  })
+
+/** What commands that run agents read from config.toml: the settings and the `[acp.agents.*]` (strictly). */
+export interface HostConfig {
+  readonly config: DshConfig
+  readonly acpAgents: ReadonlyArray<AcpAgentConfig>
+}
+
+/** `loadConfig`, plus the ACP agents: an invalid `[acp.agents.*]` entry is a usage error naming its key. */
+export const loadHostConfig = (home: string): Effect.Effect<HostConfig, UsageError> =>
+  Effect.gen(function*() {
+    const config = yield* loadConfig(home)
+    const acpAgents = yield* decodeAcpAgents(config.raw, join(home, "config.toml")).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+    return { config, acpAgents }
   })

@@ -1,12 +1,12 @@
 import { fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
 import { normalizeLimits } from "@dsh/subagent"
-import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
+import { type AcpAgentConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
 import { makeSandbox, ProcessLauncher } from "@dsh/subprocess"
 import { makeBuiltinToolsWith } from "@dsh/tools-builtin"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
@@ -48,14 +48,14 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
 
 /**
  * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
- * the `[acp.agents.*]` of config.toml), the built-in tools with Bash's environment from
- * `[bash] env` and Bash in the `[sandbox]`, the permission rules of config, the trusted
- * project and the flags, the default model from config, `DSH_MODEL` or `scripted`.
+ * the `[acp.agents.*]` of config.toml, kept warm for `[acp] keep_alive_seconds`), the built-in
+ * tools with Bash's environment from `[bash] env` and Bash in the `[sandbox]`, the permission
+ * rules of config, the trusted project and the flags, the default model from config,
+ * `DSH_MODEL` or `scripted`.
  */
-export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, flags?: PermissionFlags | undefined) => {
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, configured: ReadonlyArray<AcpAgentConfig>, flags?: PermissionFlags | undefined) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
-  const { agents: configured } = acpAgentsFromConfig(config.raw)
   const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth, sandbox: config.sandbox })
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
   // One sandbox for Bash of every agent and for `[acp.agents.*] sandbox = true` (bwrap is probed once, at first use).
@@ -74,7 +74,12 @@ export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, flags?: Perm
         childSandbox: config.sandbox
       }),
       // A config entry named `dsh` replaces the built-in `acp:dsh`.
-      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env, sandbox })
+      makeAcpBackend({
+        agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured],
+        parentEnv: ctx.env,
+        sandbox,
+        keepAlive: config.acpKeepAliveSeconds === undefined ? undefined : Duration.seconds(config.acpKeepAliveSeconds)
+      })
     ]),
     tools: makeBuiltinToolsWith({ env: bashEnv, sandbox }),
     permissions: cliPermissions(ctx, config, flags),

@@ -92,8 +92,10 @@ describe("dsh agents list", () => {
       agents: Array<{ name: string; scope: string; source: string; tools: unknown; disallowedTools: unknown; subagents: unknown; override: boolean; description: string }>
       skipped: Array<{ path: string; reason: string }>
       warnings: Array<string>
+      acpAgents: Array<unknown>
     }
-    expect(Object.keys(doc)).toEqual(["agents", "skipped", "warnings"])
+    expect(Object.keys(doc)).toEqual(["agents", "skipped", "warnings", "acpAgents"])
+    expect(doc.acpAgents).toEqual([])
     const reviewer = doc.agents.find((a) => a.name === "reviewer")!
     expect(reviewer).toMatchObject({ scope: "project", tools: ["Read", "Grep"], override: false })
     expect(Object.keys(reviewer).sort()).toEqual(["description", "disallowedTools", "name", "override", "scope", "source", "subagents", "tools"])

@@ -24,7 +24,13 @@ export type AgentEvent =
     readonly isError: boolean
     readonly durationMs: number
   }
-  | { readonly type: "usage"; readonly model: string; readonly usage: Usage }
+  | {
+    readonly type: "usage"
+    readonly model: string
+    readonly usage: Usage
+    /** What the call cost in US dollars, when the provider itself said (a vendor agent's running cost). */
+    readonly cost?: number | undefined
+  }
   | {
     readonly type: "turn-end"
     readonly turn: number

@@ -184,9 +184,10 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           if (event.type === "message" && event.message.role === "assistant" && event.message.content !== "") said = event.message.content
           return request.onEvent?.(event) ?? Effect.void
         }
-        const toolbox = makeToolbox({ tools: main.tools, policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools } })
+        const tools = [...main.tools, ...(request.tools ?? [])]
+        const toolbox = makeToolbox({ tools, policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools } })
         // Patterns that can never match are said when the profile applies, not silently ignored.
-        for (const message of agentPolicyWarnings(catalog.main, main.tools.map((t) => t.name), yield* main.subagents.typeNames)) {
+        for (const message of agentPolicyWarnings(catalog.main, tools.map((t) => t.name), yield* main.subagents.typeNames)) {
           const notice: AgentEvent = { type: "notice", level: "warning", message }
           yield* session.transcript.append(notice).pipe(Effect.ignore({ log: "Warn" }))
           yield* onEvent(notice)

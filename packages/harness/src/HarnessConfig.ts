@@ -36,6 +36,11 @@ export interface HarnessConfig {
    * the harness's to resolve).
    */
   readonly store?: string | undefined
+  /**
+   * `[acp] keep_alive_seconds`: how long a finished ACP child stays idle and warm for the next
+   * message (default 60 when unset; 0 closes children when their run ends).
+   */
+  readonly acpKeepAliveSeconds?: number | undefined
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -60,7 +65,8 @@ export const CONFIG_RANGES = {
   "limits.max_children": { min: 1, max: 100_000, integer: true },
   "llm.max_retries": { min: 0, max: 10, integer: true },
   "llm.retry_base_ms": { min: 1, max: 60_000, integer: true },
-  "acp.context_window": { min: 1, max: 100_000_000, integer: true }
+  "acp.context_window": { min: 1, max: 100_000_000, integer: true },
+  "acp.keep_alive_seconds": { min: 0, max: 24 * 3600 }
 } as const satisfies Record<string, Range>
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -140,6 +146,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     sandbox: sandbox(),
     acpContextWindow: number("acp", "context_window"),
     store,
+    acpKeepAliveSeconds: number("acp", "keep_alive_seconds"),
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)

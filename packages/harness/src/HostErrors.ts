@@ -25,5 +25,11 @@ export const toHostError = <A, R>(effect: Effect.Effect<A, HostFailure, R>): Eff
     RegistryError: (e) => host("InvalidInput", e.message),
     AgentDefinitionError: (e) => host(e.reason === "Builtin" || e.reason === "Io" ? "Failed" : "InvalidInput", e.message),
     SubagentError: (e) =>
-      host(e.reason === "UnknownHandle" ? "NotFound" : e.reason === "NotOwner" || e.reason === "InvalidRequest" ? "InvalidInput" : "Failed", e.message)
+      host(
+        e.reason === "UnknownHandle" ? "NotFound"
+          : e.reason === "NotOwner" || e.reason === "InvalidRequest" ? "InvalidInput"
+          : e.reason === "Unsupported" ? "Unsupported"
+          : "Failed",
+        e.message
+      )
   }))

@@ -45,7 +45,7 @@ const eventCases = [
     isError: Schema.Boolean,
     durationMs: Schema.Number
   }),
-  Schema.Struct({ type: Schema.Literal("usage"), model: Schema.String, usage: UsageSchema }),
+  Schema.Struct({ type: Schema.Literal("usage"), model: Schema.String, usage: UsageSchema, cost: Schema.optional(Schema.Number) }),
   Schema.Struct({
     type: Schema.Literal("turn-end"),
     turn: Schema.Number,

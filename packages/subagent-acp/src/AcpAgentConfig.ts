@@ -1,8 +1,9 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentDefinition } from "@dsh/agent"
 import type { AgentType, StartContext } from "@dsh/subagent"
 import { childModelSpec } from "@dsh/subagent-outofprocess"
 import type { SandboxSettings } from "@dsh/subprocess"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Schema } from "effect"
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { isAbsolute, join } from "node:path"
@@ -40,6 +41,8 @@ export interface AcpAgentConfig {
    * sandbox allows it — a vendor agent that calls its API needs `[sandbox] network = true`).
    */
   readonly sandbox?: boolean | undefined
+  /** MCP servers passed to the agent in `session/new` (and `session/load`). */
+  readonly mcpServers?: ReadonlyArray<acp.McpServer> | undefined
   /** Per-run additions (e.g. the parent's model spec and a state directory for `acp:dsh`). */
   readonly prepare?: ((context: StartContext) => Effect.Effect<AcpLaunchAdditions, string>) | undefined
 }
@@ -66,57 +69,120 @@ export const acpAgentTypes = (agents: ReadonlyArray<AcpAgentConfig>): ReadonlyAr
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const strings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
+const stringTable = (v: unknown): v is Readonly<Record<string, string>> => isRecord(v) && Object.values(v).every((x) => typeof x === "string")
+const pairs = (table: Readonly<Record<string, string>> | undefined) => Object.entries(table ?? {}).map(([name, value]) => ({ name, value }))
+
+/** A `[acp.agents.<name>]` entry that cannot be used: the key, and what is wrong with it. */
+export class AcpConfigError extends Schema.TaggedError<AcpConfigError>()("AcpConfigError", {
+  key: Schema.String,
+  message: Schema.String
+}) {}
+
+/** One `[acp.agents.<name>]` entry as read: usable (`ok`) or not (`invalid`, with the reason). */
+export type AcpAgentEntry =
+  | { readonly name: string; readonly command: string; readonly status: "ok"; readonly agent: AcpAgentConfig }
+  | { readonly name: string; readonly command: string; readonly status: "invalid"; readonly key: string; readonly reason: string }
+
+/**
+ * `[acp.agents.<name>.mcp_servers.<server>]`: a stdio server (`command`, `args`, `env` table)
+ * or an HTTP/SSE one (`url`, `headers` table, `type = "http"` (default) or `"sse"`), as ACP's
+ * `McpServer` for `session/new`.
+ */
+const mcpServerOf = (agent: string, server: string, entry: unknown): acp.McpServer | { readonly key: string; readonly reason: string } => {
+  const key = `[acp.agents.${agent}.mcp_servers.${server}]`
+  if (!isRecord(entry)) return { key, reason: "must be a table" }
+  if (entry.env !== undefined && !stringTable(entry.env)) return { key, reason: "\"env\" must be a table of strings" }
+  if (entry.headers !== undefined && !stringTable(entry.headers)) return { key, reason: "\"headers\" must be a table of strings" }
+  if (typeof entry.command === "string" && entry.command !== "") {
+    if (entry.args !== undefined && !strings(entry.args)) return { key, reason: "\"args\" must be a list of strings" }
+    return { name: server, command: entry.command, args: [...(entry.args as ReadonlyArray<string> | undefined ?? [])], env: pairs(entry.env as Record<string, string> | undefined) }
+  }
+  if (typeof entry.url === "string" && entry.url !== "") {
+    const type = entry.type ?? "http"
+    if (type !== "http" && type !== "sse") return { key, reason: "\"type\" must be \"http\" or \"sse\"" }
+    return { type, name: server, url: entry.url, headers: pairs(entry.headers as Record<string, string> | undefined) }
+  }
+  return { key, reason: "\"command\" (a stdio server) or \"url\" (an HTTP server) is required" }
+}
+
+/** Reads one `[acp.agents.<name>]` entry. */
+const entryOf = (name: string, entry: unknown): AcpAgentEntry => {
+  const where = `[acp.agents.${name}]`
+  const command = isRecord(entry) && typeof entry.command === "string" ? entry.command : ""
+  const invalid = (reason: string, key = where): AcpAgentEntry => ({ name, command, status: "invalid", key, reason })
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) return invalid("the name must be lower-case letters, digits, - or _")
+  if (!isRecord(entry)) return invalid("must be a table")
+  if (command === "") return invalid("\"command\" is required")
+  if (entry.args !== undefined && !strings(entry.args)) return invalid("\"args\" must be a list of strings")
+  const env = entry.env
+  const passEnv = strings(env) ? env : undefined
+  const explicit = stringTable(env) ? env : undefined
+  if (env !== undefined && passEnv === undefined && explicit === undefined) return invalid("\"env\" must be a list of variable names or a table of values")
+  if (entry.description !== undefined && typeof entry.description !== "string") return invalid("\"description\" must be a string")
+  if (entry.cwd !== undefined && typeof entry.cwd !== "string") return invalid("\"cwd\" must be \"parent\" or a directory")
+  const timeout = entry.initialize_timeout_seconds
+  if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > 3600)) {
+    return invalid(`"initialize_timeout_seconds" = ${JSON.stringify(timeout)} is not allowed: it must be a number of seconds above 0, at most 3600`)
+  }
+  const mcpServers: Array<acp.McpServer> = []
+  if (entry.mcp_servers !== undefined) {
+    if (!isRecord(entry.mcp_servers)) return invalid("must be a table of servers", `[acp.agents.${name}.mcp_servers]`)
+    for (const [server, definition] of Object.entries(entry.mcp_servers)) {
+      const read = mcpServerOf(name, server, definition)
+      if ("reason" in read) return invalid(read.reason, read.key)
+      mcpServers.push(read)
+    }
+  }
+  return {
+    name,
+    command,
+    status: "ok",
+    agent: {
+      name,
+      description: typeof entry.description === "string" ? entry.description : `the ACP agent "${command}"`,
+      command,
+      args: entry.args as ReadonlyArray<string> | undefined,
+      passEnv,
+      env: explicit,
+      cwd: typeof entry.cwd === "string" ? entry.cwd : undefined,
+      initializeTimeout: typeof timeout === "number" ? Duration.seconds(timeout) : undefined,
+      ...(mcpServers.length === 0 ? {} : { mcpServers }),
+      ...(entry.sandbox === true ? { sandbox: true } : {})
+    }
+  }
+}
+
+/** Every `[acp.agents.<name>]` entry of a parsed config.toml, usable or not, in file order. */
+export const acpAgentEntries = (raw: unknown): ReadonlyArray<AcpAgentEntry> => {
+  const table = isRecord(raw) && isRecord(raw.acp) && isRecord(raw.acp.agents) ? raw.acp.agents : {}
+  return Object.entries(table).map(([name, entry]) => entryOf(name, entry))
+}
 
 /**
  * Reads `[acp.agents.<name>]` tables from a parsed config.toml:
  * `command` (required), `args`, `env` (names to pass through, or a table of explicit
  * values), `description`, `cwd` (`"parent"` or a directory), `initialize_timeout_seconds`,
- * `sandbox` (run the agent in the sandbox).
- * Invalid entries are skipped with a warning; they never break the other agents.
+ * `mcp_servers.<server>` (stdio: `command`, `args`, `env`; HTTP: `url`, `headers`, `type`).
+ * Lenient: invalid entries are skipped with a warning and never break the other agents (for
+ * listings); a harness that runs agents should use `decodeAcpAgents`, which refuses them.
  */
 export const acpAgentsFromConfig = (raw: unknown): { readonly agents: ReadonlyArray<AcpAgentConfig>; readonly warnings: ReadonlyArray<string> } => {
-  const agents: Array<AcpAgentConfig> = []
-  const warnings: Array<string> = []
-  const table = isRecord(raw) && isRecord(raw.acp) && isRecord(raw.acp.agents) ? raw.acp.agents : {}
-  for (const [name, entry] of Object.entries(table)) {
-    const where = `[acp.agents.${name}]`
-    if (!/^[a-z0-9][a-z0-9_-]*$/.test(name)) {
-      warnings.push(`${where}: the name must be lower-case letters, digits, - or _`)
-      continue
-    }
-    if (!isRecord(entry) || typeof entry.command !== "string" || entry.command === "") {
-      warnings.push(`${where}: "command" is required`)
-      continue
-    }
-    if (entry.args !== undefined && !strings(entry.args)) {
-      warnings.push(`${where}: "args" must be a list of strings`)
-      continue
-    }
-    const env = entry.env
-    const passEnv = strings(env) ? env : undefined
-    const explicit = isRecord(env) && Object.values(env).every((v) => typeof v === "string") ? env as Record<string, string> : undefined
-    if (env !== undefined && passEnv === undefined && explicit === undefined) {
-      warnings.push(`${where}: "env" must be a list of variable names or a table of values`)
-      continue
-    }
-    if (entry.sandbox !== undefined && typeof entry.sandbox !== "boolean") {
-      warnings.push(`${where}: "sandbox" must be true or false`)
-      continue
-    }
-    const timeout = entry.initialize_timeout_seconds
-    agents.push({
-      name,
-      description: typeof entry.description === "string" ? entry.description : `the ACP agent "${entry.command}"`,
-      command: entry.command,
-      args: entry.args as ReadonlyArray<string> | undefined,
-      passEnv,
-      env: explicit,
-      cwd: typeof entry.cwd === "string" ? entry.cwd : undefined,
-      initializeTimeout: typeof timeout === "number" && timeout > 0 ? Duration.seconds(timeout) : undefined,
-      ...(entry.sandbox === true ? { sandbox: true } : {})
-    })
+  const entries = acpAgentEntries(raw)
+  return {
+    agents: entries.flatMap((e) => (e.status === "ok" ? [e.agent] : [])),
+    warnings: entries.flatMap((e) => (e.status === "invalid" ? [`${e.key}: ${e.reason}`] : []))
   }
-  return { agents, warnings }
+}
+
+/**
+ * Reads `[acp.agents.<name>]` tables strictly: the first invalid entry is an `AcpConfigError`
+ * naming its key (`file` prefixes the message), so a run never silently loses an agent.
+ */
+export const decodeAcpAgents = (raw: unknown, file: string): Effect.Effect<ReadonlyArray<AcpAgentConfig>, AcpConfigError> => {
+  const entries = acpAgentEntries(raw)
+  const bad = entries.find((e) => e.status === "invalid")
+  if (bad !== undefined && bad.status === "invalid") return Effect.fail(new AcpConfigError({ key: bad.key, message: `${file}: ${bad.key} ${bad.reason}` }))
+  return Effect.succeed(entries.flatMap((e) => (e.status === "ok" ? [e.agent] : [])))
 }
 
 const sandboxSection = (sandbox: SandboxSettings | undefined): string =>

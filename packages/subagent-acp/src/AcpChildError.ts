@@ -9,9 +9,10 @@ import { Schema } from "effect"
  * - `ProtocolViolation`: the agent wrote something that is not JSON-RPC, or a frame too large;
  * - `ProcessExited`: the agent's process ended before its turn did;
  * - `RequestFailed`: a request was answered with an error, or the connection closed under it;
- * - `Setup`: preparing the run failed (state directory, configuration).
+ * - `Setup`: preparing the run failed (state directory, configuration);
+ * - `Unsupported`: the agent cannot do what was asked (e.g. load a session it did not advertise).
  */
 export class AcpChildError extends Schema.TaggedError<AcpChildError>()("AcpChildError", {
-  reason: Schema.Literals(["SpawnFailed", "InitializeTimeout", "ProtocolViolation", "ProcessExited", "RequestFailed", "Setup"]),
+  reason: Schema.Literals(["SpawnFailed", "InitializeTimeout", "ProtocolViolation", "ProcessExited", "RequestFailed", "Setup", "Unsupported"]),
   message: Schema.String
 }) {}

@@ -4,7 +4,8 @@ import type { ProcessLauncher, SandboxShape } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
 import { ACP_PROVIDER, type AcpAgentConfig, acpAgentTypes, acpTypeName } from "./AcpAgentConfig.ts"
 import { AcpChildError } from "./AcpChildError.ts"
-import { type AcpChild, cancelTurn, connectAcpChild, openSession, promptTurn } from "./internal/AcpChild.ts"
+import { ACP_CONTINUATION_VERSION, AcpContinuation } from "./AcpContinuation.ts"
+import { type AcpChild, cancelTurn, connectAcpChild, continuationOf, openSession, promptTurn, reopenSession } from "./internal/AcpChild.ts"
 import { launchPlan } from "./internal/Launch.ts"
 
 export interface AcpProviderOptions {
@@ -22,14 +23,22 @@ export interface AcpProviderOptions {
   readonly maxMessageBytes?: number | undefined
   /** The sandbox that agents with `sandbox: true` run in (`makeSandbox` of `@dsh/subprocess`). */
   readonly sandbox?: SandboxShape | undefined
+  /**
+   * How long a child whose turn completed stays idle and warm (its process and ACP session
+   * open) for the next message to it; then it is closed, and a later message reloads its
+   * session on a new process (`session/load`) if its agent advertised `loadSession`.
+   * Default 60 seconds (`[acp] keep_alive_seconds`); 0 closes every child when its run ends.
+   */
+  readonly keepAlive?: Duration.Input | undefined
 }
 
 /**
  * The `acp` backend as hooks over the out-of-process driver: launch the configured command,
- * `initialize` (readiness), `session/new` in its cwd, `session/prompt` with the task,
- * `session/cancel` to stop. ACP has no turn events of its own, so the driver frames the turn.
+ * `initialize` (readiness), `session/new` in its cwd with its MCP servers, `session/prompt`
+ * with the task, `session/cancel` to stop; continued warm on the kept process, or cold with
+ * `session/load`. ACP has no turn events of its own, so the driver frames the turn.
  */
-const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpChild, AcpChildError> => {
+const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpChild, AcpChildError, AcpContinuation> => {
   const byType = new Map(options.agents.map((a) => [acpTypeName(a.name), a]))
   const agentOf = (run: OutOfProcessRun): Effect.Effect<AcpAgentConfig, AcpChildError> => {
     const agent = byType.get(run.context.type.name)
@@ -39,9 +48,10 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
   }
   return {
     name: ACP_PROVIDER,
-    description: "an out-of-process child driven over the Agent Client Protocol (any ACP agent command)",
+    description: "an out-of-process child driven over the Agent Client Protocol (any ACP agent command); continuable warm, or cold by session/load",
     turnEvents: "driver",
     cancelGrace: options.cancelGrace ?? "2 seconds",
+    keepAlive: options.keepAlive ?? "60 seconds",
     describe: (error) => (error._tag === "SubprocessError" ? `cannot start the ACP agent: ${error.message}` : error.message),
     launch: (run) =>
       Effect.flatMap(agentOf(run), (agent) => launchPlan({ agent, run, parentEnv: options.parentEnv ?? process.env, killGrace: options.killGrace, sandbox: options.sandbox })),
@@ -51,26 +61,41 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
           launched,
           run,
           initializeTimeout: agent.initializeTimeout ?? options.initializeTimeout ?? "20 seconds",
-          maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024
+          maxMessageBytes: options.maxMessageBytes ?? 16 * 1024 * 1024,
+          mcpServers: agent.mcpServers ?? []
         })),
     newSession: openSession,
     prompt: promptTurn,
-    cancel: cancelTurn
+    cancel: cancelTurn,
+    resume: {
+      version: ACP_CONTINUATION_VERSION,
+      schema: AcpContinuation,
+      save: continuationOf,
+      reopen: reopenSession,
+      coldUnsupported: (saved) =>
+        saved.loadSession
+          ? undefined
+          : "its ACP agent did not advertise loadSession, and its process is no longer kept warm (see keepAlive, [acp] keep_alive_seconds); start a new child"
+    }
   }
 }
 
 /**
- * The `acp` backend: a one-shot child in its own process, any ACP agent. Per run: spawn the
+ * The `acp` backend: a continuable child in its own process, any ACP agent. Per run: spawn the
  * configured command through the `ProcessLauncher` (scrubbed environment plus the variables
- * passed explicitly, own process group), `initialize` (the readiness signal, bounded),
- * `session/new` in the parent's cwd, `session/prompt` with the task. Streamed text becomes
- * the result; text, tool calls, usage and permission decisions go to the child's transcript.
- * Permission requests are decided by the calling fiber's `Permissions` (see the README's
- * "Permissions": the call's `kind` and `rawInput` become `Bash(<command>)`, `Edit(<path>)`, …). Interruption (cancel,
- * timeout) sends `session/cancel`, waits a short grace, then the process tree is stopped.
- * Every fault (spawn, silence, garbage, early exit) ends as `failed` with notes. It is a record
- * of hooks over the shared out-of-process driver, which owns the process, the transcript,
- * `meta.json` and the cleanup.
+ * passed explicitly, own process group, killed with the parent), `initialize` (the readiness
+ * signal, bounded), `session/new` in the parent's cwd with the agent's MCP servers,
+ * `session/prompt` with the task. Streamed text becomes the result; text, tool calls (merged
+ * from every update), usage (from wherever the agent reports it) and permission requests with
+ * their answers go to the child's transcript. Permission requests are decided by the calling
+ * fiber's `Permissions` (see the README's "Permissions": the call's `kind` and `rawInput` become
+ * `Bash(<command>)`, `Edit(<path>)`, …). Interruption (cancel, timeout) sends `session/cancel`, waits a short
+ * grace, then the process tree is stopped. The result is returned as soon as the turn ends: a
+ * finished child stays warm for `keepAlive` (a message continues the same session on the same
+ * process), else it is closed in the background; later, a message reloads its session on a
+ * new process (`session/load`) if its agent can. Every fault (spawn, silence, garbage, early
+ * exit) ends as `failed` with notes. It is a record of hooks over the shared out-of-process
+ * driver, which owns the process, the transcript, `meta.json` and the cleanup.
  */
 export const makeAcpProvider = (options: AcpProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
   makeOutOfProcessProvider(acpChildBackend(options))

@@ -1,9 +1,10 @@
 /**
- * @dsh/subagent-acp: the `acp` backend. A one-shot child in its own process, driven over the
+ * @dsh/subagent-acp: the `acp` backend. A continuable child in its own process, driven over the
  * Agent Client Protocol: any ACP agent command (`acp:<name>` from config.toml), and this same
  * CLI as `acp:dsh`.
  */
 export * from "./AcpAgentConfig.ts"
 export * from "./AcpChildError.ts"
+export * from "./AcpContinuation.ts"
 export * from "./AcpProvider.ts"
 export { DENY_REASON_META } from "./internal/Connection.ts"

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { acpAgentsFromConfig, acpAgentTypes } from "../src/index.ts"
+import { Effect } from "effect"
+import { acpAgentEntries, acpAgentsFromConfig, acpAgentTypes, decodeAcpAgents } from "../src/index.ts"
 
 describe("[acp.agents.*] in config.toml", () => {
   it("reads agents and turns them into acp:<name> types on the acp provider", () => {
@@ -37,5 +38,39 @@ describe("[acp.agents.*] in config.toml", () => {
   it("no [acp] table means no configured agents", () => {
     expect(acpAgentsFromConfig({}).agents).toEqual([])
     expect(acpAgentsFromConfig(undefined).agents).toEqual([])
+  })
+
+  it("mcp_servers become ACP McpServer definitions: stdio and HTTP", () => {
+    const { agents, warnings } = acpAgentsFromConfig({
+      acp: {
+        agents: {
+          claude: {
+            command: "claude-agent-acp",
+            mcp_servers: {
+              files: { command: "mcp-files", args: ["--root", "/srv"], env: { LOG: "1" } },
+              docs: { url: "http://127.0.0.1:8080/mcp", headers: { Authorization: "Bearer t" } }
+            }
+          }
+        }
+      }
+    })
+    expect(warnings).toEqual([])
+    expect(agents[0]?.mcpServers).toEqual([
+      { name: "files", command: "mcp-files", args: ["--root", "/srv"], env: [{ name: "LOG", value: "1" }] },
+      { type: "http", name: "docs", url: "http://127.0.0.1:8080/mcp", headers: [{ name: "Authorization", value: "Bearer t" }] }
+    ])
+  })
+
+  it("decodeAcpAgents refuses the first invalid entry, naming its key; the listing keeps every entry with its status", () => {
+    const raw = { acp: { agents: { ok: { command: "x" }, slow: { command: "y", initialize_timeout_seconds: -1 }, mcp: { command: "z", mcp_servers: { s: { args: [] } } } } } }
+    const error = Effect.runSync(Effect.flip(decodeAcpAgents(raw, "/home/u/.dsh/config.toml")))
+    expect(error.key).toBe("[acp.agents.slow]")
+    expect(error.message).toBe("/home/u/.dsh/config.toml: [acp.agents.slow] \"initialize_timeout_seconds\" = -1 is not allowed: it must be a number of seconds above 0, at most 3600")
+    expect(acpAgentEntries(raw).map((e) => [e.name, e.command, e.status, e.status === "invalid" ? e.key : ""])).toEqual([
+      ["ok", "x", "ok", ""],
+      ["slow", "y", "invalid", "[acp.agents.slow]"],
+      ["mcp", "z", "invalid", "[acp.agents.mcp.mcp_servers.s]"]
+    ])
+    expect(Effect.runSync(decodeAcpAgents({ acp: { agents: { ok: { command: "x" } } } }, "c")).map((a) => a.name)).toEqual(["ok"])
   })
 })

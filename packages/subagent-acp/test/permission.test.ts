@@ -36,9 +36,13 @@ describe("subagent-acp permissions", () => {
       assert.strictEqual(readFileSync(join(env.cwd, "out.txt"), "utf8"), "hello from the child\n")
       assert.deepStrictEqual(asked, [], "a rule answered: no one was asked")
       const wire = readJsonLines(join(env.sessionLocation, "agents", result.handle, "wire.jsonl"))
-      // The child's `edit` tool call with its path is `Edit(out.txt)` to the parent's rules.
-      assert.deepInclude(wire.find((r) => r.type === "permission"), { subject: "Edit(out.txt)", decision: "allowed", via: "rule", rule: "allow: Edit(out.txt)" })
-      assert.isTrue(wire.some((r) => r.type === "tool-call" && r.name === "Write"))
+      // The child's `edit` tool call with its path is `Edit(out.txt)` to the parent's rules; the
+      // decision is in the transcript, after the call it is about.
+      const call = wire.find((r) => r.type === "tool-call" && r.name === "Write")
+      assert.isDefined(call)
+      const permission = wire.find((r) => r.type === "permission")
+      assert.deepInclude(permission, { id: call!.id, subject: "Edit(out.txt)", decision: "allowed", via: "rule", rule: "allow: Edit(out.txt)" })
+      assert.isBelow(wire.indexOf(call!), wire.indexOf(permission!))
     }).pipe(Effect.scoped), 30_000)
 
   it.live("a non-interactive parent denies with a reason the child's model reads", () =>

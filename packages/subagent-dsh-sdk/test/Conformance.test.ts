@@ -17,5 +17,5 @@ subagentProviderSuite(
     return { subagents, parent: parentInfo(home, specModel("scripted", script)), agentType: "sdk:dsh" }
   }).pipe(Effect.provide(LocalProcessLauncher.layer())),
   // Each child is a dsh runtime of its own: continuable, and it hears messages sent meanwhile.
-  { continue: true, messages: true }
+  { continue: true, messages: true, progress: true }
 )

@@ -76,7 +76,7 @@ const dsh = (args: ReadonlyArray<string>) =>
 
 const onlySession = (before: ReadonlyArray<string>) => readdirSync(join(home, "sessions")).filter((s) => !before.includes(s))
 
-describe("dsh-sdk backend end to end (dsh run parents, dsh sdk children, a local OpenAI-compatible server)", () => {
+describe("dsh-sdk backend end to end (dsh run parents, dsh sdk children, a local OpenAI-compatible server)", { timeout: 30_000 }, () => {
   let sessionId = ""
 
   it.live("a parent delegates to an SDK child that delegates to an in-process grandchild; usage rolls up; both transcripts are on disk", () =>

@@ -6,6 +6,7 @@ import { Effect, Stream } from "effect"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { isWatchdog } from "@dsh/subprocess/testing"
 import { dshSdkAgentType } from "../src/index.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../../..")
@@ -53,7 +54,8 @@ export const childPids = (parent: number): Array<number> =>
     try {
       const stat = readFileSync(`/proc/${e}/stat`, "utf8")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      return Number(fields[1]) === parent && fields[0] !== "Z" ? [Number(e)] : []
+      // The launcher's parent-death watchdog is not a child agent.
+      return Number(fields[1]) === parent && fields[0] !== "Z" && !isWatchdog(Number(e)) ? [Number(e)] : []
     } catch {
       return []
     }

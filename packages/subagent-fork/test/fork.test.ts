@@ -47,4 +47,4 @@ describe("subagent-fork", () => {
 
 })
 
-subagentProviderSuite("fork", env, { continue: true, messages: true, report: true, nesting: true })
+subagentProviderSuite("fork", env, { continue: true, messages: true, report: true, nesting: true, progress: true })

@@ -58,23 +58,32 @@ export interface TurnReport {
   readonly output: string
   /** Everything the turn used, the child's own descendants included. */
   readonly usage: Usage
+  /** What the turn cost in US dollars, when the child itself said (it then wins over pricing). */
+  readonly cost?: number | undefined
   readonly notes?: string | undefined
 }
 
 /**
  * How a continuable backend keeps a child: what it saves after creating the child's session
  * (stored by the service as an opaque, versioned envelope) and how a new connection reopens it.
- * A backend with this hook is continuable, and its running children also hear the messages
- * sent to them, as further turns on the same connection (warm).
+ * A backend with this hook is continuable: its running children also hear the messages sent to
+ * them, as further turns on the same connection, and with `keepAlive` a finished child's
+ * process waits idle for the next message (warm) before it is closed.
  */
 export interface ResumeHooks<C, E, S> {
   readonly version: number
   /** Decodes the saved data: the service refuses a `continue` whose envelope does not decode. */
   readonly schema: Schema.Decoder<S>
-  /** What to save for a child whose session `newSession` just created. */
-  readonly save: (sessionId: string) => S
+  /** What to save for a child whose session `newSession` just created on `connection`. */
+  readonly save: (connection: C, sessionId: string) => S
   /** Reopens the saved session on a fresh connection (cold); returns its id. */
   readonly reopen: (connection: C, saved: S, run: OutOfProcessRun) => Effect.Effect<string, E>
+  /**
+   * Why a child saved as `saved` cannot be reopened on a fresh process (e.g. its agent cannot
+   * load sessions), or undefined when it can. Asked before a `continue` that has no warm
+   * process: the service then refuses the message as `Unsupported` with this reason.
+   */
+  readonly coldUnsupported?: ((saved: S) => string | undefined) | undefined
 }
 
 /**
@@ -124,4 +133,11 @@ export interface OutOfProcessBackend<C, E, S = never> {
   readonly turnEvents: "driver" | "child"
   /** Present for continuable backends. */
   readonly resume?: ResumeHooks<C, E, S> | undefined
+  /**
+   * How long a continuable child whose turn completed stays idle with its process and session
+   * open (warm) for the next message; then it is closed (cold: `resume.reopen` on a new
+   * process). Default 0: closed at once. Closing never delays the run's result: it happens in
+   * the background of the session tree, whose end closes every warm child.
+   */
+  readonly keepAlive?: Duration.Input | undefined
 }

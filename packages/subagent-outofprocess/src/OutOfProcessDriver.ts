@@ -1,9 +1,10 @@
 import { addUsage, type AgentEvent, isEphemeral } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
-import { Cause, Clock, Effect, Exit, Fiber, Option, Ref } from "effect"
+import { Cause, Clock, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
 import { iso, makeMetaWriter } from "./internal/Meta.ts"
 import { makeProgress } from "./internal/Progress.ts"
+import { closeResident, makeResidents, type Resident, type Residents } from "./internal/Resident.ts"
 import { makeTurnFrame } from "./internal/TurnFrame.ts"
 import type { OutOfProcessBackend, OutOfProcessRun, TurnReport } from "./OutOfProcessBackend.ts"
 
@@ -13,28 +14,38 @@ export const childModelSpec = (context: StartContext): string =>
 
 const firstLine = (text: string): string => text.split("\n")[0] ?? text
 
+const addCost = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined ? b : b === undefined ? a : a + b)
+
 /**
- * The provider of an out-of-process backend: `start` for every backend, `continue` and the
- * continuation spec for those with `resume`. Children are started through the `ProcessLauncher`
- * of the context the provider is made in; no backend starts a process of its own.
+ * The provider of an out-of-process backend: `start` for every backend; `continue`, the
+ * continuation spec and `checkContinue` for those with `resume`. Children are started through
+ * the `ProcessLauncher` of the context the provider is made in; no backend starts a process of
+ * its own. Warm children (`keepAlive`) are kept per session tree by this provider.
  */
 export const makeOutOfProcessProvider = <C, E, S = never>(
   backend: OutOfProcessBackend<C, E, S>
 ): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
   Effect.gen(function*() {
     const launcher = yield* ProcessLauncher
+    const residents = makeResidents<C>()
     const resume = backend.resume
     const provider: SubagentProvider = {
       name: backend.name,
       description: backend.description,
-      start: (context) => runOutOfProcess(backend, launcher, context, context.request.prompt, Option.none())
+      start: (context) => runOutOfProcess(backend, launcher, residents, context, context.request.prompt, Option.none())
     }
     if (resume === undefined) return provider
     return {
       ...provider,
       // The service decoded the saved envelope with `resume.schema` before calling this.
-      continue: (context) => runOutOfProcess(backend, launcher, context, context.message, Option.some(context.continuation as S)),
-      continuation: { version: resume.version, schema: resume.schema }
+      continue: (context) => runOutOfProcess(backend, launcher, residents, context, context.message, Option.some(context.continuation as S)),
+      continuation: { version: resume.version, schema: resume.schema },
+      // A warm child always can; a cold one only if its saved session can be reopened.
+      checkContinue: ({ handle, tree, continuation }) => {
+        if (residents.has(tree, handle)) return Effect.void
+        const why = resume.coldUnsupported?.(continuation as S)
+        return why === undefined ? Effect.void : Effect.fail(why)
+      }
     }
   })
 
@@ -45,10 +56,13 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
  * - `meta.json`: `starting`, then command and cwd, pid and `running`, agentInfo, session id,
  *   and finally how the run ended (`endedAt`, `notes`);
  * - the cancel ladder: on interruption mid-turn, `cancel`, then up to `cancelGrace` for the
- *   child's own answer, then the turn is interrupted; then the scope closes (connection,
- *   stdin, `exitGrace` for a child that answered, the launcher's ladder on its process group);
- * - exactly one cleanup, on success, failure and interruption alike, after the process is
- *   gone: the open turn's `turn-end`, the final `meta.json`, a transcript sync;
+ *   child's own answer, then the turn is interrupted;
+ * - exactly one cleanup, on success, failure and interruption alike: the open turn's
+ *   `turn-end`, the final `meta.json`, a transcript sync — then the outcome is returned;
+ * - the child's process afterwards, never delaying the outcome: a continuable child whose turn
+ *   completed stays warm for `keepAlive` (the next `continue` takes it); any other is closed in
+ *   the background of the session tree (connection, stdin, `exitGrace` for a child that
+ *   answered, the launcher's ladder on its process group), and the tree's end closes them all;
  * - the outcome of every fault: a typed error becomes `failed` with `describe(error)` as notes,
  *   a defect `failed` with its first line (the full cause logged once); both keep what the
  *   child said and used so far. Interruption propagates (the service records it).
@@ -56,6 +70,7 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
 const runOutOfProcess = <C, E, S>(
   backend: OutOfProcessBackend<C, E, S>,
   launcher: ProcessLauncherShape,
+  residents: Residents<C>,
   context: StartContext,
   prompt: string,
   saved: Option.Option<S>
@@ -75,10 +90,12 @@ const runOutOfProcess = <C, E, S>(
       })
     const meta = yield* makeMetaWriter(context, run.modelSpec)
     const frame = yield* makeTurnFrame(backend.turnEvents, emit)
-    /** Whether the child answered its last prompt: then it gets `exitGrace` to exit by itself. */
-    const answered = yield* Ref.make(false)
     /** The answer a cancelled turn still gave within `cancelGrace`. */
     const lastAnswer = yield* Ref.make(Option.none<TurnReport>())
+    /** The child this run speaks to, once it exists (closed or kept when the run ends). */
+    const current = yield* Ref.make(Option.none<Resident<C>>())
+    /** Scopes of a child still being started (spawned, not connected yet). */
+    const starting = yield* Ref.make(Option.none<{ readonly processScope: Scope.Closeable }>())
 
     /** So far: what the child said and used (for outcomes its runtime did not report). */
     const soFar = (status: ChildOutcome["status"], notes: string): Effect.Effect<ChildOutcome> =>
@@ -86,47 +103,48 @@ const runOutOfProcess = <C, E, S>(
         const answer = yield* Ref.get(lastAnswer)
         const output = Option.isSome(answer) && answer.value.output !== "" ? answer.value.output : yield* progress.output
         const usage = Option.isSome(answer) ? answer.value.usage : yield* progress.usage
-        return { status, output, usage, notes }
+        const cost = Option.isSome(answer) ? answer.value.cost : yield* progress.cost
+        return { status, output, usage, ...(cost === undefined ? {} : { cost }), notes }
       })
 
-    const turn = (connection: C, sessionId: string, text: string): Effect.Effect<TurnReport, E> =>
+    const turn = (resident: Resident<C>, text: string): Effect.Effect<TurnReport, E> =>
       Effect.gen(function*() {
         yield* frame.open(text)
-        yield* Ref.set(answered, false)
+        yield* Ref.set(resident.answered, false)
         const running = yield* Effect.forkChild(
-          backend.prompt(connection, { sessionId, text, emit }).pipe(Effect.withSpan("OutOfProcess.prompt", { attributes }))
+          backend.prompt(resident.connection, { sessionId: resident.sessionId, text, emit }).pipe(
+            Effect.withSpan("OutOfProcess.prompt", { attributes })
+          )
         )
-        const stop = backend.cancel(connection, sessionId).pipe(
+        const stop = backend.cancel(resident.connection, resident.sessionId).pipe(
           Effect.andThen(Fiber.await(running)),
           Effect.timeoutOption(backend.cancelGrace),
           Effect.flatMap((answer) =>
             Option.isSome(answer) && Exit.isSuccess(answer.value)
-              ? Ref.set(answered, true).pipe(Effect.andThen(Ref.set(lastAnswer, Option.some(answer.value.value))))
+              ? Ref.set(resident.answered, true).pipe(Effect.andThen(Ref.set(lastAnswer, Option.some(answer.value.value))))
               : Fiber.interrupt(running)
           )
         )
         const report = yield* Fiber.join(running).pipe(Effect.onInterrupt(() => stop))
-        yield* Ref.set(answered, true)
+        yield* Ref.set(resident.answered, true)
         yield* frame.close(report)
         return report
       })
 
-    const body = Effect.gen(function*() {
-      yield* frame.open(prompt)
+    /** A new process: launch, spawn, connect, then a new session or the saved one reopened. */
+    const startChild = Effect.gen(function*() {
       const plan = yield* backend.launch(run).pipe(Effect.withSpan("OutOfProcess.launch", { attributes }))
       const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
       yield* meta.write({ command: commandLine, cwd: plan.cwd })
-      const child = yield* launcher.spawn(plan).pipe(Effect.withSpan("OutOfProcess.spawn", { attributes }))
-      // Released after the connection closes (finalizers run last-first): end stdin; a child that
-      // answered its last prompt may exit by itself within `exitGrace`; then the launcher's ladder.
-      yield* Effect.addFinalizer(() =>
-        Effect.gen(function*() {
-          yield* Effect.sync(() => child.stdin?.end())
-          if (yield* Ref.get(answered)) yield* Effect.timeoutOption(child.exit, plan.exitGrace)
-        })
-      )
+      // The child's scopes belong to the session tree: whatever happens to this run, the tree's end closes them.
+      const processScope = yield* Scope.fork(context.tree.scope, "sequential")
+      yield* Ref.set(starting, Option.some({ processScope }))
+      const child = yield* launcher.spawn(plan).pipe(Scope.provide(processScope), Effect.withSpan("OutOfProcess.spawn", { attributes }))
+      // Forked after the spawn, so that a close of the process scope closes the connection first.
+      const connectionScope = yield* Scope.fork(processScope, "sequential")
       yield* meta.write({ status: "running", pid: child.pid })
       const { connection, agentInfo } = yield* backend.connect({ child, plan, commandLine }, run).pipe(
+        Scope.provide(connectionScope),
         Effect.withSpan("OutOfProcess.connect", { attributes })
       )
       yield* meta.write({ agentInfo })
@@ -134,24 +152,58 @@ const runOutOfProcess = <C, E, S>(
       const sessionId = yield* (resume !== undefined && Option.isSome(saved)
         ? resume.reopen(connection, saved.value, run)
         : backend.newSession(connection, run).pipe(
-          Effect.tap((id) => (resume === undefined ? Effect.void : context.saveContinuation(resume.save(id))))
+          Effect.tap((id) => (resume === undefined ? Effect.void : context.saveContinuation(resume.save(connection, id))))
         )).pipe(Effect.withSpan("OutOfProcess.session", { attributes }))
-      yield* meta.write({ sessionId })
+      const resident: Resident<C> = {
+        connection,
+        sessionId,
+        child,
+        plan,
+        commandLine,
+        agentInfo,
+        processScope,
+        connectionScope,
+        answered: yield* Ref.make(false)
+      }
+      yield* Ref.set(current, Option.some(resident))
+      yield* Ref.set(starting, Option.none())
+      return resident
+    })
 
-      let report = yield* turn(connection, sessionId, prompt)
+    /** The warm child of this handle, if one is kept (continue only). */
+    const warmChild = Effect.gen(function*() {
+      if (backend.resume === undefined || Option.isNone(saved)) return Option.none<Resident<C>>()
+      const warm = yield* residents.take(context.tree, context.handle)
+      if (Option.isNone(warm)) return warm
+      const r = warm.value
+      yield* Ref.set(current, warm)
+      yield* meta.write({ command: r.commandLine, cwd: r.plan.cwd, status: "running", pid: r.child.pid, agentInfo: r.agentInfo })
+      return warm
+    })
+
+    const body = Effect.gen(function*() {
+      yield* frame.open(prompt)
+      const warm = yield* warmChild
+      const resident = Option.isSome(warm) ? warm.value : yield* startChild
+      yield* meta.write({ sessionId: resident.sessionId })
+
+      let report = yield* turn(resident, prompt)
       let usage = report.usage
+      let cost = report.cost
       // A continuable child hears the messages sent while it ran as further turns (warm).
-      while (resume !== undefined && report.status === "completed") {
+      while (backend.resume !== undefined && report.status === "completed") {
         const queued = yield* context.takeMessages
         if (queued.length === 0) break
         for (const message of queued) {
-          report = yield* turn(connection, sessionId, message)
+          report = yield* turn(resident, message)
           usage = addUsage(usage, report.usage)
+          cost = addCost(cost, report.cost)
         }
       }
-      return { status: report.status, output: report.output, usage, notes: report.notes } satisfies ChildOutcome
-    }).pipe(Effect.scoped)
+      return { status: report.status, output: report.output, usage, ...(cost === undefined ? {} : { cost }), notes: report.notes } satisfies ChildOutcome
+    })
 
+    /** The record of the run: the open turn's end, meta.json's ending, a transcript sync. */
     const cleanup = (outcome: ChildOutcome) =>
       Effect.gen(function*() {
         yield* frame.close(outcome)
@@ -159,6 +211,20 @@ const runOutOfProcess = <C, E, S>(
         if (transcript !== undefined) {
           yield* transcript.sync.pipe(Effect.ignore({ log: "Warn", message: `could not sync ${context.handle}'s transcript` }))
         }
+      })
+
+    /** After the record: the child is kept warm, or closed in the background. */
+    const release = (outcome: ChildOutcome | undefined) =>
+      Effect.gen(function*() {
+        const half = yield* Ref.getAndSet(starting, Option.none())
+        if (Option.isSome(half)) yield* residents.release(context.tree, closeResident({ processScope: half.value.processScope }))
+        const resident = yield* Ref.getAndSet(current, Option.none())
+        if (Option.isNone(resident)) return
+        const r = resident.value
+        const keep = backend.resume !== undefined && !residents.isZero(backend.keepAlive) && outcome?.status === "completed" &&
+          (yield* Ref.get(r.answered))
+        if (keep) return yield* residents.park(context.tree, context.handle, r, backend.keepAlive!)
+        yield* residents.release(context.tree, closeResident({ ...r, exitGrace: r.plan.exitGrace }))
       })
 
     return yield* body.pipe(
@@ -171,7 +237,9 @@ const runOutOfProcess = <C, E, S>(
           )
       ),
       Effect.onExit((exit) =>
-        Exit.isSuccess(exit) ? cleanup(exit.value) : Effect.flatMap(soFar("cancelled", "cancelled"), cleanup)
+        Exit.isSuccess(exit)
+          ? cleanup(exit.value).pipe(Effect.andThen(release(exit.value)))
+          : Effect.flatMap(soFar("cancelled", "cancelled"), (o) => cleanup(o).pipe(Effect.andThen(release(undefined))))
       )
     )
   })

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentEvent } from "@dsh/core"
-import { Deferred, Effect, Fiber, Logger, Schema } from "effect"
+import { Deferred, Effect, Exit, Fiber, Logger, Schema, Scope } from "effect"
 import { childModelSpec, makeOutOfProcessProvider } from "../src/index.ts"
-import { type Behaviour, fakeBackend, fakeLauncher, FakeError, makeContext, makeJournal, usage } from "./fakes.ts"
+import { type Behaviour, fakeBackend, fakeLauncher, FakeError, makeContext, makeJournal, released, until, usage } from "./fakes.ts"
 
 const types = (events: ReadonlyArray<AgentEvent>) => events.map((e) => e.type)
 
@@ -25,7 +25,8 @@ describe("the out-of-process driver", () => {
       assert.deepStrictEqual(types(journal.forwarded), ["turn-start", "message", "text-delta", "message", "turn-end"])
       assert.deepStrictEqual(types(journal.transcript), ["turn-start", "message", "message", "turn-end"])
       assert.deepInclude(journal.transcript.at(-1), { type: "turn-end", turn: 0, status: "completed", result: "done", usage: usage(3, 2) })
-      // The connection closes first; a child that answered may exit by itself (it does, on stdin's end).
+      // Afterwards, in the background: the connection closes first; a child that answered may exit by itself (it does, on stdin's end).
+      yield* released(journal)
       assert.deepStrictEqual(journal.steps.slice(-4), ["connection closed", "waited for exit", "stdin ended", "process released"])
       assert.strictEqual(journal.syncs, 1)
     }).pipe(Effect.scoped))
@@ -84,6 +85,7 @@ describe("the out-of-process driver", () => {
       }))
       yield* Deferred.await(inFlight)
       yield* Fiber.interrupt(fiber)
+      yield* released(journal)
       // The child answered the cancel, so its turn was not cut off, and it got its exit grace.
       assert.notInclude(journal.steps, "prompt interrupted")
       assert.deepStrictEqual(journal.steps.slice(-6), ["prompt do the task", "cancel", "connection closed", "waited for exit", "stdin ended", "process released"])
@@ -108,6 +110,7 @@ describe("the out-of-process driver", () => {
       }))
       yield* Deferred.await(inFlight)
       yield* Fiber.interrupt(fiber)
+      yield* released(journal)
       // No answer: the turn is interrupted and the process stopped without an exit grace.
       const steps = journal.steps.filter((s) => s !== "stdin ended")
       assert.deepStrictEqual(steps.slice(-4), ["cancel", "prompt interrupted", "connection closed", "process released"])
@@ -131,6 +134,7 @@ describe("the out-of-process driver", () => {
       assert.deepInclude(journal.transcript.at(-1), { type: "turn-end", status: "failed", result: "Working on it", error: "the fake child said: the connection dropped" })
       assert.deepInclude(journal.metas.at(-1), { status: "failed", notes: "the fake child said: the connection dropped" })
       // A child that did not answer gets no exit grace; the process is still released.
+      yield* released(journal)
       const steps = journal.steps.filter((s) => s !== "stdin ended")
       assert.deepStrictEqual(steps.slice(-2), ["connection closed", "process released"])
       assert.notInclude(steps, "waited for exit")
@@ -175,7 +179,7 @@ describe("the out-of-process driver", () => {
         resume: {
           version: 1,
           schema: Schema.Struct({ sessionId: Schema.String }),
-          save: (sessionId) => ({ sessionId }),
+          save: (_, sessionId) => ({ sessionId }),
           reopen: (_, saved) => Effect.sync(() => (journal.steps.push(`reopen ${saved.sessionId}`), saved.sessionId))
         }
       })
@@ -206,5 +210,79 @@ describe("the out-of-process driver", () => {
       const outcome = yield* provider.start(yield* makeContext(journal, { messages: [["ignored"]] }))
       assert.strictEqual(outcome.output, "only")
       assert.deepStrictEqual(journal.steps.filter((s) => s.startsWith("prompt")), ["prompt do the task"])
+    }).pipe(Effect.scoped))
+
+  it.live("the outcome comes first; the child is closed afterwards, and the tree's end cuts its exit grace short", () =>
+    Effect.gen(function*() {
+      const journal = makeJournal()
+      // A child that never exits on EOF, with an exit grace far longer than any test.
+      const backend = fakeBackend(journal, [answer("done")], { launch: () => Effect.succeed({ command: "fake-agent", cwd: "/work", exitGrace: "1 hour" }) })
+      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal, { exitsOnEof: false })))
+      const treeScope = yield* Scope.make()
+      const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
+      const outcome = yield* provider.start(context)
+      assert.strictEqual(outcome.status, "completed")
+      // The record is complete before the outcome is returned; the process is not closed yet.
+      assert.strictEqual(journal.metas.at(-1)!.status, "completed")
+      assert.strictEqual(journal.syncs, 1)
+      assert.notInclude(journal.steps, "process released")
+      // Closing goes on in the background: the child gets its exit grace (it answered) and does not exit.
+      yield* until(() => journal.steps.includes("waited for exit") && journal.steps.includes("stdin ended"))
+      assert.includeMembers(journal.steps, ["connection closed", "stdin ended", "waited for exit"])
+      assert.notInclude(journal.steps, "process released")
+      // The tree ends: the grace is cut short and the ladder runs.
+      yield* Scope.close(treeScope, Exit.void)
+      assert.strictEqual(journal.steps.at(-1), "process released")
+    }))
+
+  it.live("keep-alive: a completed continuable child stays warm, and a message continues it on the same process and session", () =>
+    Effect.gen(function*() {
+      const journal = makeJournal()
+      const backend = fakeBackend(journal, [answer("first"), answer("second")], {
+        keepAlive: "1 hour",
+        resume: {
+          version: 1,
+          schema: Schema.Struct({ sessionId: Schema.String }),
+          save: (_, sessionId) => ({ sessionId }),
+          reopen: (_, saved) => Effect.sync(() => (journal.steps.push(`reopen ${saved.sessionId}`), saved.sessionId)),
+          coldUnsupported: () => "this agent cannot load sessions"
+        }
+      })
+      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const treeScope = yield* Scope.make()
+      const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
+      yield* provider.start(context)
+      assert.notInclude(journal.steps, "process released")
+      const check = { handle: context.handle, tree: context.tree, continuation: { sessionId: "s-1" } }
+      // Warm: it can be continued although it could not be reloaded.
+      yield* provider.checkContinue!(check)
+      const continued = yield* provider.continue!({ ...context, runId: "run-2", message: "again", continuation: { sessionId: "s-1" } })
+      assert.strictEqual(continued.output, "second")
+      assert.lengthOf(journal.spawned, 1)
+      assert.deepStrictEqual(journal.steps.filter((s) => s.startsWith("connect") || s.startsWith("reopen") || s === "new session"), [
+        "connect fake-agent --model scripted:parent-model",
+        "new session"
+      ])
+      assert.strictEqual(journal.metas.at(-1)!.sessionId, "s-1")
+      // Taken by the continue and parked again; the tree's end closes it.
+      yield* Scope.close(treeScope, Exit.void)
+      yield* released(journal)
+      // Cold, it is refused with the backend's reason.
+      const refused = yield* provider.checkContinue!(check).pipe(Effect.flip)
+      assert.strictEqual(refused, "this agent cannot load sessions")
+    }))
+
+  it.live("keep-alive passes: the warm child is closed by itself", () =>
+    Effect.gen(function*() {
+      const journal = makeJournal()
+      const backend = fakeBackend(journal, [answer("first")], {
+        keepAlive: "30 millis",
+        resume: { version: 1, schema: Schema.Struct({ sessionId: Schema.String }), save: (_, sessionId) => ({ sessionId }), reopen: (_, saved) => Effect.succeed(saved.sessionId) }
+      })
+      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const context = yield* makeContext(journal)
+      yield* provider.start(context)
+      yield* released(journal)
+      assert.deepStrictEqual(journal.steps.slice(-4), ["connection closed", "waited for exit", "stdin ended", "process released"])
     }).pipe(Effect.scoped))
 })

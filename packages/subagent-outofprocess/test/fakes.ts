@@ -3,7 +3,7 @@ import type { ChildStore } from "@dsh/session"
 import { type ChildMeta, makeSubagentTree, type StartContext } from "@dsh/subagent"
 import { testParent, testType } from "@dsh/subagent/testing"
 import { type ChildProcessHandle, ProcessLauncher, type SpawnOptions, SubprocessError } from "@dsh/subprocess"
-import { Deferred, Effect, Layer, Schema, type Scope, Stream } from "effect"
+import { Deferred, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
 import { PassThrough, Readable } from "node:stream"
 import type { OutOfProcessBackend, TurnReport } from "../src/index.ts"
 
@@ -16,9 +16,28 @@ export interface Journal {
   readonly metas: Array<ChildMeta>
   readonly saved: Array<unknown>
   syncs: number
+  /** Completed each time a fake process is released (the launcher's ladder ran). */
+  released: Deferred.Deferred<void>
 }
 
-export const makeJournal = (): Journal => ({ steps: [], spawned: [], transcript: [], forwarded: [], metas: [], saved: [], syncs: 0 })
+export const makeJournal = (): Journal => ({
+  steps: [],
+  spawned: [],
+  transcript: [],
+  forwarded: [],
+  metas: [],
+  saved: [],
+  syncs: 0,
+  released: Deferred.makeUnsafe<void>()
+})
+
+/** Polls an observable condition (bounded); for background work a test cannot join. */
+export const until = (condition: () => boolean) =>
+  Effect.sync(condition).pipe(Effect.repeat({ schedule: Schedule.spaced("5 millis"), until: (holds) => holds, times: 1000 }))
+
+/** Waits until the next fake process has been released (closing happens in the background). */
+export const released = (journal: Journal) =>
+  Deferred.await(journal.released).pipe(Effect.andThen(Effect.sync(() => void (journal.released = Deferred.makeUnsafe<void>()))))
 
 /** A child store that remembers every append, sync and meta write. */
 const recordingStore = (journal: Journal): ChildStore => ({
@@ -39,7 +58,7 @@ const recordingStore = (journal: Journal): ChildStore => ({
  * for its exit and its release are journaled, so tests see whether it got an exit grace and
  * when the scope closed.
  */
-export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: boolean } = {}) =>
+export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: boolean; readonly exitsOnEof?: boolean } = {}) =>
   Layer.succeed(
     ProcessLauncher,
     ProcessLauncher.of({
@@ -53,7 +72,7 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
               const stdin = new PassThrough()
               stdin.on("finish", () => {
                 journal.steps.push("stdin ended")
-                Deferred.doneUnsafe(exited, Effect.succeed({ exitCode: 0, signal: null }))
+                if (options.exitsOnEof !== false) Deferred.doneUnsafe(exited, Effect.succeed({ exitCode: 0, signal: null }))
               })
               return {
                 pid: 4242,
@@ -64,7 +83,7 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
                 stop: Effect.void
               } satisfies ChildProcessHandle
             }),
-            () => Effect.sync(() => void journal.steps.push("process released"))
+            () => Effect.sync(() => journal.steps.push("process released")).pipe(Effect.andThen(Deferred.succeed(journal.released, undefined)))
           ),
       run: () => Effect.die("not used")
     })

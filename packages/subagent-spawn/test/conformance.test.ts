@@ -21,4 +21,4 @@ const env = Effect.gen(function*() {
   return { subagents, parent, agentType: "coder" }
 }).pipe(Effect.provide(MemorySessionStore.layer))
 
-subagentProviderSuite("spawn", env, { continue: true, messages: true, report: true, nesting: true })
+subagentProviderSuite("spawn", env, { continue: true, messages: true, report: true, nesting: true, progress: true })

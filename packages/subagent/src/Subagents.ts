@@ -233,6 +233,11 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           return yield* refuse("Unsupported", `${handle} ran on "${d.provider}", which cannot be continued here`)
         }
         const continuation = yield* continuationOf(provider, d)
+        if (provider.checkContinue !== undefined) {
+          yield* provider.checkContinue({ handle, tree, continuation }).pipe(
+            Effect.mapError((why) => new SubagentError({ reason: "Unsupported", message: `${handle} cannot be continued: ${why}` }))
+          )
+        }
         // A child that ran is its transcript: continuing one whose transcript is gone would lose its context.
         const history = d.status === "queued" ? undefined : yield* childStore(handle)
         if (history !== undefined && (yield* history.transcript.read.pipe(Effect.map((r) => r.records.length), Effect.orElseSucceed(() => 0))) === 0) {

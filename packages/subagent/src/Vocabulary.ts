@@ -71,6 +71,11 @@ export interface ChildOutcome {
   /** The child's final message (or the result it reported); what it said so far when it was stopped. */
   readonly output: string
   readonly usage: Usage
+  /**
+   * What the run cost in US dollars when the child itself said so (a vendor agent's own
+   * accounting); it wins over the harness's pricing of `usage`.
+   */
+  readonly cost?: number | undefined
   /** Why it failed, stderr tails, protocol faults: what a parent needs to decide what next. */
   readonly notes?: string | undefined
 }
@@ -188,4 +193,18 @@ export interface SubagentProvider {
    * (`InvalidContinuation`), so the provider only ever sees valid data.
    */
   readonly continuation?: ContinuationSpec | undefined
+  /**
+   * Whether a message can continue this idle child now (e.g. its process is still warm, or
+   * its agent can reload its session); fails with the reason it cannot, which the service
+   * answers the sender with as `Unsupported`. Asked after the continuation decoded.
+   */
+  readonly checkContinue?: ((check: ContinueCheck) => Effect.Effect<void, string>) | undefined
+}
+
+/** What `SubagentProvider.checkContinue` is asked about. */
+export interface ContinueCheck {
+  readonly handle: string
+  readonly tree: SubagentTree
+  /** The provider's saved continuation, decoded with its Schema. */
+  readonly continuation: unknown
 }

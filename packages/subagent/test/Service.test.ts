@@ -234,8 +234,10 @@ describe("continuations", () => {
 describe("results", () => {
   it.effect("a timeout of 0 means no timeout", () =>
     Effect.gen(function*() {
-      const { subagents } = yield* setup({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }), limits: { timeoutSeconds: 0 } })
+      const { subagents, fixture } = yield* setup({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }), limits: { timeoutSeconds: 0 } })
       const fiber = yield* Effect.forkChild(spawn(subagents, "slow"))
+      // The clock moves once the child runs (and sleeps), not before.
+      yield* Effect.yieldNow.pipe(Effect.repeat({ until: () => fixture.calls.length === 1, times: 10_000 }))
       yield* TestClock.adjust("1 hour")
       assert.strictEqual((yield* Fiber.join(fiber)).status, "completed")
     }).pipe(Effect.scoped))

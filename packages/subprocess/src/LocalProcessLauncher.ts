@@ -1,9 +1,11 @@
 import type { ChildProcess } from "node:child_process"
 import { stat } from "node:fs/promises"
+import { resolve as resolvePath } from "node:path"
 import { Readable, type Writable } from "node:stream"
 import { Clock, Deferred, Duration, Effect, Layer, Option, Predicate } from "effect"
 import { scrubEnvironment } from "./Environment.ts"
 import { ByteTail, OutputCollector } from "./internal/Buffers.ts"
+import { resolveCommand, startWatchdog, withParentDeathSignal } from "./internal/ParentDeath.ts"
 import { groupAlive, pollUntil } from "./internal/ProcessGroup.ts"
 import {
   type ChildProcessHandle,
@@ -26,6 +28,8 @@ export interface LocalProcessLauncherOptions {
   readonly maxOutputBytes?: number | undefined
   /** Where inherited variables come from. Default `process.env`, read at each spawn. */
   readonly parentEnv?: (() => Readonly<Record<string, string | undefined>>) | undefined
+  /** Default of `SpawnOptions.dieWithParent`: true. */
+  readonly dieWithParent?: boolean | undefined
 }
 
 const DEFAULT_KILL_GRACE: Duration.Input = "2 seconds"
@@ -84,6 +88,26 @@ const spawnFailureDetail = (options: SpawnOptions, failure: unknown): string => 
     : String(failure)
   return `failed to start: ${message.split("\n")[0]}`
 }
+
+/**
+ * The spawn options with the parent-death signal set (see `internal/ParentDeath.ts`): on Linux
+ * the command runs under `setpriv --pdeathsig KILL`, so it is resolved on `PATH` first (a
+ * missing command is still a spawn failure, not `setpriv`'s exit code). Unchanged elsewhere.
+ */
+const parentDeathWrapped = (options: SpawnOptions, env: Readonly<Record<string, string>>): Effect.Effect<SpawnOptions, SubprocessError> =>
+  Effect.gen(function*() {
+    if (withParentDeathSignal(options.command, []) === undefined) return options
+    const resolved = resolveCommand(options.command, env.PATH, options.cwd)
+    if (resolved === undefined) {
+      return yield* spawnFailed(describe(options), options.command.includes("/") && (yield* exists(options.command, options.cwd))
+        ? `permission denied: ${options.command} is not executable`
+        : `command not found: ${options.command} (not on PATH, or not executable)`)
+    }
+    return { ...options, ...withParentDeathSignal(resolved, options.args ?? []) }
+  })
+
+const exists = (path: string, cwd: string | undefined): Effect.Effect<boolean> =>
+  Effect.promise(() => stat(cwd === undefined ? path : resolvePath(cwd, path)).then(() => true, () => false))
 
 type Execa = typeof import("execa").execa
 
@@ -168,9 +192,11 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
       const exited = Deferred.makeUnsafe<ExitInfo>()
       const drained = Deferred.makeUnsafe<void>()
       const stderrClosed = Deferred.makeUnsafe<void>()
+      const dieWithParent = options.dieWithParent ?? defaults.dieWithParent ?? true
+      const started = dieWithParent ? yield* parentDeathWrapped(options, env) : options
       const execa = yield* loadExeca
       const child = yield* Effect.try({
-        try: () => startChild(execa, options, env, tail, exited, drained, stderrClosed, sink),
+        try: () => startChild(execa, started, env, tail, exited, drained, stderrClosed, sink),
         catch: (error) => spawnFailed(command, spawnFailureDetail(options, error))
       })
       const pid = child.nodeChildProcess.pid
@@ -179,6 +205,8 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
         const result = yield* Effect.promise(() => Promise.resolve(child))
         return yield* spawnFailed(command, spawnFailureDetail(options, result))
       }
+      // Kills the group if this process dies without stopping it (kill -9); dismissed once it is gone.
+      const dismiss = dieWithParent ? startWatchdog(pid) : undefined
       const grace = options.killGrace ?? defaults.killGrace ?? DEFAULT_KILL_GRACE
       const gone = Deferred.await(exited).pipe(Effect.andThen(pollUntil(Effect.map(groupAlive(pid), (alive) => !alive))))
       const signal = (name: NodeJS.Signals) => Effect.sync(() => void child.kill(name))
@@ -188,7 +216,7 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
         if (Option.isSome(yield* Effect.timeoutOption(gone, grace))) return
         yield* signal("SIGKILL")
         yield* Effect.timeoutOption(gone, SIGKILL_WAIT)
-      }).pipe(Effect.uninterruptible)
+      }).pipe(Effect.ensuring(Effect.sync(() => dismiss?.())), Effect.uninterruptible)
       // Shared, so `stop` and the scope's release run the ladder once.
       const stop = yield* Effect.cached(ladder)
       const handle: ChildProcessHandle = {

@@ -21,6 +21,13 @@ export interface SpawnOptions {
   readonly killGrace?: Duration.Input | undefined
   /** Bytes of stderr kept for error reports. Default 8 KiB. */
   readonly stderrTailBytes?: number | undefined
+  /**
+   * Whether the process (and its process group) must not outlive this one, even when this one
+   * is killed with SIGKILL and runs no cleanup. Default true. The local launcher uses a
+   * parent-death signal on Linux (`setpriv --pdeathsig KILL`) and a watchdog that kills the
+   * group when this process's end of a pipe closes (Linux, macOS, BSD); see its README.
+   */
+  readonly dieWithParent?: boolean | undefined
 }
 
 /** How a process ended: a code, or the signal that ended it. */

@@ -1,7 +1,8 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { serveAcp } from "@dsh/acp-agent"
 import { VERSION } from "@dsh/core"
-import { webStdio } from "@dsh/subprocess"
+import { ProcessLauncher, webStdio } from "@dsh/subprocess"
+import { connectMcpServers, fromAcpMcpServer, type McpServerConfig } from "@dsh/tools-mcp"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { loadConfig } from "../Config.ts"
@@ -16,15 +17,28 @@ import { prepareProtocolServe } from "../ProtocolServe.ts"
  */
 export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
-    const { agent, serve, model } = yield* prepareProtocolServe("acp", args, ctx)
+    const { agent, serve, model, cwd: serveCwd } = yield* prepareProtocolServe("acp", args, ctx)
     // `[acp] context_window = N` in config.toml: the model's window, which enables `usage_update`.
     const contextWindow = (yield* loadConfig(ctx.home)).acpContextWindow
+    const launcher = yield* ProcessLauncher
+    // MCP servers a client gives a session: stdio ones through our launcher, HTTP ones directly.
+    const connectMcp = (servers: ReadonlyArray<acp.McpServer>) =>
+      Effect.gen(function*() {
+        const configs: Array<McpServerConfig> = []
+        for (const server of servers) {
+          const config = fromAcpMcpServer(server)
+          if (config === undefined) return yield* Effect.fail(`MCP server "${server.name}": only stdio and HTTP servers are supported`)
+          configs.push({ ...config, ...("command" in config ? { cwd: serveCwd } : {}) })
+        }
+        return yield* connectMcpServers(configs).pipe(Effect.mapError((e) => e.message), Effect.provideService(ProcessLauncher, launcher))
+      })
     const io = webStdio(ctx.stdout, ctx.stdin)
     yield* serve(serveAcp({
       stream: acp.ndJsonStream(io.writable, io.readable),
       agentInfo: { name: "dsh", title: "dsh", version: VERSION },
       defaults: { agent, model },
       contextWindow,
+      connectMcp,
       logger: fileLogger(join(ctx.home, "logs", "acp.log"))
     })).pipe(
       // Ended by a signal rather than EOF, stdin would still be read and keep the process alive.

@@ -1,4 +1,5 @@
 import { agentsListJson, findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent"
+import { acpAgentEntries } from "@dsh/subagent-acp"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
@@ -18,7 +19,8 @@ const FLAGS = {
 } as const
 
 /**
- * `dsh agents list [--json]`: every resolved agent, every skipped file with its reason, warnings.
+ * `dsh agents list [--json]`: every resolved agent, every skipped file with its reason, warnings,
+ * and the `[acp.agents.*]` of config.toml with their status (`ok`, or `invalid` with the reason).
  * `dsh agents trust|untrust`: records whether this project's agent files may override built-ins.
  */
 export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
@@ -43,11 +45,18 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       agentFile: values["agent-file"] === undefined ? undefined : resolve(ctx.cwd, values["agent-file"]),
       trustProject: values["trust-project"]
     }))
-    const doc = agentsListJson(resolved)
+    const acpAgents = acpAgentEntries(config.raw).map((e) =>
+      e.status === "ok" ? { name: e.name, command: e.command, status: e.status } : { name: e.name, command: e.command, status: e.status, reason: `${e.key} ${e.reason}` }
+    )
+    const doc = { ...agentsListJson(resolved), acpAgents }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {
       yield* writeLine(ctx.stdout, `${a.name.padEnd(20)} ${a.scope.padEnd(8)} ${a.description.split("\n")[0]?.slice(0, 80) ?? ""}`)
     }
     for (const s of doc.skipped) yield* writeLine(ctx.stdout, `skipped ${s.path}: ${s.reason}`)
     for (const w of doc.warnings) yield* writeLine(ctx.stdout, `warning: ${w}`)
+    if (acpAgents.length > 0) yield* writeLine(ctx.stdout, "ACP agents (config.toml [acp.agents.*]):")
+    for (const a of acpAgents) {
+      yield* writeLine(ctx.stdout, `acp:${a.name.padEnd(16)} ${a.status.padEnd(8)} ${a.command}${"reason" in a ? `: ${a.reason}` : ""}`)
+    }
   })

@@ -1,28 +1,41 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import { emptyUsage, makeUsage, type Usage, VERSION } from "@dsh/core"
+import { VERSION } from "@dsh/core"
 import type { Connected, LaunchedChild, OutOfProcessRun, Turn, TurnReport } from "@dsh/subagent-outofprocess"
 import { Permissions, type PermissionsShape } from "@dsh/tools"
-import { Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
+import type { AcpContinuation } from "../AcpContinuation.ts"
 import { type ChildTurn, makeChildTurn } from "./ChildTurn.ts"
-import { type ChildConnection, connectChild, type TapItem } from "./Connection.ts"
+import { type AskedCall, type ChildConnection, connectChild, type TapItem } from "./Connection.ts"
 import { decidePermissionRequest } from "./PermissionRequest.ts"
 import { type AcpSdk, loadAcpSdk } from "./Sdk.ts"
+
+/** What the agent said it can do, in its `initialize` answer. */
+export interface AgentAbilities {
+  readonly loadSession: boolean
+  readonly mcpHttp: boolean
+  readonly mcpSse: boolean
+}
 
 /** One ACP agent process after `initialize`: the connection and what its turns share. */
 export interface AcpChild {
   readonly sdk: AcpSdk
   readonly connection: ChildConnection
   readonly launched: LaunchedChild
+  readonly abilities: AgentAbilities
+  /** The MCP servers passed in `session/new` and `session/load`. */
+  readonly mcpServers: ReadonlyArray<acp.McpServer>
   /** The child's side of its turns, rebuilt from its `session/update`s. */
   readonly turn: ChildTurn
-  /** Updates and permission records in wire order, applied by each turn's consumer. */
+  /** Updates, permission requests and permission records in wire order, applied by each turn's consumer. */
   readonly tap: Queue.Queue<TapItem>
-  /** Whether `session/new` was answered: a death before it is "before it was ready". */
+  /** The calls permission requests are about, handed from the turn's consumer to the request's answer. */
+  readonly asked: Map<string, Deferred.Deferred<AskedCall>>
+  /** Whether a session was opened: a death before it is "before it was ready". */
   readonly opened: Ref.Ref<boolean>
   /** Whether we asked the turn in flight to stop: its `cancelled` answer is then ours. */
   readonly cancelRequested: Ref.Ref<boolean>
-  /** The `model` of the usage event of each answered prompt (the agent type's name). */
+  /** The `model` of the usage event of each turn (the agent type's name). */
   readonly usageLabel: string
   /** The tree's rules: they decide the agent's permission requests and go to `session/new` as `_meta`. */
   readonly permissions: PermissionsShape
@@ -53,23 +66,35 @@ const explain = (child: AcpChild, error: AcpChildError): Effect.Effect<AcpChildE
 const guarded = <A>(child: AcpChild, effect: Effect.Effect<A, AcpChildError>): Effect.Effect<A, AcpChildError> =>
   effect.pipe(Effect.catch((e) => Effect.flatMap(explain(child, e), Effect.fail)))
 
+/** The handoff of one permission request's call between the turn's consumer and the request's answer. */
+const askedFor = (asked: Map<string, Deferred.Deferred<AskedCall>>, toolCallId: string): Effect.Effect<Deferred.Deferred<AskedCall>> =>
+  Effect.gen(function*() {
+    const known = asked.get(toolCallId)
+    if (known !== undefined) return known
+    const made = yield* Deferred.make<AskedCall>()
+    asked.set(toolCallId, made)
+    return made
+  })
+
 /**
  * The client side of an ACP agent the driver started: the connection over its stdio (strict
- * framing, permission requests decided by the calling fiber's `Permissions`), then `initialize`
- * within `initializeTimeout` — the readiness signal.
+ * framing, permission requests decided by the calling fiber's `Permissions` on the call as the
+ * turn merged it, and recorded as `permission` events), then `initialize` within
+ * `initializeTimeout` — the readiness signal.
  */
 export const connectAcpChild = (options: {
   readonly launched: LaunchedChild
   readonly run: OutOfProcessRun
   readonly initializeTimeout: Duration.Input
   readonly maxMessageBytes: number
+  readonly mcpServers: ReadonlyArray<acp.McpServer>
 }): Effect.Effect<Connected<AcpChild>, AcpChildError, Scope.Scope> =>
   Effect.gen(function*() {
     const { launched, run } = options
     const sdk = yield* loadAcpSdk
     const permissions = yield* Permissions
     const tap = yield* Queue.unbounded<TapItem>()
-    const turn = makeChildTurn()
+    const asked = new Map<string, Deferred.Deferred<AskedCall>>()
     const connection = yield* connectChild({
       child: launched.child,
       tap,
@@ -79,15 +104,23 @@ export const connectAcpChild = (options: {
         agent: run.context.handle,
         cwd: launched.plan.cwd,
         policy: { tools: run.context.type.definition.tools, disallowedTools: run.context.type.definition.disallowedTools },
-        emit: (event) => Queue.offer(tap, { _tag: "event", event }).pipe(Effect.asVoid)
+        emit: (event) => Queue.offer(tap, { _tag: "event", event }).pipe(Effect.asVoid),
+        // Waits until the turn has applied everything the child said before the request.
+        callOf: (request) =>
+          Effect.flatMap(askedFor(asked, request.toolCall.toolCallId), Deferred.await).pipe(
+            Effect.ensuring(Effect.sync(() => asked.delete(request.toolCall.toolCallId)))
+          )
       })
     })
     const child: AcpChild = {
       sdk,
       connection,
       launched,
-      turn,
+      abilities: { loadSession: false, mcpHttp: false, mcpSse: false },
+      mcpServers: options.mcpServers,
+      turn: makeChildTurn(),
       tap,
+      asked,
       opened: yield* Ref.make(false),
       cancelRequested: yield* Ref.make(false),
       usageLabel: run.context.type.name,
@@ -108,38 +141,87 @@ export const connectAcpChild = (options: {
         message: `the ACP agent did not answer initialize within ${Duration.format(Duration.fromInputUnsafe(options.initializeTimeout))}`
       })
     }
-    return { connection: child, agentInfo: init.value.agentInfo ?? undefined }
+    const caps = init.value.agentCapabilities
+    const abilities: AgentAbilities = {
+      loadSession: caps?.loadSession === true,
+      mcpHttp: caps?.mcpCapabilities?.http === true,
+      mcpSse: caps?.mcpCapabilities?.sse === true
+    }
+    return { connection: { ...child, abilities }, agentInfo: init.value.agentInfo ?? undefined }
   })
 
 /** Where the tree's permission settings go in `session/new` (`dsh acp` narrows by them). */
 const PERMISSIONS_META = "dsh/permissions"
 
-/** `session/new` in the launch's working directory; its id. */
+/** A dsh child narrows its own rules by the tree's; other agents ignore the key. */
+const permissionsMeta = (child: AcpChild) =>
+  child.permissions.configured ? { _meta: { [PERMISSIONS_META]: child.permissions.settings } } : {}
+
+/** The MCP servers this agent can take: HTTP and SSE servers only when it said it supports them. */
+const serversFor = (child: AcpChild): Effect.Effect<Array<acp.McpServer>> =>
+  Effect.gen(function*() {
+    const kept: Array<acp.McpServer> = []
+    for (const server of child.mcpServers) {
+      const type = "type" in server ? server.type : "stdio"
+      if ((type === "http" && !child.abilities.mcpHttp) || (type === "sse" && !child.abilities.mcpSse) || type === "acp") {
+        yield* Effect.logWarning(`the ACP agent does not support ${type} MCP servers: "${server.name}" was not passed to it`)
+        continue
+      }
+      kept.push(server)
+    }
+    return kept
+  })
+
+/** `session/new` in the launch's working directory, with the configured MCP servers; its id. */
 export const openSession = (child: AcpChild): Effect.Effect<string, AcpChildError> =>
-  guarded(child, child.connection.request("session/new", (a) => a.request(child.sdk.methods.agent.session.new, {
-    cwd: child.launched.plan.cwd,
-    mcpServers: [],
-    // A dsh child narrows its own rules by these; other agents ignore the key.
-    ...(child.permissions.configured ? { _meta: { [PERMISSIONS_META]: child.permissions.settings } } : {})
-  }))).pipe(
-    Effect.tap(() => Ref.set(child.opened, true)),
-    Effect.map((session) => session.sessionId)
-  )
+  Effect.gen(function*() {
+    const mcpServers = yield* serversFor(child)
+    const session = yield* guarded(
+      child,
+      child.connection.request("session/new", (a) => a.request(child.sdk.methods.agent.session.new, { cwd: child.launched.plan.cwd, mcpServers, ...permissionsMeta(child) }))
+    )
+    yield* Ref.set(child.opened, true)
+    return session.sessionId
+  })
+
+/**
+ * `session/load` of a saved session on a fresh process (cold continuation). The history the
+ * agent replays is already in the child's transcript: it is dropped, except the running cost
+ * it reports, which is where the next turn's cost is measured from.
+ */
+export const reopenSession = (child: AcpChild, saved: AcpContinuation): Effect.Effect<string, AcpChildError> =>
+  Effect.gen(function*() {
+    if (!child.abilities.loadSession) {
+      return yield* new AcpChildError({ reason: "Unsupported", message: "the ACP agent does not advertise loadSession: its session cannot be continued" })
+    }
+    const mcpServers = yield* serversFor(child)
+    yield* guarded(
+      child,
+      child.connection.request("session/load", (a) =>
+        a.request(child.sdk.methods.agent.session.load, { sessionId: saved.sessionId, cwd: child.launched.plan.cwd, mcpServers, ...permissionsMeta(child) }))
+    )
+    yield* Ref.set(child.opened, true)
+    // Every replayed update came in before the answer, so the queue holds all of them now.
+    for (const item of yield* Queue.clear(child.tap)) {
+      if (item._tag === "update" && item.notification.update.sessionUpdate === "usage_update") child.turn.usage.baseline(item.notification.update)
+    }
+    return saved.sessionId
+  })
 
 /** What a stop reason means for the parent: the runtime decides the status, never the text. */
-const reportOf = (stop: acp.StopReason, output: string, usage: Usage, weCancelled: boolean): TurnReport => {
-  const failed = (notes: string): TurnReport => ({ status: "failed", output, usage, notes })
+const reportOf = (stop: acp.StopReason, base: Omit<TurnReport, "status">, weCancelled: boolean): TurnReport => {
+  const failed = (notes: string): TurnReport => ({ ...base, status: "failed", notes })
   switch (stop) {
     case "end_turn":
-      return { status: "completed", output, usage }
+      return { ...base, status: "completed" }
     case "max_tokens":
-      return { status: "completed", output, usage, notes: "the agent stopped at its output token limit (max_tokens); the result may be cut short" }
+      return { ...base, status: "completed", notes: "the agent stopped at its output token limit (max_tokens); the result may be cut short" }
     case "max_turn_requests":
       return failed("the agent reached its limit of model requests for one turn (max_turn_requests)")
     case "refusal":
       return failed("the agent refused the task (refusal)")
     case "cancelled":
-      return weCancelled ? { status: "cancelled", output, usage } : failed("the agent cancelled its own turn")
+      return weCancelled ? { ...base, status: "cancelled" } : failed("the agent cancelled its own turn")
   }
 }
 
@@ -148,38 +230,62 @@ const consume = (child: AcpChild, turn: Turn): Effect.Effect<void> =>
   Effect.gen(function*() {
     while (true) {
       const item = yield* Queue.take(child.tap)
-      if (item._tag === "barrier") return
-      if (item._tag === "event") yield* turn.emit(item.event)
-      else if (item.notification.sessionId === turn.sessionId) {
-        for (const event of child.turn.update(item.notification.update)) yield* turn.emit(event)
+      switch (item._tag) {
+        case "barrier":
+          return
+        case "event":
+          yield* turn.emit(item.event)
+          break
+        case "asked": {
+          const asked = child.turn.asked(item.request.toolCall)
+          for (const event of asked.events) yield* turn.emit(event)
+          yield* Deferred.succeed(yield* askedFor(child.asked, item.request.toolCall.toolCallId), { name: asked.name, input: asked.input, title: asked.title, kind: asked.kind, locations: asked.locations })
+          break
+        }
+        case "update":
+          if (item.notification.sessionId !== turn.sessionId) break
+          for (const event of child.turn.update(item.notification.update)) yield* turn.emit(event)
       }
     }
   })
 
 /**
  * `session/prompt` with the text. The agent's updates are applied by one consumer in wire
- * order; however the turn ends, that consumer drains up to the end (a barrier) and the turn's
- * open records are closed (the last stretch of text, tool calls that never finished). An
- * answer adds the turn's `usage` event (ACP reports usage only in the answer).
+ * order; however the turn ends, that consumer drains up to the end (a barrier), the turn's
+ * open records are closed (the last stretch of text, tool calls that never finished), and its
+ * usage is recorded from the most complete source (see `makeUsageMeter`) — also for a turn cut
+ * off without an answer, from the updates seen so far.
  */
 export const promptTurn = (child: AcpChild, turn: Turn): Effect.Effect<TurnReport, AcpChildError> =>
   Effect.gen(function*() {
     yield* Ref.set(child.cancelRequested, false)
+    child.turn.start()
+    const answered = yield* Ref.make(Option.none<acp.PromptResponse>())
     const consumer = yield* Effect.forkChild(consume(child, turn))
     const endTurn = Effect.gen(function*() {
       yield* Queue.offer(child.tap, { _tag: "barrier" })
       yield* Effect.timeoutOption(Fiber.join(consumer), "2 seconds")
       for (const event of child.turn.finish()) yield* turn.emit(event)
+      const spent = child.turn.usage.settle(Option.getOrUndefined(yield* Ref.get(answered)))
+      if (spent.usage.totalTokens > 0 || spent.cost !== undefined) {
+        yield* turn.emit({ type: "usage", model: child.usageLabel, usage: spent.usage, ...(spent.cost === undefined ? {} : { cost: spent.cost }) })
+      }
+      return spent
     })
     const response = yield* guarded(
       child,
       child.connection.request("session/prompt", (a) =>
         a.request(child.sdk.methods.agent.session.prompt, { sessionId: turn.sessionId, prompt: [{ type: "text", text: turn.text }] }))
-    ).pipe(Effect.ensuring(endTurn))
-    const reported = response.usage
-    const usage = reported == null ? emptyUsage : makeUsage(reported.inputTokens, reported.outputTokens)
-    if (usage.totalTokens > 0) yield* turn.emit({ type: "usage", model: child.usageLabel, usage })
-    return reportOf(response.stopReason, child.turn.result(), usage, yield* Ref.get(child.cancelRequested))
+    ).pipe(
+      Effect.tap((r) => Ref.set(answered, Option.some(r))),
+      Effect.onError(() => Effect.asVoid(endTurn))
+    )
+    const spent = yield* endTurn
+    return reportOf(
+      response.stopReason,
+      { output: child.turn.result(), usage: spent.usage, ...(spent.cost === undefined ? {} : { cost: spent.cost }) },
+      yield* Ref.get(child.cancelRequested)
+    )
   })
 
 /** `session/cancel` (a notification: the turn's `cancelled` answer is the confirmation). */
@@ -188,3 +294,6 @@ export const cancelTurn = (child: AcpChild, sessionId: string): Effect.Effect<vo
     Effect.andThen(Effect.tryPromise(() => child.connection.agent.notify(child.sdk.methods.agent.session.cancel, { sessionId }))),
     Effect.ignore
   )
+
+/** What a continuable ACP child saves: its session, and whether its agent can load it again. */
+export const continuationOf = (child: AcpChild, sessionId: string): AcpContinuation => ({ sessionId, loadSession: child.abilities.loadSession })

@@ -1,36 +1,23 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent } from "@dsh/core"
+import { makeToolCalls } from "./ToolCalls.ts"
+import { makeUsageMeter } from "./UsageMeter.ts"
 
-interface CallState {
-  readonly id: string
-  name: string
-  input: unknown
-  readonly startedAt: number
-  output: string
-  done: boolean
-}
-
-const textOf = (content: ReadonlyArray<acp.ToolCallContent> | null | undefined): string =>
-  (content ?? []).map((c) => {
-    if (c.type === "content") return c.content.type === "text" ? c.content.text : `[${c.content.type}]`
-    if (c.type === "diff") return `diff ${c.path}`
-    return `[${c.type}]`
-  }).join("\n")
-
-/** A tool's name as the parent's approval rules know it: `name`, else the title's first word. */
-export const toolNameOf = (call: { readonly name?: string | null | undefined; readonly title?: string | null | undefined; readonly kind?: string | null | undefined }): string =>
-  call.name ?? call.title?.trim().split(/\s+/)[0] ?? call.kind ?? "tool"
+export { toolNameOf } from "./ToolCalls.ts"
 
 /**
- * The child's side of one prompt turn, rebuilt from its `session/update`s as dsh events: text
+ * The child's side of its prompt turns, rebuilt from its `session/update`s as dsh events: text
  * deltas, one assistant message per stretch of text (a tool call or a new message id ends
- * one), tool calls and their results. The last non-empty stretch is the child's result.
+ * one), tool calls merged from every update about them (see `makeToolCalls`), and the usage
+ * readings of `usage_update`s (see `makeUsageMeter`). The last non-empty stretch of text is
+ * the child's result.
  */
-export const makeChildTurn = () => {
+export const makeChildTurn = (now: () => number = Date.now) => {
   let segment = ""
   let segmentId: string | null | undefined
   let lastText = ""
-  const calls = new Map<string, CallState>()
+  let calls = makeToolCalls(now)
+  const usage = makeUsageMeter()
 
   const closeSegment = (): Array<AgentEvent> => {
     if (segment === "") return []
@@ -38,19 +25,6 @@ export const makeChildTurn = () => {
     if (segment.trim() !== "") lastText = segment
     segment = ""
     return [message]
-  }
-
-  const finishCall = (call: CallState, failed: boolean): Array<AgentEvent> => {
-    if (call.done) return []
-    call.done = true
-    return [{
-      type: "tool-result",
-      id: call.id,
-      name: call.name,
-      output: call.output,
-      isError: failed,
-      durationMs: Date.now() - call.startedAt
-    }]
   }
 
   const update = (u: acp.SessionUpdate): Array<AgentEvent> => {
@@ -63,53 +37,41 @@ export const makeChildTurn = () => {
         out.push({ type: "text-delta", text: u.content.text })
         return out
       }
-      case "tool_call": {
-        const out = closeSegment()
-        const call: CallState = {
-          id: u.toolCallId,
-          name: toolNameOf(u),
-          input: u.rawInput ?? {},
-          startedAt: Date.now(),
-          output: textOf(u.content),
-          done: false
-        }
-        calls.set(call.id, call)
-        out.push({ type: "tool-call", id: call.id, name: call.name, input: JSON.stringify(call.input) })
-        if (u.status === "completed" || u.status === "failed") out.push(...finishCall(call, u.status === "failed"))
-        return out
-      }
+      case "tool_call":
       case "tool_call_update": {
-        const call = calls.get(u.toolCallId)
-        if (call === undefined) return []
-        if (u.name != null) call.name = u.name
-        if (u.content != null) call.output = textOf(u.content)
-        if (u.rawOutput !== undefined && u.content == null) call.output = JSON.stringify(u.rawOutput)
-        return u.status === "completed" || u.status === "failed" ? finishCall(call, u.status === "failed") : []
+        const events = calls.apply(u)
+        return events.length === 0 ? [] : [...closeSegment(), ...events]
       }
+      case "usage_update":
+        usage.update(u)
+        return []
       default:
         return []
     }
   }
 
-  /** Ends the turn: the open stretch of text, and tool calls that never finished (as failed). */
-  const finish = (): Array<AgentEvent> => {
-    const out = closeSegment()
-    for (const call of calls.values()) {
-      if (!call.done) {
-        call.output ||= "no result: the turn ended before this tool call finished"
-        out.push(...finishCall(call, true))
-      }
-    }
-    return out
-  }
-
   return {
     update,
-    finish,
+    /** A new turn starts: its own calls, text and usage counts. */
+    start: (): void => {
+      calls = makeToolCalls(now)
+      segment = ""
+      segmentId = undefined
+      lastText = ""
+      usage.start()
+    },
+    /** A permission request: the call it is about (created if the child never announced it). */
+    asked: (toolCall: acp.ToolCallUpdate) => {
+      const asked = calls.asked(toolCall)
+      return { ...asked, events: asked.events.length === 0 ? [] : [...closeSegment(), ...asked.events] }
+    },
+    /** Ends the turn: the open stretch of text, and tool calls that never finished (as failed). */
+    finish: (): Array<AgentEvent> => [...closeSegment(), ...calls.close()],
     /** The child's final message so far. */
     result: () => segment.trim() !== "" ? segment : lastText,
     /** The tool name of a call the child announced, for permission requests. */
-    toolName: (id: string) => calls.get(id)?.name
+    toolName: (id: string) => calls.nameOf(id),
+    usage
   }
 }
 

@@ -11,12 +11,14 @@ import { loadAcpSdk } from "./Sdk.ts"
 export const DENY_REASON_META = "dsh/reason"
 
 /**
- * What a turn's single consumer applies, in order: the agent's `session/update`s as they came
- * off the wire, the parent's own records (permission decisions) as they happened, and the
- * barrier that ends the turn (everything before it has been applied once it is taken).
+ * What a turn's single consumer applies, in order: the agent's `session/update`s and
+ * permission requests as they came off the wire, the parent's own records (permission
+ * decisions) as they happened, and the barrier that ends the turn (everything before it has
+ * been applied once it is taken).
  */
 export type TapItem =
   | { readonly _tag: "update"; readonly notification: acp.SessionNotification }
+  | { readonly _tag: "asked"; readonly request: acp.RequestPermissionRequest }
   | { readonly _tag: "event"; readonly event: AgentEvent }
   | { readonly _tag: "barrier" }
 
@@ -54,8 +56,12 @@ export const connectChild = (options: {
       maxMessageBytes: options.maxMessageBytes,
       onFault: (f) => (fault ??= f),
       onMessage: (message) => {
-        if ("method" in message && !("id" in message) && message.method === sdk.methods.client.session.update) {
+        if (!("method" in message)) return
+        if (!("id" in message) && message.method === sdk.methods.client.session.update) {
           Queue.offerUnsafe(options.tap, { _tag: "update", notification: message.params as acp.SessionNotification })
+        } else if ("id" in message && message.method === sdk.methods.client.session.requestPermission) {
+          // In wire order with the updates: the call it is about may have been announced just before.
+          Queue.offerUnsafe(options.tap, { _tag: "asked", request: message.params as acp.RequestPermissionRequest })
         }
       }
     })
@@ -79,3 +85,14 @@ export const connectChild = (options: {
         })
     } satisfies ChildConnection
   })
+
+/** The tool call a permission request is about, with everything the child said about it so far. */
+export interface AskedCall {
+  readonly name: string
+  readonly input: unknown
+  readonly title: string | undefined
+  /** The ACP `kind` the child gave it (`execute`, `edit`, …). */
+  readonly kind: string | undefined
+  /** The paths it touches, as the child listed them. */
+  readonly locations: ReadonlyArray<string>
+}

@@ -14,7 +14,7 @@ import {
   toolSubject
 } from "@dsh/tools"
 import { Effect } from "effect"
-import { DENY_REASON_META } from "./Connection.ts"
+import { type AskedCall, DENY_REASON_META } from "./Connection.ts"
 
 /**
  * How an ACP tool call's `kind` reads as a dsh subject, and what permission modes make of it.
@@ -93,20 +93,33 @@ export const decidePermissionRequest = (options: {
   readonly cwd: string
   readonly policy?: ToolPolicy | undefined
   readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  /**
+   * The call as the turn merged it from every update before the request (a request may repeat
+   * only the call's id); without it, the request's own fields are used.
+   */
+  readonly callOf?: ((request: acp.RequestPermissionRequest) => Effect.Effect<AskedCall>) | undefined
 }): Effect.Effect<(request: acp.RequestPermissionRequest) => Effect.Effect<acp.RequestPermissionResponse>> =>
   Effect.gen(function*() {
     const permissions = options.permissions.configured ? options.permissions : yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
     const visible = compilePolicy(options.policy ?? {})
     return (request) =>
       Effect.gen(function*() {
-        const subject = yield* subjectOfToolCall(request.toolCall, options.cwd)
+        const merged = options.callOf === undefined ? undefined : yield* options.callOf(request)
+        const toolCall: acp.ToolCallUpdate = merged === undefined ? request.toolCall : {
+          ...request.toolCall,
+          kind: request.toolCall.kind ?? (merged.kind as acp.ToolKind | undefined) ?? null,
+          rawInput: request.toolCall.rawInput ?? merged.input,
+          title: request.toolCall.title ?? merged.title ?? null,
+          locations: request.toolCall.locations ?? (merged.locations.length === 0 ? null : merged.locations.map((path) => ({ path })))
+        }
+        const subject = yield* subjectOfToolCall(toolCall, options.cwd)
         const decision = visible(subject.tool)
           ? yield* permissions.decide({
             agent: options.agent,
             cwd: options.cwd,
             subject,
-            summary: request.toolCall.title ?? subjectText(subject),
-            input: request.toolCall.rawInput
+            summary: toolCall.title ?? subjectText(subject),
+            input: toolCall.rawInput
           })
           : {
             allowed: false,

@@ -99,7 +99,7 @@ export const sdkChildBackend = (
   resume: {
     version: CONTINUATION_VERSION,
     schema: DshSdkContinuation,
-    save: (sessionId) => ({ sessionId }),
+    save: (_client, sessionId) => ({ sessionId }),
     reopen: (client, saved) => Effect.as(client.loadSession(saved.sessionId), saved.sessionId)
   },
 

@@ -3,6 +3,8 @@ import { Effect, Ref } from "effect"
 
 interface Seen {
   readonly usage: Usage
+  /** US dollars the child said it spent, if it said. */
+  readonly cost: number | undefined
   /** The last non-empty assistant message. */
   readonly lastMessage: string
   /** Text streamed since the last message or step. */
@@ -14,12 +16,12 @@ interface Seen {
  * run that failed or was stopped before its runtime reported them.
  */
 export const makeProgress = Effect.gen(function*() {
-  const seen = yield* Ref.make<Seen>({ usage: emptyUsage, lastMessage: "", streaming: "" })
+  const seen = yield* Ref.make<Seen>({ usage: emptyUsage, cost: undefined, lastMessage: "", streaming: "" })
   const see = (event: AgentEvent): Effect.Effect<void> =>
     Ref.update(seen, (s): Seen => {
       switch (event.type) {
         case "usage":
-          return { ...s, usage: addUsage(s.usage, event.usage) }
+          return { ...s, usage: addUsage(s.usage, event.usage), cost: event.cost === undefined ? s.cost : (s.cost ?? 0) + event.cost }
         case "text-delta":
           return { ...s, streaming: s.streaming + event.text }
         case "step-start":
@@ -38,7 +40,8 @@ export const makeProgress = Effect.gen(function*() {
     see,
     /** The child's final message so far (what it is still streaming, else its last message). */
     output: Effect.map(Ref.get(seen), (s) => (s.streaming.trim() !== "" ? s.streaming : s.lastMessage)),
-    usage: Effect.map(Ref.get(seen), (s) => s.usage)
+    usage: Effect.map(Ref.get(seen), (s) => s.usage),
+    cost: Effect.map(Ref.get(seen), (s) => s.cost)
   }
 })
 

@@ -33,6 +33,7 @@ export interface RunSpec {
  */
 const makeProgress = () => {
   let usage: Usage = emptyUsage
+  let cost: number | undefined
   let lastMessage = ""
   let streaming = ""
   return {
@@ -40,6 +41,7 @@ const makeProgress = () => {
       switch (event.type) {
         case "usage":
           usage = addUsage(usage, event.usage)
+          if (event.cost !== undefined) cost = (cost ?? 0) + event.cost
           break
         case "text-delta":
           streaming += event.text
@@ -59,7 +61,8 @@ const makeProgress = () => {
     fill: (outcome: ChildOutcome): ChildOutcome => ({
       ...outcome,
       output: outcome.output !== "" ? outcome.output : streaming.trim() !== "" ? streaming : lastMessage,
-      usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage
+      usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage,
+      ...(outcome.cost !== undefined ? { cost: outcome.cost } : outcome.usage.totalTokens === 0 && cost !== undefined ? { cost } : {})
     })
   }
 }
@@ -100,10 +103,12 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           status: "failed",
           notes: [filled.notes, `the outcome could not be recorded: ${saved.failure.message}`].filter((n) => n !== undefined).join("; ")
         }
-        const cost = costOf(outcome.usage, spec.pricing?.(modelSpec))
+        // The child's own accounting wins over the harness's pricing.
+        const cost = outcome.cost ?? costOf(outcome.usage, spec.pricing?.(modelSpec))
         yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: outcome.output })
+        const { cost: _reported, ...said } = outcome
         const result: SubagentResult = {
-          ...outcome,
+          ...said,
           handle,
           runId,
           agent: type.name,

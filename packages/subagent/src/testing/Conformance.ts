@@ -13,13 +13,16 @@ export const CONFORMANCE_PROMPTS = {
   recall: "CONFORMANCE recall",
   slow: "CONFORMANCE slow",
   report: (token: string) => `CONFORMANCE report ${token}`,
-  nest: "CONFORMANCE nest"
+  nest: "CONFORMANCE nest",
+  partial: "CONFORMANCE partial"
 } as const
 
 /**
  * A scripted-model script (the `@dsh/llm-scripted` format) under which any model-driven dsh
  * child satisfies the checks: it echoes tokens, hangs, fails, recalls its earlier tasks, answers
- * slowly, reports through `report`, or delegates a hanging grandchild, as asked.
+ * slowly, reports through `report`, delegates a hanging grandchild, or says something, spends
+ * tokens and then waits on a model that never answers (`partial`: a call to a tool no child
+ * has, then a hanging step), as asked.
  */
 export const conformanceScript = {
   name: "conformance",
@@ -32,7 +35,9 @@ export const conformanceScript = {
     { when: { lastUser: "^CONFORMANCE slow" }, reply: { text: "slow done", delayMs: 1500, usage: { input: 10, output: 2 } } },
     { when: { lastUser: "^CONFORMANCE report (\\S+)", step: 0, hasTool: "report" }, reply: { toolCalls: [{ name: "report", arguments: { result: "reported {{1}}" } }] } },
     { when: { lastUser: "^CONFORMANCE report" }, reply: { text: "after the report", usage: { input: 10, output: 3 } } },
-    { when: { lastUser: "^CONFORMANCE nest", step: 0, hasTool: "subagent" }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "grandchild", prompt: "CONFORMANCE hang" } }] } }
+    { when: { lastUser: "^CONFORMANCE nest", step: 0, hasTool: "subagent" }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "grandchild", prompt: "CONFORMANCE hang" } }] } },
+    { when: { lastUser: "^CONFORMANCE partial", step: 0 }, reply: { text: "partial progress", toolCalls: [{ name: "conformance_wait", arguments: {} }], usage: { input: 10, output: 3 } } },
+    { when: { lastUser: "^CONFORMANCE partial" }, reply: { text: "", hang: true } }
   ]
 } as const
 
@@ -53,6 +58,11 @@ export interface ConformanceCapabilities {
   readonly report?: boolean | undefined
   /** Its children may delegate (the env's depth limit is at least 2): stop cascades to a grandchild. */
   readonly nesting?: boolean | undefined
+  /**
+   * Its children record what they say and spend as they go (a transcript in the child's store,
+   * `usage` events): a stopped child's result keeps what it said and used so far (`partial`).
+   */
+  readonly progress?: boolean | undefined
 }
 
 export interface ConformanceCheck {
@@ -77,6 +87,14 @@ const send = (env: ConformanceEnv, handle: string, message: string) =>
 const descriptor = (env: ConformanceEnv, handle: string): SubagentDescriptor | undefined => env.subagents.tree.descriptors.get(handle)
 
 const summary = (r: SubagentResult) => ({ status: r.status, output: r.output, notes: r.notes })
+
+/** The records of a child's transcript so far (its session's store, or the tree's memory stores). */
+const transcriptOf = (env: ConformanceEnv, handle: string) => {
+  const tree = env.subagents.tree
+  const store = tree.session === undefined ? Effect.succeed(tree.memoryStores.get(handle)) : tree.session.child(handle).pipe(Effect.orElseSucceed(() => undefined))
+  return Effect.flatMap(store, (s) =>
+    s === undefined ? Effect.succeed([]) : s.transcript.read.pipe(Effect.map((r) => r.records), Effect.orElseSucceed(() => [])))
+}
 
 /** Forks `spawn` and waits until the child has started (its `subagent-start`). */
 const startAndWait = (env: ConformanceEnv, prompt: string) =>
@@ -146,6 +164,25 @@ export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
         const { fiber, handle } = yield* startAndWait(env, CONFORMANCE_PROMPTS.hang)
         yield* Fiber.interrupt(fiber)
         yield* expect(descriptor(env, handle)?.status === "cancelled", "its descriptor cancelled", descriptor(env, handle)?.status)
+      })
+  },
+  {
+    name: "a stopped child's result keeps what it said and used so far",
+    needs: "progress",
+    run: (env) =>
+      Effect.gen(function*() {
+        const { fiber, handle } = yield* startAndWait(env, CONFORMANCE_PROMPTS.partial)
+        // It has said something (recorded in its transcript) and waits on its model.
+        const said = yield* transcriptOf(env, handle).pipe(
+          Effect.map((records) => records.some((r) => r.type === "message" && r.message.role === "assistant" && r.message.content.includes("partial progress"))),
+          Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (found) => found, times: 1000 })
+        )
+        yield* expect(said, "the child to say \"partial progress\" before it waits", yield* transcriptOf(env, handle))
+        yield* env.subagents.stop(handle, env.parent.handle).pipe(Effect.mapError((e) => `the stop to be accepted: ${e.message}`))
+        const r = yield* Fiber.join(fiber)
+        yield* expect(r.status === "cancelled", "status cancelled", summary(r))
+        yield* expect(r.output.includes("partial progress"), "the output so far (\"partial progress\")", summary(r))
+        yield* expect(r.usage.totalTokens > 0, "the usage so far above 0 tokens", r.usage)
       })
   },
   {

@@ -48,3 +48,16 @@ export const survivors = (pids: ReadonlyArray<number>, attempts = 200): Effect.E
  */
 export const readPids = (file: string): Array<number> =>
   readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map(Number)
+
+/**
+ * Whether `pid` is the launcher's own parent-death watchdog (a `sh` named `dsh-watchdog`, one
+ * per running child, gone once the child is stopped): tests that count a process's children
+ * leave it out. Linux only (reads `/proc/<pid>/cmdline`); false elsewhere.
+ */
+export const isWatchdog = (pid: number): boolean => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("dsh-watchdog")
+  } catch {
+    return false
+  }
+}
