@@ -1,4 +1,4 @@
-import { fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
+import { type CheckedModels, fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
 import { normalizeLimits } from "@dsh/subagent"
 import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
@@ -47,9 +47,10 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
 /**
  * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
  * the `[acp.agents.*]` of config.toml), the built-in tools with Bash's environment from
- * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`.
+ * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`, children's model
+ * from `[subagents] model` and prices from `[pricing.*]`.
  */
-export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, models: CheckedModels) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
   const { agents: configured } = acpAgentsFromConfig(config.raw)
@@ -73,6 +74,8 @@ export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
     ]),
     tools: makeBuiltinToolsWith({ env: bashEnv }),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
-    modelConfig: { env: ctx.env, cwd: ctx.cwd }
+    modelConfig: { env: ctx.env, cwd: ctx.cwd },
+    subagentModel: models.subagentModel,
+    pricing: models.pricing
   })
 }

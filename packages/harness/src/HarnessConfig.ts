@@ -1,6 +1,10 @@
 import { RetryPolicy } from "@dsh/llm"
 import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
+import { ConfigError, configError } from "./ConfigError.ts"
+import { decodeModelsConfig, type ModelsConfig } from "./ModelsConfig.ts"
+
+export * from "./ConfigError.ts"
 
 /**
  * A harness's settings, as dsh's `config.toml` holds them (parsed TOML in, typed settings out).
@@ -23,15 +27,12 @@ export interface HarnessConfig {
   readonly bashEnv: ReadonlyArray<string>
   /** `[acp] context_window`: the model's window in tokens, when known. */
   readonly acpContextWindow?: number | undefined
+  /** `[models]` aliases, `[subagents] model` and `[pricing."<spec>"]` (see `ModelsConfig`). */
+  readonly models: ModelsConfig
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
 
-/** A setting that cannot be used, with the key and what is allowed. */
-export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
-  key: Schema.String,
-  message: Schema.String
-}) {}
 
 interface Range {
   readonly min: number
@@ -58,7 +59,7 @@ const describeRange = (r: Range) => `${r.integer === true ? "an integer" : "a nu
 export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file: string): Effect.Effect<HarnessConfig, ConfigError> => {
   let error: ConfigError | undefined
   const fail = (key: string, what: string): undefined => {
-    error ??= new ConfigError({ key, message: `${file}: ${key} ${what}` })
+    error ??= configError(file, key, what)
     return undefined
   }
   const table = (name: string): Record<string, unknown> => {
@@ -93,6 +94,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     llm: { maxRetries: number("llm", "max_retries"), retryBaseMs: number("llm", "retry_base_ms") },
     bashEnv: strings(table("bash").env, "[bash] env"),
     acpContextWindow: number("acp", "context_window"),
+    models: decodeModelsConfig(raw, fail),
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)
