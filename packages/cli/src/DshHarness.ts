@@ -50,28 +50,36 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
  * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`, children's model
  * from `[subagents] model` and prices from `[pricing.*]`.
  */
-export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, models: CheckedModels) => {
+/**
+ * The reference harness's backends: `spawn`, `fork`, `sdk:dsh`, `acp:dsh` and the
+ * `[acp.agents.*]` of config.toml (built over the context's `ProcessLauncher`; nothing starts).
+ */
+export const dshBackends = (ctx: CliContext, config: DshConfig) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
   const { agents: configured } = acpAgentsFromConfig(config.raw)
   const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth })
+  return Effect.all([
+    Effect.succeed(SpawnProvider),
+    Effect.succeed(ForkBackend),
+    // Out-of-process dsh children get the model credentials explicitly (the environment is
+    // scrubbed) and the depth left below them.
+    makeDshSdkBackend({
+      command: self.command,
+      args: [...self.args, "sdk"],
+      env: forwardedEnv(ctx.env),
+      childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) })
+    }),
+    // A config entry named `dsh` replaces the built-in `acp:dsh`.
+    makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env })
+  ])
+}
+
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig, models: CheckedModels) => {
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
   return Harness.layer({
     agents: fileAgents(agentFiles(ctx, config)),
-    backends: Effect.all([
-      Effect.succeed(SpawnProvider),
-      Effect.succeed(ForkBackend),
-      // Out-of-process dsh children get the model credentials explicitly (the environment is
-      // scrubbed) and the depth left below them.
-      makeDshSdkBackend({
-        command: self.command,
-        args: [...self.args, "sdk"],
-        env: forwardedEnv(ctx.env),
-        childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) })
-      }),
-      // A config entry named `dsh` replaces the built-in `acp:dsh`.
-      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env })
-    ]),
+    backends: dshBackends(ctx, config),
     tools: makeBuiltinToolsWith({ env: bashEnv }),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
     modelConfig: { env: ctx.env, cwd: ctx.cwd },

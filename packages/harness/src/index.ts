@@ -5,6 +5,7 @@
  * `dsh acp` and `dsh sdk` are all this host.
  */
 export * from "./AgentContext.ts"
+export * from "./AgentListing.ts"
 export * from "./ChildSummary.ts"
 export * from "./FileAgents.ts"
 export * from "./Harness.ts"
