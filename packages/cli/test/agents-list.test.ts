@@ -70,7 +70,7 @@ describe("dsh agents list accounts for every file", () => {
     // The text form lists the same.
     const text = await runDsh(["agents", "list"], { cwd: project, env: { DSH_HOME: home } })
     expect(text.stdout).toContain(`shadowed ${join(agents, "coder.md")}: "coder" is builtin:coder`)
-  })
+  }, 60_000)
 
   it("a repeated --agent-file is a usage error (exit 2), for run and for agents list", async () => {
     const cwd = tempDir()
@@ -84,7 +84,7 @@ describe("dsh agents list accounts for every file", () => {
       expect(r.stderr.trim().split("\n")).toEqual(["dsh: --agent-file may be given once (got 2: a.md, b.md)"])
     }
     expect(sessionIds(home)).toEqual([])
-  })
+  }, 60_000)
 
   it("dsh run --agent-file agent.yaml: a Kimi spec runs with its prompt, its tools and the subagents it declares", async () => {
     const server = await startFakeOpenAIServer({
@@ -126,7 +126,7 @@ describe("dsh agents list accounts for every file", () => {
     } finally {
       await server.close()
     }
-  })
+  }, 60_000)
 })
 
 const CORPUS = resolve(import.meta.dirname, "../../../../shared/compat/agent-files")
@@ -165,5 +165,5 @@ describe.skipIf(!corpus)("the agent-file corpus through dsh agents list", () => 
     // sonnet/opus/haiku, bare claude-*/gpt-* ids and provider/model all resolve now.
     expect(unresolved.filter((m) => /^(sonnet|opus|haiku|claude-[\w.-]+|gpt-[\w.-]+|anthropic\/.+)$/.test(m.model))).toEqual([])
     expect(unresolved.length).toBeLessThan(models.length / 5)
-  })
+  }, 60_000)
 })
