@@ -35,6 +35,8 @@ export interface HostChildSummary {
   readonly usage: Usage
   /** What its latest run cost in US dollars, where pricing is configured. */
   readonly cost?: number | undefined
+  /** The model its latest run used (`provider:model`). */
+  readonly model?: string | undefined
 }
 
 export interface HostPromptOptions {

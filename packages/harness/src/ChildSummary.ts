@@ -10,5 +10,6 @@ export const childSummary = (d: SubagentDescriptor): HostChildSummary => ({
   parent: d.parent,
   depth: d.depth,
   usage: d.usage,
-  ...(d.cost === undefined ? {} : { cost: d.cost })
+  ...(d.cost === undefined ? {} : { cost: d.cost }),
+  ...(d.model === undefined ? {} : { model: d.model })
 })

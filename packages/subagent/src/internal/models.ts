@@ -36,7 +36,9 @@ export const chooseChildModel = (
         chosen = { spec: modelLabel(resolved.success), model: resolved.success }
         break
       }
-      skipped.push(`the ${candidate.source}'s model "${spec}" cannot be used (${resolved.failure.message.split("\n")[0]})`)
+      const failure = resolved.failure
+      const why = failure._tag === "LlmError" ? failure.detail : failure.message
+      skipped.push(`the ${candidate.source}'s model "${spec}" cannot be used (${why.split("\n")[0]})`)
     }
     const final = chosen ?? { spec: modelLabel(parent), model: parent }
     const notes = skipped.length === 0 ? [] : [`${skipped.join("; ")}; it ran on ${final.spec}`]
