@@ -32,7 +32,7 @@ export interface RunSpec {
  * What a child has said and spent so far, from its live events: the result of a run that was
  * stopped, timed out or crashed is what the child produced up to then, whatever its provider.
  */
-const makeProgress = (pricing: PriceLookup | undefined) => {
+const makeProgress = (pricing: PriceLookup | undefined, chosenSpec: () => string) => {
   let usage: Usage = emptyUsage
   let cost: number | undefined
   let priced = false
@@ -43,8 +43,10 @@ const makeProgress = (pricing: PriceLookup | undefined) => {
       switch (event.type) {
         case "usage":
           usage = addUsage(usage, event.usage)
-          // Each model call at its own model's price (a child may have run on several).
-          cost = addCost(cost, costOf(event.usage, pricing?.(event.model)))
+          // Each model call at its own model's price (a child may have run on several); a call
+          // labelled otherwise (an ACP child's type name, an SDK child's "descendants") at the
+          // price of the model the child was asked to use.
+          cost = addCost(cost, costOf(event.usage, pricing?.(event.model) ?? pricing?.(chosenSpec())))
           priced = true
           break
         case "text-delta":
@@ -67,8 +69,8 @@ const makeProgress = (pricing: PriceLookup | undefined) => {
       output: outcome.output !== "" ? outcome.output : streaming.trim() !== "" ? streaming : lastMessage,
       usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage
     }),
-    /** The cost of its model calls; a child that reported no usage events is priced at `modelSpec`. */
-    cost: (final: Usage, modelSpec: string): number | undefined => (priced ? cost : costOf(final, pricing?.(modelSpec)))
+    /** The cost of its model calls; a child that reported no usage events is priced at its chosen model. */
+    cost: (final: Usage): number | undefined => (priced ? cost : costOf(final, pricing?.(chosenSpec())))
   }
 }
 
@@ -85,7 +87,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
     const { tree, provider, type, handle, runId, request, parent, store, activation } = spec
     const descriptor = (): SubagentDescriptor => tree.descriptors.get(handle)!
     const emitParent = parent.onEvent ?? (() => Effect.void)
-    const progress = makeProgress(spec.pricing)
+    const progress = makeProgress(spec.pricing, () => chosen.spec)
     const previous = descriptor()
     // A continued child keeps the model it ran with; a fork always runs on its parent's.
     const candidates: Array<ModelCandidate> = provider.keepsParentModel === true ? [] : [
@@ -116,7 +118,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         const notes = [...modelNotes, ...(noted.notes === undefined ? [] : [noted.notes])]
         const { notes: _ownNotes, ...bare } = noted
         const filled: ChildOutcome = notes.length === 0 ? bare : { ...bare, notes: notes.join("; ") }
-        const cost = progress.cost(filled.usage, chosen.spec)
+        const cost = progress.cost(filled.usage)
         // The final record is the durable part of a result: if it cannot be written, the run failed.
         const { cost: _previousCost, ...rest } = withModel()
         const saved = yield* tree.descriptors.save({
