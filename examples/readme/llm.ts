@@ -6,6 +6,8 @@ import { Effect, Stream } from "effect"
 const EchoAdapter: ModelAdapter = {
   name: "echo",
   description: "repeats the latest message, word by word",
+  aliases: { parrot: "echo:v2" }, // short names it ships
+  modelIds: { match: /^echo-/, describe: "echo-*" }, // bare ids it serves without "echo:"
   create: (model) => Effect.succeed(makeLanguageModel({
     provider: "echo",
     model,
@@ -29,8 +31,11 @@ const program = Effect.gen(function*() {
   const response = yield* model.generate(request)
   console.log(`${response.message.content} (${response.finishReason}, ${response.usage.totalTokens} tokens)`) // hello from dsh (stop, 13 tokens)
 
+  // Aliases (the adapter's and the registry's own) and bare vendor ids map to "<adapter>:<model>".
+  console.log(yield* registry.canonical("parrot"), yield* registry.canonical("fast"), yield* registry.canonical("echo-3")) // echo:v2 echo:v1 echo:echo-3
+
   const error = yield* Effect.flip(registry.resolve("openai:gpt-4.1-mini"))
   console.log(error.message) // unknown model adapter "openai"; available: echo
 })
 
-Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([EchoAdapter]))))
+Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([EchoAdapter], { aliases: { fast: "echo:v1" } }))))

@@ -104,6 +104,22 @@ describe("examples/harness installed from the tarballs", () => {
     expect(out).toContain("note.txt written: true")
   })
 
+  it("models: aliases, a cheaper default model for children, a fallback noted in the result, and cost", () => {
+    const out = must("node", ["src/models.ts"], app)
+    expect(out).toContain("lead on scripted:lead: $0.0180")
+    expect(out).toContain("worker-1 on scripted:worker: completed, $0.0012")
+    expect(out).toContain("worker-2 on scripted:worker: completed, $0.0012")
+    expect(out).toMatch(/Notes: the call's model "gemini-3-pro" cannot be used \(.*\); it ran on scripted:worker/)
+  })
+
+  it("swarm: one agent type over a list of items, a table when all settle, each child continuable", () => {
+    const out = must("node", ["src/swarm.ts"], app)
+    expect(out).toContain("Swarm of 4 × reviewer: 3 completed, 1 failed.")
+    expect(out).toContain("| 1 | a.ts | reviewer-1 | completed | a.ts looks fine |")
+    expect(out).toMatch(/\| 3 \| broken\.ts \| reviewer-3 \| failed \|/)
+    expect(out).toContain("reviewer-4, again: d.ts looks fine")
+  })
+
   it("errors made in one package are instances of the class another package exports", () => {
     const script = `
       import { LlmError } from "@dsh/llm"

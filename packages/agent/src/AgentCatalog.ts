@@ -1,3 +1,4 @@
+import * as Path from "node:path"
 import { Clock, Effect } from "effect"
 import type { AgentDefinition } from "./AgentDefinition.ts"
 import type { AgentDefinitionError } from "./definitions/AgentDefinitionError.ts"
@@ -48,7 +49,9 @@ export interface FileCatalogOptions extends ResolveAgentsOptions {
 export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<AgentCatalog & { readonly resolved: ResolvedAgents }, AgentDefinitionError> =>
   Effect.gen(function*() {
     const resolved = yield* resolveAgents(options)
-    const explicit = options.agentFile === undefined ? undefined : resolved.agents.find((a) => a.scope === "explicit")
+    // The file itself (a Kimi spec brings the subagents it declares at the same scope).
+    const explicitPath = options.agentFile === undefined ? undefined : Path.resolve(options.cwd, options.agentFile)
+    const explicit = explicitPath === undefined ? undefined : resolved.agents.find((a) => a.scope === "explicit" && a.source === explicitPath)
     const main = explicit ?? (yield* findAgent(resolved, options.agent ?? DEFAULT_AGENT_NAME))
     const vars: TemplateVars = yield* collectTemplateVars({
       cwd: options.cwd,

@@ -22,7 +22,11 @@ export interface AgentDefinition {
   readonly disallowedTools?: ReadonlyArray<string> | undefined
   /** Agent types this agent may delegate to through the `subagent` tool. */
   readonly subagents?: ReadonlyArray<string> | undefined
-  /** A model spec (`openai:gpt-4.1`), or undefined to inherit the caller's model. */
+  /**
+   * The model as the file names it: a spec (`openai:gpt-4.1`), an alias (`sonnet`), a vendor id
+   * (`claude-haiku-4-5`), `provider/model`, or `inherit` (the caller's model). Undefined: the
+   * harness's default for children, else the caller's. Resolved when the agent runs.
+   */
   readonly model?: string | undefined
   /** Whether this definition may replace a built-in of the same name. */
   readonly override: boolean

@@ -32,7 +32,12 @@ export interface HostChildSummary {
   readonly status: string
   readonly parent: string
   readonly depth: number
+  /** Of its latest run. */
   readonly usage: Usage
+  /** What its latest run cost in US dollars, where pricing is configured. */
+  readonly cost?: number | undefined
+  /** The model its latest run used (`provider:model`). */
+  readonly model?: string | undefined
 }
 
 export interface HostPromptOptions {
@@ -62,7 +67,10 @@ export interface HostPromptResult {
   readonly sessionId: string
   readonly status: RunStatus
   readonly result: string
+  /** The main agent's own model calls in this prompt (children have theirs in `subagents`). */
   readonly usage: Usage
+  /** What `usage` cost in US dollars, where pricing is configured for the model. */
+  readonly cost?: number | undefined
   readonly subagents: ReadonlyArray<HostChildSummary>
   readonly error?: string | undefined
 }
@@ -109,6 +117,7 @@ export interface HostChildReply {
   readonly status: RunStatus | "queued"
   readonly result: string
   readonly usage: Usage
+  readonly cost?: number | undefined
   readonly notes?: string | undefined
 }
 

@@ -76,7 +76,12 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
       })
 
     const body = Effect.gen(function*() {
-      yield* emit({ type: "turn-start", turn: options.turn, prompt: options.prompt })
+      yield* emit({
+        type: "turn-start",
+        turn: options.turn,
+        prompt: options.prompt,
+        ...(options.thinking === undefined ? {} : { thinking: options.thinking })
+      })
       yield* push({ role: "user", content: options.prompt })
       for (let step = 0; step < maxSteps; step++) {
         if (options.beforeStep !== undefined) {

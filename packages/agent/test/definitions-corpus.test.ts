@@ -89,16 +89,28 @@ describe.skipIf(!present)("agent file corpus", () => {
     assert.isAbove(load("laywill__awesome-claude-code-subagents/categories/02-architecture-and-design/api-designer.md").systemPrompt.length, 100)
   })
 
-  it.effect("as an agent directory, the corpus resolves without failing and accounts for every .md file", () =>
+  it.effect("as an agent directory, the corpus resolves without failing and accounts for every file", () =>
     Effect.gen(function*() {
       const home = yield* Effect.promise(() => makeTree({ ".git/": "" }))
       const resolved = yield* resolveAgents({ cwd: home, dshHome: home, userHome: home, extraAgentDirs: [CORPUS] }).pipe(
         Effect.ensuring(Effect.promise(() => removeTree(home)))
       )
-      const md = walk(CORPUS).filter((p) => /\.md$/i.test(p)).length
-      const fromCorpus = resolved.agents.filter((a) => a.scope === "extra").length
-      const shadowed = resolved.warnings.filter((w) => w.includes("is shadowed by") || w.includes("does not declare override")).length
-      console.log(`corpus as extra dir: ${fromCorpus} agents, ${shadowed} shadowed or not overriding, ${resolved.skipped.length} skipped`)
-      assert.strictEqual(fromCorpus + shadowed + resolved.skipped.length, md)
+      const files = walk(CORPUS)
+      const fromCorpus = resolved.agents.filter((a) => a.scope === "extra").map((a) => a.source)
+      const accounted = [...fromCorpus, ...resolved.shadowed.map((s) => s.path), ...resolved.skipped.map((s) => s.path)]
+      console.log(
+        `corpus as extra dir: ${files.length} files: ${fromCorpus.length} agents, ${resolved.shadowed.length} shadowed, ` +
+          `${resolved.skipped.length} skipped (${resolved.skipped.filter((s) => s.reason.includes("not an agent file")).length} not agent files)`
+      )
+      // Each file exactly once, in one of the three lists.
+      assert.deepStrictEqual([...accounted].sort(), [...files].sort())
+      // kimi-cli's specs load: the default agent and the ones it declares, by their declared names.
+      const kimi = Path.join(CORPUS, "MoonshotAI__kimi-cli", "src", "kimi_cli", "agents", "default")
+      const main = resolved.agents.find((a) => a.source === Path.join(kimi, "agent.yaml"))
+      assert.strictEqual(main?.name, "default")
+      assert.deepStrictEqual(main?.subagents, ["coder", "explore", "plan"])
+      // Its subagents have built-in names: without override they lose to dsh's built-ins.
+      assert.deepInclude(resolved.shadowed, { path: Path.join(kimi, "explore.yaml"), name: "explore", by: "builtin:explore" })
+      assert.match(resolved.skipped.find((s) => s.path === Path.join(kimi, "system.md"))?.reason ?? "", /system prompt of .*agent\.yaml/)
     }))
 })

@@ -78,14 +78,15 @@ describe("parseAgentFile: fields", () => {
     expect(warnings.join()).toMatch(/override/)
   })
 
-  it("keeps only dsh model specs; vendor aliases are ignored with a warning, inherit silently", () => {
-    expect(loaded(parse("description: d\nmodel: anthropic:claude-sonnet-4-5")).definition.model).toBe("anthropic:claude-sonnet-4-5")
-    const sonnet = loaded(parse("description: d\nmodel: sonnet"))
-    expect(sonnet.definition.model).toBeUndefined()
-    expect(sonnet.warnings.join()).toMatch(/model: "sonnet" is not a dsh model spec/)
-    const inherit = loaded(parse("description: d\nmodel: inherit"))
-    expect(inherit.definition.model).toBeUndefined()
-    expect(inherit.warnings).toEqual([])
+  it("keeps the model as written (specs, aliases, vendor ids, provider/model, inherit); the registry resolves it later", () => {
+    for (const model of ["anthropic:claude-sonnet-4-5", "sonnet", "claude-haiku-4-5", "anthropic/claude-haiku-4-5", "inherit"]) {
+      const { definition, warnings } = loaded(parse(`description: d\nmodel: ${model}`))
+      expect(definition.model).toBe(model)
+      expect(warnings).toEqual([])
+    }
+    const list = loaded(parse("description: d\nmodel: [a, b]"))
+    expect(list.definition.model).toBeUndefined()
+    expect(list.warnings.join()).toMatch(/model: \["a","b"\] is not one model name/)
   })
 })
 

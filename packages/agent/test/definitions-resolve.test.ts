@@ -92,9 +92,14 @@ describe("resolveAgents: discovery and precedence", () => {
       assert.strictEqual(reviewer.scope, "project")
       assert.strictEqual(reviewer.source, Path.join(ws.repo, ".agents", "agents", "reviewer.md"))
       assert.strictEqual(byName(resolved.agents, "only-user").scope, "user")
-      const shadowed = resolved.warnings.filter((w) => w.includes("is shadowed by"))
-      assert.strictEqual(shadowed.length, 3)
-      assert.isTrue(shadowed.some((w) => w.includes("(user)") && w.includes(".agents/agents/reviewer.md (project)")))
+      const project = Path.join(ws.repo, ".agents", "agents", "reviewer.md")
+      assert.deepStrictEqual(resolved.shadowed, [
+        { path: Path.join(ws.root, "team", "reviewer.md"), name: "reviewer", by: project },
+        { path: Path.join(ws.dshHome, "agents", "reviewer.md"), name: "reviewer", by: project },
+        { path: Path.join(ws.root, "plugin", "agents", "reviewer.md"), name: "reviewer", by: project }
+      ])
+      // Precedence between scopes is not a problem to warn about.
+      assert.isFalse(resolved.warnings.some((w) => w.includes("reviewer")))
     }))
 
   it.effect("user beats plugin for a name no built-in has", () =>
@@ -119,7 +124,13 @@ describe("resolveAgents: discovery and precedence", () => {
       const resolved = yield* resolve(ws)
       assert.strictEqual(byName(resolved.agents, "dup").description, "dsh dir")
       assert.strictEqual(byName(resolved.agents, "one").scope, "project")
-      assert.deepStrictEqual(resolved.skipped, [])
+      // Every file is accounted for: a second file of the name is shadowed (and warned about,
+      // being in the same scope); files that are no agent files are skipped, saying so.
+      const first = Path.join(ws.repo, ".dsh", "agents", "z", "deep", "dup.md")
+      assert.deepStrictEqual(resolved.shadowed, [{ path: Path.join(ws.repo, ".agents", "agents", "dup.md"), name: "dup", by: first }])
+      assert.isTrue(resolved.warnings.some((w) => w.includes(`also defined by ${first} in the same (project) scope`)))
+      assert.deepStrictEqual(resolved.skipped.map((s) => Path.basename(s.path)).sort(), ["README", "notes.txt"])
+      assert.match(resolved.skipped[0]!.reason, /not an agent file/)
     }))
 
   it.effect("symlinked directories are followed once; a symlink loop does not hang the scan", () =>
@@ -368,7 +379,13 @@ describe("resolveAgents: SYSTEM.md", () => {
       })
       const untrusted = yield* resolve(ws)
       assert.strictEqual(byName(untrusted.agents, DEFAULT_AGENT_NAME).systemPrompt, "system md")
-      assert.isTrue(untrusted.warnings.some((w) => w.includes("home/.dsh/agents/agent.md: agent \"agent\" (user) is shadowed by")))
+      assert.deepStrictEqual(untrusted.shadowed.find((x) => x.path === Path.join(ws.dshHome, "agents", "agent.md")), {
+        path: Path.join(ws.dshHome, "agents", "agent.md"),
+        name: "agent",
+        by: Path.join(ws.dshHome, "SYSTEM.md")
+      })
+      // SYSTEM.md winning over the user's agent.md is the documented precedence, not a clash.
+      assert.isFalse(untrusted.warnings.some((w) => w.includes("same (user) scope")))
       const trusted = yield* resolve(ws, { trustProject: true })
       assert.strictEqual(byName(trusted.agents, DEFAULT_AGENT_NAME).description, "project main")
       const explicit = yield* resolve(ws, { agentFile: Path.join(ws.repo, ".dsh", "agents", "agent.md") })
@@ -393,7 +410,7 @@ describe("findAgent, agentsListJson, agentPolicyWarnings", () => {
     Effect.gen(function*() {
       const ws = yield* workspace({ "repo/.agents/agents/broken.md": "nope" })
       const json = agentsListJson(yield* resolve(ws))
-      assert.deepStrictEqual(Object.keys(json), ["agents", "skipped", "warnings"])
+      assert.deepStrictEqual(Object.keys(json), ["agents", "skipped", "shadowed", "warnings"])
       assert.deepStrictEqual(json.agents.find((a) => a.name === "explore"), {
         name: "explore",
         description: json.agents.find((a) => a.name === "explore")!.description,
@@ -402,7 +419,8 @@ describe("findAgent, agentsListJson, agentPolicyWarnings", () => {
         tools: ["Read", "Glob", "Grep"],
         disallowedTools: null,
         subagents: [],
-        override: false
+        override: false,
+        model: null
       })
       assert.strictEqual(json.skipped.length, 1)
       assert.doesNotThrow(() => JSON.stringify(json))

@@ -21,3 +21,9 @@ export const oneOf = <A extends string>(value: string | undefined, allowed: Read
     : (allowed as ReadonlyArray<string>).includes(value)
     ? Effect.succeed(value as A)
     : Effect.fail(new UsageError({ message: `${flag} must be one of ${allowed.join(", ")} (got "${value}")` }))
+
+/** A repeatable flag that may be given at most once: its value, or a usage error. */
+export const onlyOnce = (values: ReadonlyArray<string> | undefined, flag: string) =>
+  values === undefined || values.length <= 1
+    ? Effect.succeed(values?.[0])
+    : Effect.fail(new UsageError({ message: `${flag} may be given once (got ${values.length}: ${values.join(", ")})` }))

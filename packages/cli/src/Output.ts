@@ -18,15 +18,28 @@ export const writeLine = (out: Writable, line: string): Effect.Effect<void> =>
 export const eventWriter = (format: OutputFormat, out: Writable) => (event: AgentEvent): Effect.Effect<void> =>
   format === "stream-json" ? writeLine(out, JSON.stringify(event)) : Effect.void
 
-/** The one object `--output-format json` prints (the CLI contract's fields, in its order). */
+/**
+ * The one object `--output-format json` prints (the CLI contract's fields, in its order), plus
+ * `cost` in US dollars (the main agent's, and each child's latest run) where pricing is configured.
+ */
 export const summaryJson = (s: HostPromptResult) => ({
   sessionId: s.sessionId,
   status: s.status,
   result: s.result,
   usage: s.usage,
-  subagents: s.subagents.map((c) => ({ name: c.name, agent: c.agent, provider: c.provider, status: c.status })),
+  ...(s.cost === undefined ? {} : { cost: s.cost }),
+  subagents: s.subagents.map((c) => ({
+    name: c.name,
+    agent: c.agent,
+    provider: c.provider,
+    status: c.status,
+    ...(c.cost === undefined ? {} : { cost: c.cost })
+  })),
   ...(s.error === undefined ? {} : { error: s.error })
 })
+
+/** US dollars for people: `$0.0123`. */
+export const formatCost = (cost: number): string => `$${cost.toFixed(4)}`
 
 export const writeSummary = (format: OutputFormat, out: Writable, s: HostPromptResult): Effect.Effect<void> => {
   const summary = summaryJson(s)

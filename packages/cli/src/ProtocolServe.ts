@@ -6,8 +6,9 @@ import { parseFlags } from "./Args.ts"
 import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
-import { hostLayer } from "./Host.ts"
+import { hostLayer, loadCheckedConfig } from "./Host.ts"
 import { PERMISSION_FLAGS, readPermissionFlags } from "./Permissions.ts"
+import { modelRegistryLayer } from "./Runtime.ts"
 
 const FLAGS = {
   agent: { type: "string" },
@@ -34,8 +35,13 @@ export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray
     const permissions = yield* readPermissionFlags(values)
     yield* checkDirectory(cwd)
     if (values.model !== undefined) {
-      const registry = yield* ModelRegistry
-      yield* registry.resolve(values.model, { env: ctx.env, cwd })
+      // With config.toml's `[models]` aliases, as the sessions will resolve it.
+      const { config } = yield* loadCheckedConfig(ctx)
+      const model = values.model
+      yield* Effect.gen(function*() {
+        const registry = yield* ModelRegistry
+        return yield* registry.resolve(model, { env: ctx.env, cwd })
+      }).pipe(Effect.provide(modelRegistryLayer(config)))
     }
     const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd }, permissions)))
     return { serve, cwd, agent: values.agent, model: values.model }

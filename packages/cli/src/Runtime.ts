@@ -1,7 +1,8 @@
-import { lazyAdapter, ModelRegistry } from "@dsh/llm"
+import { lazyAdapter, type ModelAdapter, ModelRegistry } from "@dsh/llm"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Layer } from "effect"
 import { join } from "node:path"
+import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { cliLoggerLayer } from "./Logger.ts"
 
@@ -9,7 +10,7 @@ import { cliLoggerLayer } from "./Logger.ts"
  * The model adapters, each loaded when a spec first names it: `dsh acp` on the scripted model
  * never loads the HTTP adapters, `dsh run --model openai:…` never loads Anthropic's.
  */
-const ADAPTERS = [
+export const MODEL_ADAPTERS: ReadonlyArray<ModelAdapter> = [
   lazyAdapter({
     name: "scripted",
     description: "deterministic offline model driven by a JSON script",
@@ -27,13 +28,16 @@ const ADAPTERS = [
   })
 ]
 
+/** The CLI's models with config.toml's `[models]` aliases (over the adapters' own `sonnet`, `opus`, `haiku`). */
+export const modelRegistryLayer = (config?: DshConfig) => ModelRegistry.layerWith(MODEL_ADAPTERS, { aliases: config?.models.aliases })
+
 /**
  * The services every command runs with: models, local processes, logs. The session store is
  * the command's (`Store.ts`: `--store`, `DSH_STORE`, config, or the file store in `$DSH_HOME`).
  */
 export const cliLayer = (ctx: CliContext) =>
   Layer.mergeAll(
-    ModelRegistry.layerWith(ADAPTERS),
+    modelRegistryLayer(),
     LocalProcessLauncher.layer(),
     cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr })
   )

@@ -19,7 +19,10 @@ Usage:
   dsh --version
 
 Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
-             anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
+             anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY); also aliases (sonnet,
+             opus, haiku, and [models] in config.toml), bare ids (claude-* → anthropic;
+             gpt-*, o1, o3, o4-* → openai) and provider/model. Children: [subagents] model;
+             cost: [pricing."<spec>"] input/output (US dollars per million tokens).
 Rules: Tool or Tool(pattern), e.g. Read, Bash(git status*), Write(.env), mcp__*;
        deny > ask > allow > the mode. Without a terminal, or with -p, "ask" denies.
 State lives in $DSH_HOME (default ~/.dsh); config.toml has [permissions] and [sandbox].

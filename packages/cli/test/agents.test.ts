@@ -94,11 +94,11 @@ describe("dsh agents list", () => {
       warnings: Array<string>
       acpAgents: Array<unknown>
     }
-    expect(Object.keys(doc)).toEqual(["agents", "skipped", "warnings", "acpAgents"])
+    expect(Object.keys(doc)).toEqual(["agents", "skipped", "shadowed", "warnings", "acpAgents"])
     expect(doc.acpAgents).toEqual([])
     const reviewer = doc.agents.find((a) => a.name === "reviewer")!
     expect(reviewer).toMatchObject({ scope: "project", tools: ["Read", "Grep"], override: false })
-    expect(Object.keys(reviewer).sort()).toEqual(["description", "disallowedTools", "name", "override", "scope", "source", "subagents", "tools"])
+    expect(Object.keys(reviewer).sort()).toEqual(["description", "disallowedTools", "model", "name", "override", "scope", "source", "subagents", "tools"])
     expect(doc.agents.find((a) => a.name === "coder")?.scope).toBe("builtin")
     expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/not trusted/)
     expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/kebab-case/)

@@ -11,7 +11,13 @@ export type RunStatus = "completed" | "failed" | "timeout" | "cancelled" | "lost
  */
 export type AgentEvent =
   | { readonly type: "session-start"; readonly sessionId: string; readonly agent: string; readonly cwd: string; readonly model: string }
-  | { readonly type: "turn-start"; readonly turn: number; readonly prompt: string }
+  | {
+    readonly type: "turn-start"
+    readonly turn: number
+    readonly prompt: string
+    /** The reasoning effort the turn's model calls ask for, when one was set. */
+    readonly thinking?: "off" | "low" | "medium" | "high" | undefined
+  }
   | { readonly type: "step-start"; readonly turn: number; readonly step: number }
   | { readonly type: "text-delta"; readonly text: string }
   | { readonly type: "message"; readonly message: Message }

@@ -29,6 +29,8 @@ export interface AgentContextOptions {
   readonly controlTools?: HarnessOptions["controlTools"]
   readonly createTools?: HarnessOptions["createTools"]
   readonly pricing?: HarnessOptions["pricing"]
+  /** The model children run on unless their call or agent type names one (see `HarnessOptions.subagentModel`). */
+  readonly subagentModel?: HarnessOptions["subagentModel"]
 }
 
 /**
@@ -63,6 +65,7 @@ export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<Ag
       lane: options.lane,
       childContext: childContextFactory(plan),
       resolveModel: options.resolveModel,
+      childModel: options.subagentModel,
       onChildEvent: options.onChildEvent
     })
     const context = yield* agentContext(plan, { handle: "main", depth: 0, cwd, model: options.model, definition: catalog.main }, tree)

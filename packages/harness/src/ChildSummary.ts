@@ -9,5 +9,7 @@ export const childSummary = (d: SubagentDescriptor): HostChildSummary => ({
   status: d.status,
   parent: d.parent,
   depth: d.depth,
-  usage: d.usage
+  usage: d.usage,
+  ...(d.cost === undefined ? {} : { cost: d.cost }),
+  ...(d.model === undefined ? {} : { model: d.model })
 })

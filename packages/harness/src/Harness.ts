@@ -15,7 +15,7 @@ import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
-import { addUsage, emptyUsage } from "@dsh/core"
+import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
 import { childSummary } from "./ChildSummary.ts"
@@ -94,6 +94,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           controlTools: options.controlTools,
           createTools: options.createTools,
           pricing: options.pricing,
+          subagentModel: options.subagentModel,
           catalog,
           backends,
           tools,
@@ -158,7 +159,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const createSession: AgentHostShape["createSession"] = (create) =>
       toHostError(Effect.gen(function*() {
         yield* checkDirectory(create.cwd)
-        const model = create.model ?? defaultModel
+        // Kept as `adapter:model`: an alias changed later does not change the session's model.
+        const model = yield* registry.canonical(create.model ?? defaultModel)
         yield* resolveModel(model)
         const catalog = yield* options.agents({ cwd: create.cwd, agent: create.agent, extra: create.extra ?? {} })
         // Malformed rules (the harness's, or a parent's in `extra`) are refused before anything is written.
@@ -170,7 +172,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const prompt: AgentHostShape["prompt"] = (request) =>
       toHostError(Effect.scoped(Effect.gen(function*() {
         if (request.model !== undefined) {
-          const model = request.model
+          const model = yield* registry.canonical(request.model)
           yield* resolveModel(model)
           yield* (yield* store.open(request.sessionId)).updateState((s) => ({ ...s, model }))
         }
@@ -178,9 +180,13 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const { session, catalog, main } = rt
         // What the turns said and spent so far: the answer of a cancelled prompt.
         let usage = emptyUsage
+        let cost: number | undefined
         let said = ""
         const onEvent = (event: AgentEvent) => {
-          if (event.type === "usage") usage = addUsage(usage, event.usage)
+          if (event.type === "usage") {
+            usage = addUsage(usage, event.usage)
+            cost = addCost(cost, costOf(event.usage, options.pricing?.(event.model)))
+          }
           if (event.type === "message" && event.message.role === "assistant" && event.message.content !== "") said = event.message.content
           return request.onEvent?.(event) ?? Effect.void
         }
@@ -230,6 +236,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           status: result.status,
           result: result.result,
           usage: result.usage,
+          ...(cost === undefined ? {} : { cost }),
           subagents: rt.tree.descriptors.all().map(childSummary),
           ...(result.error === undefined ? {} : { error: result.error })
         }
@@ -238,7 +245,14 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const replyOf = (handle: string, outcome: { readonly _tag: "Replied"; readonly result: SubagentResult } | { readonly _tag: "Queued" | "Accepted" }): HostChildReply => {
       if (outcome._tag !== "Replied") return { handle, status: "queued", result: "", usage: emptyUsage, notes: `${handle} is running: it gets the message at its next step` }
       const r = outcome.result
-      return { handle: r.handle, status: r.status, result: r.output, usage: r.usage, ...(r.notes === undefined ? {} : { notes: r.notes }) }
+      return {
+        handle: r.handle,
+        status: r.status,
+        result: r.output,
+        usage: r.usage,
+        ...(r.cost === undefined ? {} : { cost: r.cost }),
+        ...(r.notes === undefined ? {} : { notes: r.notes })
+      }
     }
 
     /** Here when this process runs the session or nobody does; through the owner otherwise. */

@@ -3,7 +3,11 @@ import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
 import { parseStoreSpec } from "@dsh/session"
 import type { SandboxMode, SandboxSettings } from "@dsh/subprocess"
 import { PERMISSION_MODES, parsePermissionMode, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
-import { Effect, Layer, Result, Schema } from "effect"
+import { Effect, Layer, Result } from "effect"
+import { ConfigError, configError } from "./ConfigError.ts"
+import { decodeModelsConfig, type ModelsConfig } from "./ModelsConfig.ts"
+
+export * from "./ConfigError.ts"
 
 /**
  * A harness's settings, as dsh's `config.toml` holds them (parsed TOML in, typed settings out).
@@ -41,15 +45,12 @@ export interface HarnessConfig {
    * message (default 60 when unset; 0 closes children when their run ends).
    */
   readonly acpKeepAliveSeconds?: number | undefined
+  /** `[models]` aliases, `[subagents] model` and `[pricing."<spec>"]` (see `ModelsConfig`). */
+  readonly models: ModelsConfig
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
 
-/** A setting that cannot be used, with the key and what is allowed. */
-export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
-  key: Schema.String,
-  message: Schema.String
-}) {}
 
 interface Range {
   readonly min: number
@@ -77,7 +78,7 @@ const describeRange = (r: Range) => `${r.integer === true ? "an integer" : "a nu
 export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file: string): Effect.Effect<HarnessConfig, ConfigError> => {
   let error: ConfigError | undefined
   const fail = (key: string, what: string): undefined => {
-    error ??= new ConfigError({ key, message: `${file}: ${key} ${what}` })
+    error ??= configError(file, key, what)
     return undefined
   }
   const table = (name: string): Record<string, unknown> => {
@@ -147,6 +148,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     acpContextWindow: number("acp", "context_window"),
     store,
     acpKeepAliveSeconds: number("acp", "keep_alive_seconds"),
+    models: decodeModelsConfig(raw, fail),
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)

@@ -1,5 +1,5 @@
 import type { AgentCatalog, AgentDefinitionError, HostError } from "@dsh/agent"
-import type { Pricing } from "@dsh/core"
+import type { PriceLookup } from "@dsh/core"
 import type { ModelConfig } from "@dsh/llm"
 import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import type { AnyTool } from "@dsh/tools"
@@ -49,6 +49,14 @@ export interface HarnessOptions<E = never, R = never> {
    * applies (by default, everything is allowed).
    */
   readonly permissions?: PermissionsSource | undefined
-  /** Per-million-token prices by model spec: results and announcements then carry a cost. */
-  readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
+  /**
+   * Per-million-token prices by model spec (`provider:model`, as usage events name models):
+   * results, descriptors, announcements and prompt answers then carry a cost in US dollars.
+   */
+  readonly pricing?: PriceLookup | undefined
+  /**
+   * The model children run on unless their call or agent type names one (`[subagents] model`:
+   * typically a cheaper one than the main agent's); default, or `inherit`: their parent's.
+   */
+  readonly subagentModel?: string | undefined
 }

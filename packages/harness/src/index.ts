@@ -5,6 +5,7 @@
  * `dsh acp` and `dsh sdk` are all this host.
  */
 export * from "./AgentContext.ts"
+export * from "./AgentListing.ts"
 export * from "./ChildSummary.ts"
 export * from "./FileAgents.ts"
 export * from "./Harness.ts"
@@ -13,3 +14,4 @@ export * from "./HarnessOptions.ts"
 export * from "./HostErrors.ts"
 export * from "./SessionPermissions.ts"
 export * from "./TerminalAsker.ts"
+export * from "./ModelsConfig.ts"

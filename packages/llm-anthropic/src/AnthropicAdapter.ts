@@ -9,13 +9,30 @@ export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 export const ANTHROPIC_VERSION = "2023-06-01"
 
 /**
+ * The aliases Claude Code's agent files use, shipped with this adapter (a registry's own
+ * aliases, e.g. `[models]` in dsh's config, override them).
+ */
+export const ANTHROPIC_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: "anthropic:claude-sonnet-4-5",
+  opus: "anthropic:claude-opus-4-5",
+  haiku: "anthropic:claude-haiku-4-5"
+}
+
+/** The bare model ids this adapter serves without `anthropic:`: `claude-*`. */
+export const ANTHROPIC_MODEL_IDS = { match: /^claude-/, describe: "claude-*" }
+
+/**
  * Anthropic Messages, streamed, with tool use. Settings come from `config` first, then
  * `ANTHROPIC_BASE_URL` / `ANTHROPIC_API_KEY` in `config.env`. `max_tokens` is mandatory
- * on this API: `config.maxOutputTokens`, else the request's, else 8192.
+ * on this API: `config.maxOutputTokens`, else the request's, else 8192. A request's
+ * `thinking` becomes `thinking: {type: "enabled", budget_tokens}` (low 2048, medium 8192, high
+ * 24576 tokens, kept 1024 below `max_tokens`; not sent mid tool loop).
  */
 export const AnthropicAdapter: ModelAdapter = {
   name: PROVIDER,
   description: "Anthropic Messages API (Claude), streaming with tool use",
+  aliases: ANTHROPIC_ALIASES,
+  modelIds: ANTHROPIC_MODEL_IDS,
   create: (model, config) =>
     Effect.gen(function*() {
       const { apiKey, model: name, url } = yield* resolveEndpoint(model, config, {

@@ -1,8 +1,8 @@
 import { systemMessage, userMessage } from "@dsh/core"
-import { type ModelRequest, RetryPolicy } from "@dsh/llm"
+import { type ModelRequest, ModelRegistry, RetryPolicy } from "@dsh/llm"
 import { modelAdapterSuite } from "@dsh/llm/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, type Layer } from "effect"
 import { AnthropicAdapter } from "../src/index.ts"
 import type { WireRequest } from "../src/internal/wire.ts"
 import { type FakeServerOptions, startFakeAnthropicServer } from "../src/testing.ts"
@@ -131,4 +131,17 @@ describe("AnthropicAdapter", () => {
       const noModel = yield* Effect.flip(AnthropicAdapter.create(" ", { apiKey: "k" }))
       assert.strictEqual(noModel.reason, "Configuration")
     }))
+
+  it.effect("ships Claude Code's aliases and serves claude-* ids; a registry's own aliases win", () =>
+    Effect.gen(function*() {
+      const registry = yield* ModelRegistry
+      assert.strictEqual(yield* registry.canonical("sonnet"), "anthropic:claude-sonnet-4-5")
+      assert.strictEqual(yield* registry.canonical("haiku"), "anthropic:claude-haiku-4-5")
+      assert.strictEqual(yield* registry.canonical("opus"), "anthropic:claude-opus-4-5")
+      assert.strictEqual(yield* registry.canonical("claude-sonnet-4-20250514"), "anthropic:claude-sonnet-4-20250514")
+      assert.strictEqual(yield* registry.canonical("anthropic/claude-haiku-4-5"), "anthropic:claude-haiku-4-5")
+      const mine = yield* ModelRegistry.makeWith({ aliases: { opus: "anthropic:claude-opus-4-1" } })
+      yield* mine.adapters.registerPermanent(AnthropicAdapter.name, AnthropicAdapter)
+      assert.strictEqual(yield* mine.canonical("opus"), "anthropic:claude-opus-4-1")
+    }).pipe(Effect.provide(ModelRegistry.layerWith([AnthropicAdapter]) as Layer.Layer<ModelRegistry>)))
 })

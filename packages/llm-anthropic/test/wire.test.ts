@@ -32,7 +32,7 @@ describe("Anthropic wire", () => {
       ])
       assert.deepStrictEqual(parts, [
         { type: "tool-call", call: { id: "t", name: "Now", arguments: "{}" } },
-        { type: "finish", reason: "tool-calls", usage: { inputTokens: 15, outputTokens: 9, totalTokens: 24 } }
+        { type: "finish", reason: "tool-calls", usage: { inputTokens: 15, outputTokens: 9, totalTokens: 24, cacheReadTokens: 5 } }
       ])
     }))
 

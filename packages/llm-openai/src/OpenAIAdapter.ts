@@ -6,14 +6,23 @@ import { decodeStreamChunk, makeChunkParser, PROVIDER, toWireRequest } from "./i
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 /**
+ * The bare model ids this adapter serves without `openai:` (as agent files written for other
+ * harnesses name them): `gpt-*`, `chatgpt-*`, and the reasoning models `o1`, `o3`, `o4-*`
+ * (with their suffixes, e.g. `o3-mini`, `o4-mini`).
+ */
+export const OPENAI_MODEL_IDS = { match: /^(?:gpt-|chatgpt-|o[134](?:$|-))/, describe: "gpt-*, chatgpt-*, o1, o3, o4-*" }
+
+/**
  * OpenAI-compatible Chat Completions, streamed: OpenAI itself and the servers that copy
  * its API (Ollama, vLLM, llama.cpp, Moonshot, OpenRouter). Settings come from `config`
  * first, then `OPENAI_BASE_URL` / `OPENAI_API_KEY` in `config.env`. Local servers that
  * need no key still need some value in `OPENAI_API_KEY`, so a forgotten key is caught early.
+ * A request's `thinking` is sent as `reasoning_effort` (`off` sends none).
  */
 export const OpenAIAdapter: ModelAdapter = {
   name: PROVIDER,
   description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
+  modelIds: OPENAI_MODEL_IDS,
   create: (model, config) =>
     Effect.gen(function*() {
       const { apiKey, model: name, url } = yield* resolveEndpoint(model, config, {

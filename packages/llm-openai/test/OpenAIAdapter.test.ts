@@ -131,4 +131,16 @@ describe("OpenAIAdapter", () => {
       assert.strictEqual(response.message.content, "via registry")
       assert.strictEqual(server.requests[0]?.headers.authorization, "Bearer sk-config")
     }).pipe(Effect.provide(ModelRegistry.provide(OpenAIAdapter).pipe(Layer.provideMerge(ModelRegistry.layer)))))
+
+  it.effect("serves the bare ids agent files use: gpt-*, chatgpt-*, o1, o3, o4-*", () =>
+    Effect.gen(function*() {
+      const registry = yield* ModelRegistry
+      for (const id of ["gpt-5", "gpt-4.1-mini", "chatgpt-4o-latest", "o1", "o3", "o3-mini", "o4-mini"]) {
+        assert.strictEqual(yield* registry.canonical(id), `openai:${id}`)
+      }
+      for (const id of ["o2", "gemini-3-pro", "GPT-4.1", "gpt"]) {
+        assert.strictEqual((yield* Effect.flip(registry.canonical(id)))._tag, "LlmError", id)
+      }
+      assert.strictEqual(yield* registry.canonical("openai/gpt-4.1"), "openai:gpt-4.1")
+    }).pipe(Effect.provide(ModelRegistry.layerWith([OpenAIAdapter]) as Layer.Layer<ModelRegistry>)))
 })

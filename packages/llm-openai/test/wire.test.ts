@@ -36,6 +36,15 @@ describe("OpenAI wire", () => {
       ])
     }))
 
+  it.effect("counts prompt tokens served from OpenAI's cache", () =>
+    Effect.gen(function*() {
+      const parts = yield* run([
+        delta({ content: "hi" }, "stop"),
+        { choices: [], usage: { prompt_tokens: 100, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 80 } } }
+      ])
+      assert.deepStrictEqual(parts.at(-1), { type: "finish", reason: "stop", usage: { inputTokens: 100, outputTokens: 4, totalTokens: 104, cacheReadTokens: 80 } })
+    }))
+
   it.effect("servers that omit index, ids or arguments still produce whole calls", () =>
     Effect.gen(function*() {
       const parts = yield* run([

@@ -2,6 +2,7 @@ import { makeRegistry, type NamedRegistry, type Pricing, type RegistryError } fr
 import { Context, Effect, Layer, Scope } from "effect"
 import type { LanguageModelShape } from "./LanguageModel.ts"
 import { LlmError } from "./LlmError.ts"
+import { canonicalModelSpec, type ModelIdPattern, parseModelSpec } from "./ModelSpec.ts"
 
 /** Settings an adapter may read; the CLI fills them from flags, env and config.toml. */
 export interface ModelConfig {
@@ -21,51 +22,80 @@ export interface ModelAdapter {
   readonly description: string
   /** Builds a model for the part of the spec after `name:` (may be empty). */
   readonly create: (model: string, config: ModelConfig) => Effect.Effect<LanguageModelShape, LlmError>
+  /** Short names this adapter ships (`sonnet` → `anthropic:claude-sonnet-4-5`); a registry's own aliases override them. */
+  readonly aliases?: Readonly<Record<string, string>> | undefined
+  /** Bare vendor model ids this adapter serves without an `adapter:` prefix (`claude-*`). */
+  readonly modelIds?: ModelIdPattern | undefined
+}
+
+/** A registry's own settings. */
+export interface ModelRegistryOptions {
+  /** Aliases (`fast = "openai:gpt-4.1-mini"`, or `sonnet` pointed elsewhere); they win over the adapters' own. */
+  readonly aliases?: Readonly<Record<string, string>> | undefined
 }
 
 export interface ModelRegistryShape {
   readonly adapters: NamedRegistry<ModelAdapter>
   /** Registers an adapter for the lifetime of the surrounding scope. */
   readonly register: (adapter: ModelAdapter) => Effect.Effect<void, RegistryError, Scope.Scope>
-  /** Resolves a spec such as `openai:gpt-4.1` or `scripted:demo.json`. */
+  /**
+   * Builds a model from any spec `canonical` accepts (`openai:gpt-4.1`, `scripted:demo.json`,
+   * `sonnet`, `claude-haiku-4-5`, `anthropic/claude-haiku-4-5`).
+   */
   readonly resolve: (spec: string, config?: ModelConfig) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
-}
-
-export const parseModelSpec = (spec: string): { readonly adapter: string; readonly model: string } => {
-  const colon = spec.indexOf(":")
-  return colon < 0 ? { adapter: spec, model: "" } : { adapter: spec.slice(0, colon), model: spec.slice(colon + 1) }
+  /**
+   * The `<adapter>:<model>` form of a spec (see `canonicalModelSpec`): aliases, OpenCode's
+   * `provider/model` and bare vendor ids mapped to the adapter that serves them. Needs no
+   * credentials; a spec it cannot map fails with a `Configuration` error saying what would do.
+   */
+  readonly canonical: (spec: string) => Effect.Effect<string, LlmError>
+  /** Every alias in effect: the adapters' own, overridden by the registry's. */
+  readonly aliases: Effect.Effect<Readonly<Record<string, string>>>
 }
 
 /** Adapters by name, owned by this service instance (no module-global registry). */
 export class ModelRegistry extends Context.Service<ModelRegistry, ModelRegistryShape>()("@dsh/llm/ModelRegistry") {
-  static readonly make: Effect.Effect<ModelRegistryShape> = Effect.gen(function*() {
-    const adapters = yield* makeRegistry<ModelAdapter>("model adapter")
-    return ModelRegistry.of({
-      adapters,
-      register: (adapter) => adapters.register(adapter.name, adapter),
-      resolve: (spec, config = {}) =>
+  static readonly make: Effect.Effect<ModelRegistryShape> = Effect.suspend(() => ModelRegistry.makeWith({}))
+
+  /** A registry with its own aliases. */
+  static readonly makeWith = (options: ModelRegistryOptions): Effect.Effect<ModelRegistryShape> =>
+    Effect.gen(function*() {
+      const adapters = yield* makeRegistry<ModelAdapter>("model adapter")
+      const own = options.aliases ?? {}
+      const configurationError = (detail: string) =>
+        new LlmError({ reason: "Configuration", provider: "model spec", detail, retryable: false })
+      const canonical = (spec: string) =>
         Effect.gen(function*() {
-          const { adapter, model } = parseModelSpec(spec)
-          if (adapter === "") {
-            return yield* new LlmError({
-              reason: "Configuration",
-              provider: "model spec",
-              detail: `empty model spec "${spec}"`,
-              retryable: false
-            })
-          }
-          const found = yield* adapters.get(adapter)
-          return yield* found.create(model, config)
+          const all = (yield* adapters.entries).map(([, a]) => a)
+          const result = canonicalModelSpec(spec, all, own)
+          return result._tag === "Spec" ? result.spec : yield* configurationError(result.reason)
         })
+      return ModelRegistry.of({
+        adapters,
+        register: (adapter) => adapters.register(adapter.name, adapter),
+        canonical,
+        aliases: Effect.map(adapters.entries, (entries) => {
+          const merged: Record<string, string> = {}
+          for (const [, a] of entries) for (const [k, v] of Object.entries(a.aliases ?? {})) merged[k] ??= v
+          return { ...merged, ...own }
+        }),
+        resolve: (spec, config = {}) =>
+          Effect.gen(function*() {
+            if (spec.trim() === "") return yield* configurationError(`empty model spec "${spec}"`)
+            // `nope:model` names an adapter: a missing one is a RegistryError listing those there are.
+            const { adapter, model } = parseModelSpec(yield* canonical(spec))
+            const found = yield* adapters.get(adapter)
+            return yield* found.create(model, config)
+          })
+      })
     })
-  })
 
   static readonly layer: Layer.Layer<ModelRegistry> = Layer.effect(ModelRegistry, ModelRegistry.make)
 
-  /** A registry holding `adapters` (e.g. `[ScriptedAdapter, OpenAIAdapter]`). */
-  static readonly layerWith = (adapters: ReadonlyArray<ModelAdapter>): Layer.Layer<ModelRegistry, RegistryError> =>
+  /** A registry holding `adapters` (e.g. `[ScriptedAdapter, OpenAIAdapter]`) and, optionally, aliases of its own. */
+  static readonly layerWith = (adapters: ReadonlyArray<ModelAdapter>, options: ModelRegistryOptions = {}): Layer.Layer<ModelRegistry, RegistryError> =>
     Layer.effect(ModelRegistry, Effect.gen(function*() {
-      const registry = yield* ModelRegistry.make
+      const registry = yield* ModelRegistry.makeWith(options)
       for (const adapter of adapters) yield* registry.adapters.registerPermanent(adapter.name, adapter)
       return registry
     }))

@@ -10,7 +10,9 @@ import { Schema, Tuple } from "effect"
 export const UsageSchema = Schema.Struct({
   inputTokens: Schema.Number,
   outputTokens: Schema.Number,
-  totalTokens: Schema.Number
+  totalTokens: Schema.Number,
+  cacheReadTokens: Schema.optional(Schema.Number),
+  cacheWriteTokens: Schema.optional(Schema.Number)
 })
 
 export const RunStatusSchema = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
@@ -32,7 +34,12 @@ export const MessageSchema = Schema.Union([
 
 const eventCases = [
   Schema.Struct({ type: Schema.Literal("session-start"), sessionId: Schema.String, agent: Schema.String, cwd: Schema.String, model: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("turn-start"), turn: Schema.Number, prompt: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("turn-start"),
+    turn: Schema.Number,
+    prompt: Schema.String,
+    thinking: Schema.optional(Schema.Literals(["off", "low", "medium", "high"]))
+  }),
   Schema.Struct({ type: Schema.Literal("step-start"), turn: Schema.Number, step: Schema.Number }),
   Schema.Struct({ type: Schema.Literal("text-delta"), text: Schema.String }),
   Schema.Struct({ type: Schema.Literal("message"), message: MessageSchema }),

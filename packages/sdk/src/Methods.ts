@@ -26,7 +26,10 @@ export const ChildSummary = Schema.Struct({
   status: Schema.String,
   parent: Schema.String,
   depth: Schema.Number,
-  usage: UsageSchema
+  usage: UsageSchema,
+  /** US dollars, where the server has pricing for the model. */
+  cost: Schema.optional(Schema.Number),
+  model: Schema.optional(Schema.String)
 })
 export type ChildSummary = typeof ChildSummary.Type
 
@@ -109,6 +112,8 @@ export const PromptResult = Schema.Struct({
   usage: UsageSchema,
   /** `usage` plus every descendant's usage during this turn (rolled up). */
   totalUsage: UsageSchema,
+  /** What `usage` cost in US dollars, where the server has pricing for the model. */
+  cost: Schema.optional(Schema.Number),
   subagents: Schema.Array(ChildSummary),
   error: Schema.optional(Schema.String)
 })
@@ -122,6 +127,7 @@ export const ChildReply = Schema.Struct({
   status: Schema.Union([RunStatusSchema, Schema.Literal("queued")]),
   result: Schema.String,
   usage: UsageSchema,
+  cost: Schema.optional(Schema.Number),
   notes: Schema.optional(Schema.String)
 })
 export type ChildReply = typeof ChildReply.Type

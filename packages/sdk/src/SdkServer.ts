@@ -166,6 +166,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
             result: r.result,
             usage: r.usage,
             totalUsage: addUsage(r.usage, descendants),
+            ...(r.cost === undefined ? {} : { cost: r.cost }),
             subagents: r.subagents,
             ...(r.error === undefined ? {} : { error: r.error })
           }

@@ -61,7 +61,8 @@ export const ForkProvider: SubagentProvider = {
     const state = context.continuation as ForkState
     return runInProcess({ context, prompt: context.message, systemPrompt: state.systemPrompt, policy: state.toolPolicy })
   },
-  continuation: { version: 1, schema: ForkState }
+  continuation: { version: 1, schema: ForkState },
+  keepsParentModel: true
 }
 
 /** The built-in `fork` type: a copy of the caller that starts from its conversation. */

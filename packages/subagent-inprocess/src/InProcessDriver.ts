@@ -12,7 +12,7 @@ export interface InProcessRun {
   readonly prompt: string
   /** Messages placed before the child's own history (a fork's parent prefix, when nothing persists). */
   readonly seed?: ReadonlyArray<Message> | undefined
-  /** The model to use when the request names none; defaults to the parent's. */
+  /** Replaces the model the service chose (`context.model`). */
   readonly model?: LanguageModelShape | undefined
   /** Replaces the agent type's rendered system prompt (a fork keeps its parent's). */
   readonly systemPrompt?: string | undefined
@@ -21,15 +21,6 @@ export interface InProcessRun {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
-
-/** The model a child runs with: its request's override, its type's model, else its parent's. */
-const chooseModel = (context: StartContext, fallback: LanguageModelShape | undefined) =>
-  Effect.gen(function*() {
-    const spec = context.request.model ?? context.type.definition.model
-    if (spec === undefined) return { model: fallback ?? context.parent.model }
-    const resolved = yield* context.resolveModel(spec).pipe(Effect.result)
-    return resolved._tag === "Success" ? { model: resolved.success } : { error: `cannot use model ${spec}: ${resolved.failure.message}` }
-  })
 
 /**
  * Runs a child agent loop in the calling fiber, in its own context: its own tools (as the
@@ -43,9 +34,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
   Effect.gen(function*() {
     const { context } = run
     const { type, request, parent, handle } = context
-    const chosen = yield* chooseModel(context, run.model)
-    if ("error" in chosen) return { status: "failed", output: "", usage: emptyUsage, notes: chosen.error } satisfies ChildOutcome
-    const model = chosen.model
+    const model = run.model ?? context.model.model
     const depth = parent.depth + 1
     const reported = yield* Ref.make<ReportedResult | undefined>(undefined)
     const child = yield* context.childContext({
@@ -70,6 +59,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       parent: parent.handle,
       depth,
       model: `${model.provider}:${model.model}`,
+      ...(request.thinking === undefined ? {} : { thinking: request.thinking }),
       status: "running",
       startedAt: iso(yield* Clock.currentTimeMillis)
     }

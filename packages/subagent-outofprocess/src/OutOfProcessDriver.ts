@@ -8,9 +8,12 @@ import { closeResident, makeResidents, type Resident, type Residents } from "./i
 import { makeTurnFrame } from "./internal/TurnFrame.ts"
 import type { OutOfProcessBackend, OutOfProcessRun, TurnReport } from "./OutOfProcessBackend.ts"
 
-/** The model spec a child is asked to use: its request's, else its type's, else its parent's `provider:model`. */
-export const childModelSpec = (context: StartContext): string =>
-  context.request.model ?? context.type.definition.model ?? `${context.parent.model.provider}:${context.parent.model.model}`
+/**
+ * The model spec a child is asked to use: the one the service chose for the run (the request's,
+ * the type's, the tree's default for children or the parent's; always `provider:model`, so a
+ * child with a config of its own needs none of the parent's aliases).
+ */
+export const childModelSpec = (context: StartContext): string => context.model.spec
 
 const firstLine = (text: string): string => text.split("\n")[0] ?? text
 

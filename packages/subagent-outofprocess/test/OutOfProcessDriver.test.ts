@@ -59,11 +59,11 @@ describe("the out-of-process driver", () => {
       assert.deepInclude(last, { command: "fake-agent --model scripted:parent-model", pid: 4242, sessionId: "s-1" })
     }).pipe(Effect.scoped))
 
-  it.effect("the model spec: the request's, else the type's, else the parent's provider:model", () =>
+  it.effect("the child is asked to use the model the service chose for the run", () =>
     Effect.gen(function*() {
       const journal = makeJournal()
-      assert.strictEqual(childModelSpec(yield* makeContext(journal, { model: "openai:a", typeModel: "openai:b" })), "openai:a")
-      assert.strictEqual(childModelSpec(yield* makeContext(journal, { typeModel: "openai:b" })), "openai:b")
+      // The service resolved the request's alias; the child gets the canonical spec, not "sonnet".
+      assert.strictEqual(childModelSpec(yield* makeContext(journal, { model: "sonnet", chosen: "anthropic:claude-sonnet-4-5" })), "anthropic:claude-sonnet-4-5")
       assert.strictEqual(childModelSpec(yield* makeContext(journal)), "scripted:parent-model")
     }).pipe(Effect.scoped))
 

@@ -160,6 +160,8 @@ export const fakeBackend = (
 export const makeContext = (journal: Journal, options: {
   readonly model?: string | undefined
   readonly typeModel?: string | undefined
+  /** The model the service chose (default: the parent's). */
+  readonly chosen?: string | undefined
   readonly messages?: ReadonlyArray<ReadonlyArray<string>> | undefined
 } = {}) =>
   Effect.gen(function*() {
@@ -172,6 +174,7 @@ export const makeContext = (journal: Journal, options: {
       request: { prompt: "do the task", description: "fake", agent: "fake:agent", model: options.model },
       type: testType("fake:agent", "fake", options.typeModel === undefined ? {} : { model: options.typeModel }),
       parent: testParent(model, { cwd: "/work" }),
+      model: { spec: options.chosen ?? "scripted:parent-model", model },
       store: recordingStore(journal),
       onEvent: (event) => Effect.sync(() => void journal.forwarded.push(event)),
       childContext: tree.childContext,

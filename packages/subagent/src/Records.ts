@@ -8,11 +8,17 @@ import { Effect, Schema } from "effect"
 export const UsageRecord = Schema.Struct({
   inputTokens: Schema.Number,
   outputTokens: Schema.Number,
-  totalTokens: Schema.Number
+  totalTokens: Schema.Number,
+  cacheReadTokens: Schema.optional(Schema.Number),
+  cacheWriteTokens: Schema.optional(Schema.Number)
 })
 
 /** How a run ended. Always decided by the runtime, never by model text. */
 export const RunStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
+
+/** Provider-neutral reasoning effort (`ModelRequest.thinking`). */
+export const ThinkingLevel = Schema.Literals(["off", "low", "medium", "high"])
+export type ThinkingLevel = typeof ThinkingLevel.Type
 
 export const DescriptorStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost", "queued", "running"])
 export type DescriptorStatus = typeof DescriptorStatus.Type
@@ -47,7 +53,13 @@ export const SubagentDescriptor = Schema.Struct({
   continuation: Schema.optional(ContinuationEnvelope),
   lastResult: Schema.optional(Schema.String),
   /** Whether the latest run was a background run (its outcome is announced). */
-  background: Schema.optional(Schema.Boolean)
+  background: Schema.optional(Schema.Boolean),
+  /** The model its latest run used (`provider:model`); a continued child keeps it. */
+  model: Schema.optional(Schema.String),
+  /** The reasoning effort its latest run was asked for. */
+  thinking: Schema.optional(ThinkingLevel),
+  /** What its latest run cost in US dollars, where pricing is configured. */
+  cost: Schema.optional(Schema.Number)
 })
 export type SubagentDescriptor = typeof SubagentDescriptor.Type
 
@@ -63,7 +75,10 @@ export const SubagentResult = Schema.Struct({
   runId: Schema.String,
   agent: Schema.String,
   provider: Schema.String,
+  /** US dollars, where pricing is configured for the model(s) it used. */
   cost: Schema.optional(Schema.Number),
+  /** The model it ran with (`provider:model`). */
+  model: Schema.optional(Schema.String),
   durationMs: Schema.Number,
   /** Where the child's transcript lives (a path for the file store). */
   transcript: Schema.optional(Schema.String)
@@ -98,6 +113,8 @@ export const ChildMeta = Schema.Struct({
   depth: Schema.Number,
   /** The model spec the child ran with (for out-of-process children, what it was asked to use). */
   model: Schema.String,
+  /** The reasoning effort it was asked for. */
+  thinking: Schema.optional(ThinkingLevel),
   status: Schema.Literals(["starting", "running", "completed", "failed", "timeout", "cancelled", "lost"]),
   startedAt: Schema.String,
   endedAt: Schema.optional(Schema.String),

@@ -35,10 +35,14 @@ export interface SubagentTree {
   readonly dynamicTypes: DynamicTypes
   readonly childContext: ChildContextFactory
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
+  /** The model spec children use unless their call or agent type names one (`[subagents] model`); else their parent's. */
+  readonly childModel: string | undefined
   /** A unique handle for a new child of this type: `explore-1`, `acp-claude-2`. */
   readonly allocateHandle: (type: string) => Effect.Effect<string>
   /** Counts a new child against the per-session cap. */
   readonly reserveChild: Effect.Effect<void, SubagentError>
+  /** How many more children the session may have (`max_children` minus those it has). */
+  readonly childCapacity: Effect.Effect<number>
   /** Every child's live event, for observers (protocol servers, UIs). */
   readonly onChildEvent: (handle: string, event: AgentEvent) => Effect.Effect<void>
   /** The main agent's working directory and model: what a child continued by the user inherits. */
@@ -74,8 +78,13 @@ export interface SubagentTreeOptions {
   /** Default: the `Lane` of the context, else an in-memory lane of `maxConcurrent` slots. */
   readonly lane?: LaneShape | undefined
   readonly childContext: ChildContextFactory
-  /** Resolves model overrides; without it, overrides are refused. */
+  /** Resolves model overrides; without it, overrides are skipped (with a note) and children run on their parent's model. */
   readonly resolveModel?: ((spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
+  /**
+   * The model children run on unless their call or agent type names one (a cheaper model than
+   * the main agent's, typically); `inherit` or none: their parent's.
+   */
+  readonly childModel?: string | undefined
   readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
 }
 
@@ -154,6 +163,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       childContext: options.childContext,
       resolveModel: options.resolveModel ?? ((spec) =>
         Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),
+      childModel: options.childModel,
       scope,
       memoryStores: makeMemoryChildStores(),
       cwd: options.cwd ?? process.cwd(),
@@ -176,6 +186,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
         children++
         return Effect.void
       }),
+      childCapacity: Effect.sync(() => Math.max(0, limits.maxChildren - children)),
       isReachable,
       stopHeld,
       answerSends: (send) => Effect.sync(() => void (sends = send)),

@@ -1,5 +1,5 @@
 import type { AgentDefinition, TurnResult } from "@dsh/agent"
-import { makeId, makeRegistry, type NamedRegistry, type Pricing, type RegistryError } from "@dsh/core"
+import { makeId, makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
 import { Clock, Context, Deferred, type Duration, Effect, Schema, type Scope } from "effect"
 import { toAgentType } from "./internal/dynamicTypes.ts"
 import { runActivation, type RunSpec } from "./internal/run.ts"
@@ -7,6 +7,12 @@ import type { SubagentDescriptor, SubagentResult } from "./Records.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
 import type { AcceptedRun, AgentType, ParentInfo, SpawnRequest, SubagentProvider, TurnRunner } from "./Vocabulary.ts"
+
+/** One request of a batch (`spawnAll`), in order: its result, its accepted background run, or why it did not start. */
+export type BatchEntry =
+  | { readonly _tag: "Settled"; readonly result: SubagentResult }
+  | { readonly _tag: "Accepted"; readonly run: AcceptedRun }
+  | { readonly _tag: "Refused"; readonly error: SubagentError }
 
 /** What a message to a child led to: queued for its running Activation, or a reply. */
 export type SendOutcome =
@@ -30,6 +36,17 @@ export interface SubagentsShape {
   readonly spawn: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult, SubagentError>
   /** Starts a child in the background; its outcome is announced to the parent. */
   readonly spawnBackground: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<AcceptedRun, SubagentError>
+  /**
+   * Starts one child per request at once (a swarm): refused as a whole when a type is unknown
+   * or not allowed, or the session has no room for all of them (`max_children`); otherwise
+   * admitted in order (handles follow the requests), run through the lane, and returned in
+   * order when all have settled (or, with `background`, accepted at once and each announced).
+   */
+  readonly spawnAll: (
+    requests: ReadonlyArray<SpawnRequest>,
+    parent: ParentInfo,
+    options?: { readonly background?: boolean | undefined }
+  ) => Effect.Effect<ReadonlyArray<BatchEntry>, SubagentError>
   /**
    * Continues a child by its handle: queued for its next step when it is running; a new
    * Activation (warm, or cold from disk) when it is idle. `from` must be an ancestor
@@ -62,7 +79,8 @@ export interface SubagentsOptions {
   readonly tree: SubagentTree
   readonly providers?: ReadonlyArray<SubagentProvider> | undefined
   readonly types?: ReadonlyArray<AgentType> | undefined
-  readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
+  /** Prices by model spec: results, descriptors and announcements then carry a cost. */
+  readonly pricing?: PriceLookup | undefined
   /** The provider runtime-created types run on (default `spawn`). */
   readonly dynamicProvider?: string | undefined
 }
@@ -193,6 +211,37 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       return { status: "accepted", runId: a.runId, handle: a.handle } satisfies AcceptedRun
     })
 
+    const spawnAll: SubagentsShape["spawnAll"] = Effect.fn("Subagents.spawnAll")(function*(requests, parent, batchOptions) {
+      const background = batchOptions?.background === true
+      // Refused as a whole before anything starts: an unknown or forbidden type, or no room.
+      for (const request of requests) yield* resolveType(request, parent)
+      const room = yield* tree.childCapacity
+      if (requests.length > room) {
+        return yield* refuse(
+          "ChildLimit",
+          `${requests.length} children do not fit: this session has room for ${room} more (max_children ${tree.limits.maxChildren}); use fewer items or continue existing children`
+        )
+      }
+      const admitted: Array<Effect.Effect<BatchEntry>> = []
+      for (const request of requests) {
+        const a = yield* admit({ ...request, background }, parent).pipe(Effect.result)
+        if (a._tag === "Failure") {
+          admitted.push(Effect.succeed({ _tag: "Refused", error: a.failure }))
+          continue
+        }
+        const { activation, handle, runId, type } = a.success
+        if (background) {
+          const announce = yield* announced(parent.handle, type.name, handle, runId)
+          yield* activate({ tree, ...a.success, request: { ...request, background: true }, parent, announce }, true)
+          admitted.push(Effect.succeed({ _tag: "Accepted", run: { status: "accepted", runId, handle } }))
+        } else {
+          yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false)
+          admitted.push(Effect.map(Deferred.await(activation.done), (result) => ({ _tag: "Settled", result })))
+        }
+      }
+      return yield* Effect.all(admitted, { concurrency: "unbounded" })
+    })
+
     const known = (handle: string, from: string) =>
       Effect.gen(function*() {
         const d = tree.descriptors.get(handle)
@@ -292,6 +341,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       availableTypes,
       spawn,
       spawnBackground,
+      spawnAll,
       send,
       stop,
       list: (from) => tree.descriptors.all().filter((d) => tree.isReachable(d.handle, from)),

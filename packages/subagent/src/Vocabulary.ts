@@ -6,6 +6,8 @@ import type { AnyTool, ToolContext } from "@dsh/tools"
 import type { Effect, Schema } from "effect"
 import type { SubagentTree } from "./SubagentTree.ts"
 
+import type { ThinkingLevel } from "./Records.ts"
+
 export type { ChildMeta, ContinuationEnvelope, DescriptorStatus, SubagentDescriptor, SubagentResult, TaskRecord } from "./Records.ts"
 
 /** What a parent asks for when it delegates. */
@@ -15,9 +17,13 @@ export interface SpawnRequest {
   readonly description: string
   /** The agent type (`coder`, `explore`, `acp:dsh`, …). */
   readonly agent: string
-  /** A model spec overriding the type's and the parent's model. */
+  /**
+   * A model spec (or alias, or `inherit`) overriding the agent type's, the tree's default for
+   * children and the parent's model. One that does not resolve is skipped with a note.
+   */
   readonly model?: string | undefined
-  readonly thinking?: "off" | "low" | "medium" | "high" | undefined
+  /** How hard the child's model should think; adapters map it (`reasoning_effort`, a thinking budget). */
+  readonly thinking?: ThinkingLevel | undefined
   /** Wall-clock limit of this run; 0 means none. Default: the tree's limit. */
   readonly timeoutSeconds?: number | undefined
   /** Return at once with `{status: "accepted"}`; the outcome is announced to the parent later. */
@@ -90,6 +96,13 @@ export interface AcceptedRun {
 /** One turn of an agent, given its prompt and what to add before each model call. */
 export type TurnRunner<E> = (prompt: string, beforeStep: Effect.Effect<ReadonlyArray<Message>>) => Effect.Effect<TurnResult, E>
 
+/** The model a child runs with, as the service chose it (see `SubagentTreeOptions.childModel`). */
+export interface ChildModel {
+  /** `provider:model`, as its usage events name it; what an out-of-process child is asked to use. */
+  readonly spec: string
+  readonly model: LanguageModelShape
+}
+
 /** What a provider's `start` receives. */
 export interface StartContext {
   readonly handle: string
@@ -97,6 +110,13 @@ export interface StartContext {
   readonly request: SpawnRequest
   readonly type: AgentType
   readonly parent: ParentInfo
+  /**
+   * The model chosen for this run: the request's override, else the agent type's `model`, else
+   * the tree's default for children, else the parent's (`inherit` stops at the parent's); a
+   * continued child keeps the model it ran with. Specs that did not resolve were skipped, with a
+   * note in the result.
+   */
+  readonly model: ChildModel
   /** The child's persisted data, when the session has a store (in-process children need it). */
   readonly store: ChildStore | undefined
   /** The child's own live events (its transcript is the provider's business). */
@@ -105,7 +125,7 @@ export interface StartContext {
   readonly childContext: ChildContextFactory
   /** The session tree the child belongs to. */
   readonly tree: SubagentTree
-  /** Resolves a model spec (a request's or an agent type's model override). */
+  /** Resolves a model spec (aliases and vendor ids included), for providers that need another model. */
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /**
    * Stores the provider's continuation data (e.g. an out-of-process child's session id) in the
@@ -187,6 +207,8 @@ export interface SubagentProvider {
   readonly description: string
   readonly start: (context: StartContext) => Effect.Effect<ChildOutcome>
   readonly continue?: ((context: StartContext & { readonly message: string }) => Effect.Effect<ChildOutcome>) | undefined
+  /** Its children always run on their parent's model (a fork): the service chooses none for them. */
+  readonly keepsParentModel?: boolean | undefined
   /**
    * The continuation data this provider saves. With it, the service refuses a `continue` whose
    * saved envelope is missing, of another provider or version, or does not decode

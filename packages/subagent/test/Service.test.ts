@@ -234,11 +234,14 @@ describe("continuations", () => {
 describe("results", () => {
   it.effect("a timeout of 0 means no timeout", () =>
     Effect.gen(function*() {
-      const { subagents, fixture } = yield* setup({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }), limits: { timeoutSeconds: 0 } })
+      // No session: its request poller would make an hour of virtual time 180,000 wake-ups.
+      const fixture = makeFixtureProvider({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }) })
+      const tree = yield* makeSubagentTree({ childContext: noContext, defaultModel: model, limits: { timeoutSeconds: 0 } })
+      const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [testType("coder")] })
       const fiber = yield* Effect.forkChild(spawn(subagents, "slow"))
-      // The clock moves once the child runs (and sleeps), not before.
-      yield* Effect.yieldNow.pipe(Effect.repeat({ until: () => fixture.calls.length === 1, times: 10_000 }))
-      yield* TestClock.adjust("1 hour")
+      // An hour at a time until the child is done (its sleep may start after the first step):
+      // with a timeout, it would end as `timeout` instead.
+      for (let hours = 0; hours < 5 && fiber.pollUnsafe() === undefined; hours++) yield* TestClock.adjust("1 hour")
       assert.strictEqual((yield* Fiber.join(fiber)).status, "completed")
     }).pipe(Effect.scoped))
 

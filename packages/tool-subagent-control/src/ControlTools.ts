@@ -87,6 +87,9 @@ const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
       )
   })
 
+/** The names of the tools `makeControlTools` makes. */
+export const CONTROL_TOOL_NAMES: ReadonlyArray<string> = ["send_message", "list_agents", "wait"]
+
 /** `send_message`, `list_agents` and `wait` for `caller`, over the `Subagents` of its context. */
 export const makeControlTools = (caller: ParentInfo) =>
   Effect.gen(function*() {

@@ -6,6 +6,9 @@ import * as z from "zod"
 
 const MAX_DESCRIPTION_CHARS = 1_000
 
+/** The names of the tools `makeCreateSubagentTools` makes. */
+export const CREATE_TOOL_NAMES: ReadonlyArray<string> = ["create_subagent", "update_subagent", "delete_subagent"]
+
 export interface CreateSubagentOptions {
   /** The tools the creator itself has: a created type never gets more. */
   readonly creatorTools: ReadonlyArray<string>

@@ -18,21 +18,35 @@ export const formatResult = (r: SubagentResult): string => {
   return `${body}\n\n${statusLine(r)}${notes}`
 }
 
+/** Parameters `subagent` and `swarm` share: model, reasoning effort, timeout, background. */
+export const runParams = {
+  model: z.string().optional().describe(
+    "A model to use instead of the type's or the default: a spec (openai:gpt-4.1), an alias (sonnet, haiku), a vendor id " +
+      "(claude-haiku-4-5) or inherit (yours). One that cannot be used is skipped, with a note in the result"
+  ),
+  thinking: z.enum(["off", "low", "medium", "high"]).optional().describe("How much the child's model should reason before answering"),
+  timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
+  background: z.boolean().optional().describe(
+    "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
+  )
+}
+
 // Built once: a `subagent` tool is made for every agent context. The default type is applied
 // in the handler, since it depends on the context.
 const SubagentParams = z.object({
   description: z.string().min(1).describe("A short (3-5 word) label for the task, shown in lists and logs"),
   prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
   agent: z.string().optional().describe("The agent type to use (default: coder, or the only type offered)"),
-  model: z.string().optional().describe("A model spec to use instead of the type's or yours, e.g. openai:gpt-4.1"),
-  timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
-  background: z.boolean().optional().describe(
-    "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
-  )
+  ...runParams
 })
 
-const describeTypes = (types: ReadonlyArray<AgentType>): string =>
+/** The types offered, one line each, for a delegation tool's description. */
+export const describeTypes = (types: ReadonlyArray<AgentType>): string =>
   types.map((t) => `- ${t.name}: ${t.description}${t.definition.whenToUse ? ` (${t.definition.whenToUse})` : ""}`).join("\n")
+
+/** The type a delegation names none uses: `coder` when offered, else the first offered. */
+export const defaultTypeOf = (types: ReadonlyArray<AgentType>): string =>
+  types.some((t) => t.name === "coder") ? "coder" : types[0]?.name ?? "coder"
 
 /**
  * The model-facing `subagent` tool of `parent`, over the `Subagents` of its context. It offers
@@ -43,7 +57,7 @@ export const makeSubagentTool = (parent: ParentInfo) =>
   Effect.gen(function*() {
     const subagents = yield* Subagents
     const types = yield* subagents.availableTypes(parent)
-    const defaultType = types.some((t) => t.name === "coder") ? "coder" : types[0]?.name ?? "coder"
+    const defaultType = defaultTypeOf(types)
     return defineTool({
       name: SUBAGENT_TOOL_NAME,
       description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +
@@ -53,7 +67,14 @@ export const makeSubagentTool = (parent: ParentInfo) =>
       parameters: SubagentParams,
       summarize: (p) => `${p.agent ?? defaultType}: ${p.description}`,
       execute: (p, context) => {
-        const request = { prompt: p.prompt, description: p.description, agent: p.agent ?? defaultType, model: p.model, timeoutSeconds: p.timeoutSeconds }
+        const request = {
+          prompt: p.prompt,
+          description: p.description,
+          agent: p.agent ?? defaultType,
+          model: p.model,
+          thinking: p.thinking,
+          timeoutSeconds: p.timeoutSeconds
+        }
         const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
           ? subagents.spawnBackground(request, caller).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))

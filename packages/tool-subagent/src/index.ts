@@ -1,3 +1,4 @@
-/** @dsh/tool-subagent: the model-facing `subagent` delegation tool, over `ctx.subagents`. */
+/** @dsh/tool-subagent: the model-facing `subagent` and `swarm` delegation tools, over `ctx.subagents`. */
 export * from "./SubagentTool.ts"
+export * from "./SwarmTool.ts"
 export * from "./CreateSubagentTools.ts"

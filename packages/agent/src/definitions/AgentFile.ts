@@ -30,9 +30,6 @@ export interface ParseAgentFileOptions {
   readonly scope?: AgentScope | undefined
 }
 
-/** A dsh model spec is `<adapter>:<model>` (`openai:gpt-4.1`); vendor aliases like `sonnet` are not. */
-const MODEL_SPEC = /^[a-z][a-z0-9_-]*:\S.*$/
-
 const MODES: ReadonlyArray<string> = ["primary", "subagent", "all"]
 
 /** The agent name a file gets without a `name` field: `review.md` → `review`, `x.agent.md` → `x`. */
@@ -139,10 +136,15 @@ const readOverride = (value: unknown, warnings: Array<string>): boolean => {
   return false
 }
 
+/**
+ * The model as written (`openai:gpt-4.1`, `sonnet`, `claude-haiku-4-5`, `anthropic/…`,
+ * `inherit`): which adapter serves it is the model registry's business, when the agent runs
+ * (and when agents are listed). Only a value that is not one name is dropped here.
+ */
 const readModel = (value: unknown, warnings: Array<string>): string | undefined => {
-  if (value === undefined || value === null || value === "inherit") return undefined
-  if (typeof value === "string" && MODEL_SPEC.test(value.trim())) return value.trim()
-  warnings.push(`model: ${JSON.stringify(value)} is not a dsh model spec (<adapter>:<model>); ignored, the caller's model is used`)
+  if (value === undefined || value === null) return undefined
+  if (typeof value === "string" && value.trim() !== "") return value.trim()
+  warnings.push(`model: ${JSON.stringify(value)} is not one model name; ignored, the caller's model is used`)
   return undefined
 }
 

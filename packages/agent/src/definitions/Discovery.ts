@@ -4,6 +4,7 @@ import type { AgentScope } from "../AgentDefinition.ts"
 import { type AgentFileResult, parseAgentFileBytes, tooLarge } from "./AgentFile.ts"
 import { MAX_AGENT_FILE_BYTES } from "./AgentName.ts"
 import * as Fs from "./internal/Fs.ts"
+import { expandKimiSubagents, isKimiSpecPath, loadKimiAgentSpec, type KimiSpecResult } from "./KimiAgentSpec.ts"
 
 /**
  * Finding agent files on disk. Directories are walked depth-first in code-point order of entry
@@ -35,9 +36,15 @@ export const findProjectRoot = (cwd: string): Effect.Effect<string> =>
   })
 
 export interface DirScan {
+  /** One per file under the directory: every file is loaded or skipped with the reason. */
   readonly results: ReadonlyArray<AgentFileResult>
+  /** Agents loaded from outside the directory: subagents a Kimi spec in it declares by path. */
+  readonly extra: ReadonlyArray<AgentFileResult>
   readonly warnings: ReadonlyArray<string>
 }
+
+/** Why a file that is neither kind of agent file is not one. */
+export const NOT_AN_AGENT_FILE = "not an agent file (dsh reads Markdown agent files, *.md, and Kimi agent specs, *.yaml)"
 
 /** Reads one agent file: a size check before reading, then at most the limit is read. */
 export const loadAgentFile = (path: string, scope: AgentScope): Effect.Effect<AgentFileResult, Fs.FsFailure> =>
@@ -50,7 +57,11 @@ export const loadAgentFile = (path: string, scope: AgentScope): Effect.Effect<Ag
     return parseAgentFileBytes(read.bytes, path, { scope })
   })
 
-/** Every `.md` file under `dir`, recursively, parsed. A missing directory yields nothing. */
+/**
+ * Every file under `dir`, recursively: `.md` files parsed as agent files, `.yaml`/`.yml` files
+ * as Kimi agent specs (with the subagents they declare), anything else skipped as not an agent
+ * file. A missing directory yields nothing.
+ */
 export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirScan> =>
   Effect.gen(function*() {
     const warnings: Array<string> = []
@@ -71,8 +82,8 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
         }
         const entries = [...listed.success].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         for (const entry of entries) {
-          if (files.length >= MAX_FILES_PER_DIR_TREE) {
-            warnings.push(`${dir}: more than ${MAX_FILES_PER_DIR_TREE} agent files; the rest are ignored`)
+          if (files.length + odd.length >= MAX_FILES_PER_DIR_TREE) {
+            warnings.push(`${dir}: more than ${MAX_FILES_PER_DIR_TREE} files; the rest are ignored`)
             return
           }
           const path = Path.join(current, entry.name)
@@ -85,28 +96,41 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
             isFile = target._tag === "Some" && target.value.isFile()
             kind = target._tag === "Some" ? entryKind(target.value) : "a dangling symbolic link"
           }
-          if (isDir && !SKIPPED_DIRS.has(entry.name)) {
+          if (isDir) {
+            if (SKIPPED_DIRS.has(entry.name)) continue
             if (depth + 1 > MAX_DEPTH) warnings.push(`${path}: nested deeper than ${MAX_DEPTH} levels; not scanned`)
             else yield* walk(path, depth + 1)
-          } else if (/\.md$/i.test(entry.name)) {
-            // Every .md entry is accounted for: a FIFO, device or dangling link is skipped with the reason.
-            if (isFile) files.push(path)
-            else if (!isDir) odd.push({ _tag: "Invalid", path, reason: `not a regular file (${kind})` })
+          } else if (!isFile) {
+            // Every entry is accounted for: a FIFO, device or dangling link is skipped with the reason.
+            odd.push({ _tag: "Invalid", path, reason: `not a regular file (${kind})` })
+          } else if (/\.md$/i.test(entry.name) || isKimiSpecPath(entry.name)) {
+            files.push(path)
+          } else {
+            odd.push({ _tag: "Invalid", path, reason: NOT_AN_AGENT_FILE })
           }
         }
       })
     yield* walk(dir, 0)
     const started = yield* Clock.currentTimeMillis
-    const results = yield* Effect.forEach(files, (path) =>
+    const loaded = yield* Effect.forEach(files, (path) =>
       Effect.gen(function*() {
         if ((yield* Clock.currentTimeMillis) - started > SCAN_BUDGET_MS) {
-          return { _tag: "Invalid", path, reason: `not read: the scan of ${dir} ran past its ${SCAN_BUDGET_MS / 1000}-second budget` } as const
+          return { result: { _tag: "Invalid", path, reason: `not read: the scan of ${dir} ran past its ${SCAN_BUDGET_MS / 1000}-second budget` } as const, subagents: [] }
         }
-        return yield* loadAgentFile(path, scope).pipe(
+        if (isKimiSpecPath(path)) return yield* loadKimiAgentSpec(path, scope)
+        return { result: yield* loadAgentFile(path, scope).pipe(
           Effect.catch((failure) => Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read: ${failure.message}` }))
-        )
+        ), subagents: [] } satisfies KimiSpecResult
       }), { concurrency: 8 })
-    return { results: [...results, ...odd], warnings }
+    const expanded = yield* expandKimiSubagents(loaded, scope)
+    warnings.push(...expanded.warnings)
+    // A Markdown file a spec reads as its prompt is that spec's, not an agent file of its own.
+    const results = expanded.results.map((r): AgentFileResult => {
+      if (r._tag !== "Invalid") return r
+      const owner = expanded.prompts.get(r.path)
+      return owner === undefined ? r : { ...r, reason: `the system prompt of ${owner} (system_prompt_path), not an agent file of its own` }
+    })
+    return { results: [...results, ...odd], extra: expanded.extra, warnings }
   })
 
 /** What a directory entry is, for a skip reason. */

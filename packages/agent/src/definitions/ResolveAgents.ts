@@ -4,7 +4,9 @@ import type { AgentDefinition, AgentScope } from "../AgentDefinition.ts"
 import { AgentDefinitionError } from "./AgentDefinitionError.ts"
 import { MAX_SYSTEM_PROMPT_CHARS } from "./AgentName.ts"
 import { DEFAULT_AGENT_NAME, loadBuiltinAgents } from "./Builtins.ts"
+import type { AgentFileResult } from "./AgentFile.ts"
 import { findProjectRoot, loadAgentFile, scanAgentDir } from "./Discovery.ts"
+import { expandKimiSubagents, isKimiSpecPath, loadKimiAgentSpec } from "./KimiAgentSpec.ts"
 import * as Fs from "./internal/Fs.ts"
 import { decodeUtf8, normalizeText } from "./internal/Frontmatter.ts"
 import type { BasePrompts } from "./Template.ts"
@@ -12,8 +14,10 @@ import { makeFileTrustStore, type TrustStore } from "./TrustStore.ts"
 
 /**
  * Discovery and precedence: explicit (`--agent-file`) > project > extra > user > plugin >
- * built-in. The higher scope wins a name; a discovered file replaces a built-in only with
- * `override: true`, and a project file does so only in a trusted project.
+ * built-in. The higher scope wins a name (`override` plays no part between files); within one
+ * scope the first file in discovery order wins. A discovered file replaces a built-in only with
+ * `override: true`, and a project file does so only in a trusted project. Every file that
+ * loses a name is listed as shadowed, by the file (or built-in) that has it.
  */
 
 export interface ResolveAgentsOptions {
@@ -47,11 +51,20 @@ export interface SkippedAgentFile {
   readonly reason: string
 }
 
+/** A file that loaded but whose name another definition has: `by` is that one's source. */
+export interface ShadowedAgentFile {
+  readonly path: string
+  readonly name: string
+  readonly by: string
+}
+
 export interface ResolvedAgents {
   /** Sorted by name. */
   readonly agents: ReadonlyArray<AgentDefinition>
   readonly skipped: ReadonlyArray<SkippedAgentFile>
-  /** Repairs, ignored fields, shadowed definitions and unreadable directories. */
+  /** Files that loaded but lost their name to a higher scope, an earlier file of the same scope, or a built-in. */
+  readonly shadowed: ReadonlyArray<ShadowedAgentFile>
+  /** Repairs, ignored fields, same-scope duplicates, built-in names without `override`, unreadable directories. */
   readonly warnings: ReadonlyArray<string>
   readonly projectRoot: string
   /** Whether project files may override built-ins: `trustProject`, or a recorded trust decision. */
@@ -75,10 +88,11 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     const cwd = Path.resolve(options.cwd)
     const projectRoot = yield* findProjectRoot(cwd)
     const skipped: Array<SkippedAgentFile> = []
+    const shadowed: Array<ShadowedAgentFile> = []
     const warnings: Array<string> = []
     const candidates: Array<AgentDefinition> = []
 
-    if (options.agentFile !== undefined) candidates.push(yield* loadExplicit(Path.resolve(cwd, options.agentFile), warnings))
+    if (options.agentFile !== undefined) candidates.push(...(yield* loadExplicit(Path.resolve(cwd, options.agentFile), warnings, skipped)))
 
     const userDirs = [Path.join(options.dshHome, "agents"), Path.join(options.userHome, ".agents", "agents")]
       .map((d) => Path.resolve(d))
@@ -98,7 +112,7 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
         fresh.forEach((d) => scanned.add(d))
         for (const s of yield* Effect.forEach(fresh, (dir) => scanAgentDir(dir, scope))) {
           warnings.push(...s.warnings)
-          for (const r of s.results) {
+          for (const r of [...s.results, ...s.extra]) {
             if (r._tag === "Invalid") skipped.push({ path: r.path, reason: r.reason })
             else {
               warnings.push(...r.warnings.map((w) => `${r.definition.source}: ${w}`))
@@ -133,7 +147,8 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
       }
       if (scope !== "builtin" && scope !== "explicit" && builtinNames.has(name)) {
         if (!candidate.override) {
-          warnings.push(`${source}: agent "${name}" has the name of a built-in agent but does not declare override: true; ignored`)
+          warnings.push(`${source}: agent "${name}" has the name of a built-in agent but does not declare override: true; the built-in is used`)
+          shadowed.push({ path: source, name, by: `builtin:${name}` })
           continue
         }
         if (scope === "project" && !projectTrusted) {
@@ -146,7 +161,10 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
       }
       const winner = winners.get(name)
       if (winner !== undefined) {
-        warnings.push(`${source}: agent "${name}" (${scope}) is shadowed by ${winner.source} (${winner.scope})`)
+        // Built-ins a file overrides are not files: only files are listed as shadowed.
+        if (scope !== "builtin") shadowed.push({ path: source, name, by: winner.source })
+        // A higher scope winning is precedence; two files of one scope are a clash to fix.
+        if (winner.scope === scope && winner.source !== systemMd?.path) warnings.push(`${source}: agent "${name}" is also defined by ${winner.source} in the same (${scope}) scope; that one is used`)
         continue
       }
       winners.set(name, candidate)
@@ -155,6 +173,7 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     return {
       agents: [...winners.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       skipped,
+      shadowed,
       warnings,
       projectRoot,
       projectTrusted,
@@ -162,23 +181,36 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     }
   })
 
-const loadExplicit = (path: string, warnings: Array<string>) =>
-  loadAgentFile(path, "explicit").pipe(
-    Effect.mapError((failure) =>
-      new AgentDefinitionError({
-        reason: Fs.isMissing(failure) ? "NotFound" : "InvalidFile",
-        detail: Fs.isMissing(failure) ? "agent file not found" : `cannot read agent file: ${failure.message}`,
+/**
+ * `--agent-file`: one Markdown agent file or Kimi agent spec, which must load. A spec's declared
+ * subagents load with it (at the same precedence, for this run); those that do not are skipped.
+ */
+const loadExplicit = (path: string, warnings: Array<string>, skipped: Array<SkippedAgentFile>) =>
+  Effect.gen(function*() {
+    const info = yield* Fs.stat(path).pipe(Effect.result)
+    if (info._tag === "Failure") {
+      return yield* new AgentDefinitionError({
+        reason: Fs.isMissing(info.failure) ? "NotFound" : "InvalidFile",
+        detail: Fs.isMissing(info.failure) ? "agent file not found" : `cannot read agent file: ${info.failure.message}`,
         path
       })
-    ),
-    Effect.flatMap((result) => {
-      if (result._tag === "Invalid") {
-        return Effect.fail(new AgentDefinitionError({ reason: "InvalidFile", detail: result.reason, path }))
+    }
+    const loaded = isKimiSpecPath(path)
+      ? yield* Effect.flatMap(loadKimiAgentSpec(path, "explicit"), (main) =>
+        Effect.map(expandKimiSubagents([main], "explicit"), (e) => ({ main: main.result, declared: e.extra, notes: e.warnings })))
+      : { main: yield* loadAgentFile(path, "explicit").pipe(Effect.catch((failure) => Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read agent file: ${failure.message}` }))), declared: [], notes: [] }
+    if (loaded.main._tag === "Invalid") return yield* new AgentDefinitionError({ reason: "InvalidFile", detail: loaded.main.reason, path })
+    warnings.push(...loaded.main.warnings.map((w) => `${path}: ${w}`), ...loaded.notes)
+    const definitions: Array<AgentDefinition> = [loaded.main.definition]
+    for (const r of loaded.declared) {
+      if (r._tag === "Invalid") skipped.push({ path: r.path, reason: r.reason })
+      else {
+        warnings.push(...r.warnings.map((w) => `${r.definition.source}: ${w}`))
+        definitions.push(r.definition)
       }
-      warnings.push(...result.warnings.map((w) => `${path}: ${w}`))
-      return Effect.succeed(result.definition)
-    })
-  )
+    }
+    return definitions
+  })
 
 /** `$DSH_HOME/SYSTEM.md`: plain Markdown, used when present and not blank; a read failure warns. */
 const readSystemMd = (dshHome: string, warnings: Array<string>) =>
@@ -246,8 +278,11 @@ export const agentsListJson = (resolved: ResolvedAgents) => ({
     tools: a.tools ?? null,
     disallowedTools: a.disallowedTools ?? null,
     subagents: a.subagents ?? null,
-    override: a.override
+    override: a.override,
+    /** As the file names it (`sonnet`, `inherit`, …); null: the default for children, else the caller's. */
+    model: a.model ?? null
   })),
   skipped: resolved.skipped.map((s) => ({ path: s.path, reason: s.reason })),
+  shadowed: resolved.shadowed.map((s) => ({ path: s.path, name: s.name, by: s.by })),
   warnings: [...resolved.warnings]
 })

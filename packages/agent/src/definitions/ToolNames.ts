@@ -10,6 +10,9 @@ export const BUILTIN_TOOL_NAMES: ReadonlyArray<string> = ["Read", "Write", "Edit
 /** The model-facing delegation tool (`@dsh/tool-subagent`). */
 export const SUBAGENT_TOOL_NAME = "subagent"
 
+/** The model-facing fan-out tool (`@dsh/tool-subagent`). */
+export const SWARM_TOOL_NAME = "swarm"
+
 const VENDOR_TOOL_NAMES: Readonly<Record<string, ReadonlyArray<string>>> = {
   // Claude Code
   Task: [SUBAGENT_TOOL_NAME],
@@ -29,6 +32,14 @@ const VENDOR_TOOL_NAMES: Readonly<Record<string, ReadonlyArray<string>>> = {
   ls: ["Glob"],
   find: ["Glob"],
   task: [SUBAGENT_TOOL_NAME],
+  // Kimi Code / kimi-cli (class names; `kimi_cli.tools.file:ReadFile` is read as `ReadFile`)
+  Shell: ["Bash"],
+  ReadFile: ["Read"],
+  WriteFile: ["Write"],
+  StrReplaceFile: ["Edit"],
+  PatchFile: ["Edit"],
+  AgentSwarm: [SWARM_TOOL_NAME],
+  CreateSubagent: ["create_subagent"],
   // Gemini CLI
   read_file: ["Read"],
   read_many_files: ["Read"],

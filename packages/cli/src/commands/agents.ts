@@ -1,25 +1,29 @@
-import { agentsListJson, findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent"
+import { findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent"
+import { agentListing, agentSearch } from "@dsh/harness"
+import { ModelRegistry } from "@dsh/llm"
 import { acpAgentEntries } from "@dsh/subagent-acp"
+import { BUILTIN_TOOL_NAMES } from "@dsh/tools-builtin"
 import { Effect } from "effect"
 import { resolve } from "node:path"
-import { parseFlags } from "../Args.ts"
+import { onlyOnce, parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
-import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { agentSearch } from "@dsh/harness"
-import { agentFiles } from "../DshHarness.ts"
-import { writeLine } from "../Output.ts"
 import { checkDirectory } from "../Directories.ts"
+import { agentFiles, dshBackends } from "../DshHarness.ts"
+import { writeLine } from "../Output.ts"
+import { loadCheckedConfig } from "../Host.ts"
+import { modelRegistryLayer } from "../Runtime.ts"
 
 const FLAGS = {
   json: { type: "boolean" },
   cwd: { type: "string" },
-  "agent-file": { type: "string" },
+  "agent-file": { type: "string", multiple: true },
   "trust-project": { type: "boolean" }
 } as const
 
 /**
- * `dsh agents list [--json]`: every resolved agent, every skipped file with its reason, warnings,
+ * `dsh agents list [--json]`: every resolved agent, every skipped file with its reason, every
+ * shadowed file with what shadows it, warnings (each profile's policy and model warnings too),
  * and the `[acp.agents.*]` of config.toml with their status (`ok`, or `invalid` with the reason).
  * `dsh agents trust|untrust`: records whether this project's agent files may override built-ins.
  */
@@ -39,21 +43,31 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       yield* sub === "trust" ? store.trust(root) : store.untrust(root)
       return yield* writeLine(ctx.stdout, `${sub === "trust" ? "trusted" : "no longer trusted"}: ${root}`)
     }
-    const config = yield* loadConfig(ctx.home)
+    const agentFile = yield* onlyOnce(values["agent-file"], "--agent-file")
+    const { config } = yield* loadCheckedConfig(ctx)
     const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), {
       cwd,
-      agentFile: values["agent-file"] === undefined ? undefined : resolve(ctx.cwd, values["agent-file"]),
+      agentFile: agentFile === undefined ? undefined : resolve(ctx.cwd, agentFile),
       trustProject: values["trust-project"]
     }))
-    const acpAgents = acpAgentEntries(config.raw).map((e) =>
+    const entries = acpAgentEntries(config.raw)
+    const acpAgents = entries.map((e) =>
       e.status === "ok" ? { name: e.name, command: e.command, status: e.status } : { name: e.name, command: e.command, status: e.status, reason: `${e.key} ${e.reason}` }
     )
-    const doc = { ...agentsListJson(resolved), acpAgents }
+    // Each profile checked as `dsh run` would apply it: against its tools, types and models.
+    const usable = entries.flatMap((e) => (e.status === "ok" ? [e.agent] : []))
+    const backendTypes = (yield* dshBackends(ctx, config, usable)).flatMap((b) => ("types" in b ? b.types.map((t) => t.name) : []))
+    const listing = yield* Effect.gen(function*() {
+      const registry = yield* ModelRegistry
+      return yield* agentListing(resolved, { tools: BUILTIN_TOOL_NAMES, backendTypes, canonicalModel: registry.canonical })
+    }).pipe(Effect.provide(modelRegistryLayer(config)))
+    const doc = { ...listing, acpAgents }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {
       yield* writeLine(ctx.stdout, `${a.name.padEnd(20)} ${a.scope.padEnd(8)} ${a.description.split("\n")[0]?.slice(0, 80) ?? ""}`)
     }
     for (const s of doc.skipped) yield* writeLine(ctx.stdout, `skipped ${s.path}: ${s.reason}`)
+    for (const s of doc.shadowed) yield* writeLine(ctx.stdout, `shadowed ${s.path}: "${s.name}" is ${s.by}`)
     for (const w of doc.warnings) yield* writeLine(ctx.stdout, `warning: ${w}`)
     if (acpAgents.length > 0) yield* writeLine(ctx.stdout, "ACP agents (config.toml [acp.agents.*]):")
     for (const a of acpAgents) {

@@ -3,7 +3,7 @@ import type { AgentEvent } from "@dsh/core"
 import { SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 import { isAbsolute, join, resolve } from "node:path"
-import { oneOf, parseFlags } from "../Args.ts"
+import { oneOf, onlyOnce, parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { fileLogger } from "../Logger.ts"
@@ -16,7 +16,7 @@ import { openRequestedSession } from "../Session.ts"
 const FLAGS = {
   print: { type: "boolean", short: "p" },
   agent: { type: "string" },
-  "agent-file": { type: "string" },
+  "agent-file": { type: "string", multiple: true },
   model: { type: "string" },
   session: { type: "string" },
   continue: { type: "boolean", short: "c" },
@@ -59,10 +59,12 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
     const { values, positionals } = yield* parseFlags(args, FLAGS, "run")
     const format = yield* oneOf(values["output-format"], OUTPUT_FORMATS, "--output-format", "text")
-    if (values.agent !== undefined && values["agent-file"] !== undefined) {
+    // One agent file per run, as in Kimi Code: the flag is not repeatable.
+    const agentFile = yield* onlyOnce(values["agent-file"], "--agent-file")
+    if (values.agent !== undefined && agentFile !== undefined) {
       return yield* new UsageError({ message: "use either --agent or --agent-file, not both" })
     }
-    if ((values.agent !== undefined || values["agent-file"] !== undefined) &&
+    if ((values.agent !== undefined || agentFile !== undefined) &&
       (values.session !== undefined || values.continue === true)) {
       return yield* new UsageError({ message: "--agent/--agent-file choose a new session's agent; they cannot be used with --session or --continue" })
     }
@@ -83,7 +85,7 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
       cwd,
       model: values.model,
       agent: values.agent,
-      agentFile: values["agent-file"] === undefined ? undefined : resolve(ctx.cwd, values["agent-file"]),
+      agentFile: agentFile === undefined ? undefined : resolve(ctx.cwd, agentFile),
       session: values.session,
       continue: values.continue,
       maxSteps,

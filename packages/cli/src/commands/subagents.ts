@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { formatCost, writeLine } from "../Output.ts"
 import { requireSession } from "../Session.ts"
 
 const FLAGS = {
@@ -76,7 +76,8 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ subagents }))
       if (subagents.length === 0) return yield* writeLine(ctx.stdout, "no subagents")
       for (const s of subagents) {
-        yield* writeLine(ctx.stdout, `${s.name.padEnd(16)} ${s.status.padEnd(9)} ${s.agent.padEnd(10)} ${s.provider.padEnd(8)} parent ${s.parent}  ${s.usage.totalTokens} tokens`)
+        const cost = s.cost === undefined ? "" : `  ${formatCost(s.cost)}`
+        yield* writeLine(ctx.stdout, `${s.name.padEnd(16)} ${s.status.padEnd(9)} ${s.agent.padEnd(10)} ${s.provider.padEnd(8)} parent ${s.parent}  ${s.usage.totalTokens} tokens${cost}`)
       }
       return
     }

@@ -11,7 +11,7 @@ import {
   type SubagentsShape,
   type SubagentTree
 } from "@dsh/subagent"
-import { makeCreateSubagentTools, makeSubagentTool } from "@dsh/tool-subagent"
+import { makeCreateSubagentTools, makeSubagentTool, makeSwarmTool } from "@dsh/tool-subagent"
 import { makeControlTools } from "@dsh/tool-subagent-control"
 import { makeReportTool } from "@dsh/tool-subagent-report"
 import { type AnyTool, compilePolicy } from "@dsh/tools"
@@ -56,7 +56,7 @@ export const agentTypes = (plan: ContextPlan): ReadonlyArray<AgentType> => {
 
 /**
  * One agent's context: the `Subagents` over the session tree with every backend, and its
- * tools — the harness's own, plus `subagent` (and the control and create tools) while the
+ * tools — the harness's own, plus `subagent` and `swarm` (and the control and create tools) while the
  * agent is above the depth limit. A created type never gets more tools than its creator.
  */
 export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: SubagentTree): Effect.Effect<AgentContext, RegistryError> =>
@@ -74,6 +74,7 @@ export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: Subag
       const allowed = compilePolicy({ tools: agent.definition.tools, disallowedTools: agent.definition.disallowedTools })
       return [
         yield* makeSubagentTool(parent),
+        yield* makeSwarmTool(parent),
         ...(plan.options.controlTools === false ? [] : yield* makeControlTools(parent)),
         ...(plan.options.createTools === false ? [] : yield* makeCreateSubagentTools(parent, { creatorTools: plan.tools.map((t) => t.name).filter(allowed) }))
       ]

@@ -218,6 +218,9 @@ interface OpenBlock {
 const inputTokensOf = (usage: typeof Usage.Type): number =>
   (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)
 
+/** Of the input tokens, those read from and written to the prompt cache (priced differently). */
+const cacheOf = (usage: typeof Usage.Type) => ({ read: usage.cache_read_input_tokens ?? 0, write: usage.cache_creation_input_tokens ?? 0 })
+
 /**
  * Folds events into parts. A tool call is released whole at its `content_block_stop`;
  * the finish part at `message_stop`. A stream that ends before `message_stop` is an
@@ -227,6 +230,7 @@ export const makeEventParser = () => {
   const blocks = new Map<number, OpenBlock>()
   let inputTokens = 0
   let outputTokens = 0
+  let cache = { read: 0, write: 0 }
   let reason: FinishReason = "stop"
   let finished = false
 
@@ -237,6 +241,7 @@ export const makeEventParser = () => {
         const usage = event.message?.usage
         if (usage) {
           inputTokens = inputTokensOf(usage)
+          cache = cacheOf(usage)
           outputTokens = usage.output_tokens ?? outputTokens
         }
         return Effect.succeed([])
@@ -277,14 +282,17 @@ export const makeEventParser = () => {
         if (event.usage) {
           if (Predicate.isNumber(event.usage.output_tokens)) outputTokens = event.usage.output_tokens
           // Newer API versions repeat cumulative input usage here.
-          if (Predicate.isNumber(event.usage.input_tokens)) inputTokens = inputTokensOf(event.usage)
+          if (Predicate.isNumber(event.usage.input_tokens)) {
+            inputTokens = inputTokensOf(event.usage)
+            cache = cacheOf(event.usage)
+          }
         }
         return Effect.succeed([])
       }
       case "message_stop":
         if (finished) return Effect.succeed([])
         finished = true
-        return Effect.succeed([{ type: "finish", reason, usage: makeUsage(inputTokens, outputTokens) }])
+        return Effect.succeed([{ type: "finish", reason, usage: makeUsage(inputTokens, outputTokens, cache) }])
       case "error":
         return Effect.fail(streamErrorOf(event.error))
       default:

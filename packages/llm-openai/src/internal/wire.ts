@@ -130,7 +130,12 @@ const Choice = Schema.Struct({
 /** One streamed chunk, as loosely as compatible servers need. */
 export const StreamChunk = Schema.Struct({
   choices: Schema.optional(Schema.NullOr(Schema.Array(Choice))),
-  usage: Schema.optional(Schema.NullOr(Schema.Struct({ prompt_tokens: OptNumber, completion_tokens: OptNumber }))),
+  usage: Schema.optional(Schema.NullOr(Schema.Struct({
+    prompt_tokens: OptNumber,
+    completion_tokens: OptNumber,
+    // OpenAI counts prompt tokens served from its cache here (they are part of prompt_tokens).
+    prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: OptNumber })))
+  }))),
   error: Schema.optional(Schema.Unknown)
 })
 export type StreamChunk = typeof StreamChunk.Type
@@ -248,7 +253,11 @@ export const makeChunkParser = () => {
       reason = mapFinishReason(choice.finish_reason)
       out.push(...releaseCalls())
     }
-    if (chunk.usage) usage = makeUsage(chunk.usage.prompt_tokens ?? 0, chunk.usage.completion_tokens ?? 0)
+    if (chunk.usage) {
+      usage = makeUsage(chunk.usage.prompt_tokens ?? 0, chunk.usage.completion_tokens ?? 0, {
+        read: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
+      })
+    }
     return Effect.succeed(out)
   }
 

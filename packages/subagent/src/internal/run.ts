@@ -1,10 +1,11 @@
-import { addUsage, type AgentEvent, costOf, emptyUsage, type Pricing, type Usage } from "@dsh/core"
+import { addCost, addUsage, type AgentEvent, costOf, emptyUsage, type PriceLookup, type Usage } from "@dsh/core"
 import type { ChildStore } from "@dsh/session"
 import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
 import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
-import type { AgentType, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
+import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
 import type { Activation } from "./activations.ts"
+import { chooseChildModel, type ModelCandidate, modelLabel } from "./models.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -18,7 +19,7 @@ export interface RunSpec {
   readonly parent: ParentInfo
   readonly store: ChildStore | undefined
   readonly activation: Activation
-  readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
+  readonly pricing?: PriceLookup | undefined
   /** `continue` runs the provider's continue hook with this message. */
   readonly message?: string | undefined
   /** On `continue`: the provider's decoded continuation data. */
@@ -31,9 +32,10 @@ export interface RunSpec {
  * What a child has said and spent so far, from its live events: the result of a run that was
  * stopped, timed out or crashed is what the child produced up to then, whatever its provider.
  */
-const makeProgress = () => {
+const makeProgress = (pricing: PriceLookup | undefined, chosenSpec: () => string) => {
   let usage: Usage = emptyUsage
   let cost: number | undefined
+  let priced = false
   let lastMessage = ""
   let streaming = ""
   return {
@@ -41,7 +43,11 @@ const makeProgress = () => {
       switch (event.type) {
         case "usage":
           usage = addUsage(usage, event.usage)
-          if (event.cost !== undefined) cost = (cost ?? 0) + event.cost
+          // The child's own accounting when it reports a cost; else each model call at its own
+          // model's price (a child may have run on several), a call labelled otherwise (an ACP
+          // child's type name, an SDK child's "descendants") at the price of its chosen model.
+          cost = addCost(cost, event.cost ?? costOf(event.usage, pricing?.(event.model) ?? pricing?.(chosenSpec())))
+          priced = true
           break
         case "text-delta":
           streaming += event.text
@@ -61,9 +67,13 @@ const makeProgress = () => {
     fill: (outcome: ChildOutcome): ChildOutcome => ({
       ...outcome,
       output: outcome.output !== "" ? outcome.output : streaming.trim() !== "" ? streaming : lastMessage,
-      usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage,
-      ...(outcome.cost !== undefined ? { cost: outcome.cost } : outcome.usage.totalTokens === 0 && cost !== undefined ? { cost } : {})
-    })
+      usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage
+    }),
+    /**
+     * The cost of the run: the provider's own accounting (`outcome.cost`) wins; else its model
+     * calls; a child that reported no usage events is priced at its chosen model.
+     */
+    cost: (outcome: ChildOutcome): number | undefined => outcome.cost ?? (priced ? cost : costOf(outcome.usage, pricing?.(chosenSpec())))
   }
 }
 
@@ -80,7 +90,26 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
     const { tree, provider, type, handle, runId, request, parent, store, activation } = spec
     const descriptor = (): SubagentDescriptor => tree.descriptors.get(handle)!
     const emitParent = parent.onEvent ?? (() => Effect.void)
-    const progress = makeProgress()
+    const progress = makeProgress(spec.pricing, () => chosen.spec)
+    const previous = descriptor()
+    // A continued child keeps the model it ran with; a fork always runs on its parent's.
+    const candidates: Array<ModelCandidate> = provider.keepsParentModel === true ? [] : [
+      ...(spec.message !== undefined && previous.model !== undefined ? [{ source: "previous run" as const, spec: previous.model }] : []),
+      ...(request.model !== undefined ? [{ source: "call" as const, spec: request.model }] : []),
+      ...(type.definition.model !== undefined ? [{ source: "agent type" as const, spec: type.definition.model }] : []),
+      ...(tree.childModel !== undefined ? [{ source: "subagents default" as const, spec: tree.childModel }] : [])
+    ]
+    // A continued child keeps its reasoning effort too, unless the message asks for another.
+    const thinking = request.thinking ?? (spec.message !== undefined ? previous.thinking : undefined)
+    const runRequest: SpawnRequest = thinking === undefined ? request : { ...request, thinking }
+    // Until the choice is made (an interruption may come first), the parent's model.
+    let chosen: ChildModel = { spec: modelLabel(parent.model), model: parent.model }
+    let modelNotes: ReadonlyArray<string> = []
+    /** The descriptor with this run's model and reasoning effort (recorded when it runs and when it ends). */
+    const withModel = (): SubagentDescriptor => {
+      const { thinking: _previousThinking, ...d } = descriptor()
+      return { ...d, model: chosen.spec, ...(thinking === undefined ? {} : { thinking }) }
+    }
     const started = yield* Clock.currentTimeMillis
     let finished = false
     const finish = (raw: ChildOutcome) =>
@@ -88,23 +117,26 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         finished = true
         const now = yield* Clock.currentTimeMillis
         const durationMs = now - started
-        const modelSpec = request.model ?? type.definition.model ?? `${parent.model.provider}:${parent.model.model}`
-        const filled = progress.fill(raw)
+        const noted = progress.fill(raw)
+        const notes = [...modelNotes, ...(noted.notes === undefined ? [] : [noted.notes])]
+        const { notes: _ownNotes, ...bare } = noted
+        const filled: ChildOutcome = notes.length === 0 ? bare : { ...bare, notes: notes.join("; ") }
+        const cost = progress.cost(filled)
         // The final record is the durable part of a result: if it cannot be written, the run failed.
+        const { cost: _previousCost, ...rest } = withModel()
         const saved = yield* tree.descriptors.save({
-          ...descriptor(),
+          ...rest,
           status: raw.status,
           updatedAt: iso(now),
           usage: filled.usage,
-          lastResult: filled.output.slice(0, 2000)
+          lastResult: filled.output.slice(0, 2000),
+          ...(cost === undefined ? {} : { cost })
         }).pipe(Effect.result)
         const outcome: ChildOutcome = saved._tag === "Success" ? filled : {
           ...filled,
           status: "failed",
           notes: [filled.notes, `the outcome could not be recorded: ${saved.failure.message}`].filter((n) => n !== undefined).join("; ")
         }
-        // The child's own accounting wins over the harness's pricing.
-        const cost = outcome.cost ?? costOf(outcome.usage, spec.pricing?.(modelSpec))
         yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: outcome.output })
         const { cost: _reported, ...said } = outcome
         const result: SubagentResult = {
@@ -114,6 +146,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           agent: type.name,
           provider: provider.name,
           durationMs,
+          model: chosen.spec,
           ...(cost === undefined ? {} : { cost }),
           ...(store === undefined ? {} : { transcript: store.transcript.location })
         }
@@ -124,6 +157,9 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       })
 
     const body = Effect.gen(function*() {
+      const choice = yield* chooseChildModel(candidates, parent.model, tree.resolveModel)
+      chosen = choice.chosen
+      modelNotes = choice.notes
       yield* emitParent({
         type: "subagent-start",
         handle,
@@ -137,9 +173,10 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       const context: StartContext = {
         handle,
         runId,
-        request,
+        request: runRequest,
         type,
         parent,
+        model: chosen,
         store,
         tree,
         onEvent: (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event))),
@@ -174,7 +211,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       const outcome = yield* tree.lane.withSlot(
         Effect.gen(function*() {
           // Durable before the child does anything: a crash from here on still shows it (as lost).
-          yield* tree.descriptors.save({ ...descriptor(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) }).pipe(
+          yield* tree.descriptors.save({ ...withModel(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) }).pipe(
             Effect.ignore({ log: "Warn", message: `could not record that ${handle} runs` })
           )
           return yield* bounded

@@ -112,6 +112,24 @@ const parseStrict = (source: string): Strict => {
   }
 }
 
+/**
+ * A whole YAML document (a Kimi agent spec), with the frontmatter's depth and alias limits
+ * and a size limit of its own; the parser's first error, or the value.
+ */
+export const parseYamlDocument = (source: string, maxBytes: number): { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: string } => {
+  const bytes = Buffer.byteLength(source, "utf8")
+  if (bytes > maxBytes) return { ok: false, error: `${bytes} bytes, over the ${maxBytes}-byte limit` }
+  if (nestingDepth(source) > MAX_FRONTMATTER_DEPTH) return { ok: false, error: `nests deeper than ${MAX_FRONTMATTER_DEPTH} levels` }
+  try {
+    const doc = parseDocument(source, { uniqueKeys: true, prettyErrors: false })
+    const error = doc.errors[0]
+    if (error !== undefined) return { ok: false, error: firstLine(error.message) }
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) }
+  } catch (cause) {
+    return { ok: false, error: firstLine(cause instanceof Error ? cause.message : String(cause)) }
+  }
+}
+
 const isMapping = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
