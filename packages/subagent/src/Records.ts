@@ -29,6 +29,14 @@ export const ContinuationEnvelope = Schema.Struct({
 })
 export type ContinuationEnvelope = typeof ContinuationEnvelope.Type
 
+/**
+ * What happens to a child's transcript once its outcome was announced: `keep` (default) leaves it
+ * until `archive_after_minutes` have passed; `delete` moves it into the session's archive at once.
+ * Either way the child stays listable and continuable (an archived transcript is restored on demand).
+ */
+export const CleanupMode = Schema.Literals(["keep", "delete"])
+export type CleanupMode = typeof CleanupMode.Type
+
 /** What `state.json` → `subagents` keeps of every child, so lists, logs and resumes survive a restart. */
 export const SubagentDescriptor = Schema.Struct({
   handle: Schema.String,
@@ -47,7 +55,15 @@ export const SubagentDescriptor = Schema.Struct({
   continuation: Schema.optional(ContinuationEnvelope),
   lastResult: Schema.optional(Schema.String),
   /** Whether the latest run was a background run (its outcome is announced). */
-  background: Schema.optional(Schema.Boolean)
+  background: Schema.optional(Schema.Boolean),
+  /** The latest run's timeline: asked for, given its lane slot, ended. */
+  queuedAt: Schema.optional(Schema.String),
+  startedAt: Schema.optional(Schema.String),
+  endedAt: Schema.optional(Schema.String),
+  /** The latest run's cleanup (`keep` when absent). */
+  cleanup: Schema.optional(CleanupMode),
+  /** Set while the child's transcript is in the session's archive. */
+  archivedAt: Schema.optional(Schema.String)
 })
 export type SubagentDescriptor = typeof SubagentDescriptor.Type
 

@@ -4,7 +4,7 @@ import { emptyUsage, makeUsage } from "@dsh/core"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { type SessionHandle, SessionError } from "@dsh/session"
 import { MemorySessionStore } from "@dsh/session/testing"
-import { Deferred, Effect, Fiber, Schema } from "effect"
+import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { type ChildOutcome, makeSubagents, makeSubagentTree, type ParentInfo, type SubagentProvider, type SubagentsShape } from "../src/index.ts"
 import { type FixtureReply, makeFixtureProvider, testDefinition, testParent, testType } from "../src/testing.ts"
@@ -234,7 +234,13 @@ describe("continuations", () => {
 describe("results", () => {
   it.effect("a timeout of 0 means no timeout", () =>
     Effect.gen(function*() {
-      const { subagents } = yield* setup({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }), limits: { timeoutSeconds: 0 } })
+      // No other process sends requests here: a state stream that never polls, so the clock can
+      // move an hour without running the 20 ms poll 180,000 times.
+      const { subagents } = yield* setup({
+        reply: () => ({ output: "slow but done", delayMs: 3_600_000 }),
+        limits: { timeoutSeconds: 0 },
+        session: (s) => ({ ...s, watchState: Stream.never })
+      })
       const fiber = yield* Effect.forkChild(spawn(subagents, "slow"))
       yield* TestClock.adjust("1 hour")
       assert.strictEqual((yield* Fiber.join(fiber)).status, "completed")

@@ -28,6 +28,9 @@ const SubagentParams = z.object({
   timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
   background: z.boolean().optional().describe(
     "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
+  ),
+  cleanup: z.enum(["keep", "delete"]).optional().describe(
+    "What happens to the child's transcript once you have its result: keep (default) archives it after a while; delete archives it at once. Either way you can still continue the child"
   )
 })
 
@@ -53,7 +56,7 @@ export const makeSubagentTool = (parent: ParentInfo) =>
       parameters: SubagentParams,
       summarize: (p) => `${p.agent ?? defaultType}: ${p.description}`,
       execute: (p, context) => {
-        const request = { prompt: p.prompt, description: p.description, agent: p.agent ?? defaultType, model: p.model, timeoutSeconds: p.timeoutSeconds }
+        const request = { prompt: p.prompt, description: p.description, agent: p.agent ?? defaultType, model: p.model, timeoutSeconds: p.timeoutSeconds, cleanup: p.cleanup }
         const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
           ? subagents.spawnBackground(request, caller).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))

@@ -92,6 +92,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           ...descriptor(),
           status: raw.status,
           updatedAt: iso(now),
+          endedAt: iso(now),
           usage: filled.usage,
           lastResult: filled.output.slice(0, 2000)
         }).pipe(Effect.result)
@@ -115,6 +116,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         // The outcome is recorded (tasks/) before anyone can see the run ended.
         if (spec.announce !== undefined) yield* spec.announce(result)
         yield* tree.activations.end(activation, result)
+        // A settled child may be due for the archive (at once with `cleanup: "delete"`).
+        yield* tree.archiver.poke
         return result
       })
 
@@ -169,7 +172,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       const outcome = yield* tree.lane.withSlot(
         Effect.gen(function*() {
           // Durable before the child does anything: a crash from here on still shows it (as lost).
-          yield* tree.descriptors.save({ ...descriptor(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) }).pipe(
+          const at = iso(yield* Clock.currentTimeMillis)
+          yield* tree.descriptors.save({ ...descriptor(), status: "running", updatedAt: at, startedAt: at }).pipe(
             Effect.ignore({ log: "Warn", message: `could not record that ${handle} runs` })
           )
           return yield* bounded
