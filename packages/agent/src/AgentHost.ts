@@ -32,6 +32,8 @@ export interface HostChildSummary {
   readonly parent: string
   readonly depth: number
   readonly usage: Usage
+  /** Set when the child's transcript is in the session's archive (it stays continuable). */
+  readonly archived?: boolean | undefined
 }
 
 export interface HostPromptOptions {

@@ -9,5 +9,6 @@ export const childSummary = (d: SubagentDescriptor): HostChildSummary => ({
   status: d.status,
   parent: d.parent,
   depth: d.depth,
-  usage: d.usage
+  usage: d.usage,
+  ...(d.archivedAt === undefined ? {} : { archived: true })
 })

@@ -1,5 +1,5 @@
 import { RetryPolicy } from "@dsh/llm"
-import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
+import { defaultArchiving, normalizeLimits, SubagentArchiving, SubagentLimits } from "@dsh/subagent"
 import { Effect, Layer, Schema } from "effect"
 
 /**
@@ -23,6 +23,11 @@ export interface HarnessConfig {
   readonly bashEnv: ReadonlyArray<string>
   /** `[acp] context_window`: the model's window in tokens, when known. */
   readonly acpContextWindow?: number | undefined
+  /**
+   * `[subagents] archive_after_minutes`: how long after a child's run ended its transcript moves
+   * into the session's archive (default 60; 0 = never). Also what `dsh sessions prune` archives.
+   */
+  readonly archiving: { readonly afterMinutes?: number | undefined }
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -47,7 +52,8 @@ export const CONFIG_RANGES = {
   "limits.max_children": { min: 1, max: 100_000, integer: true },
   "llm.max_retries": { min: 0, max: 10, integer: true },
   "llm.retry_base_ms": { min: 1, max: 60_000, integer: true },
-  "acp.context_window": { min: 1, max: 100_000_000, integer: true }
+  "acp.context_window": { min: 1, max: 100_000_000, integer: true },
+  "subagents.archive_after_minutes": { min: 0, max: 525_600, integer: true }
 } as const satisfies Record<string, Range>
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -93,18 +99,21 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     llm: { maxRetries: number("llm", "max_retries"), retryBaseMs: number("llm", "retry_base_ms") },
     bashEnv: strings(table("bash").env, "[bash] env"),
     acpContextWindow: number("acp", "context_window"),
+    archiving: { afterMinutes: number("subagents", "archive_after_minutes") },
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)
 }
 
 /**
- * The services the settings configure: the tree limits (`SubagentLimits`) and the model retry
- * policy (`RetryPolicy`), for a harness to provide under its host.
+ * The services the settings configure: the tree limits (`SubagentLimits`), when children are
+ * archived (`SubagentArchiving`) and the model retry policy (`RetryPolicy`), for a harness to
+ * provide under its host.
  */
 export const configLayer = (config: HarnessConfig): Layer.Layer<never> =>
   Layer.mergeAll(
     Layer.succeed(SubagentLimits, normalizeLimits(config.limits)),
+    Layer.succeed(SubagentArchiving, { afterMinutes: config.archiving.afterMinutes ?? defaultArchiving.afterMinutes }),
     Layer.succeed(RetryPolicy, {
       maxRetries: config.llm.maxRetries ?? 3,
       baseDelay: config.llm.retryBaseMs === undefined ? "500 millis" : `${config.llm.retryBaseMs} millis`,
