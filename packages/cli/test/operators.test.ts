@@ -71,7 +71,9 @@ const onTerminal = (command: string, env: Record<string, string>, cwd: string) =
       child.once("close", () => (listeners.has(check) ? reject(new Error(`the terminal closed before ${what}:\n${plain(output)}`)) : undefined))
       check()
     })
-  return { child, exited, output: () => output, waitFor }
+  /** Keys typed at the terminal (Ctrl-C is "\u0003": the terminal sends SIGINT to dsh). */
+  const type = (keys: string) => void child.stdin.write(keys)
+  return { child, exited, output: () => output, waitFor, type }
 }
 
 // eslint-disable-next-line no-control-regex
@@ -109,6 +111,21 @@ describe.skipIf(!existsSync(SCRIPT))("the live tree on a terminal", () => {
     expect(screen.trimEnd().endsWith("all three done")).toBe(true)
     // The cursor is hidden while drawing and shown again at the end.
     expect(term.output().indexOf("\u001b[?25l")).toBeLessThan(term.output().lastIndexOf("\u001b[?25h"))
+  }, 60_000)
+
+  it("Ctrl-C stops the run: the last frame shows every child cancelled and the cursor is shown again", async () => {
+    const { server } = await heldModel()
+    // `exec`: the shell `script` starts makes way for dsh, so the exit code is dsh's own.
+    const term = onTerminal(`exec ${DSH} run --model openai:fake "look at the three parts"`, envOf(makeHome(), server), tempDir("dsh-cwd-"))
+    await term.waitFor("all children running", (fs) => fs.some(allRunning))
+    term.type("\u0003")
+    expect(await term.exited, "a cancelled run is exit 1").toBe(1)
+    const last = frames(term.output()).at(-1)!
+    for (const h of ["explore-1", "explore-2", "explore-3"]) expect(line(last, h)).toMatch(/\bcancelled\b/)
+    expect(plain(term.output())).toMatch(/4 agents: 4 cancelled · /)
+    const out = term.output()
+    expect(out.lastIndexOf("\u001b[?25h"), "the cursor is restored after the last frame").toBeGreaterThan(out.lastIndexOf("\u001b[J"))
+    expect(plain(out)).toContain("dsh: run cancelled")
   }, 60_000)
 
   it("without a terminal, dsh run prints what it always did: the result alone", async () => {

@@ -8,8 +8,9 @@ export interface PruneOptions {
   /** Sessions not updated for this long are deleted. */
   readonly olderThan: Duration.Input
   /**
-   * In the sessions kept, children settled this long ago are archived (as the owner would have);
-   * undefined leaves them alone (`archive_after_minutes = 0`).
+   * In the sessions kept, children settled this long ago are archived (as the owner would have;
+   * `0` archives every settled child); undefined leaves them alone (`archive_after_minutes = 0`).
+   * Children with `cleanup: "delete"` are archived either way.
    */
   readonly archiveAfter?: Duration.Input | undefined
   /** Report what would be freed, change nothing. */
@@ -31,13 +32,13 @@ export interface PruneSummary {
 
 /**
  * Archives the settled children of `session` that are due at `now` (the rule the owner's schedule
- * uses: `cleanup: "delete"`, or `afterMinutes` since the run ended) and marks them archived in
+ * uses: `cleanup: "delete"`, or `afterMs` since the run ended) and marks them archived in
  * the session's state. Takes the session's lease (fails `Owned` while another process runs it);
  * a dry run only reads. Children recorded as running are `lost` here: nobody runs them.
  */
 export const archiveSettledChildren = (
   session: SessionHandle,
-  options: { readonly afterMinutes: number; readonly now: number; readonly dryRun?: boolean | undefined }
+  options: { readonly afterMs: number | undefined; readonly now: number; readonly dryRun?: boolean | undefined }
 ): Effect.Effect<ReadonlyArray<ArchivedChild>, SessionError> =>
   Effect.gen(function*() {
     const state = yield* session.readState
@@ -46,7 +47,7 @@ export const archiveSettledChildren = (
     const tasks = new Map(decodeTasks(yield* session.readTasks).records.map((t) => [t.runId, t]))
     const due = decoded.records
       .map((d) => (d.status === "queued" || d.status === "running" ? { ...d, status: "lost" as const } : d))
-      .filter((d) => archiveDue(d, options.now, options.afterMinutes, d.background !== true || tasks.get(d.runId)?.delivered !== false))
+      .filter((d) => archiveDue(d, options.now, options.afterMs, d.background !== true || tasks.get(d.runId)?.delivered !== false))
     const archived: Array<ArchivedChild> = []
     for (const d of due) {
       const done = yield* session.archiveChild(d.handle, { dryRun: options.dryRun })
@@ -78,7 +79,7 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
     const now = yield* Clock.currentTimeMillis
     const dryRun = options.dryRun === true
     const cutoff = now - Duration.toMillis(options.olderThan)
-    const afterMinutes = options.archiveAfter === undefined ? 0 : Duration.toMillis(options.archiveAfter) / 60_000
+    const afterMs = options.archiveAfter === undefined ? undefined : Duration.toMillis(options.archiveAfter)
     const sessions: Array<PruneSummary["sessions"][number]> = []
     const children: Array<PruneSummary["children"][number]> = []
     const skipped: Array<PruneSummary["skipped"][number]> = (yield* store.unreadable).map((u) => ({ id: u.id, reason: `unreadable: ${u.error}` }))
@@ -88,15 +89,15 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
         const session = yield* store.open(state.id)
         const owner = yield* session.owner
         if (owner !== undefined) return skipped.push({ id: state.id, reason: describeOwner(owner) })
-        if (Date.parse(state.updatedAt) < cutoff) {
+        if (Date.parse(state.updatedAt) <= cutoff) {
           const bytes = yield* session.footprint
           if (!dryRun) yield* store.remove(state.id)
           return sessions.push({ id: state.id, updatedAt: state.updatedAt, bytes })
         }
-        if (afterMinutes <= 0 && !hasDeleteCleanup(state)) return
+        if (afterMs === undefined && !hasDeleteCleanup(state)) return
         const archived = yield* (dryRun
-          ? archiveSettledChildren(session, { afterMinutes, now, dryRun })
-          : Effect.scoped(session.acquire.pipe(Effect.andThen(archiveSettledChildren(session, { afterMinutes, now }))))
+          ? archiveSettledChildren(session, { afterMs, now, dryRun })
+          : Effect.scoped(session.acquire.pipe(Effect.andThen(archiveSettledChildren(session, { afterMs, now }))))
         )
         for (const a of archived) children.push({ ...a, session: state.id })
       }).pipe(

@@ -103,6 +103,18 @@ const counter = () => {
   return { sink, bytes: () => bytes }
 }
 
+/** The bytes of `sources` in order: files streamed, buffers as they are (one file: its stream alone). */
+const streamOf = (sources: ReadonlyArray<string | Buffer>): NodeJS.ReadableStream | AsyncIterable<Buffer> => {
+  const [only] = sources
+  if (sources.length === 1 && typeof only === "string") return createReadStream(only, { highWaterMark: 1024 * 1024 })
+  return (async function*() {
+    for (const s of sources) {
+      if (typeof s === "string") yield* createReadStream(s, { highWaterMark: 1024 * 1024 })
+      else yield s
+    }
+  })()
+}
+
 /** The gzip stream the archive is written with (level 6: see the bench for why). */
 const gzip = () => createGzip({ level: 6, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY })
 
@@ -114,13 +126,7 @@ const writeCompressed = async (sources: ReadonlyArray<string | Buffer>, dest: st
   await ensureDir(dirname(dest))
   const temp = tempBeside(dest)
   try {
-    const source = async function*() {
-      for (const s of sources) {
-        if (typeof s === "string") yield* createReadStream(s)
-        else yield s
-      }
-    }
-    await pipeline(source, gzip(), createWriteStream(temp, { flags: "wx", mode: 0o644 }))
+    await pipeline(streamOf(sources), gzip(), createWriteStream(temp, { flags: "wx", mode: 0o644 }))
     const handle = await open(temp, "r+")
     try {
       await handle.sync()
@@ -205,12 +211,7 @@ export const archiveTranscript = async (live: string, dest: string, dryRun: bool
   const total = sources.reduce<number>((n, s) => n + (typeof s === "string" ? bytes : s.length), 0)
   if (dryRun) {
     const count = counter()
-    await pipeline(async function*() {
-      for (const s of sources) {
-        if (typeof s === "string") yield* createReadStream(s)
-        else yield s
-      }
-    }, gzip(), count.sink)
+    await pipeline(streamOf(sources), gzip(), count.sink)
     return { bytes: total, archivedBytes: count.bytes() }
   }
   await removeStaleTemps(dest)

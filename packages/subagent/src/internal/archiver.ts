@@ -12,12 +12,12 @@ export const endedAtOf = (d: SubagentDescriptor): number => Date.parse(d.endedAt
 
 /**
  * Whether `d` should be archived at `now`: settled, not archived, its outcome delivered, and
- * either `cleanup: "delete"` or `afterMinutes` (> 0) passed since it ended. Shared by the owner's
- * schedule and `pruneSessions`.
+ * either `cleanup: "delete"` or `afterMs` passed since it ended (undefined: never by time).
+ * Shared by the owner's schedule and `pruneSessions`.
  */
-export const archiveDue = (d: SubagentDescriptor, now: number, afterMinutes: number, delivered = true): boolean =>
+export const archiveDue = (d: SubagentDescriptor, now: number, afterMs: number | undefined, delivered = true): boolean =>
   d.archivedAt === undefined && SETTLED.has(d.status) && delivered &&
-  (d.cleanup === "delete" || (afterMinutes > 0 && endedAtOf(d) + afterMinutes * 60_000 <= now))
+  (d.cleanup === "delete" || (afterMs !== undefined && endedAtOf(d) + afterMs <= now))
 
 export interface Archiver {
   /** A run ended or an outcome was delivered: look at the children again now. */
@@ -44,7 +44,9 @@ export const makeArchiver = (options: {
   Effect.gen(function*() {
     const wake = yield* Queue.sliding<void>(1)
     const poke = Queue.offer(wake, undefined).pipe(Effect.asVoid)
-    const { session, descriptors, activations, afterMinutes } = options
+    const { session, descriptors, activations } = options
+    // `SubagentArchiving`'s 0 is "never".
+    const afterMs = options.afterMinutes > 0 ? options.afterMinutes * 60_000 : undefined
     if (session === undefined) return { poke }
     // Runs already tried (nothing to archive, or it failed): not tried again until the child runs again.
     const tried = new Set<string>()
@@ -81,7 +83,7 @@ export const makeArchiver = (options: {
     const sweep = Effect.uninterruptible(Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const candidates = descriptors.all().filter(idle)
-      const due = candidates.filter((d) => archiveDue(d, now, afterMinutes, options.delivered(d)))
+      const due = candidates.filter((d) => archiveDue(d, now, afterMs, options.delivered(d)))
       const marked: Array<SubagentDescriptor> = []
       for (const d of due) {
         const done = yield* archiveOne(d, now)
@@ -96,9 +98,9 @@ export const makeArchiver = (options: {
       while (true) {
         const { now, candidates } = yield* sweep
         // The next time a child becomes due; one due already but undelivered waits for a poke.
-        const times = afterMinutes <= 0 ? [] : candidates
+        const times = afterMs === undefined ? [] : candidates
           .filter((d) => d.archivedAt === undefined && SETTLED.has(d.status))
-          .map((d) => endedAtOf(d) + afterMinutes * 60_000)
+          .map((d) => endedAtOf(d) + afterMs)
           .filter((t) => t > now)
         const next = times.length === 0 ? undefined : Math.min(...times)
         const sleep = next === undefined ? Effect.never : Effect.sleep(Duration.millis(Math.max(1, next - now)))
