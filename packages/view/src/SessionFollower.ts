@@ -31,13 +31,20 @@ export const followSession = (
     const state = yield* session.readState
     const tree = makeAgentTree({ agent: state.agent, model: state.model })
     const cursors = new Map<string, number>()
+    // Children whose transcript was read after their run had settled: nothing more will come
+    // until they run again (an archived one would otherwise be decompressed at every look).
+    const caughtUp = new Map<string, string>()
 
     const look = Effect.gen(function*() {
       // The owner first: whatever it wrote before it went is read in this same look.
       const owned = (yield* session.owner) !== undefined
       const descriptors = decodeDescriptors(yield* session.readState).records
       const sources: Array<readonly [string, SessionHandle["transcript"]]> = [["main", session.transcript]]
-      for (const d of descriptors) sources.push([d.handle, (yield* session.child(d.handle)).transcript])
+      for (const d of descriptors) {
+        if (caughtUp.get(d.handle) === d.runId) continue
+        sources.push([d.handle, (yield* session.child(d.handle)).transcript])
+        if (!LIVE.has(d.status)) caughtUp.set(d.handle, d.runId)
+      }
       const fresh: Array<{ readonly source: string; readonly record: WireRecord; readonly order: number }> = []
       for (const [source, transcript] of sources) {
         const { records, cursor } = yield* transcript.readFrom(cursors.get(source) ?? 0)
