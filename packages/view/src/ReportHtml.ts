@@ -141,7 +141,8 @@ const transcriptsHtml = (report: SessionReport, max: number): string =>
   report.agents.map((a) => {
     const tools = a.records.filter((r) => r.type === "tool-call").length
     const permissions = a.records.filter((r) => r.type === "permission").length
-    const facts = [`${formatCount(a.records.length)} records`, `${tools} tool calls`, ...(permissions === 0 ? [] : [`${permissions} permission decisions`]), ...(a.archived ? ["archived"] : [])].join(" · ")
+    const count = (n: number, what: string) => `${formatCount(n)} ${what}${n === 1 ? "" : "s"}`
+    const facts = [count(a.records.length, "record"), count(tools, "tool call"), ...(permissions === 0 ? [] : [count(permissions, "permission decision")]), ...(a.archived ? ["archived"] : [])].join(" · ")
     return `<details class="transcript" id="t-${e(a.handle)}" data-handle="${e(a.handle)}" data-status="${e(a.status)}"><summary><span class="idx">${e(label(a))}</span> <span class="type">${e(a.agent)}</span> ${badge(a.status)} <span class="muted">${e(facts)}</span></summary>` +
       `<p class="where">${e(a.location)}${a.archived ? " (read from the session's archive)" : ""}</p>` +
       (a.description === "" || a.index === 0 ? "" : `<p class="desc">${e(a.description)}</p>`) +
