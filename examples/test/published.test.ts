@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, inject, it } from "vitest"
@@ -118,6 +118,28 @@ describe("examples/harness installed from the tarballs", () => {
     expect(out).toContain("| 1 | a.ts | reviewer-1 | completed | a.ts looks fine |")
     expect(out).toMatch(/\| 3 \| broken\.ts \| reviewer-3 \| failed \|/)
     expect(out).toContain("reviewer-4, again: d.ts looks fine")
+  })
+
+  it("the operator's view from the library: the run's live tree from its events, and the session's HTML report", () => {
+    const out = must("node", ["src/report.ts"], app)
+    expect(out).toContain("Both topics are covered.")
+    expect(out).toMatch(/^main \(lead · scripted:survey\)\s+completed\s+94 tok$/m)
+    expect(out).toMatch(/^├─ researcher-\d \(researcher · spawn\)\s+completed\s+52 tok$/m)
+    expect(out).toMatch(/^└─ researcher-\d \(researcher · spawn\)\s+completed\s+52 tok$/m)
+    expect(out).toContain("3 agents: 3 completed · 198 tokens")
+    expect(out).toContain("report: 2 subagents, 198 tokens, statuses {\"completed\":2}")
+    const file = /written to (\S+\.html)/.exec(out)?.[1]
+    const html = readFileSync(file!, "utf8")
+    expect(html).toContain("<details class=\"transcript\" id=\"t-researcher-1\"")
+    expect(html).not.toMatch(/https?:\/\//)
+  })
+
+  it("pruning a store from the library: cleanup delete, then pruneSessions archives and deletes", () => {
+    const out = must("node", ["src/prune.ts"], app)
+    expect(out.match(/^after the run: 1 child archived \(cleanup: delete\), \d+ bytes → \d+$/gm)).toHaveLength(2)
+    expect(out).toContain("dry run: would archive 2 children, delete 0 sessions")
+    expect(out).toContain("pruned: archived 2 children, freed some bytes")
+    expect(out).toContain("deleted 2 sessions; 0 left")
   })
 
   it("errors made in one package are instances of the class another package exports", () => {

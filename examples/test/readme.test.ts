@@ -81,6 +81,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "Sources for research topic A: the docs.",
     /^researcher-1 \(researcher\) is completed; last activity \S+; \d+ tokens$/
   ],
+  "view": ["main completed", /^├─ researcher-\d completed$/, /^└─ researcher-\d completed$/, "main:completed researcher-1:completed researcher-2:completed"],
   "tool-subagent-report": [
     "Error: this parent asked for a structured result: pass `json`",
     "Error: json does not match the requested schema: files: Invalid input: expected array, received string",

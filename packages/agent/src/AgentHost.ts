@@ -38,6 +38,8 @@ export interface HostChildSummary {
   readonly cost?: number | undefined
   /** The model its latest run used (`provider:model`). */
   readonly model?: string | undefined
+  /** Set when the child's transcript is in the session's archive (it stays continuable). */
+  readonly archived?: boolean | undefined
 }
 
 export interface HostPromptOptions {

@@ -11,5 +11,6 @@ export const childSummary = (d: SubagentDescriptor): HostChildSummary => ({
   depth: d.depth,
   usage: d.usage,
   ...(d.cost === undefined ? {} : { cost: d.cost }),
-  ...(d.model === undefined ? {} : { model: d.model })
+  ...(d.model === undefined ? {} : { model: d.model }),
+  ...(d.archivedAt === undefined ? {} : { archived: true })
 })

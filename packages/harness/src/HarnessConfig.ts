@@ -1,5 +1,5 @@
 import { RetryPolicy } from "@dsh/llm"
-import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
+import { defaultArchiving, normalizeLimits, SubagentArchiving, SubagentLimits } from "@dsh/subagent"
 import { parseStoreSpec } from "@dsh/session"
 import type { SandboxMode, SandboxSettings } from "@dsh/subprocess"
 import { PERMISSION_MODES, parsePermissionMode, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
@@ -47,6 +47,11 @@ export interface HarnessConfig {
   readonly acpKeepAliveSeconds?: number | undefined
   /** `[models]` aliases, `[subagents] model` and `[pricing."<spec>"]` (see `ModelsConfig`). */
   readonly models: ModelsConfig
+  /**
+   * `[subagents] archive_after_minutes`: how long after a child's run ended its transcript moves
+   * into the session's archive (default 60; 0 = never). Also what `dsh sessions prune` archives.
+   */
+  readonly archiving: { readonly afterMinutes?: number | undefined }
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -67,7 +72,8 @@ export const CONFIG_RANGES = {
   "llm.max_retries": { min: 0, max: 10, integer: true },
   "llm.retry_base_ms": { min: 1, max: 60_000, integer: true },
   "acp.context_window": { min: 1, max: 100_000_000, integer: true },
-  "acp.keep_alive_seconds": { min: 0, max: 24 * 3600 }
+  "acp.keep_alive_seconds": { min: 0, max: 24 * 3600 },
+  "subagents.archive_after_minutes": { min: 0, max: 525_600, integer: true }
 } as const satisfies Record<string, Range>
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -149,18 +155,21 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     store,
     acpKeepAliveSeconds: number("acp", "keep_alive_seconds"),
     models: decodeModelsConfig(raw, fail),
+    archiving: { afterMinutes: number("subagents", "archive_after_minutes") },
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)
 }
 
 /**
- * The services the settings configure: the tree limits (`SubagentLimits`) and the model retry
- * policy (`RetryPolicy`), for a harness to provide under its host.
+ * The services the settings configure: the tree limits (`SubagentLimits`), when children are
+ * archived (`SubagentArchiving`) and the model retry policy (`RetryPolicy`), for a harness to
+ * provide under its host.
  */
 export const configLayer = (config: HarnessConfig): Layer.Layer<never> =>
   Layer.mergeAll(
     Layer.succeed(SubagentLimits, normalizeLimits(config.limits)),
+    Layer.succeed(SubagentArchiving, { afterMinutes: config.archiving.afterMinutes ?? defaultArchiving.afterMinutes }),
     Layer.succeed(RetryPolicy, {
       maxRetries: config.llm.maxRetries ?? 3,
       baseDelay: config.llm.retryBaseMs === undefined ? "500 millis" : `${config.llm.retryBaseMs} millis`,

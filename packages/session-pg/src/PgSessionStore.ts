@@ -19,6 +19,7 @@ import { Clock, Effect, Layer, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { type Db, run, toSessionError } from "./internal/Db.ts"
 import { locationOf, makePgSessionHandle, readStateRow } from "./internal/handle.ts"
+import { makeLease } from "./internal/lease.ts"
 import { migrate } from "./internal/migrations.ts"
 import { makeStateHub } from "./internal/watch.ts"
 
@@ -149,7 +150,23 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
         return found === undefined ? undefined : yield* open(found.id)
       })
 
-    return SessionStore.of({ create, open, list, unreadable, latest })
+    /**
+     * Deletes a session with every row of it (the foreign keys cascade), under a lease of its
+     * own: a session any process runs — this one included — is refused as `Owned`.
+     */
+    const remove: SessionStoreShape["remove"] = (id) =>
+      StoreKit.checkId("session id", id).pipe(
+        Effect.andThen(readStateRow(db, id)),
+        Effect.andThen(Effect.scoped(Effect.gen(function*() {
+          const lease = yield* makeLease(db, id, yield* Effect.scope)
+          yield* lease.acquire
+          yield* run(db, `removing session "${id}"`, sql`DELETE FROM dsh_sessions WHERE id = ${id}`)
+        }))),
+        Effect.andThen(Effect.sync(() => handles.delete(id))),
+        Effect.asVoid
+      )
+
+    return SessionStore.of({ create, open, list, unreadable, latest, remove })
   })
 
 /**

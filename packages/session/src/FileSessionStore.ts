@@ -8,12 +8,16 @@
  *   agents/<child>/wire.jsonl     each child's events
  *   agents/<child>/meta.json      each child's metadata
  *   tasks/<runId>.json            background-run records
+ *   archive/<child>.wire.jsonl.gz archived children's transcripts (gzip)
+ *   owner.lock                    the ownership lease of the process that runs the session
  * ```
  *
  * @since 0.1.0
  */
+import { randomBytes } from "node:crypto"
+import { rename, rm } from "node:fs/promises"
 import { join } from "node:path"
-import { makeId } from "@dsh/core"
+import { isSafeId, makeId } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
 import { checkId, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
@@ -83,7 +87,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
     const list: SessionStoreShape["list"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
       Effect.flatMap((entries) =>
         Effect.forEach(
-          entries.filter((e) => e.isDirectory()),
+          entries.filter((e) => e.isDirectory() && isSafeId(e.name)),
           (e) =>
             readStateFile(dirOf(e.name), e.name).pipe(
               // A directory without a valid state.json is not a session (yet); skip it.
@@ -97,7 +101,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
 
     const unreadable: SessionStoreShape["unreadable"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
       Effect.flatMap((entries) =>
-        Effect.forEach(entries.filter((e) => e.isDirectory()), (e) =>
+        Effect.forEach(entries.filter((e) => e.isDirectory() && isSafeId(e.name)), (e) =>
           readStateFile(dirOf(e.name), e.name).pipe(
             Effect.as(undefined),
             // No state.json yet is a session being created; anything else is reported.
@@ -113,7 +117,25 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         return found === undefined ? Effect.succeed(undefined) : open(found.id)
       }))
 
-    return SessionStore.of({ create, open, list, unreadable, latest })
+    const remove: SessionStoreShape["remove"] = (id) =>
+      Effect.scoped(Effect.gen(function*() {
+        const handle = yield* open(id)
+        const owner = yield* handle.owner
+        if (owner !== undefined) {
+          return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt}); it was not removed` })
+        }
+        // Held while the directory goes: no process can start running it meanwhile.
+        yield* handle.acquire
+        const dir = dirOf(id)
+        // Renamed first (atomic: gone from `list` at once; a dot name is never a session), then deleted.
+        const trash = join(sessionsDir, `.removed-${id}-${randomBytes(4).toString("hex")}`)
+        yield* io("remove", dir, () => rename(dir, trash))
+        handles.delete(id)
+        yield* io("sync", sessionsDir, () => syncDir(sessionsDir))
+        yield* io("remove", trash, () => rm(trash, { recursive: true, force: true }))
+      }))
+
+    return SessionStore.of({ create, open, list, unreadable, latest, remove })
   })
 
 /**

@@ -7,10 +7,12 @@
  */
 import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
 import { Clock, Effect, Layer, Semaphore } from "effect"
+import { gunzipSync, gzipSync } from "node:zlib"
 import { checkId, initialState, latestOf, newestFirst, notFound, nowIso } from "./internal/state.ts"
 import { pollState } from "./internal/watch.ts"
 import { SessionError } from "./SessionError.ts"
 import {
+  type ArchivedChild,
   type ChildStore,
   type SessionHandle,
   type SessionOwner,
@@ -26,8 +28,15 @@ export interface SessionData {
   /** The store (standing for a process) that holds the session's lease, if any. */
   owner?: { readonly store: string; readonly acquiredAt: string } | undefined
   readonly wire: Array<WireRecord>
-  readonly children: Map<string, { readonly wire: Array<WireRecord>; meta: unknown }>
+  readonly children: Map<string, ChildData>
   readonly tasks: Map<string, unknown>
+}
+
+/** One child on the "disk": its live transcript, or its archive (gzip of the JSONL, as the file store writes). */
+export interface ChildData {
+  readonly wire: Array<WireRecord>
+  meta: unknown
+  archived?: { readonly gz: Uint8Array; readonly bytes: number; readonly archivedAt: string } | undefined
 }
 
 /**
@@ -45,21 +54,49 @@ export const makeData = (): Data => ({ sessions: new Map() })
 /** A JSON round trip: what a file store would hand back, never an alias of the caller's object. */
 const copy = <A>(value: A): A => value === undefined ? value : JSON.parse(JSON.stringify(value))
 
-/** Written through, like the file store: every append is in the shared "disk" at once. */
-const makeTranscript = (wire: Array<WireRecord>, location: string): Transcript => {
-  let seq = wire.reduce((max, r) => Math.max(max, r.seq), 0)
+const encodeWire = (wire: ReadonlyArray<WireRecord>): string => wire.map((r) => `${JSON.stringify(r)}\n`).join("")
+const decodeArchive = (gz: Uint8Array): Array<WireRecord> =>
+  gunzipSync(gz).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as WireRecord)
+
+/** Moves an archived child's records back into its live transcript. */
+const restoreData = (stored: ChildData): boolean => {
+  if (stored.archived === undefined) return false
+  stored.wire.unshift(...decodeArchive(stored.archived.gz))
+  stored.archived = undefined
+  return true
+}
+
+/**
+ * Written through, like the file store: every append is in the shared "disk" at once. A child's
+ * archived records are read from its archive, and the first append restores them.
+ */
+const makeTranscript = (
+  stored: { readonly wire: Array<WireRecord>; readonly archived?: ChildData["archived"] },
+  location: string,
+  restore: () => boolean = () => false
+): Transcript => {
+  const { wire } = stored
+  const lastSeq = (records: ReadonlyArray<WireRecord>) => records.reduce((max, r) => Math.max(max, r.seq), 0)
+  const visible = () => (wire.length === 0 && stored.archived !== undefined ? decodeArchive(stored.archived.gz) : wire)
+  let seq = lastSeq(visible())
   return {
     location,
     append: (event: AgentEvent) =>
       isEphemeral(event) ? Effect.void : Effect.clockWith((clock) =>
         Effect.sync(() => {
+          if (restore()) seq = Math.max(seq, lastSeq(wire))
           seq += 1
           const ts = new Date(clock.currentTimeMillisUnsafe()).toISOString()
           wire.push(copy({ seq, ts, ...event }))
         })
       ),
     sync: Effect.void,
-    read: Effect.sync(() => ({ records: wire.map(copy), warnings: [] }))
+    read: Effect.sync(() => ({ records: visible().map(copy), warnings: [] })),
+    readFrom: (cursor) =>
+      Effect.sync(() => {
+        const records = visible()
+        return { records: records.slice(cursor).map(copy), warnings: [], cursor: Math.max(cursor, records.length) }
+      })
   }
 }
 
@@ -87,22 +124,46 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
       checkId("child name", name).pipe(Effect.andThen(Effect.sync(() => {
         const known = children.get(name)
         if (known !== undefined) return known
-        const stored = data.children.get(name) ?? { wire: [], meta: undefined }
+        const stored: ChildData = data.children.get(name) ?? { wire: [], meta: undefined }
         data.children.set(name, stored)
         const made: ChildStore = {
           name,
           location: `${location}/agents/${name}`,
-          transcript: makeTranscript(stored.wire, `${location}/agents/${name}/wire.jsonl`),
+          transcript: makeTranscript(stored, `${location}/agents/${name}/wire.jsonl`, () => restoreData(stored)),
           readMeta: Effect.sync(() => copy(stored.meta)),
           writeMeta: (meta) => Effect.sync(() => void (stored.meta = copy(meta)))
         }
         children.set(name, made)
         return made
       })))
+    const acquire = Effect.acquireRelease(take, () => give)
+    const underLease = <A>(effect: Effect.Effect<A, SessionError>) => Effect.scoped(acquire.pipe(Effect.andThen(effect)))
+    const archivedOf = (name: string, c: ChildData): ArchivedChild | undefined =>
+      c.archived === undefined ? undefined : { name, bytes: c.archived.bytes, archivedBytes: c.archived.gz.length, archivedAt: c.archived.archivedAt }
+    const archiveChild: SessionHandle["archiveChild"] = (name, options) =>
+      checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
+        const stored = data.children.get(name)
+        if (stored === undefined || stored.wire.length === 0) return Effect.succeed(undefined)
+        const work = Effect.gen(function*() {
+          const records = stored.archived === undefined ? stored.wire : [...decodeArchive(stored.archived.gz), ...stored.wire]
+          const text = encodeWire(records)
+          const archived = { gz: gzipSync(text), bytes: Buffer.byteLength(text), archivedAt: yield* nowIso }
+          if (options?.dryRun === true) return archivedOf(name, { ...stored, archived })
+          stored.archived = archived
+          stored.wire.splice(0)
+          return archivedOf(name, stored)
+        })
+        return options?.dryRun === true ? work : underLease(work)
+      })))
+    const footprint = Effect.sync(() =>
+      Buffer.byteLength(JSON.stringify(data.state)) + Buffer.byteLength(encodeWire(data.wire)) +
+      [...data.children.values()].reduce((n, c) => n + Buffer.byteLength(encodeWire(c.wire)) + Buffer.byteLength(JSON.stringify(c.meta ?? null)) + (c.archived?.gz.length ?? 0), 0) +
+      [...data.tasks.values()].reduce<number>((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0)
+    )
     return {
       id,
       location,
-      transcript: makeTranscript(data.wire, `${location}/wire.jsonl`),
+      transcript: makeTranscript(data, `${location}/wire.jsonl`),
       readState: Effect.sync(() => copy(data.state)),
       updateState: (f) =>
         stateLock.withPermit(Effect.gen(function*() {
@@ -111,7 +172,7 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
           return copy(next)
         })),
       // Every update replaces `data.state`, so its identity is the change to look for.
-      acquire: Effect.acquireRelease(take, () => give),
+      acquire,
       owner: Effect.sync(() => (data.owner === undefined ? undefined : asOwner(data.owner))),
       watchState: pollState(Effect.sync(() => data.state), Effect.sync(() => copy(data.state)), "20 millis"),
       child,
@@ -119,7 +180,17 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
       writeTask: (runId, record) =>
         checkId("run id", runId).pipe(Effect.andThen(Effect.sync(() => void data.tasks.set(runId, copy(record))))),
       readTasks: Effect.sync(() => [...data.tasks.keys()].sort().map((k) => copy(data.tasks.get(k)))),
-      readTask: (runId) => checkId("run id", runId).pipe(Effect.andThen(Effect.sync(() => copy(data.tasks.get(runId)))))
+      readTask: (runId) => checkId("run id", runId).pipe(Effect.andThen(Effect.sync(() => copy(data.tasks.get(runId))))),
+      archiveChild,
+      restoreChild: (name) =>
+        checkId("child name", name).pipe(Effect.andThen(underLease(Effect.sync(() => {
+          const stored = data.children.get(name)
+          return stored === undefined ? false : restoreData(stored)
+        })))),
+      archivedChildren: Effect.sync(() =>
+        [...data.children.entries()].flatMap(([name, c]) => archivedOf(name, c) ?? []).sort((a, b) => a.name.localeCompare(b.name))
+      ),
+      footprint
     } satisfies SessionHandle
   })
 
@@ -174,8 +245,20 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
         return found === undefined ? Effect.succeed(undefined) : open(found.id)
       }))
 
+    const remove: SessionStoreShape["remove"] = (id) =>
+      open(id).pipe(Effect.flatMap((handle) =>
+        Effect.gen(function*() {
+          const owner = yield* handle.owner
+          if (owner !== undefined) {
+            return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (${owner.host}); it was not removed` })
+          }
+          data.sessions.delete(id)
+          handles.delete(id)
+        })
+      ))
+
     // Memory never holds a state it cannot read.
-    return SessionStore.of({ create, open, list, unreadable: Effect.succeed([]), latest })
+    return SessionStore.of({ create, open, list, unreadable: Effect.succeed([]), latest, remove })
   })
 
 /**

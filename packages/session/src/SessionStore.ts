@@ -39,8 +39,32 @@ export interface Transcript {
   readonly location: string
   readonly append: (event: AgentEvent) => Effect.Effect<void, SessionError>
   readonly sync: Effect.Effect<void, SessionError>
-  /** Everything appended so far. */
+  /** Everything appended so far (from the session's archive when the transcript is archived). */
   readonly read: Effect.Effect<ReadResult, SessionError>
+  /**
+   * What was appended after `cursor`, for followers (`dsh subagents watch`): start at 0 and pass
+   * the returned `cursor` back next time. Cursors are opaque (a byte offset for the file store, a
+   * record index for the memory store); a line still being written is left for the next call.
+   */
+  readonly readFrom: (cursor: number) => Effect.Effect<ReadFromResult, SessionError>
+}
+
+/** `Transcript.readFrom`'s answer: the new records and where to continue. */
+export interface ReadFromResult extends ReadResult {
+  readonly cursor: number
+}
+
+/**
+ * A child whose transcript was moved into the session's archive (compressed). It stays readable
+ * (`Transcript.read`) and continuable: the first append restores it.
+ */
+export interface ArchivedChild {
+  readonly name: string
+  /** The transcript's size before compression. */
+  readonly bytes: number
+  /** Its size in the archive. */
+  readonly archivedBytes: number
+  readonly archivedAt: string
 }
 
 /** One child's persisted data: its transcript plus `meta.json`. */
@@ -91,6 +115,23 @@ export interface SessionHandle {
   readonly readTasks: Effect.Effect<ReadonlyArray<unknown>, SessionError>
   /** One background-run record, or undefined when there is none. */
   readonly readTask: (runId: string) => Effect.Effect<unknown | undefined, SessionError>
+  /**
+   * Moves a child's transcript into the session's archive, compressed. Crash-safe: the archive
+   * is written and made durable before the transcript is removed, so a crash at any point leaves
+   * the transcript whole in one place or the other. Takes the session's lease for the call
+   * (`Owned` while another live process runs the session). Undefined when the child has no
+   * transcript to archive. With `dryRun`, reports what it would do and changes nothing.
+   */
+  readonly archiveChild: (name: string, options?: { readonly dryRun?: boolean | undefined }) => Effect.Effect<ArchivedChild | undefined, SessionError>
+  /**
+   * Brings an archived transcript back (appending to it does so by itself); false when there was
+   * nothing to restore. Takes the lease for the call, like `archiveChild`.
+   */
+  readonly restoreChild: (name: string) => Effect.Effect<boolean, SessionError>
+  /** The children whose transcripts are in the archive, by name. */
+  readonly archivedChildren: Effect.Effect<ReadonlyArray<ArchivedChild>, SessionError>
+  /** The bytes the session occupies in the store (transcripts, archive, state, records). */
+  readonly footprint: Effect.Effect<number, SessionError>
 }
 
 /** `create`'s input. `id` defaults to a fresh `makeId()`; `extra` adds top-level keys to `state.json`. */
@@ -116,6 +157,11 @@ export interface SessionStoreShape {
   readonly unreadable: Effect.Effect<ReadonlyArray<{ readonly id: string; readonly error: string }>, SessionError>
   /** The most recently updated session (optionally in one working directory), for `--continue`. */
   readonly latest: (filter?: { readonly cwd?: string | undefined }) => Effect.Effect<SessionHandle | undefined, SessionError>
+  /**
+   * Deletes a session and everything in it (`NotFound`; `Owned` while a live process runs it):
+   * it vanishes from `list` at once, then its data is removed.
+   */
+  readonly remove: (id: string) => Effect.Effect<void, SessionError>
 }
 
 /** The persistence service; see `FileSessionStore` (default) and `@dsh/session/testing`. */

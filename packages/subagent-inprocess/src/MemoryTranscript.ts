@@ -13,6 +13,7 @@ export const makeMemoryTranscript = (location = "memory"): Transcript => {
         if (!isEphemeral(event)) records.push({ ...event, seq: records.length + 1, ts: new Date().toISOString() })
       }),
     sync: Effect.void,
-    read: Effect.sync(() => ({ records: [...records], warnings: [] }))
+    read: Effect.sync(() => ({ records: [...records], warnings: [] })),
+    readFrom: (cursor) => Effect.sync(() => ({ records: records.slice(cursor), warnings: [], cursor: Math.max(cursor, records.length) }))
   }
 }

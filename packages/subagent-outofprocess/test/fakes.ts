@@ -47,7 +47,8 @@ const recordingStore = (journal: Journal): ChildStore => ({
     location: "memory://fake-1/wire.jsonl",
     append: (event) => Effect.sync(() => void journal.transcript.push(event)),
     sync: Effect.sync(() => void journal.syncs++),
-    read: Effect.succeed({ records: [], warnings: [] })
+    read: Effect.succeed({ records: [], warnings: [] }),
+    readFrom: (cursor) => Effect.succeed({ records: [], warnings: [], cursor })
   },
   readMeta: Effect.sync(() => journal.metas.at(-1)),
   writeMeta: (meta) => Effect.sync(() => void journal.metas.push(structuredClone(meta) as ChildMeta))

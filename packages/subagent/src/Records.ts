@@ -35,6 +35,14 @@ export const ContinuationEnvelope = Schema.Struct({
 })
 export type ContinuationEnvelope = typeof ContinuationEnvelope.Type
 
+/**
+ * What happens to a child's transcript once its outcome was announced: `keep` (default) leaves it
+ * until `archive_after_minutes` have passed; `delete` moves it into the session's archive at once.
+ * Either way the child stays listable and continuable (an archived transcript is restored on demand).
+ */
+export const CleanupMode = Schema.Literals(["keep", "delete"])
+export type CleanupMode = typeof CleanupMode.Type
+
 /** What `state.json` → `subagents` keeps of every child, so lists, logs and resumes survive a restart. */
 export const SubagentDescriptor = Schema.Struct({
   handle: Schema.String,
@@ -59,7 +67,15 @@ export const SubagentDescriptor = Schema.Struct({
   /** The reasoning effort its latest run was asked for. */
   thinking: Schema.optional(ThinkingLevel),
   /** What its latest run cost in US dollars, where pricing is configured. */
-  cost: Schema.optional(Schema.Number)
+  cost: Schema.optional(Schema.Number),
+  /** The latest run's timeline: asked for, given its lane slot, ended. */
+  queuedAt: Schema.optional(Schema.String),
+  startedAt: Schema.optional(Schema.String),
+  endedAt: Schema.optional(Schema.String),
+  /** The latest run's cleanup (`keep` when absent). */
+  cleanup: Schema.optional(CleanupMode),
+  /** Set while the child's transcript is in the session's archive. */
+  archivedAt: Schema.optional(Schema.String)
 })
 export type SubagentDescriptor = typeof SubagentDescriptor.Type
 

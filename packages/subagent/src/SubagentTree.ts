@@ -5,12 +5,14 @@ import type { SessionError, SessionHandle } from "@dsh/session"
 import { Effect, Fiber, Option, Scope, Stream } from "effect"
 import { type Activations, makeActivations } from "./internal/activations.ts"
 import { type Announcements, makeAnnouncements } from "./internal/announcements.ts"
+import { type Archiver, makeArchiver } from "./internal/archiver.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
 import { type DynamicTypes, makeDynamicTypes } from "./internal/dynamicTypes.ts"
 import { makeMemoryChildStores } from "./internal/memoryStores.ts"
 import { runTurns } from "./internal/turns.ts"
 
 type MemoryChildStores = ReturnType<typeof makeMemoryChildStores>
+import { SubagentArchiving, type SubagentArchivingShape } from "./Archiving.ts"
 import { Lane, type LaneShape, makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
@@ -33,6 +35,8 @@ export interface SubagentTree {
   readonly announcements: Announcements
   /** Agent types created at runtime, session-wide and persisted (`create_subagent`). */
   readonly dynamicTypes: DynamicTypes
+  /** Moves settled children's transcripts into the session's archive when due (see `SubagentArchiving`). */
+  readonly archiver: Archiver
   readonly childContext: ChildContextFactory
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /** The model spec children use unless their call or agent type names one (`[subagents] model`); else their parent's. */
@@ -77,6 +81,8 @@ export interface SubagentTreeOptions {
   readonly limits?: SubagentLimitsInput | undefined
   /** Default: the `Lane` of the context, else an in-memory lane of `maxConcurrent` slots. */
   readonly lane?: LaneShape | undefined
+  /** Default: the `SubagentArchiving` of the context (archive an hour after a child ended). */
+  readonly archiving?: SubagentArchivingShape | undefined
   readonly childContext: ChildContextFactory
   /** Resolves model overrides; without it, overrides are skipped (with a note) and children run on their parent's model. */
   readonly resolveModel?: ((spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
@@ -107,9 +113,20 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
     const limits = options.limits === undefined ? yield* SubagentLimits : normalizeLimits(options.limits)
     const lane = options.lane ?? Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
     const descriptors = yield* makeDescriptorBook(options.session, scope)
-    const announcements = yield* makeAnnouncements(options.session)
+    // The archiver hears about delivered outcomes (a `cleanup: "delete"` child is archived then).
+    let onDelivered: Effect.Effect<void> = Effect.void
+    const announcements = yield* makeAnnouncements(options.session, Effect.suspend(() => onDelivered))
     const dynamicTypes = yield* makeDynamicTypes(options.session)
     const activations = makeActivations()
+    const archiver = yield* makeArchiver({
+      session: options.session,
+      descriptors,
+      activations,
+      delivered: (d) => d.background !== true || announcements.record(d.runId)?.delivered !== false,
+      afterMinutes: (options.archiving ?? (yield* SubagentArchiving)).afterMinutes,
+      scope
+    })
+    onDelivered = archiver.poke
     // Numbering continues after a restart: start from the highest number already persisted.
     const counters = new Map<string, number>()
     for (const d of descriptors.all()) {
@@ -160,6 +177,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       activations,
       announcements,
       dynamicTypes,
+      archiver,
       childContext: options.childContext,
       resolveModel: options.resolveModel ?? ((spec) =>
         Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),

@@ -170,6 +170,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           updatedAt: at,
           usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
           background: request.background === true,
+          queuedAt: at,
+          ...(request.cleanup === undefined ? {} : { cleanup: request.cleanup }),
           ...(store === undefined ? {} : { transcript: store.transcript.location })
         })
         const activation = (yield* tree.activations.begin(handle))!
@@ -301,7 +303,10 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const background = sendOptions?.background === true
         const request: SpawnRequest = { prompt: message, description: d.description, agent: d.agent, background }
         const parentInfo: ParentInfo = from === "user" ? userParent(d, tree) : from
-        yield* tree.descriptors.note({ ...d, runId, status: "queued", background, updatedAt: yield* isoNow })
+        // Continuing an archived child restores its transcript (its first append does).
+        const { archivedAt: _archived, startedAt: _started, endedAt: _ended, ...rest } = d
+        const at = yield* isoNow
+        yield* tree.descriptors.note({ ...rest, runId, status: "queued", background, updatedAt: at, queuedAt: at })
         const announce = background ? yield* announced(parentInfo.handle, d.agent, handle, runId) : undefined
         yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }, background)
         if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome

@@ -8,7 +8,7 @@ import type { SubagentTree } from "./SubagentTree.ts"
 
 import type { ThinkingLevel } from "./Records.ts"
 
-export type { ChildMeta, ContinuationEnvelope, DescriptorStatus, SubagentDescriptor, SubagentResult, TaskRecord } from "./Records.ts"
+export type { ChildMeta, CleanupMode, ContinuationEnvelope, DescriptorStatus, SubagentDescriptor, SubagentResult, TaskRecord } from "./Records.ts"
 
 /** What a parent asks for when it delegates. */
 export interface SpawnRequest {
@@ -30,6 +30,12 @@ export interface SpawnRequest {
   readonly background?: boolean | undefined
   /** A JSON Schema the child's `report` JSON must satisfy (continuable children). */
   readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * `delete`: move the child's transcript into the session's archive as soon as its outcome was
+   * announced (it stays listable and continuable); `keep` (default): archive it after the tree's
+   * `SubagentArchiving.afterMinutes`.
+   */
+  readonly cleanup?: "keep" | "delete" | undefined
 }
 
 /** A delegation target: an agent definition plus the provider that runs it. */

@@ -37,7 +37,10 @@ const SubagentParams = z.object({
   description: z.string().min(1).describe("A short (3-5 word) label for the task, shown in lists and logs"),
   prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
   agent: z.string().optional().describe("The agent type to use (default: coder, or the only type offered)"),
-  ...runParams
+  ...runParams,
+  cleanup: z.enum(["keep", "delete"]).optional().describe(
+    "What happens to the child's transcript once you have its result: keep (default) archives it after a while; delete archives it at once. Either way you can still continue the child"
+  )
 })
 
 /** The types offered, one line each, for a delegation tool's description. */
@@ -73,7 +76,8 @@ export const makeSubagentTool = (parent: ParentInfo) =>
           agent: p.agent ?? defaultType,
           model: p.model,
           thinking: p.thinking,
-          timeoutSeconds: p.timeoutSeconds
+          timeoutSeconds: p.timeoutSeconds,
+          cleanup: p.cleanup
         }
         const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true

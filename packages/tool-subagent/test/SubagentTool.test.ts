@@ -25,7 +25,7 @@ const setup = (allowedTypes?: ReadonlyArray<string>) =>
     // The parent's definition decides what it may delegate to (its `subagents`).
     const parent: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp", definition: testDefinition("main", { subagents: allowedTypes }) })
     const tool = yield* makeSubagentTool(parent).pipe(Effect.provideService(Subagents, subagents))
-    return { toolbox: makeToolbox({ tools: [tool] }), fixture, tool }
+    return { toolbox: makeToolbox({ tools: [tool] }), fixture, tool, tree }
   })
 
 const call = (args: unknown) => ({ id: "c1", name: "subagent", arguments: JSON.stringify(args) })
@@ -63,5 +63,18 @@ describe("the subagent tool", () => {
       assert.include(failed.content, "Notes: it broke")
       const invalid = yield* toolbox.execute(call({ prompt: "no description" }), ctx)
       assert.include(invalid.content, "invalid arguments for subagent")
+    }).pipe(Effect.scoped))
+
+  it.effect("passes cleanup on to the child's record, and refuses a value it does not know", () =>
+    Effect.gen(function*() {
+      const { toolbox, tree } = yield* setup()
+      const ctx = { cwd: "/tmp", agent: "main" }
+      yield* toolbox.execute(call({ description: "t", prompt: "tidy up", cleanup: "delete" }), ctx)
+      assert.strictEqual(tree.descriptors.get("coder-1")?.cleanup, "delete")
+      yield* toolbox.execute(call({ description: "t", prompt: "keep it" }), ctx)
+      assert.isUndefined(tree.descriptors.get("coder-2")?.cleanup, "keep is the default and is not written")
+      const bad = yield* toolbox.execute(call({ description: "t", prompt: "x", cleanup: "shred" }), ctx)
+      assert.isTrue(bad.isError)
+      assert.include(bad.content, "invalid arguments for subagent")
     }).pipe(Effect.scoped))
 })

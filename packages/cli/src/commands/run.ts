@@ -1,11 +1,13 @@
 import { AgentHost } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import { SessionStore } from "@dsh/session"
+import { makeAgentTree } from "@dsh/view"
 import { Effect } from "effect"
 import { isAbsolute, join, resolve } from "node:path"
 import { oneOf, onlyOnce, parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
+import { isLiveTerminal, liveTreeView } from "../LiveTree.ts"
 import { fileLogger } from "../Logger.ts"
 import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
 import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
@@ -109,16 +111,23 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"))
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
+    // On a terminal, text output draws the live tree of the agents (and leaves it with a summary).
+    const live = input.format === "text" && input.onEvent === undefined && isLiveTerminal(ctx.stdout, ctx.env)
     // Questions go to the terminal (one at a time, naming the agent), or nowhere: then `ask` denies.
-    const summary = yield* Effect.provideService(host.prompt({
-      sessionId: session.id,
-      prompt: input.prompt,
-      // A model given when continuing applies from now on.
-      model: existing === undefined ? undefined : input.model,
-      maxSteps: input.maxSteps,
-      cancel: ctx.interrupted,
-      onEvent: (event) => Effect.andThen(forward(event), input.onEvent?.(event) ?? Effect.void)
-    }), Asker, cliAsker(ctx, input.print === true))
+    const summary = yield* Effect.scoped(Effect.gen(function*() {
+      const state = yield* session.readState
+      const view = live ? yield* liveTreeView(ctx.stdout, makeAgentTree({ agent: state.agent, model: input.model ?? state.model }), ctx.env) : undefined
+      return yield* host.prompt({
+        sessionId: session.id,
+        prompt: input.prompt,
+        // A model given when continuing applies from now on.
+        model: existing === undefined ? undefined : input.model,
+        maxSteps: input.maxSteps,
+        cancel: ctx.interrupted,
+        onEvent: (event) => Effect.andThen(forward(event), view?.apply("main", event) ?? input.onEvent?.(event) ?? Effect.void),
+        ...(view === undefined ? {} : { onChildEvent: view.apply })
+      })
+    })).pipe(Effect.provideService(Asker, cliAsker(ctx, input.print === true)))
     logger.info({ status: summary.status, usage: summary.usage, error: summary.error }, "run end")
     yield* writeSummary(input.format, ctx.stdout, summary)
     if (summary.status !== "completed") {

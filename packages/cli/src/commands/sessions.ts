@@ -4,14 +4,21 @@ import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
+import { sessionsPruneCommand } from "./sessions-prune.ts"
+import { sessionsReportCommand } from "./sessions-report.ts"
 
-/** `dsh sessions list [--json]`: newest first. */
+/** `dsh sessions list [--json]`: newest first; `report` and `prune` have files of their own. */
 export const sessionsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
+    // The first word that is not a flag picks the subcommand; its own flags are parsed there.
+    const at = args.findIndex((a) => !a.startsWith("-"))
+    const rest = at < 0 ? args : [...args.slice(0, at), ...args.slice(at + 1)]
+    if (args[at] === "report") return yield* sessionsReportCommand(rest, ctx)
+    if (args[at] === "prune") return yield* sessionsPruneCommand(rest, ctx)
     const { values, positionals } = yield* parseFlags(args, { json: { type: "boolean" } }, "sessions")
     const sub = positionals[0] ?? "list"
     if (sub !== "list" || positionals.length > 1) {
-      return yield* new UsageError({ message: `sessions: unknown subcommand "${positionals.join(" ")}" (try: dsh sessions list)` })
+      return yield* new UsageError({ message: `sessions: unknown subcommand "${positionals.join(" ")}" (list, report, prune)` })
     }
     // A session whose process is gone shows `lost`; one that cannot be read is listed with its error.
     const sessions = (yield* (yield* AgentHost).listSessions).map((s) =>

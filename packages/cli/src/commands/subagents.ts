@@ -1,11 +1,12 @@
 import { AgentHost, conversationRecords, eventLine } from "@dsh/agent"
-import { decodeDescriptors, logWarnings, requestStop } from "@dsh/subagent"
-import { Effect } from "effect"
+import { decodeDescriptors, logWarnings, requestStop, resolveChildRef } from "@dsh/subagent"
+import { Effect, Result } from "effect"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { formatCost, writeLine } from "../Output.ts"
 import { requireSession } from "../Session.ts"
+import { subagentsWatchCommand } from "./subagents-watch.ts"
 
 const FLAGS = {
   session: { type: "string" },
@@ -20,24 +21,25 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
   Effect.gen(function*() {
     const { values, positionals } = yield* parseFlags(args, FLAGS, "subagents")
     const [sub, handle, ...extra] = positionals
-    if (sub !== "list" && sub !== "info" && sub !== "log" && sub !== "send" && sub !== "stop") {
-      return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop)` })
+    if (sub !== "list" && sub !== "info" && sub !== "log" && sub !== "send" && sub !== "stop" && sub !== "watch") {
+      return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop, watch)` })
     }
     const session = yield* requireSession(values.session)
+    if (sub === "watch") {
+      if (handle !== undefined) return yield* new UsageError({ message: `subagents watch takes no argument (got "${handle}")` })
+      return yield* subagentsWatchCommand(session, ctx)
+    }
     const host = yield* AgentHost
     const decoded = decodeDescriptors(yield* session.readState)
     yield* logWarnings(decoded.warnings)
     const children = decoded.records
+    // A child by its handle or as `#N`, its place in `subagents list`.
     const find = (h: string | undefined) =>
       Effect.gen(function*() {
-        if (h === undefined) return yield* new UsageError({ message: `usage: dsh subagents ${sub} HANDLE --session ID` })
-        const found = children.find((d) => d.handle === h)
-        if (found === undefined) {
-          return yield* new UsageError({
-            message: `unknown subagent "${h}" in session ${session.id}; known: ${children.map((d) => d.handle).join(", ") || "(none)"}`
-          })
-        }
-        return found
+        if (h === undefined) return yield* new UsageError({ message: `usage: dsh subagents ${sub} HANDLE|#N --session ID` })
+        const found = resolveChildRef(children, h)
+        if (Result.isFailure(found)) return yield* new UsageError({ message: `${found.failure} in session ${session.id}` })
+        return found.success
       })
     if (sub === "send") {
       const child = yield* find(handle)
@@ -63,10 +65,10 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       return
     }
     if (sub === "stop") {
-      if (handle !== "all") yield* find(handle)
-      const stopped = yield* requestStop(session, handle ?? "all")
+      const target = handle === "all" || handle === undefined ? "all" : (yield* find(handle)).handle
+      const stopped = yield* requestStop(session, target)
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ stopped }))
-      if (stopped.length === 0) return yield* writeLine(ctx.stdout, `nothing to stop: ${handle === "all" ? "no subagent" : handle} is running`)
+      if (stopped.length === 0) return yield* writeLine(ctx.stdout, `nothing to stop: ${target === "all" ? "no subagent" : target} is running`)
       for (const s of stopped) yield* writeLine(ctx.stdout, `${s.name} ${s.status}`)
       return
     }
@@ -75,9 +77,10 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       const subagents = yield* host.listChildren(session.id)
       if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ subagents }))
       if (subagents.length === 0) return yield* writeLine(ctx.stdout, "no subagents")
-      for (const s of subagents) {
+      // `#N` is how operators may name a child instead of its handle.
+      for (const [i, s] of subagents.entries()) {
         const cost = s.cost === undefined ? "" : `  ${formatCost(s.cost)}`
-        yield* writeLine(ctx.stdout, `${s.name.padEnd(16)} ${s.status.padEnd(9)} ${s.agent.padEnd(10)} ${s.provider.padEnd(8)} parent ${s.parent}  ${s.usage.totalTokens} tokens${cost}`)
+        yield* writeLine(ctx.stdout, `${`#${i + 1}`.padEnd(4)} ${s.name.padEnd(16)} ${s.status.padEnd(9)} ${s.agent.padEnd(10)} ${s.provider.padEnd(8)} parent ${s.parent}  ${s.usage.totalTokens} tokens${cost}`)
       }
       return
     }

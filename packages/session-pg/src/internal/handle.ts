@@ -6,9 +6,10 @@
  */
 import { type ChildStore, type SessionError, type SessionHandle, type SessionState, StoreKit } from "@dsh/session"
 import { Effect, type Scope, Semaphore } from "effect"
+import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
 import { makeLease } from "./lease.ts"
-import { makePgTranscript } from "./transcript.ts"
+import { makePgTranscript, type PgTranscript } from "./transcript.ts"
 import { CHANNEL, payloadOf, type StateHub } from "./watch.ts"
 
 /** `postgres://user@host:port/db#<session>` (and `…#<session>/<child>`): where a session lives, for display. */
@@ -23,7 +24,7 @@ export const readStateRow = (db: Db, id: string): Effect.Effect<SessionState, Se
     )
   )
 
-const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<ChildStore, SessionError> =>
+const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<ChildStore & { readonly transcript: PgTranscript }, SessionError> =>
   Effect.gen(function*() {
     const location = locationOf(db, sessionId, name)
     // Registered at once, as the file store makes its directory: `children` lists it from now on.
@@ -58,7 +59,7 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
     const stateLock = yield* Semaphore.make(1)
     const lease = yield* makeLease(db, id, storeScope)
     // One ChildStore per name, so every user of a child shares its transcript's numbering.
-    const children = new Map<string, ChildStore>()
+    const children = new Map<string, ChildStore & { readonly transcript: PgTranscript }>()
     const readState = readStateRow(db, id)
 
     const updateState = (f: (state: SessionState) => SessionState) =>
@@ -111,6 +112,24 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
         db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_tasks WHERE session_id = ${id} AND run_id = ${runId}`
       )), Effect.map((rows) => rows[0]?.record ?? undefined))
 
+    /** Archiving is the owner's: the lease is taken for the call (shared when this handle holds it). */
+    const archiveChild: SessionHandle["archiveChild"] = (name, options) =>
+      StoreKit.checkId("child name", name).pipe(Effect.andThen(
+        options?.dryRun === true
+          ? Archive.archiveChild(db, id, name, true)
+          : Effect.scoped(lease.acquire.pipe(Effect.andThen(Archive.archiveChild(db, id, name, false)))).pipe(
+            // This process's transcript of the child numbers from the archive again on its next append.
+            Effect.tap(() => children.get(name)?.transcript.forget ?? Effect.void)
+          )
+      ))
+
+    const restoreChild: SessionHandle["restoreChild"] = (name) =>
+      StoreKit.checkId("child name", name).pipe(Effect.andThen(
+        Effect.scoped(lease.acquire.pipe(Effect.andThen(Archive.restoreChild(db, id, name)))).pipe(
+          Effect.tap(() => children.get(name)?.transcript.forget ?? Effect.void)
+        )
+      ))
+
     return {
       id,
       location,
@@ -124,6 +143,10 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
       children: listChildren,
       writeTask,
       readTasks,
-      readTask
+      readTask,
+      archiveChild,
+      restoreChild,
+      archivedChildren: Archive.archivedChildren(db, id),
+      footprint: Archive.footprint(db, id)
     } satisfies SessionHandle
   })

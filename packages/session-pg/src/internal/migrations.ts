@@ -8,6 +8,7 @@
  * dsh_events    session_id, agent ('' = main, else the child's name), seq, record json; unique (session_id, agent, seq)
  * dsh_children  session_id, name, meta jsonb
  * dsh_tasks     session_id, run_id, record jsonb
+ * dsh_archive   session_id, name, bytes, archived_at, data bytea (a child's records as gzipped JSON lines)
  * ```
  */
 import { Effect } from "effect"
@@ -45,6 +46,17 @@ const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient>> = {
       run_id text NOT NULL,
       record jsonb NOT NULL,
       PRIMARY KEY (session_id, run_id)
+    )`
+  }),
+  "2_archive": Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`CREATE TABLE dsh_archive (
+      session_id text NOT NULL REFERENCES dsh_sessions (id) ON DELETE CASCADE,
+      name text NOT NULL,
+      bytes bigint NOT NULL,
+      archived_at timestamptz NOT NULL,
+      data bytea NOT NULL,
+      PRIMARY KEY (session_id, name)
     )`
   })
 }

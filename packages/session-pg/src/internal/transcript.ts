@@ -4,12 +4,19 @@
  * it at once. Like the file store's write without fsync, that commit does not wait for the WAL
  * flush (`synchronous_commit` off for that statement alone); `sync` makes everything appended so
  * far durable with one synchronous commit. A failed INSERT keeps its events, and they go in with
- * the next append. `seq` continues from the highest stored one, read on first append.
+ * the next append. `seq` continues from the highest stored one, read on first append; an
+ * archived transcript (`dsh_archive`) is read from its archive and restored by that first append.
  */
 import { type AgentEvent, isEphemeral, type WireRecord } from "@dsh/core"
-import { type ReadResult, type SessionError, StoreKit, type Transcript } from "@dsh/session"
+import { type ReadFromResult, type ReadResult, type SessionError, StoreKit, type Transcript } from "@dsh/session"
 import { Effect, Semaphore } from "effect"
+import { archiveData, archivedLines, parseLines, restoreChild } from "./archive.ts"
 import { type Db, run, toSessionError } from "./Db.ts"
+
+/** A transcript of this store; `forget` drops its cached numbering (after its rows were archived). */
+export interface PgTranscript extends Transcript {
+  readonly forget: Effect.Effect<void>
+}
 
 /** One multi-row INSERT whose commit does not wait for the WAL flush. */
 const insertSql = (rows: number): string => {
@@ -20,7 +27,7 @@ FROM (VALUES ${values}) AS v (session_id, agent, seq, record)
 CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`
 }
 
-export const makePgTranscript = (db: Db, sessionId: string, agent: string, location: string): Effect.Effect<Transcript> =>
+export const makePgTranscript = (db: Db, sessionId: string, agent: string, location: string): Effect.Effect<PgTranscript> =>
   Effect.gen(function*() {
     const lock = yield* Semaphore.make(1)
     /** The last `seq` handed out; read from the table on first append. */
@@ -69,7 +76,11 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
 
     const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
       isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
-        seq ??= yield* run(db, `reading ${location}`, storedSeq)
+        if (seq === undefined) {
+          // Continuing an archived child brings its transcript back first.
+          if (agent !== "") yield* restoreChild(db, sessionId, agent)
+          seq = yield* run(db, `reading ${location}`, storedSeq)
+        }
         seq += 1
         const ts = yield* StoreKit.nowIso
         pending.push({ seq, ts, ...event })
@@ -83,22 +94,37 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
         : Effect.void
     ))))
 
-    const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(flush.pipe(Effect.andThen(
-      run(
-        db,
-        `reading ${location}`,
-        db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent} ORDER BY seq`
-      )
-    ))).pipe(Effect.map((rows) => {
-      const records: Array<WireRecord> = []
-      const warnings: Array<string> = []
-      for (const [i, row] of rows.entries()) {
-        const record = StoreKit.decodeRecord(row.record)
-        if (record !== undefined) records.push(record)
-        else warnings.push(`${location}: skipped row ${i + 1}, which is not a record`)
-      }
-      return { records, warnings }
-    }))
+    /** The records after `cursor` (a `seq`), archived ones first; flushed before reading. */
+    const readAfter = (cursor: number): Effect.Effect<ReadResult, SessionError> =>
+      lock.withPermit(flush.pipe(Effect.andThen(Effect.all([
+        agent === "" ? Effect.succeed(undefined) : archiveData(db, sessionId, agent),
+        run(
+          db,
+          `reading ${location}`,
+          db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent} AND seq > ${cursor} ORDER BY seq`
+        )
+      ])))).pipe(Effect.flatMap(([archived, rows]) =>
+        Effect.gen(function*() {
+          const fromArchive = archived === undefined ? { records: [], warnings: [] } : parseLines(yield* archivedLines(archived, location), location)
+          const records: Array<WireRecord> = fromArchive.records.filter((r) => r.seq > cursor)
+          const warnings: Array<string> = [...fromArchive.warnings]
+          const last = records.at(-1)?.seq ?? cursor
+          for (const [i, row] of rows.entries()) {
+            const record = StoreKit.decodeRecord(row.record)
+            if (record === undefined) warnings.push(`${location}: skipped row ${i + 1}, which is not a record`)
+            // Rows restored from an archive another reader still saw archived are not repeated.
+            else if (record.seq > last) records.push(record)
+          }
+          return { records, warnings }
+        })
+      ))
 
-    return { location, append, sync, read } satisfies Transcript
+    const read: Effect.Effect<ReadResult, SessionError> = readAfter(0)
+
+    const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
+      readAfter(cursor).pipe(Effect.map((r) => ({ ...r, cursor: r.records.at(-1)?.seq ?? cursor })))
+
+    const forget = lock.withPermit(Effect.sync(() => (seq = undefined)))
+
+    return { location, append, sync, read, readFrom, forget } satisfies PgTranscript
   })

@@ -1,14 +1,17 @@
 /**
  * One session directory as a `SessionHandle`:
- * `wire.jsonl`, `state.json`, `agents/<child>/{wire.jsonl,meta.json}`, `tasks/<runId>.json`.
+ * `wire.jsonl`, `state.json`, `agents/<child>/{wire.jsonl,meta.json}`, `tasks/<runId>.json`,
+ * `archive/<child>.wire.jsonl.gz`.
  */
+import { existsSync } from "node:fs"
 import { stat } from "node:fs/promises"
 import { join } from "node:path"
 import { Clock, Effect, Schedule, type Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
-import type { ChildStore, SessionHandle, SessionOwner, SessionState } from "../SessionStore.ts"
-import { ensureDir, io, isTempFile, listDir, readTextIfExists, writeFileAtomic } from "./fs.ts"
-import { makeFileTranscript } from "./FileTranscript.ts"
+import type { ArchivedChild, ChildStore, SessionHandle, SessionOwner, SessionState } from "../SessionStore.ts"
+import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
+import { ensureDir, io, isTempFile, listDir, readTextIfExists, treeBytes, writeFileAtomic } from "./fs.ts"
+import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
 import { checkId, encodeJson, notFound, nowIso, parseState } from "./state.ts"
 import { pollState } from "./watch.ts"
@@ -40,10 +43,15 @@ const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
 const writeJson = (path: string, value: unknown): Effect.Effect<void, SessionError> =>
   io("write", path, () => writeFileAtomic(path, encodeJson(value)))
 
-const makeChildStore = (dir: string, name: string, scope: Scope.Scope): Effect.Effect<ChildStore, SessionError> =>
+/** A child's store, with its transcript's archive operations (for the handle). */
+interface FileChildStore extends ChildStore {
+  readonly transcript: FileTranscript
+}
+
+const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
     yield* io("create", dir, () => ensureDir(dir))
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope)
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath)
     const metaPath = join(dir, "meta.json")
     return {
       name,
@@ -51,7 +59,7 @@ const makeChildStore = (dir: string, name: string, scope: Scope.Scope): Effect.E
       location: dir,
       readMeta: readJsonIfExists(metaPath),
       writeMeta: (meta) => writeJson(metaPath, meta)
-    } satisfies ChildStore
+    } satisfies FileChildStore
   })
 
 /**
@@ -70,7 +78,7 @@ export const makeFileSessionHandle = (
     const agentsDir = join(dir, "agents")
     const tasksDir = join(dir, "tasks")
     // One ChildStore per name, so every user of a child shares its transcript buffer.
-    const children = new Map<string, ChildStore>()
+    const children = new Map<string, FileChildStore>()
 
     // Other processes update the same state (a `dsh subagents send` appends a request while the
     // owner removes the one it took): the read-modify-write holds `state.lock` across processes,
@@ -100,7 +108,7 @@ export const makeFileSessionHandle = (
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
         const known = children.get(name)
         if (known !== undefined) return Effect.succeed(known)
-        return makeChildStore(join(agentsDir, name), name, scope).pipe(Effect.map((made) => {
+        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope).pipe(Effect.map((made) => {
           // Another fiber may have built the same child meanwhile: keep the first one.
           const first = children.get(name) ?? made
           children.set(name, first)
@@ -159,6 +167,29 @@ export const makeFileSessionHandle = (
       return io("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
     }))
     const leaseOwner = (o: LeaseOwner): SessionOwner => ({ pid: o.pid, host: o.host, acquiredAt: o.acquiredAt })
+    const acquire = Effect.acquireRelease(takeLease, () => giveLease).pipe(Effect.map(leaseOwner))
+    /** Runs `effect` holding the lease (shared when this process holds it already). */
+    const underLease = <A>(effect: Effect.Effect<A, SessionError>) => Effect.scoped(acquire.pipe(Effect.andThen(effect)))
+
+    const archived = (name: string) =>
+      io("read", archivePathOf(dir, name), () => archiveEntry(archivePathOf(dir, name))).pipe(
+        Effect.map((e): ArchivedChild | undefined => e === undefined ? undefined : { name, bytes: e.bytes, archivedBytes: e.archivedBytes, archivedAt: e.archivedAt.toISOString() })
+      )
+
+    const archiveChild: SessionHandle["archiveChild"] = (name, options) =>
+      checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
+        // A child that never wrote anything has nothing to archive (and gets no directory for it).
+        if (!children.has(name) && !existsSync(join(agentsDir, name, "wire.jsonl"))) return Effect.succeed(undefined)
+        const work = child(name).pipe(
+          Effect.flatMap((c) => (c as FileChildStore).transcript.archive(options?.dryRun === true)),
+          Effect.flatMap((done) =>
+            done === undefined ? Effect.succeed(undefined) : options?.dryRun === true
+              ? Effect.map(nowIso, (at): ArchivedChild => ({ name, ...done, archivedAt: at }))
+              : Effect.map(archived(name), (entry) => entry === undefined ? undefined : { ...entry, bytes: done.bytes })
+          )
+        )
+        return options?.dryRun === true ? work : underLease(work)
+      })))
 
     // The file's identity after each atomic rename: inode, size and modification time.
     const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
@@ -172,7 +203,7 @@ export const makeFileSessionHandle = (
       readState: readStateFile(dir, id),
       updateState,
       watchState: pollState(probe, readStateFile(dir, id), WATCH_INTERVAL),
-      acquire: Effect.acquireRelease(takeLease, () => giveLease).pipe(Effect.map(leaseOwner)),
+      acquire,
       owner: Effect.suspend(() =>
         held !== undefined
           ? Effect.succeed(leaseOwner(held.owner))
@@ -182,6 +213,14 @@ export const makeFileSessionHandle = (
       children: listChildren,
       writeTask,
       readTasks,
-      readTask: (runId) => checkId("run id", runId).pipe(Effect.andThen(readJsonIfExists(join(tasksDir, `${runId}.json`))))
+      readTask: (runId) => checkId("run id", runId).pipe(Effect.andThen(readJsonIfExists(join(tasksDir, `${runId}.json`)))),
+      archiveChild,
+      restoreChild: (name) =>
+        checkId("child name", name).pipe(Effect.andThen(underLease(child(name).pipe(Effect.flatMap((c) => (c as FileChildStore).transcript.restore))))),
+      archivedChildren: io("list", join(dir, "archive"), () => listArchive(dir)).pipe(
+        Effect.flatMap((names) => Effect.forEach(names, archived, { concurrency: 16 })),
+        Effect.map((entries) => entries.filter((e) => e !== undefined))
+      ),
+      footprint: io("measure", dir, () => treeBytes(dir))
     } satisfies SessionHandle
   })

@@ -3,14 +3,26 @@
  * each event as it happens (one write, no fsync), so a `kill -9` loses at most the event being
  * written; `sync` fdatasyncs (turn boundaries, before announcements). A write that fails keeps
  * its events in memory and they go out with the next write.
+ *
+ * A child's transcript may be archived (`archive/<child>.wire.jsonl.gz`): it is then read from
+ * the archive, and the first append restores it, so an archived child is continued like any other.
  */
 import { dirname } from "node:path"
 import { type AgentEvent, isEphemeral } from "@dsh/core"
 import { Effect, Scope, Semaphore } from "effect"
 import type { SessionError } from "../SessionError.ts"
-import type { ReadResult, Transcript } from "../SessionStore.ts"
-import { ensureDir, io, ioError, makeAppender, readTail, readTextIfExists } from "./fs.ts"
+import type { ReadFromResult, ReadResult, Transcript } from "../SessionStore.ts"
+import { type ArchiveResult, archiveTranscript, readArchive, restoreTranscript } from "./archive.ts"
+import { ensureDir, io, ioError, makeAppender, readFromOffset, readTail, readTextIfExists } from "./fs.ts"
 import { encodeRecord, parseWire } from "./wire.ts"
+
+/** The file transcript, plus what the session handle needs to archive it without losing a write. */
+export interface FileTranscript extends Transcript {
+  /** Moves the transcript into `archivePath` (see `archive.ts`); its file handle is closed first. */
+  readonly archive: (dryRun: boolean) => Effect.Effect<ArchiveResult | undefined, SessionError>
+  /** Brings the archived transcript back now; false when there was none. */
+  readonly restore: Effect.Effect<boolean, SessionError>
+}
 
 /** How much of an existing file is read to find the last `seq` when a transcript is opened. */
 const TAIL_BYTES = 64 * 1024
@@ -37,15 +49,20 @@ const scanTail = async (path: string): Promise<TailState> => {
 /**
  * Opens (without creating) the transcript at `path`; the directory is created on first
  * write. The file handle kept open for appends is closed when `scope` (the store's) closes.
+ * With `archivePath`, the transcript may live archived there (children's transcripts).
  */
-export const makeFileTranscript = (path: string, scope: Scope.Scope): Effect.Effect<Transcript, SessionError> =>
+export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath?: string): Effect.Effect<FileTranscript, SessionError> =>
   Effect.gen(function*() {
     const tail = yield* io("read", path, () => scanTail(path))
     const lock = yield* Semaphore.make(1)
-    const appender = makeAppender(path)
+    let appender = makeAppender(path)
+    let scopeClosed = false
     yield* Scope.addFinalizer(
       scope,
-      lock.withPermit(io("close", path, appender.close)).pipe(Effect.catch(() => Effect.void))
+      lock.withPermit(Effect.suspend(() => {
+        scopeClosed = true
+        return io("close", path, appender.close)
+      })).pipe(Effect.catch(() => Effect.void))
     )
     let seq = tail.lastSeq
     let pending = ""
@@ -55,6 +72,28 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope): Effect.Eff
     let entrySynced = tail.exists
     /** Bytes were written since the last successful fsync. */
     let unsynced = false
+    /** No live file, and the archive was not looked at yet: the first append must look (and restore). */
+    let archiveUnchecked = !tail.exists && archivePath !== undefined
+
+    /** Takes the live file's state from disk again (after an archive or a restore). Call while holding `lock`. */
+    const rescan = io("read", path, () => scanTail(path)).pipe(Effect.map((t) => {
+      seq = Math.max(seq, t.lastSeq)
+      needsNewline = t.needsNewline
+      exists = t.exists
+      entrySynced = t.exists
+      unsynced = false
+    }))
+
+    /** Before the first append to a transcript without a live file: restore it if it is archived. */
+    const restoreIfArchived: Effect.Effect<boolean, SessionError> = Effect.suspend(() => {
+      if (!archiveUnchecked || archivePath === undefined) return Effect.succeed(false)
+      return io("restore", archivePath, () => restoreTranscript(archivePath, path)).pipe(
+        Effect.tap((restored) => {
+          archiveUnchecked = false
+          return restored ? rescan : Effect.void
+        })
+      )
+    }).pipe(Effect.uninterruptible)
 
     /**
      * Writes the buffer (and fsyncs when `durable`). Call only while holding `lock`.
@@ -94,25 +133,92 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope): Effect.Eff
       isEphemeral(event)
         ? Effect.void
         : Effect.clockWith((clock) => {
-          seq += 1
-          pending += encodeRecord(event, seq, new Date(clock.currentTimeMillisUnsafe()).toISOString())
-          return lock.withPermit(writePending(false))
+          const ts = new Date(clock.currentTimeMillisUnsafe()).toISOString()
+          // The common case takes its seq at once (appends keep their call order); only the
+          // first append to an archived transcript waits for the restore to learn the last seq.
+          if (!archiveUnchecked) {
+            seq += 1
+            pending += encodeRecord(event, seq, ts)
+            return lock.withPermit(writePending(false))
+          }
+          return lock.withPermit(restoreIfArchived.pipe(Effect.andThen(Effect.suspend(() => {
+            seq += 1
+            pending += encodeRecord(event, seq, ts)
+            return writePending(false)
+          }))))
         })
+
+    /** The transcript's text: the live file, else the archive (a reader never restores). */
+    const content = io("read", path, () => readTextIfExists(path)).pipe(
+      Effect.flatMap((text) =>
+        text !== undefined || archivePath === undefined
+          ? Effect.succeed(text ?? "")
+          : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
+      )
+    )
 
     const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(
       writePending(false).pipe(
-        Effect.andThen(io("read", path, () => readTextIfExists(path))),
-        Effect.map((text) => parseWire(text ?? "", path))
+        Effect.andThen(content),
+        Effect.map((text) => parseWire(text, path))
       )
     ).pipe(
       Effect.tap(({ warnings }) => Effect.forEach(warnings, (warning) => Effect.logWarning(warning), { discard: true })),
       Effect.map(({ records, warnings }): ReadResult => ({ records, warnings }))
     )
 
+    const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
+      lock.withPermit(writePending(false).pipe(
+        Effect.andThen(io("read", path, () => readFromOffset(path, cursor))),
+        Effect.flatMap((bytes) =>
+          bytes !== undefined || archivePath === undefined
+            ? Effect.succeed(bytes ?? Buffer.alloc(0))
+            : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
+        )
+      )).pipe(Effect.map((bytes): ReadFromResult => {
+        // Whole lines only: a line still being written is read next time.
+        const end = bytes.lastIndexOf(0x0a) + 1
+        const { records, warnings } = parseWire(bytes.subarray(0, end).toString("utf8"), path)
+        return { records, warnings, cursor: cursor + end }
+      }))
+
+    const archive = (dryRun: boolean): Effect.Effect<ArchiveResult | undefined, SessionError> =>
+      archivePath === undefined ? Effect.succeed(undefined) : lock.withPermit(
+        writePending(true).pipe(
+          Effect.andThen(Effect.suspend(() => {
+            if (dryRun) return io("archive", path, () => archiveTranscript(path, archivePath, true))
+            // The kept descriptor would write to the removed file: close it, and let the next
+            // append (a continuation) restore the transcript first.
+            return io("close", path, appender.close).pipe(
+              Effect.andThen(io("archive", path, () => archiveTranscript(path, archivePath, false))),
+              Effect.tap(() =>
+                Effect.sync(() => {
+                  appender = makeAppender(path)
+                  // After the store closed, appends open the file for each write (as before).
+                  if (scopeClosed) void appender.close()
+                  exists = false
+                  entrySynced = false
+                  needsNewline = false
+                  archiveUnchecked = true
+                })
+              )
+            )
+          }))
+        )
+      ).pipe(Effect.uninterruptible)
+
     return {
       location: path,
       append,
       sync: lock.withPermit(writePending(true)),
-      read
-    } satisfies Transcript
+      read,
+      readFrom,
+      archive,
+      restore: archivePath === undefined ? Effect.succeed(false) : lock.withPermit(
+        Effect.suspend(() => {
+          archiveUnchecked = true
+          return restoreIfArchived
+        })
+      )
+    } satisfies FileTranscript
   })

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { closeSync, type Dirent, fdatasync, openSync, writeSync } from "node:fs"
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
+import { lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { SessionError } from "../SessionError.ts"
@@ -216,4 +216,40 @@ export const readTail = async (
   } finally {
     await handle.close().catch(() => undefined)
   }
+}
+
+/** The bytes of a file from `offset` to its end, or `undefined` when it does not exist. */
+export const readFromOffset = async (path: string, offset: number): Promise<Buffer | undefined> => {
+  let handle
+  try {
+    handle = await open(path, "r")
+  } catch (cause) {
+    if (errorCode(cause) === "ENOENT") return undefined
+    throw cause
+  }
+  try {
+    const { size } = await handle.stat()
+    const length = Math.max(0, size - offset)
+    const buffer = Buffer.alloc(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, offset + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return buffer.subarray(0, read)
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}
+
+/** The bytes of every file under `dir` (0 when it does not exist); links are not followed. */
+export const treeBytes = async (dir: string): Promise<number> => {
+  let total = 0
+  for (const entry of await listDir(dir)) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) total += await treeBytes(path)
+    else if (entry.isFile()) total += await lstat(path).then((s) => s.size, () => 0)
+  }
+  return total
 }

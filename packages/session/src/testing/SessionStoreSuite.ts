@@ -50,6 +50,9 @@ const appendAll = (transcript: Transcript, events: ReadonlyArray<AgentEvent>) =>
 
 const seqs = (n: number, from = 1): Array<number> => Array.from({ length: n }, (_, i) => from + i)
 
+/** `n` turns of sample events: enough text for compression to show. */
+const manyTurns = (n: number): ReadonlyArray<AgentEvent> => Array.from({ length: n }, (_, i) => sampleTurnEvents(i + 1)).flat()
+
 /**
  * Registers the store conformance tests under `describe(name)`. Call it once, at the top
  * level of a vitest file: `sessionStoreSuite("MyStore", fixture)`. `fixture` runs once per
@@ -260,6 +263,141 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
           { runId: "run-1", status: "completed" },
           { runId: "run-2", status: "running" }
         ], "readTasks returns the latest record of each run after a restart")
+      }))
+
+    test.effect("an archived child reads back unchanged, is listed with its sizes and stays archived across a restart", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "arch" })
+        const child = yield* handle.child("explore-1")
+        yield* appendAll(child.transcript, manyTurns(40))
+        yield* child.transcript.sync
+        yield* child.writeMeta({ agent: "explore" })
+        const before = (yield* child.transcript.read).records
+        const archived = yield* handle.archiveChild("explore-1")
+        assert.isDefined(archived, "a child with a transcript is archived")
+        assert.strictEqual(archived?.name, "explore-1")
+        assert.isAbove(archived?.bytes ?? 0, 0, "the archive reports the transcript's size")
+        assert.isBelow(archived?.archivedBytes ?? Infinity, archived?.bytes ?? 0, "the archive is compressed")
+        assert.isFalse(Number.isNaN(Date.parse(archived?.archivedAt ?? "")), "archivedAt is a time")
+        assert.deepStrictEqual((yield* child.transcript.read).records, before, "the archived transcript reads back unchanged")
+        assert.deepStrictEqual((yield* handle.archivedChildren).map((a) => a.name), ["explore-1"], "archivedChildren lists it")
+        assert.isUndefined(yield* handle.archiveChild("explore-1"), "archiving it again has nothing to do")
+
+        const reopened = yield* (yield* start).open("arch")
+        assert.deepStrictEqual((yield* reopened.archivedChildren).map((a) => [a.name, a.bytes, a.archivedBytes]), [["explore-1", archived?.bytes, archived?.archivedBytes]], "a restart sees it archived, with the same sizes")
+        const again = yield* reopened.child("explore-1")
+        assert.deepStrictEqual((yield* again.transcript.read).records, before, "another process reads the archived transcript without restoring it")
+        assert.deepStrictEqual(yield* again.readMeta, { agent: "explore" }, "the child's meta is untouched")
+        assert.deepStrictEqual(yield* reopened.children, ["explore-1"], "an archived child is still one of the session's children")
+        assert.isUndefined(yield* handle.archiveChild("never-ran"), "a child without a transcript has nothing to archive")
+      }))
+
+    test.effect("appending to an archived child restores it first: seq continues and nothing is lost", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "cont" })
+        const child = yield* handle.child("coder-1")
+        yield* appendAll(child.transcript, sampleTurnEvents(1))
+        yield* child.transcript.sync
+        yield* handle.archiveChild("coder-1")
+        // Continued by another process (after a restart), as `send` to an archived child is.
+        const later = yield* (yield* (yield* start).open("cont")).child("coder-1")
+        yield* appendAll(later.transcript, sampleTurnEvents(2))
+        yield* later.transcript.sync
+        const read = yield* (yield* (yield* start).open("cont")).child("coder-1").pipe(Effect.flatMap((c) => c.transcript.read))
+        assert.deepStrictEqual(read.records.map((r) => r.seq), seqs(12), "the restored records come first and seq continues after them")
+        assert.deepStrictEqual(read.records.slice(6).map(({ seq: _s, ts: _t, ...e }) => e), sampleTurnEvents(2), "the new events follow")
+        assert.deepStrictEqual(yield* handle.archivedChildren, [], "a restored child is no longer archived")
+
+        // Archived and continued again by the process that archived it.
+        yield* handle.archiveChild("coder-1")
+        yield* child.transcript.append({ type: "notice", level: "info", message: "back" })
+        yield* child.transcript.sync
+        assert.deepStrictEqual((yield* child.transcript.read).records.map((r) => r.seq), seqs(13), "the archiving process's own transcript continues after a restore too")
+      }))
+
+    test.effect("restoreChild brings an archive back; a dry run reports without changing anything", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "restore" })
+        const child = yield* handle.child("plan-1")
+        yield* appendAll(child.transcript, manyTurns(10))
+        yield* child.transcript.sync
+        const dry = yield* handle.archiveChild("plan-1", { dryRun: true })
+        assert.isBelow(dry?.archivedBytes ?? Infinity, dry?.bytes ?? 0, "a dry run reports the compressed size")
+        assert.deepStrictEqual(yield* handle.archivedChildren, [], "a dry run archives nothing")
+        const real = yield* handle.archiveChild("plan-1")
+        assert.deepStrictEqual([real?.bytes, real?.archivedBytes], [dry?.bytes, dry?.archivedBytes], "the dry run's figures are the real ones")
+        assert.isTrue(yield* handle.restoreChild("plan-1"), "restoreChild restores an archived child")
+        assert.isFalse(yield* handle.restoreChild("plan-1"), "restoring a live child does nothing")
+        assert.deepStrictEqual(yield* handle.archivedChildren, [])
+        assert.deepStrictEqual((yield* (yield* (yield* start).open("restore")).child("plan-1").pipe(Effect.flatMap((c) => c.transcript.read))).records.length, 60, "the restored transcript is whole")
+      }))
+
+    test.effect("archiving is the owner's: refused while another process holds the lease", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const owner = yield* (yield* start).create({ ...init, id: "busy" })
+        const child = yield* owner.child("explore-1")
+        yield* appendAll(child.transcript, sampleTurnEvents(1))
+        yield* child.transcript.sync
+        yield* owner.acquire
+        const other = yield* (yield* start).open("busy")
+        assert.strictEqual((yield* Effect.flip(other.archiveChild("explore-1"))).reason, "Owned", "another process may not archive")
+        assert.isDefined(yield* other.archiveChild("explore-1", { dryRun: true }), "a dry run only reads, so it may")
+        assert.isDefined(yield* owner.archiveChild("explore-1"), "the owner archives (its lease is shared)")
+      }))
+
+    test.effect("readFrom returns only what was appended after a cursor", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const handle = yield* (yield* start).create({ ...init, id: "follow" })
+        const reader = yield* (yield* start).open("follow")
+        const first = yield* reader.transcript.readFrom(0)
+        assert.deepStrictEqual(first.records, [], "nothing yet")
+        yield* appendAll(handle.transcript, sampleTurnEvents(1).slice(0, 2))
+        const second = yield* reader.transcript.readFrom(first.cursor)
+        assert.deepStrictEqual(second.records.map((r) => r.seq), [1, 2], "the two appended records")
+        yield* appendAll(handle.transcript, sampleTurnEvents(1).slice(2))
+        const third = yield* reader.transcript.readFrom(second.cursor)
+        assert.deepStrictEqual(third.records.map((r) => r.seq), [3, 4, 5, 6], "only the records appended since")
+        assert.deepStrictEqual((yield* reader.transcript.readFrom(third.cursor)).records, [], "nothing new: nothing returned")
+      }))
+
+    test.effect("remove deletes a session, and refuses while a process runs it", () =>
+      Effect.gen(function*() {
+        const { start } = yield* fixture
+        const store = yield* start
+        const handle = yield* store.create({ ...init, id: "doomed" })
+        yield* store.create({ ...init, id: "kept" })
+        yield* appendAll(handle.transcript, sampleTurnEvents(1))
+        yield* (yield* handle.child("x-1")).transcript.append({ type: "notice", level: "info", message: "child" })
+        const other = yield* start
+        const scope = yield* Scope.make()
+        yield* handle.acquire.pipe(Scope.provide(scope))
+        assert.strictEqual((yield* Effect.flip(other.remove("doomed"))).reason, "Owned", "a session with a live owner is not removed")
+        yield* Scope.close(scope, Exit.void)
+        yield* other.remove("doomed")
+        assert.deepStrictEqual((yield* other.list).map((s) => s.id), ["kept"], "a removed session is not listed")
+        assert.strictEqual((yield* Effect.flip((yield* start).open("doomed"))).reason, "NotFound", "nor can it be opened")
+        assert.strictEqual((yield* Effect.flip(other.remove("doomed"))).reason, "NotFound", "removing it again: NotFound")
+      }))
+
+    test.effect("footprint counts what a session holds, and archiving shrinks it", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        const handle = yield* store.create(init)
+        const empty = yield* handle.footprint
+        const child = yield* handle.child("big-1")
+        yield* appendAll(child.transcript, manyTurns(40))
+        yield* child.transcript.sync
+        const full = yield* handle.footprint
+        assert.isAbove(full, empty, "a transcript adds to the footprint")
+        const archived = yield* handle.archiveChild("big-1")
+        const after = yield* handle.footprint
+        assert.isBelow(after, full, "archiving frees space")
+        assert.approximately(full - after, (archived?.bytes ?? 0) - (archived?.archivedBytes ?? 0), 64, "by about the difference the archive reports")
       }))
 
     test.effect("one process owns a session: the lease is exclusive across stores, shared within one, visible to readers", () =>

@@ -35,7 +35,7 @@ const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStr
  * exactly once, also across a crash and restart (undelivered records are queued again when
  * the tree is loaded).
  */
-export const makeAnnouncements = (session: SessionHandle | undefined) =>
+export const makeAnnouncements = (session: SessionHandle | undefined, onDelivered: Effect.Effect<void> = Effect.void) =>
   Effect.gen(function*() {
     const queues = new Map<string, Queue.Queue<TaskRecord>>()
     const records = new Map<string, TaskRecord>()
@@ -118,7 +118,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
           const done = consumed.delete(record.runId) ? { ...record, delivered: true } : record
           const written = yield* persist(done).pipe(Effect.result)
           runningOf(record.parent).delete(record.runId)
-          if (done.delivered) return
+          if (done.delivered) return yield* onDelivered
           const queued: TaskRecord = written._tag === "Success" || done.result === undefined ? done : {
             ...done,
             status: "failed",
@@ -147,6 +147,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
             const r = records.get(runId)
             if (r !== undefined && !r.delivered) yield* persistOrWarn({ ...r, delivered: true })
           }
+          if (runIds.length > 0) yield* onDelivered
         }),
       /** Waits for the next announcement of `parent` (without taking it). */
       awaitNext: (parent: string) =>
@@ -179,6 +180,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined) =>
           }
           if (r.delivered) return
           yield* persistOrWarn({ ...r, delivered: true })
+          yield* onDelivered
           // Already queued: drop it from the parent's queue.
           const queue = yield* queueOf(r.parent)
           const rest = (yield* Queue.clear(queue)).filter((x) => x.runId !== runId)

@@ -68,7 +68,10 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       /** Handles that were found running when this book was loaded, now marked lost. */
       lostOnLoad: lost.map((d) => d.handle),
       note: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(later)),
-      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write))
+      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write)),
+      /** Several changes in one durable write. */
+      saveAll: (ds: ReadonlyArray<SubagentDescriptor>): Effect.Effect<void, SessionError> =>
+        Effect.forEach(ds, set, { discard: true }).pipe(Effect.andThen(write))
     }
   })
 

@@ -22,7 +22,8 @@ export const makeMemoryChildStores = () => {
             Effect.sync(() => void records.push({ ...event, seq: records.length + 1, ts: new Date(clock.currentTimeMillisUnsafe()).toISOString() }))
           ),
         sync: Effect.void,
-        read: Effect.sync(() => ({ records: [...records], warnings: [] }))
+        read: Effect.sync(() => ({ records: [...records], warnings: [] })),
+        readFrom: (cursor) => Effect.sync(() => ({ records: records.slice(cursor), warnings: [], cursor: Math.max(cursor, records.length) }))
       },
       readMeta: Effect.sync(() => meta),
       writeMeta: (value) => Effect.sync(() => void (meta = value))

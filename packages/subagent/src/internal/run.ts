@@ -128,6 +128,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           ...rest,
           status: raw.status,
           updatedAt: iso(now),
+          endedAt: iso(now),
           usage: filled.usage,
           lastResult: filled.output.slice(0, 2000),
           ...(cost === undefined ? {} : { cost })
@@ -153,6 +154,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         // The outcome is recorded (tasks/) before anyone can see the run ended.
         if (spec.announce !== undefined) yield* spec.announce(result)
         yield* tree.activations.end(activation, result)
+        // A settled child may be due for the archive (at once with `cleanup: "delete"`).
+        yield* tree.archiver.poke
         return result
       })
 
@@ -211,7 +214,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       const outcome = yield* tree.lane.withSlot(
         Effect.gen(function*() {
           // Durable before the child does anything: a crash from here on still shows it (as lost).
-          yield* tree.descriptors.save({ ...withModel(), status: "running", updatedAt: iso(yield* Clock.currentTimeMillis) }).pipe(
+          const at = iso(yield* Clock.currentTimeMillis)
+          yield* tree.descriptors.save({ ...withModel(), status: "running", updatedAt: at, startedAt: at }).pipe(
             Effect.ignore({ log: "Warn", message: `could not record that ${handle} runs` })
           )
           return yield* bounded

@@ -1,0 +1,74 @@
+import { pruneSessions, type PruneSummary } from "@dsh/subagent"
+import { Duration, Effect } from "effect"
+import { parseFlags } from "../Args.ts"
+import { UsageError } from "../CliError.ts"
+import { loadConfig } from "../Config.ts"
+import type { CliContext } from "../Context.ts"
+import { writeLine } from "../Output.ts"
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+
+/** `30d`, `12h`, `90m`, `45s`, `2w`: a positive whole number and a unit. */
+export const parseAge = (text: string): Duration.Duration | undefined => {
+  const m = /^(\d+)([smhdw])$/.exec(text.trim())
+  if (m === null) return undefined
+  const n = Number(m[1])
+  return n > 0 && Number.isSafeInteger(n * UNITS[m[2]!]!) ? Duration.millis(n * UNITS[m[2]!]!) : undefined
+}
+
+/** `512 B`, `3.4 KiB`, `12.0 MiB` */
+export const formatBytes = (n: number): string => {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"]
+  let value = n
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${units[unit]}`
+}
+
+const summaryLines = (s: PruneSummary): ReadonlyArray<string> => {
+  const verb = s.dryRun ? "would free" : "freed"
+  const sessionBytes = s.sessions.reduce((n, x) => n + x.bytes, 0)
+  const before = s.children.reduce((n, c) => n + c.bytes, 0)
+  const after = s.children.reduce((n, c) => n + c.archivedBytes, 0)
+  return [
+    ...s.sessions.map((x) => `${s.dryRun ? "would delete" : "deleted"} session ${x.id} (last updated ${x.updatedAt}, ${formatBytes(x.bytes)})`),
+    ...s.children.map((c) => `${s.dryRun ? "would archive" : "archived"} ${c.session} ${c.name} (${formatBytes(c.bytes)} → ${formatBytes(c.archivedBytes)})`),
+    ...s.skipped.map((x) => `skipped session ${x.id}: ${x.reason}`),
+    `${s.sessions.length} session${s.sessions.length === 1 ? "" : "s"} (${formatBytes(sessionBytes)}), ` +
+    `${s.children.length} child${s.children.length === 1 ? "" : "ren"} archived (${formatBytes(before)} → ${formatBytes(after)}): ${verb} ${formatBytes(s.freedBytes)}` +
+    (s.skipped.length === 0 ? "" : `; ${s.skipped.length} skipped`)
+  ]
+}
+
+/**
+ * `dsh sessions prune --older-than 30d [--dry-run] [--json]`: deletes the sessions not updated for
+ * that long and archives the children of the others that `[subagents] archive_after_minutes`
+ * (default 60) says are due; a session a live process runs is never touched. The semantics are
+ * `pruneSessions` of `@dsh/subagent`.
+ */
+export const sessionsPruneCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values, positionals } = yield* parseFlags(args, {
+      "older-than": { type: "string" },
+      "dry-run": { type: "boolean" },
+      json: { type: "boolean" }
+    }, "sessions prune")
+    if (positionals.length > 0) return yield* new UsageError({ message: `sessions prune takes no argument (got "${positionals[0]}")` })
+    if (values["older-than"] === undefined) return yield* new UsageError({ message: "usage: dsh sessions prune --older-than AGE [--dry-run] (AGE like 30d, 12h, 90m)" })
+    const olderThan = parseAge(values["older-than"])
+    if (olderThan === undefined) {
+      return yield* new UsageError({ message: `--older-than must be a positive age like 30d, 12h, 90m, 45s or 2w (got "${values["older-than"]}")` })
+    }
+    const config = yield* loadConfig(ctx.home)
+    const minutes = config.archiving.afterMinutes ?? 60
+    const summary = yield* pruneSessions({
+      olderThan,
+      archiveAfter: minutes === 0 ? undefined : Duration.minutes(minutes),
+      dryRun: values["dry-run"] === true
+    })
+    if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(summary))
+    for (const line of summaryLines(summary)) yield* writeLine(ctx.stdout, line)
+  })

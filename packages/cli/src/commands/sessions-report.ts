@@ -1,0 +1,52 @@
+import { SessionStore } from "@dsh/session"
+import { formatCount, loadSessionReport, renderReportHtml } from "@dsh/view"
+import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
+import { rename, unlink, writeFile } from "node:fs/promises"
+import { basename, dirname, join, resolve } from "node:path"
+import { parseFlags } from "../Args.ts"
+import { RunFailed, UsageError } from "../CliError.ts"
+import type { CliContext } from "../Context.ts"
+import { writeLine } from "../Output.ts"
+
+/** Writes `text` to `path` atomically (a temp file beside it, then a rename). */
+const writeAtomic = (path: string, text: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+      try {
+        await writeFile(temp, text, { encoding: "utf8", flag: "wx" })
+        await rename(temp, path)
+      } catch (cause) {
+        await unlink(temp).catch(() => undefined)
+        throw cause
+      }
+    },
+    catch: (cause) => {
+      const code = (cause as NodeJS.ErrnoException).code
+      // A directory that does not exist or cannot be written is the user's to fix.
+      return code === "ENOENT" || code === "EACCES" || code === "EISDIR" || code === "ENOTDIR"
+        ? new UsageError({ message: `--html ${path}: cannot write it (${code})` })
+        : new RunFailed({ message: `--html ${path}: ${cause instanceof Error ? cause.message : String(cause)}` })
+    }
+  })
+
+/**
+ * `dsh sessions report ID --html FILE`: one self-contained HTML page of the session's tree
+ * (agents, timeline, tokens and cost, every transcript), from `@dsh/view`. Reads only: a session
+ * that is running is reported as it is now.
+ */
+export const sessionsReportCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values, positionals } = yield* parseFlags(args, { html: { type: "string" } }, "sessions report")
+    const [id, ...extra] = positionals
+    if (id === undefined || extra.length > 0 || values.html === undefined || values.html === "") {
+      return yield* new UsageError({ message: "usage: dsh sessions report ID --html FILE" })
+    }
+    const session = yield* (yield* SessionStore).open(id)
+    const report = yield* loadSessionReport(session)
+    const file = resolve(ctx.cwd, values.html)
+    yield* writeAtomic(file, renderReportHtml(report))
+    const children = report.agents.length - 1
+    yield* writeLine(ctx.stdout, `${file}: ${children} subagent${children === 1 ? "" : "s"}, ${formatCount(report.totals.usage.totalTokens)} tokens`)
+  })

@@ -1,0 +1,26 @@
+import { assert, describe, it } from "@effect/vitest"
+import { SubagentArchiving } from "@dsh/subagent"
+import { Effect } from "effect"
+import { configLayer, decodeHarnessConfig } from "../src/index.ts"
+
+describe("[subagents] archive_after_minutes", () => {
+  it.effect("becomes the trees' SubagentArchiving; absent, an hour", () =>
+    Effect.gen(function*() {
+      const set = yield* decodeHarnessConfig({ subagents: { archive_after_minutes: 15 } }, "config.toml")
+      assert.strictEqual(set.archiving.afterMinutes, 15)
+      assert.deepStrictEqual(yield* SubagentArchiving.pipe(Effect.provide(configLayer(set))), { afterMinutes: 15 })
+      const never = yield* decodeHarnessConfig({ subagents: { archive_after_minutes: 0 } }, "config.toml")
+      assert.deepStrictEqual(yield* SubagentArchiving.pipe(Effect.provide(configLayer(never))), { afterMinutes: 0 })
+      const unset = yield* decodeHarnessConfig({}, "config.toml")
+      assert.deepStrictEqual(yield* SubagentArchiving.pipe(Effect.provide(configLayer(unset))), { afterMinutes: 60 })
+    }))
+
+  it.effect("a value out of range, or not a whole number, is an error naming the key", () =>
+    Effect.gen(function*() {
+      for (const bad of [-1, 1.5, "60", 525_601]) {
+        const error = yield* Effect.flip(decodeHarnessConfig({ subagents: { archive_after_minutes: bad } }, "config.toml"))
+        assert.strictEqual(error.key, "[subagents] archive_after_minutes")
+        assert.include(error.message, "it must be an integer from 0 to 525600")
+      }
+    }))
+})

@@ -1,0 +1,112 @@
+import type { SessionHandle } from "@dsh/session"
+import { Clock, Duration, Effect, Queue, Scope } from "effect"
+import type { SubagentDescriptor } from "../Records.ts"
+import type { Activations } from "./activations.ts"
+import type { DescriptorBook } from "./descriptors.ts"
+
+/** Statuses of a child whose run is over. */
+const SETTLED = new Set(["completed", "failed", "timeout", "cancelled", "lost"])
+
+/** When a settled child's latest run ended (older records have only `updatedAt`). */
+export const endedAtOf = (d: SubagentDescriptor): number => Date.parse(d.endedAt ?? d.updatedAt)
+
+/**
+ * Whether `d` should be archived at `now`: settled, not archived, its outcome delivered, and
+ * either `cleanup: "delete"` or `afterMs` passed since it ended (undefined: never by time).
+ * Shared by the owner's schedule and `pruneSessions`.
+ */
+export const archiveDue = (d: SubagentDescriptor, now: number, afterMs: number | undefined, delivered = true): boolean =>
+  d.archivedAt === undefined && SETTLED.has(d.status) && delivered &&
+  (d.cleanup === "delete" || (afterMs !== undefined && endedAtOf(d) + afterMs <= now))
+
+export interface Archiver {
+  /** A run ended or an outcome was delivered: look at the children again now. */
+  readonly poke: Effect.Effect<void>
+}
+
+/**
+ * The session owner's archiving schedule, in the tree's scope: each settled child is moved into
+ * the session's archive when it is due (see `archiveDue`), the wait for the next one measured
+ * with `Clock`, woken early by `poke`. Children loaded from an earlier process are included, so
+ * nothing is forgotten over a restart, and when the tree closes whatever is due is archived
+ * before the lease goes (a `cleanup: "delete"` child whose parent ended right after it is
+ * archived all the same). Failures are logged and not retried for that run.
+ */
+export const makeArchiver = (options: {
+  readonly session: SessionHandle | undefined
+  readonly descriptors: DescriptorBook
+  readonly activations: Activations
+  /** Whether a background run's outcome reached its parent (true for runs without an announcement). */
+  readonly delivered: (d: SubagentDescriptor) => boolean
+  readonly afterMinutes: number
+  readonly scope: Scope.Scope
+}): Effect.Effect<Archiver> =>
+  Effect.gen(function*() {
+    const wake = yield* Queue.sliding<void>(1)
+    const poke = Queue.offer(wake, undefined).pipe(Effect.asVoid)
+    const { session, descriptors, activations } = options
+    // `SubagentArchiving`'s 0 is "never".
+    const afterMs = options.afterMinutes > 0 ? options.afterMinutes * 60_000 : undefined
+    if (session === undefined) return { poke }
+    // Runs already tried (nothing to archive, or it failed): not tried again until the child runs again.
+    const tried = new Set<string>()
+    const idle = (d: SubagentDescriptor) => activations.get(d.handle) === undefined && !tried.has(`${d.handle} ${d.runId}`)
+
+    /** Archives one child; its descriptor marked archived, or undefined when it was not. */
+    const archiveOne = (d: SubagentDescriptor, now: number) =>
+      Effect.gen(function*() {
+        const outcome = yield* session.archiveChild(d.handle).pipe(Effect.result)
+        if (outcome._tag === "Failure") {
+          tried.add(`${d.handle} ${d.runId}`)
+          yield* Effect.logWarning(`could not archive ${d.handle}'s transcript: ${outcome.failure.message}`)
+          return undefined
+        }
+        // Continued meanwhile: its first append restored it, so it is not archived.
+        if (activations.get(d.handle) !== undefined) return undefined
+        const current = descriptors.get(d.handle)
+        if (current === undefined || current.runId !== d.runId) return undefined
+        if (outcome.success === undefined) {
+          // Nothing live to archive: it may be in the archive already (archived before a crash).
+          const inArchive = (yield* session.archivedChildren.pipe(Effect.orElseSucceed(() => []))).some((a) => a.name === d.handle)
+          if (!inArchive) {
+            tried.add(`${d.handle} ${d.runId}`)
+            return undefined
+          }
+        }
+        return { ...current, archivedAt: new Date(now).toISOString() }
+      })
+
+    /**
+     * Archives every child due now (their records in one write); returns what it looked at.
+     * Uninterruptible: a tree that closes meanwhile waits for the archive and its record.
+     */
+    const sweep = Effect.uninterruptible(Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const candidates = descriptors.all().filter(idle)
+      const due = candidates.filter((d) => archiveDue(d, now, afterMs, options.delivered(d)))
+      const marked: Array<SubagentDescriptor> = []
+      for (const d of due) {
+        const done = yield* archiveOne(d, now)
+        if (done !== undefined) marked.push(done)
+      }
+      if (marked.length > 0) yield* descriptors.saveAll(marked).pipe(Effect.ignore({ log: "Warn", message: "could not record which children were archived" }))
+      return { now, candidates }
+    }))
+    yield* Scope.addFinalizer(options.scope, sweep.pipe(Effect.ignore({ log: "Warn", message: "could not archive the children due when the session closed" })))
+
+    const loop = Effect.gen(function*() {
+      while (true) {
+        const { now, candidates } = yield* sweep
+        // The next time a child becomes due; one due already but undelivered waits for a poke.
+        const times = afterMs === undefined ? [] : candidates
+          .filter((d) => d.archivedAt === undefined && SETTLED.has(d.status))
+          .map((d) => endedAtOf(d) + afterMs)
+          .filter((t) => t > now)
+        const next = times.length === 0 ? undefined : Math.min(...times)
+        const sleep = next === undefined ? Effect.never : Effect.sleep(Duration.millis(Math.max(1, next - now)))
+        yield* Effect.raceFirst(sleep, Queue.take(wake))
+      }
+    })
+    yield* Effect.forkIn(loop.pipe(Effect.ignore({ log: "Warn", message: "children are no longer archived in this process" })), options.scope)
+    return { poke }
+  })

@@ -1,0 +1,67 @@
+import { makeUsage } from "@dsh/core"
+import { MemorySessionStore } from "@dsh/session/testing"
+import type { SubagentDescriptor } from "@dsh/subagent"
+import { Effect, Exit, Fiber, Scope, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { describe, expect, it } from "@effect/vitest"
+import { type FollowFrame, followSession } from "../src/index.ts"
+
+const descriptor = (handle: string, status: SubagentDescriptor["status"], tokens = 0): SubagentDescriptor => ({
+  handle, agent: "explore", provider: "spawn", parent: "main", depth: 1, status, description: handle, runId: `r-${handle}`,
+  createdAt: "2026-11-30T00:00:00.000Z", updatedAt: "2026-11-30T00:00:00.000Z", usage: makeUsage(tokens, 0)
+})
+
+describe("followSession", () => {
+  it.effect("reads what other processes append, frame by frame, and ends once the owner is gone", () =>
+    Effect.gen(function*() {
+      const data = MemorySessionStore.makeData()
+      // The "other process" that runs the session.
+      const owner = yield* MemorySessionStore.make({ data })
+      const running = yield* owner.create({ agent: "lead", cwd: "/tmp", model: "scripted", id: "s" })
+      const lease = yield* Scope.make()
+      yield* running.acquire.pipe(Scope.provide(lease))
+      yield* running.transcript.append({ type: "turn-start", turn: 1, prompt: "go" })
+      yield* running.transcript.append({ type: "subagent-start", handle: "explore-1", agent: "explore", provider: "spawn", runId: "r-explore-1", background: false, description: "look" })
+      yield* running.updateState((s) => ({ ...s, subagents: { "explore-1": descriptor("explore-1", "running") } }))
+      const child = yield* running.child("explore-1")
+      yield* child.transcript.append({ type: "tool-call", id: "c", name: "Grep", input: "TODO" })
+
+      const watcher = yield* MemorySessionStore.make({ data })
+      const frames: Array<FollowFrame> = []
+      const statuses: Array<string> = []
+      const fiber = yield* Effect.forkChild(Stream.runForEach(followSession(yield* watcher.open("s"), { interval: "100 millis" }), (f) =>
+        Effect.sync(() => {
+          frames.push(f)
+          statuses.push(`${f.tree.get("explore-1")?.status}:${f.tree.get("explore-1")?.tool?.name ?? ""}`)
+        })))
+      yield* Effect.yieldNow
+      expect(statuses).toEqual(["running:Grep"])
+      expect(frames[0]?.settled).toBe(false)
+
+      yield* child.transcript.append({ type: "tool-result", id: "c", name: "Grep", output: "", isError: false, durationMs: 1 })
+      yield* running.transcript.append({ type: "subagent-end", handle: "explore-1", runId: "r-explore-1", status: "completed", usage: makeUsage(5, 5), durationMs: 10, result: "ok" })
+      yield* running.updateState((s) => ({ ...s, subagents: { "explore-1": descriptor("explore-1", "completed", 10) } }))
+      yield* TestClock.adjust("100 millis")
+      expect(statuses.at(-1)).toBe("completed:")
+      expect(frames.at(-1)?.applied).toBe(2)
+      expect(frames.at(-1)?.settled, "the owner still runs it: the stream goes on").toBe(false)
+
+      // The owner goes: the next look is the last.
+      yield* Scope.close(lease, Exit.void)
+      yield* TestClock.adjust("100 millis")
+      yield* Fiber.join(fiber)
+      expect(frames.at(-1)?.settled).toBe(true)
+      expect(frames.at(-1)?.tree.get("explore-1")?.usage.totalTokens).toBe(10)
+    }))
+
+  it.effect("a child still recorded as running when nobody owns the session is lost, and the stream ends at once", () =>
+    Effect.gen(function*() {
+      const store = yield* MemorySessionStore.make()
+      const session = yield* store.create({ agent: "lead", cwd: "/tmp", model: "scripted" })
+      yield* session.updateState((s) => ({ ...s, subagents: { "coder-1": descriptor("coder-1", "running") } }))
+      const frames = yield* Stream.runCollect(followSession(session))
+      expect(frames).toHaveLength(1)
+      expect(frames[0]?.settled).toBe(true)
+      expect(frames[0]?.tree.get("coder-1")?.status).toBe("lost")
+    }))
+})
