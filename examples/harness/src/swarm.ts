@@ -16,7 +16,7 @@ import { agent } from "./agents.ts"
 const script = {
   rules: [
     // A reviewer answers for the file in its prompt; one of them fails.
-    { when: { system: "^You review", lastUser: "broken" }, reply: { error: { reason: "ServerError", detail: "the model fell over" } } },
+    { when: { system: "^You review", lastUser: "broken" }, reply: { error: { reason: "ServerError" as const, detail: "the model fell over" } } },
     { when: { system: "^You review", lastUser: "^Review (\\S+)" }, reply: { text: "{{1}} looks fine" } },
     // The lead fans out once, then passes the table on.
     {

@@ -1,4 +1,6 @@
 import { lazyAdapter, type ModelAdapter, ModelRegistry } from "@dsh/llm"
+import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "@dsh/llm-anthropic/names"
+import { OPENAI_MODEL_IDS } from "@dsh/llm-openai/names"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Layer } from "effect"
 import { join } from "node:path"
@@ -8,7 +10,8 @@ import { cliLoggerLayer } from "./Logger.ts"
 
 /**
  * The model adapters, each loaded when a spec first names it: `dsh acp` on the scripted model
- * never loads the HTTP adapters, `dsh run --model openai:…` never loads Anthropic's.
+ * never loads the HTTP adapters, `dsh run --model openai:…` never loads Anthropic's. The names
+ * they answer to (`sonnet`, `claude-*`, `gpt-*`) are known before they load.
  */
 export const MODEL_ADAPTERS: ReadonlyArray<ModelAdapter> = [
   lazyAdapter({
@@ -19,11 +22,14 @@ export const MODEL_ADAPTERS: ReadonlyArray<ModelAdapter> = [
   lazyAdapter({
     name: "openai",
     description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
+    modelIds: OPENAI_MODEL_IDS,
     load: () => import("@dsh/llm-openai").then((m) => m.OpenAIAdapter)
   }),
   lazyAdapter({
     name: "anthropic",
     description: "Anthropic Messages API (Claude), streaming with tool use",
+    aliases: ANTHROPIC_ALIASES,
+    modelIds: ANTHROPIC_MODEL_IDS,
     load: () => import("@dsh/llm-anthropic").then((m) => m.AnthropicAdapter)
   })
 ]

@@ -1,25 +1,13 @@
 import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { decodeStreamEvent, makeEventParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
+import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "./names.ts"
 
 /** Where requests go when neither `config.baseUrl` nor `ANTHROPIC_BASE_URL` is set. */
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 /** The Messages API version this adapter speaks (sent as `anthropic-version`). */
 export const ANTHROPIC_VERSION = "2023-06-01"
-
-/**
- * The aliases Claude Code's agent files use, shipped with this adapter (a registry's own
- * aliases, e.g. `[models]` in dsh's config, override them).
- */
-export const ANTHROPIC_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: "anthropic:claude-sonnet-4-5",
-  opus: "anthropic:claude-opus-4-5",
-  haiku: "anthropic:claude-haiku-4-5"
-}
-
-/** The bare model ids this adapter serves without `anthropic:`: `claude-*`. */
-export const ANTHROPIC_MODEL_IDS = { match: /^claude-/, describe: "claude-*" }
 
 /**
  * Anthropic Messages, streamed, with tool use. Settings come from `config` first, then

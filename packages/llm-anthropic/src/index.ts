@@ -3,3 +3,4 @@
  * Register it with `ModelRegistry.provide(AnthropicAdapter)`; fixtures live in `./testing`.
  */
 export * from "./AnthropicAdapter.ts"
+export * from "./names.ts"

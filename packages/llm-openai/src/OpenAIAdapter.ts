@@ -1,16 +1,10 @@
 import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { decodeStreamChunk, makeChunkParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
+import { OPENAI_MODEL_IDS } from "./names.ts"
 
 /** Where requests go when neither `config.baseUrl` nor `OPENAI_BASE_URL` is set. */
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
-
-/**
- * The bare model ids this adapter serves without `openai:` (as agent files written for other
- * harnesses name them): `gpt-*`, `chatgpt-*`, and the reasoning models `o1`, `o3`, `o4-*`
- * (with their suffixes, e.g. `o3-mini`, `o4-mini`).
- */
-export const OPENAI_MODEL_IDS = { match: /^(?:gpt-|chatgpt-|o[134](?:$|-))/, describe: "gpt-*, chatgpt-*, o1, o3, o4-*" }
 
 /**
  * OpenAI-compatible Chat Completions, streamed: OpenAI itself and the servers that copy

@@ -4,3 +4,4 @@
  * Register it with `ModelRegistry.provide(OpenAIAdapter)`; fixtures live in `./testing`.
  */
 export * from "./OpenAIAdapter.ts"
+export * from "./names.ts"
