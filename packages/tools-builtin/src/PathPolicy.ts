@@ -1,6 +1,5 @@
-import { realpath } from "node:fs/promises"
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path"
-import { type ToolError, toolFail } from "@dsh/tools"
+import { isAbsolute, relative, resolve, sep } from "node:path"
+import { realpathOfExisting, type ToolError, toolFail } from "@dsh/tools"
 import { Context, Effect } from "effect"
 
 /**
@@ -32,23 +31,6 @@ export interface ResolvedPath {
   readonly absolute: string
   /** The absolute path with every existing symlink resolved (writes go through links). */
   readonly real: string
-}
-
-/** Realpath of the longest existing prefix, with the not-yet-existing rest appended. */
-const realpathOfExisting = async (absolute: string): Promise<string> => {
-  let existing = absolute
-  const rest: Array<string> = []
-  for (;;) {
-    try {
-      const real = await realpath(existing)
-      return rest.length === 0 ? real : resolve(real, ...rest.reverse())
-    } catch {
-      const parent = dirname(existing)
-      if (parent === existing) return absolute
-      rest.push(relative(parent, existing))
-      existing = parent
-    }
-  }
 }
 
 const within = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)

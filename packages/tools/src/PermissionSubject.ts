@@ -49,8 +49,11 @@ export const commandSubject = (tool: string, command: string, kind: ToolKind = "
 
 const within = (root: string, path: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
 
-/** Realpath of the longest existing prefix, with the not-yet-existing rest appended. */
-const realpathOfExisting = async (absolute: string): Promise<string> => {
+/**
+ * Realpath of the longest existing prefix, with the not-yet-existing rest appended: where a path
+ * that may not exist yet really points (symlinks resolved), for path rules and path policies.
+ */
+export const realpathOfExisting = async (absolute: string): Promise<string> => {
   const rest: Array<string> = []
   let existing = absolute
   for (;;) {

@@ -19,7 +19,7 @@ import { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
 import { promisify } from "node:util"
 import { constants, createGzip, gunzip } from "node:zlib"
-import { errorCode, ensureDir, listDir, syncDir } from "./fs.ts"
+import { errorCode, ensureDir, listDir, openIfExists, syncDir } from "./fs.ts"
 
 const gunzipAsync = promisify(gunzip)
 
@@ -47,13 +47,8 @@ const sizeOf = async (path: string): Promise<number | undefined> => {
 
 /** The archive's sizes, read from the file and its gzip trailer (ISIZE: the original size mod 2^32). */
 export const archiveEntry = async (path: string): Promise<ArchiveEntry | undefined> => {
-  let handle
-  try {
-    handle = await open(path, "r")
-  } catch (cause) {
-    if (errorCode(cause) === "ENOENT") return undefined
-    throw cause
-  }
+  const handle = await openIfExists(path)
+  if (handle === undefined) return undefined
   try {
     const s = await handle.stat()
     const trailer = Buffer.alloc(4)

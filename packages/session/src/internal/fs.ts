@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { closeSync, type Dirent, fdatasync, openSync, writeSync } from "node:fs"
-import { lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
+import { type FileHandle, lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { SessionError } from "../SessionError.ts"
@@ -190,18 +190,23 @@ export const makeAppender = (path: string): Appender => {
   }
 }
 
+/** A file opened for reading, or `undefined` when it does not exist. */
+export const openIfExists = async (path: string): Promise<FileHandle | undefined> => {
+  try {
+    return await open(path, "r")
+  } catch (cause) {
+    if (errorCode(cause) === "ENOENT") return undefined
+    throw cause
+  }
+}
+
 /** The last `bytes` of a file (all of it if smaller), or `undefined` when it does not exist. */
 export const readTail = async (
   path: string,
   bytes: number
 ): Promise<{ readonly text: string; readonly size: number; readonly whole: boolean } | undefined> => {
-  let handle
-  try {
-    handle = await open(path, "r")
-  } catch (cause) {
-    if (errorCode(cause) === "ENOENT") return undefined
-    throw cause
-  }
+  const handle = await openIfExists(path)
+  if (handle === undefined) return undefined
   try {
     const { size } = await handle.stat()
     const length = Math.min(size, bytes)
@@ -220,13 +225,8 @@ export const readTail = async (
 
 /** The bytes of a file from `offset` to its end, or `undefined` when it does not exist. */
 export const readFromOffset = async (path: string, offset: number): Promise<Buffer | undefined> => {
-  let handle
-  try {
-    handle = await open(path, "r")
-  } catch (cause) {
-    if (errorCode(cause) === "ENOENT") return undefined
-    throw cause
-  }
+  const handle = await openIfExists(path)
+  if (handle === undefined) return undefined
   try {
     const { size } = await handle.stat()
     const length = Math.max(0, size - offset)

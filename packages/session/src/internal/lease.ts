@@ -114,7 +114,10 @@ export const tryAcquire = async (path: string, now: Date): Promise<AcquireOutcom
   const content = `${JSON.stringify(owner)}\n`
   if (await createExclusive(path, content)) return { _tag: "Acquired", owner }
   const current = await readOwner(path)
-  if (current !== undefined && current !== UNREADABLE && isAlive(current)) return { _tag: "Owned", owner: current }
+  // Released between our attempt and this read: try again (taking over "nothing" could remove
+  // the lock another process creates meanwhile).
+  if (current === undefined) return { _tag: "Contended" }
+  if (current !== UNREADABLE && isAlive(current)) return { _tag: "Owned", owner: current }
   // Stale: take it over, one taker at a time.
   const guard = `${path}.takeover`
   if (!(await createExclusive(guard, content))) {
@@ -123,8 +126,9 @@ export const tryAcquire = async (path: string, now: Date): Promise<AcquireOutcom
     return { _tag: "Contended" }
   }
   try {
+    // Still the stale lock we saw (only takers replace a stale lock, one at a time)?
     const again = await readOwner(path)
-    if (again !== undefined && again.token !== current?.token) return { _tag: "Contended" }
+    if (again === undefined || again.token !== current.token) return { _tag: "Contended" }
     await unlink(path).catch((cause) => (errorCode(cause) === "ENOENT" ? undefined : Promise.reject(cause)))
     return (await createExclusive(path, content)) ? { _tag: "Acquired", owner } : { _tag: "Contended" }
   } finally {
