@@ -29,6 +29,8 @@ export interface AgentContextOptions {
   readonly controlTools?: HarnessOptions["controlTools"]
   readonly createTools?: HarnessOptions["createTools"]
   readonly pricing?: HarnessOptions["pricing"]
+  /** Where handles and the child cap live (see `SubagentTreeOptions.admission`). */
+  readonly admission?: "memory" | "session" | undefined
 }
 
 /**
@@ -63,7 +65,8 @@ export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<Ag
       lane: options.lane,
       childContext: childContextFactory(plan),
       resolveModel: options.resolveModel,
-      onChildEvent: options.onChildEvent
+      onChildEvent: options.onChildEvent,
+      admission: options.admission
     })
     const context = yield* agentContext(plan, { handle: "main", depth: 0, cwd, model: options.model, definition: catalog.main }, tree)
     return { ...context, tree }

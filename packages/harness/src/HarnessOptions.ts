@@ -43,4 +43,9 @@ export interface HarnessOptions<E = never, R = never> {
   readonly createTools?: boolean | undefined
   /** Per-million-token prices by model spec: results and announcements then carry a cost. */
   readonly pricing?: ((modelSpec: string) => Pricing | undefined) | undefined
+  /**
+   * Children of a session are admitted by several processes (the owner and cluster runners):
+   * handles and the child cap are then kept in the session's state. Default false.
+   */
+  readonly sharedAdmission?: boolean | undefined
 }
