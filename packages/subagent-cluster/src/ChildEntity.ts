@@ -63,6 +63,8 @@ export const Run = Rpc.make("Run", {
   success: OutcomeRecord,
   primaryKey: (p) => p.runId
 }).annotate(ClusterSchema.Persisted, true)
+  // A runner shutting down hands the run over at once: it resumes on the next owner.
+  .annotate(ClusterSchema.InterruptOnTermination, true)
 
 /** A message for the child while it runs; `false` when it is not running on its runner any more. */
 export const Deliver = Rpc.make("Deliver", {

@@ -9,12 +9,14 @@ export type Attempt =
   | { readonly _tag: "Ended"; readonly outcome: OutcomeRecord }
   | { readonly _tag: "CutOff" }
 
-const ENDED = new Set(["completed", "failed", "timeout", "cancelled", "lost"])
+// A run delivered again had no reply recorded: a `cancelled` attempt was one its runner cut off
+// when it shut down or lost its shard (a stop asked for by a parent is answered, never redelivered).
+const ENDED = new Set(["completed", "failed", "timeout"])
 
 /**
  * An earlier attempt of this run (its run id is in the child's meta): it ended — its outcome
  * is read back from the child's transcript (the last turn's result) — or it was cut off when
- * its runner died.
+ * its runner died or handed its shards over.
  */
 export const previousAttempt = (meta: ChildMeta, store: ChildStore): Effect.Effect<Attempt> =>
   Effect.gen(function*() {
