@@ -1,6 +1,7 @@
 import { emptyUsage } from "@dsh/core"
 import { ChildMeta, type ChildOutcome, type SubagentsShape } from "@dsh/subagent"
 import { Effect, Layer, Schema } from "effect"
+import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { ChildEntity, childEntityId, type OutcomeRecord, type Run } from "./ChildEntity.ts"
 import { ChildHost } from "./ChildHost.ts"
@@ -18,7 +19,7 @@ const decodeMeta = Schema.decodeUnknownResult(ChildMeta)
  * is the answer (nothing runs twice); if it was cut off mid-run, the child is resumed from its
  * persisted transcript, told that it was interrupted and to carry on.
  */
-const hostRun = (subagents: SubagentsShape, p: RunPayload) =>
+const hostRun = (subagents: SubagentsShape, p: RunPayload, runner: string) =>
   Effect.gen(function*() {
     const tree = subagents.tree
     const model = yield* tree.resolveModel(p.parent.model).pipe(Effect.result)
@@ -29,6 +30,11 @@ const hostRun = (subagents: SubagentsShape, p: RunPayload) =>
     const before = decoded?._tag === "Success" && decoded.success.runId === p.runId ? decoded.success : undefined
     const attempt = before === undefined || store === undefined || store._tag === "None" ? undefined : yield* previousAttempt(before, store.value)
     if (attempt?._tag === "Ended") return attempt.outcome
+    // Which machine ran which run, in the child's own log.
+    if (store !== undefined && store._tag === "Some") {
+      const resumed = attempt?._tag === "CutOff" ? ", resumed after its earlier runner stopped" : ""
+      yield* store.value.transcript.append({ type: "notice", level: "info", message: `run ${p.runId} hosted by runner ${runner} (pid ${process.pid})${resumed}` }).pipe(Effect.ignore)
+    }
     const message = attempt?._tag === "CutOff"
       ? `[dsh] The machine that ran you stopped while you were working on this task; your work so far is above. Carry on from where you left off and finish the task:\n\n${p.message ?? p.prompt}`
       : p.message
@@ -61,6 +67,8 @@ const hostRun = (subagents: SubagentsShape, p: RunPayload) =>
 export const ChildEntityLive = ChildEntity.toLayer(
   Effect.gen(function*() {
     const host = yield* ChildHost
+    const address = yield* Entity.CurrentRunnerAddress
+    const runner = `${address.host}:${address.port}`
     // The trees of the runs hosted here now, by entity: where a message or a stop for one goes.
     const hosting = new Map<string, SubagentsShape>()
     const key = (p: { readonly sessionId: string; readonly handle: string }) => childEntityId(p.sessionId, p.handle)
@@ -70,7 +78,7 @@ export const ChildEntityLive = ChildEntity.toLayer(
           const subagents = yield* host.open(payload.sessionId, payload.handle)
           hosting.set(key(payload), subagents)
           yield* Effect.addFinalizer(() => Effect.sync(() => hosting.get(key(payload)) === subagents && hosting.delete(key(payload))))
-          return yield* hostRun(subagents, payload)
+          return yield* hostRun(subagents, payload, runner)
         })).pipe(Effect.catchTag("ChildHostError", (e) => Effect.succeed(failed(e.message)))),
       Deliver: ({ payload }) =>
         Rpc.fork(Effect.suspend(() => {
