@@ -49,10 +49,13 @@ export const exampleBlocks = (readme: string, name = "README"): ReadonlyArray<Ex
   return blocks
 }
 
-/** Package directories that must have an example, with their README paths. */
+const isPrivate = (dir: string): boolean =>
+  (JSON.parse(readFileSync(join(ROOT, "packages", dir, "package.json"), "utf8")) as { private?: boolean }).private === true
+
+/** Package directories that must have an example (every published one but the CLI), with their README paths. */
 export const packagesWithExamples = (): ReadonlyArray<{ readonly dir: string; readonly readme: string }> =>
   readdirSync(join(ROOT, "packages"))
-    .filter((dir) => existsSync(join(ROOT, "packages", dir, "package.json")) && !WITHOUT_EXAMPLE.includes(dir))
+    .filter((dir) => existsSync(join(ROOT, "packages", dir, "package.json")) && !WITHOUT_EXAMPLE.includes(dir) && !isPrivate(dir))
     .sort()
     .map((dir) => ({ dir, readme: join(ROOT, "packages", dir, "README.md") }))
 

@@ -1,8 +1,14 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { describe, expect, inject, it } from "vitest"
+import { afterAll, describe, expect, inject, it } from "vitest"
+import { postgresForTests } from "../../packages/testing-pg/src/index.ts"
 import { exampleBlocks, exampleFiles, packagesWithExamples, ROOT, WITHOUT_EXAMPLE } from "../../scripts/readme-examples.ts"
 import { must, run } from "./support.ts"
+
+/** Examples that need a real PostgreSQL get its URL as `DSH_STORE` (a schema of their own); without one they skip. */
+const NEEDS_POSTGRES = new Set(["session-pg"])
+const pg = await postgresForTests()
+afterAll(() => pg?.stop())
 
 /**
  * Every package README's main example is a file, `examples/readme/<package>.ts`: the README
@@ -36,6 +42,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
   "llm-scripted": ["Reading src/answer.ts. Read {\"path\":\"src/answer.ts\"}", "`export const answer = 42` looks fine. 128", "I only review files."],
   "sdk": ["main: subagent-start", "researcher-1: turn-end", "main: turn-end", "completed The answer is 42. [ 'researcher-1' ]"],
   "session": ["1 turn-start, 2 message", "completed explore-1"],
+  "session-pg": ["reader sees: 1 turn-start, 2 message", "reader may not run it: Owned", "runner heard: stop", "sessions: completed"],
   "subagent": [
     "[ 'coder' ]",
     "coder-1 completed FIX THE BUG",
@@ -144,8 +151,9 @@ describe("README examples in the app installed from the tarballs", () => {
 
   for (const file of exampleFiles()) {
     const name = file.replace(/\.ts$/, "")
-    it(`node readme/${file} exits 0 and prints what its README says`, () => {
-      const r = run("node", [`readme/${file}`], app)
+    it.skipIf(NEEDS_POSTGRES.has(name) && pg === undefined)(`node readme/${file} exits 0 and prints what its README says`, async () => {
+      const env = NEEDS_POSTGRES.has(name) ? { DSH_STORE: await pg!.createSchema() } : {}
+      const r = run("node", [`readme/${file}`], app, env)
       expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0)
       expect(r.stderr).toBe("")
       expect(missingLines(r.stdout, EXPECTED[name] ?? []), r.stdout).toEqual([])

@@ -28,21 +28,26 @@ export const must = (command: string, args: ReadonlyArray<string>, cwd: string, 
 interface Manifest {
   readonly name: string
   readonly version: string
+  readonly private?: boolean
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
 }
 
-/** Every workspace package by npm name, with its directory. */
+/**
+ * Every published workspace package by npm name, with its directory. Private packages (the
+ * test infrastructure, `@dsh/testing-pg`) are never packed, installed or published.
+ */
 export const workspacePackages = (): Map<string, { readonly dir: string; readonly manifest: Manifest }> =>
-  new Map(readdirSync(PACKAGES).filter((d) => existsSync(join(PACKAGES, d, "package.json"))).map((d) => {
+  new Map(readdirSync(PACKAGES).filter((d) => existsSync(join(PACKAGES, d, "package.json"))).flatMap((d) => {
     const manifest = JSON.parse(readFileSync(join(PACKAGES, d, "package.json"), "utf8")) as Manifest
-    return [manifest.name, { dir: join(PACKAGES, d), manifest }] as const
+    return manifest.private === true ? [] : [[manifest.name, { dir: join(PACKAGES, d), manifest }] as const]
   }))
 
-/** `pnpm -r pack` into a fresh directory; returns the tarball of each package by name. */
+/** `pnpm -r pack` of the published packages into a fresh directory; returns the tarball of each package by name. */
 export const packWorkspace = (): Map<string, string> => {
   const dest = mkdtempSync(join(tmpdir(), "dsh-packs-"))
-  must(pnpm(), ["-r", "--silent", "pack", "--pack-destination", dest], ROOT)
+  const filters = [...workspacePackages().keys()].flatMap((name) => ["--filter", name])
+  must(pnpm(), ["-r", ...filters, "--silent", "pack", "--pack-destination", dest], ROOT)
   const byFile = new Map(readdirSync(dest).map((f) => [f, join(dest, f)]))
   const tarballs = new Map<string, string>()
   for (const [name, { manifest }] of workspacePackages()) {

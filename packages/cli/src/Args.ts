@@ -1,6 +1,10 @@
 import { Effect } from "effect"
-import { parseArgs, type ParseArgsConfig } from "node:util"
+import type { ParseArgsConfig } from "node:util"
 import { UsageError } from "./CliError.ts"
+
+// Not `import … from "node:util"`: an ES import of node:util reads every export, which loads a
+// dozen more of Node's internal modules (worker_threads, assert's diff, …) at every start.
+const { parseArgs } = process.getBuiltinModule("node:util")
 
 type Options = NonNullable<ParseArgsConfig["options"]>
 

@@ -1,9 +1,8 @@
-import { VERSION } from "@dsh/core"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
-import { dispatch, USAGE } from "./Dispatch.ts"
+import { dispatch } from "./Dispatch.ts"
 import { cliLayer } from "./Runtime.ts"
 
 const signalled = Deferred.makeUnsafe<void>()
@@ -21,15 +20,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
 })
 
+// `--version` and `--help` were answered by main.ts.
 const argv = process.argv.slice(2)
-if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")) {
-  process.stdout.write(`${VERSION}\n`)
-  process.exit(0)
-}
-if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
-  process.stdout.write(USAGE)
-  process.exit(argv.length === 0 ? 2 : 0)
-}
 
 const program = toCliExit(dispatch(argv, ctx)).pipe(Effect.provide(cliLayer(ctx)))
 const fiber = Effect.runFork(program)

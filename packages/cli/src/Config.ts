@@ -3,7 +3,6 @@ import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { parse as parseToml } from "smol-toml"
 import { UsageError } from "./CliError.ts"
 
 /** What `$DSH_HOME/config.toml` holds (see `HarnessConfig`). */
@@ -23,8 +22,9 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
           : Effect.fail(new UsageError({ message: `cannot read ${path}: ${String(e.cause)}` }))
       )
     )
-    const raw = yield* Effect.try({
-      try: () => parseToml(text) as Record<string, unknown>,
+    // No file (or an empty one): the TOML parser is not even loaded.
+    const raw = text === "" ? {} : yield* Effect.tryPromise({
+      try: async () => (await import("smol-toml")).parse(text) as Record<string, unknown>,
       catch: (e) => new UsageError({ message: `${path}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     })
     return yield* decodeHarnessConfig(raw, path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))

@@ -1,51 +1,39 @@
 import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
-import { agentsCommand } from "./commands/agents.ts"
-import { demoCommand } from "./commands/demo.ts"
-import { runCommand } from "./commands/run.ts"
-import { sessionsCommand } from "./commands/sessions.ts"
-import { subagentsCommand } from "./commands/subagents.ts"
 import type { CliContext } from "./Context.ts"
-import { hostLayer } from "./Runtime.ts"
 
-export const USAGE = `dsh: subagents for AI agent harnesses
+/** A command that runs agents: its module and the host's load together, on demand. */
+const hosted = <A, E, R>(ctx: CliContext, command: () => Promise<Effect.Effect<A, E, R>>) =>
+  Effect.promise(() => Promise.all([command(), import("./Host.ts")])).pipe(
+    Effect.flatMap(([effect, { hostLayer }]) => effect.pipe(Effect.provide(hostLayer(ctx))))
+  )
 
-Usage:
-  dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
-          [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
-  dsh agents list [--json] [--cwd DIR] [--trust-project]
-  dsh agents trust|untrust [--cwd DIR]
-  dsh sessions list [--json]
-  dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
-  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
-  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
-  dsh demo
-  dsh --version
+/** A command that reads or writes sessions: `--store` taken from its arguments, its store provided. */
+const stored = <A, E, R>(args: ReadonlyArray<string>, ctx: CliContext, command: (rest: ReadonlyArray<string>) => Effect.Effect<A, E, R>) =>
+  Effect.promise(() => import("./Store.ts")).pipe(Effect.flatMap((m) => m.withSessionStore(args, ctx, command)))
 
-Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
-             anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
-State lives in $DSH_HOME (default ~/.dsh).
-`
-
-/** Routes `argv` to a command. Every command is an Effect over the CLI's services. */
+/**
+ * Routes `argv` to a command. Every command is an Effect over the CLI's services; its modules
+ * load on demand, so no command pays at start-up for another's (nor `dsh agents` for the host).
+ */
 export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return runCommand(rest, ctx).pipe(Effect.asVoid, Effect.provide(hostLayer(ctx)))
+      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/run.ts")).runCommand(args, ctx).pipe(Effect.asVoid)))
     case "sessions":
-      return sessionsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
+      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/sessions.ts")).sessionsCommand(args, ctx)))
     case "agents":
-      return agentsCommand(rest, ctx)
+      return Effect.promise(() => import("./commands/agents.ts")).pipe(Effect.flatMap((m) => m.agentsCommand(rest, ctx)))
     case "subagents":
-      return subagentsCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
+      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/subagents.ts")).subagentsCommand(args, ctx)))
     case "acp":
-      // Protocol servers load on demand: other commands never pay for their modules.
-      return Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(rest, ctx)))
+      // The protocol servers provide the host themselves, for the directory of `--cwd`.
+      return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))
     case "sdk":
-      return Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(rest, ctx)))
+      return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(args, ctx))))
     case "demo":
-      return demoCommand(rest, ctx).pipe(Effect.provide(hostLayer(ctx)))
+      return stored([], ctx, () => hosted(ctx, async () => (await import("./commands/demo.ts")).demoCommand(rest, ctx)))
     default:
       return Effect.fail(new UsageError({ message: `unknown command "${command}" (try: dsh --help)` }))
   }

@@ -1,17 +1,83 @@
 import { Cause, Effect, Layer, Logger, type LogLevel } from "effect"
+import { mkdirSync, openSync, writeSync } from "node:fs"
+import { dirname } from "node:path"
 import type { Writable } from "node:stream"
-import pino from "pino"
 
-export type PinoLogger = pino.Logger
+/**
+ * pino's level names and numbers. The CLI's log files keep pino's JSON lines
+ * (`{"level":30,"time":"…","pid":…,…fields,"msg":"…"}`, so `pino-pretty` and `jq` read them) but
+ * are written here: pino, sonic-boom and thread-stream also load `assert` and `worker_threads`,
+ * which cost every start (`dsh acp` logs its first line before its first answer).
+ */
+const LEVEL_VALUES = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const
 
-/** A pino logger writing to a file (never stdout, which belongs to the output and to protocols). */
-export const fileLogger = (file: string): PinoLogger =>
-  pino(
-    { level: process.env.DSH_LOG_LEVEL ?? "info", base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ dest: file, sync: true, mkdir: true })
-  )
+export type LevelName = keyof typeof LEVEL_VALUES
 
-const LEVELS: Record<LogLevel.LogLevel, pino.Level | undefined> = {
+/** A logger writing one JSON line per call to a file (never stdout: it belongs to the output and to protocols). */
+export type FileLogger = { readonly [L in LevelName]: (fields: object, message: string) => void }
+
+/** `DSH_LOG_LEVEL`: a level name or `silent`; anything else is refused as pino refuses it. */
+const lowestLevel = (name: string): number => {
+  if (name === "silent") return Number.POSITIVE_INFINITY
+  const value = (LEVEL_VALUES as Record<string, number>)[name]
+  if (value === undefined) throw new Error(`unknown level ${name}`)
+  return value
+}
+
+/** A value as JSON, cycles cut (`"[Circular]"`); undefined for what pino leaves out. */
+const toJson = (value: unknown): string | undefined => {
+  switch (typeof value) {
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined
+    case "number":
+      return Number.isFinite(value) ? String(value) : "null"
+    case "bigint":
+      return String(value)
+    default: {
+      const seen = new WeakSet<object>()
+      return JSON.stringify(value, (_key, v: unknown) => {
+        if (typeof v === "bigint") return v.toString()
+        if (typeof v !== "object" || v === null) return v
+        if (seen.has(v)) return "[Circular]"
+        seen.add(v)
+        return v
+      })
+    }
+  }
+}
+
+/**
+ * A file logger: the directory is made and the file opened for appending now (so a file that
+ * cannot be written fails here, as pino's synchronous destination did); each line is one
+ * synchronous write. Lines below `DSH_LOG_LEVEL` (default `info`) are dropped; a failed write
+ * loses its line, never the command.
+ */
+export const fileLogger = (file: string): FileLogger => {
+  const lowest = lowestLevel(process.env.DSH_LOG_LEVEL ?? "info")
+  mkdirSync(dirname(file), { recursive: true })
+  const fd = openSync(file, "a")
+  const at = (level: LevelName) => {
+    const head = `{"level":${LEVEL_VALUES[level]},"time":"`
+    return (fields: object, message: string): void => {
+      if (LEVEL_VALUES[level] < lowest) return
+      let line = `${head}${new Date().toISOString()}","pid":${process.pid}`
+      for (const [key, value] of Object.entries(fields)) {
+        const json = toJson(value)
+        if (json !== undefined) line += `,${JSON.stringify(key)}:${json}`
+      }
+      try {
+        writeSync(fd, `${line},"msg":${JSON.stringify(message)}}\n`)
+      } catch {
+        // A full disk or a revoked file: the log loses this line.
+      }
+    }
+  }
+  return { trace: at("trace"), debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), fatal: at("fatal") }
+}
+
+const LEVELS: Record<LogLevel.LogLevel, LevelName | undefined> = {
   All: "trace",
   Trace: "trace",
   Debug: "debug",
@@ -26,8 +92,8 @@ const text = (message: unknown): string =>
   (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join(" ")
 
 /**
- * Effect's logs through pino (to `file`); warnings and errors also as one line on `stderr`,
- * where a user sees them and stdout stays parseable.
+ * Effect's logs to `file` (see `fileLogger`); warnings and errors also as one line on
+ * `stderr`, where a user sees them and stdout stays parseable.
  */
 export const cliLoggerLayer = (options: { readonly file: string; readonly stderr: Writable }): Layer.Layer<never> =>
   Layer.unwrap(Effect.sync(() => {

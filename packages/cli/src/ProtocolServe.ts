@@ -6,7 +6,7 @@ import { parseFlags } from "./Args.ts"
 import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
-import { hostLayer } from "./Runtime.ts"
+import { hostLayer } from "./Host.ts"
 
 const FLAGS = {
   agent: { type: "string" },

@@ -1,30 +1,39 @@
-import { configLayer } from "@dsh/harness"
-import { AnthropicAdapter } from "@dsh/llm-anthropic"
-import { OpenAIAdapter } from "@dsh/llm-openai"
-import { ModelRegistry } from "@dsh/llm"
-import { ScriptedAdapter } from "@dsh/llm-scripted"
-import { FileSessionStore } from "@dsh/session"
+import { lazyAdapter, ModelRegistry } from "@dsh/llm"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { join } from "node:path"
-import { loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
-import { dshHarnessLayer } from "./DshHarness.ts"
 import { cliLoggerLayer } from "./Logger.ts"
 
-/** The services every command runs with: models, the file session store, local processes, logs. */
+/**
+ * The model adapters, each loaded when a spec first names it: `dsh acp` on the scripted model
+ * never loads the HTTP adapters, `dsh run --model openai:…` never loads Anthropic's.
+ */
+const ADAPTERS = [
+  lazyAdapter({
+    name: "scripted",
+    description: "deterministic offline model driven by a JSON script",
+    load: () => import("@dsh/llm-scripted").then((m) => m.ScriptedAdapter)
+  }),
+  lazyAdapter({
+    name: "openai",
+    description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
+    load: () => import("@dsh/llm-openai").then((m) => m.OpenAIAdapter)
+  }),
+  lazyAdapter({
+    name: "anthropic",
+    description: "Anthropic Messages API (Claude), streaming with tool use",
+    load: () => import("@dsh/llm-anthropic").then((m) => m.AnthropicAdapter)
+  })
+]
+
+/**
+ * The services every command runs with: models, local processes, logs. The session store is
+ * the command's (`Store.ts`: `--store`, `DSH_STORE`, config, or the file store in `$DSH_HOME`).
+ */
 export const cliLayer = (ctx: CliContext) =>
   Layer.mergeAll(
-    ModelRegistry.layerWith([ScriptedAdapter, OpenAIAdapter, AnthropicAdapter]),
-    FileSessionStore.layer({ home: ctx.home }),
+    ModelRegistry.layerWith(ADAPTERS),
     LocalProcessLauncher.layer(),
     cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr })
   )
-
-/**
- * What commands that run agents add, from config.toml: the host (the reference harness), the
- * tree limits and the model retry policy. A malformed config is a usage error here.
- */
-export const hostLayer = (ctx: CliContext) =>
-  Layer.unwrap(Effect.map(loadConfig(ctx.home), (config) =>
-    dshHarnessLayer(ctx, config).pipe(Layer.provideMerge(configLayer(config)))))

@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 // A tiny entry: turn on V8's on-disk compile cache before the bundle loads, so repeated
-// starts skip most of the parse/compile work (the largest part of start-up).
+// starts skip most of the parse/compile work; then load only what the command needs
+// (`--version` and `--help` never load Effect, each command loads its own modules).
 import { enableCompileCache } from "node:module"
 
 enableCompileCache?.()
+const argv = process.argv.slice(2)
+const first = argv[0]
+if (argv.length === 0 || first === "--help" || first === "-h" || first === "help" ||
+  (argv.length === 1 && (first === "--version" || first === "-v" || first === "version"))) {
+  const { answerAndExit } = await import("./Usage.ts")
+  answerAndExit(argv)
+}
 await import("./Cli.ts")

@@ -15,10 +15,22 @@ const cases: ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray
   { name: "an unknown agent", args: ["run", "--agent", "nobody", "hi"], says: /unknown agent "nobody".*coder/ },
   { name: "a cwd that does not exist", args: ["run", "--cwd", "/nonexistent/dir", "hi"], says: /no such directory/ },
   { name: "an unknown command", args: ["frobnicate"], says: /unknown command "frobnicate"/ },
-  { name: "a malformed scripted model file", args: ["run", "--model", "scripted:broken.json", "hi"], says: /not valid JSON/ }
+  { name: "a malformed scripted model file", args: ["run", "--model", "scripted:broken.json", "hi"], says: /not valid JSON/ },
+  { name: "a --store that is neither a directory nor a postgres:// URL", args: ["sessions", "list", "--store", "mysql://u:pw@db/x"], says: /^dsh: --store must be a directory or a postgres:\/\/ URL \(got a mysql:\/\/ URL\)$/ },
+  { name: "a --store URL that does not parse", args: ["run", "--store", "postgres://u:pw@db:99999/x", "hi"], says: /^dsh: --store "postgres:\/\/u@db:99999\/x" is not a valid URL$/ },
+  { name: "a --store without a value", args: ["subagents", "list", "--store"], says: /--store needs a value/ },
+  { name: "a bad DSH_STORE", args: ["sessions", "list"], env: { DSH_STORE: "http://example.com" }, says: /^dsh: DSH_STORE must be a directory or a postgres:\/\/ URL \(got a http:\/\/ URL\)$/ },
+  { name: "--store on a command that keeps no sessions", args: ["agents", "list", "--store", "/tmp"], says: /store/ }
 ]
 
 describe("bad input: one clear line on stderr, exit code 2, nothing written", () => {
+  it("a store = in config.toml that is neither a directory nor a postgres:// URL names the key", async () => {
+    const home = makeHome("store = \"redis://cache:6379\"\n")
+    const r = await runDsh(["sessions", "list"], { env: { DSH_HOME: home } })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(`dsh: ${join(home, "config.toml")}: store must be a directory or a postgres:// URL (got a redis:// URL)\n`)
+  })
+
   for (const c of cases) {
     it(c.name, async () => {
       const home = makeHome()

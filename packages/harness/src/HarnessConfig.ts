@@ -1,6 +1,7 @@
 import { RetryPolicy } from "@dsh/llm"
 import { normalizeLimits, SubagentLimits } from "@dsh/subagent"
-import { Effect, Layer, Schema } from "effect"
+import { parseStoreSpec } from "@dsh/session"
+import { Effect, Layer, Result, Schema } from "effect"
 
 /**
  * A harness's settings, as dsh's `config.toml` holds them (parsed TOML in, typed settings out).
@@ -23,6 +24,12 @@ export interface HarnessConfig {
   readonly bashEnv: ReadonlyArray<string>
   /** `[acp] context_window`: the model's window in tokens, when known. */
   readonly acpContextWindow?: number | undefined
+  /**
+   * `store = "…"`: where sessions live, a directory (the file store) or a `postgres://` URL
+   * (`@dsh/session-pg`), checked with `parseStoreSpec`; kept as written (a relative directory is
+   * the harness's to resolve).
+   */
+  readonly store?: string | undefined
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -81,6 +88,12 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     return Array.isArray(value) && value.every((v) => typeof v === "string") ? value : (fail(key, "must be a list of strings"), [])
   }
   const model = typeof raw.model === "string" || raw.model === undefined ? raw.model : fail("model", "must be a string (a model spec)")
+  const store = (() => {
+    if (raw.store === undefined) return undefined
+    if (typeof raw.store !== "string") return fail("store", "must be a string: a directory or a postgres:// URL")
+    const parsed = parseStoreSpec(raw.store)
+    return Result.isSuccess(parsed) ? raw.store : fail("store", parsed.failure)
+  })()
   const config: HarnessConfig = {
     model,
     extraAgentDirs: strings(raw.extra_agent_dirs, "extra_agent_dirs"),
@@ -93,6 +106,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     llm: { maxRetries: number("llm", "max_retries"), retryBaseMs: number("llm", "retry_base_ms") },
     bashEnv: strings(table("bash").env, "[bash] env"),
     acpContextWindow: number("acp", "context_window"),
+    store,
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)

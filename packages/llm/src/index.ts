@@ -5,6 +5,7 @@
  */
 export * from "./Endpoint.ts"
 export * from "./Http.ts"
+export * from "./LazyAdapter.ts"
 export * from "./LanguageModel.ts"
 export * from "./LlmError.ts"
 export * from "./ModelRegistry.ts"

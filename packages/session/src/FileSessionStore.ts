@@ -59,8 +59,12 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         if (!made) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
         const state = initialState(id, init, yield* nowIso)
         const statePath = join(dir, "state.json")
-        yield* io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state)))
-        yield* io("sync", sessionsDir, () => syncDir(sessionsDir))
+        // The state file and the new directory's entry are flushed at once: two concurrent
+        // flushes cost about one, and both are on disk before `create` returns.
+        yield* Effect.all([
+          io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
+          io("sync", sessionsDir, () => syncDir(sessionsDir))
+        ], { concurrency: 2, discard: true })
         const handle = yield* makeFileSessionHandle(dir, id, scope)
         handles.set(id, handle)
         return handle

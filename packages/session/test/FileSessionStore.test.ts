@@ -205,6 +205,28 @@ describe("FileSessionStore on disk", () => {
     }))
 })
 
+describe("FileSessionStore state updates across processes", () => {
+  it.live("updates from several processes at once are all kept (none overwrites another's)", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      yield* (yield* start).create({ ...init, id: "shared" })
+      const script = join(import.meta.dirname, "fixtures", "update-state.ts")
+      const run = (tag: string) =>
+        Effect.promise(() =>
+          new Promise<number | null>((done) => {
+            const child = spawn(process.execPath, [script, home, "shared", tag, "30"], { stdio: ["ignore", "ignore", "inherit"] })
+            child.once("exit", done)
+          })
+        )
+      const codes = yield* Effect.all(["a", "b", "c"].map(run), { concurrency: "unbounded" })
+      assert.deepStrictEqual(codes, [0, 0, 0])
+      const state = JSON.parse(yield* readText(join(home, "sessions", "shared", "state.json"))) as { items: Array<string> }
+      assert.strictEqual(state.items.length, 90)
+      for (const tag of ["a", "b", "c"]) assert.deepStrictEqual(state.items.filter((i) => i.startsWith(tag)), Array.from({ length: 30 }, (_, i) => `${tag}-${i}`))
+      assert.isFalse(existsSync(join(home, "sessions", "shared", "state.lock")), "no lock is left behind")
+    }), { timeout: 60_000 })
+})
+
 describe("FileSessionStore ownership lease (owner.lock)", () => {
   it.live("a lock held by a live process refuses; once that process is gone, the lock is taken over", () =>
     Effect.gen(function*() {

@@ -111,7 +111,9 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       Effect.gen(function*() {
         const all = yield* allTypes
         const backed = new Set(yield* providers.names)
-        return all.filter((t) => backed.has(t.provider) && allows(parent, t.name)).sort((a, b) => a.name.localeCompare(b.name))
+        // Code-point order, as agent files are discovered: `localeCompare` would load ICU's
+        // collation on the first prompt (~10 ms) and depend on the machine's locale.
+        return all.filter((t) => backed.has(t.provider) && allows(parent, t.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       })
 
     const resolveType = (request: SpawnRequest, parent: ParentInfo) =>

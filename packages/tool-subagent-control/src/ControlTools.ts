@@ -1,7 +1,7 @@
 import { callerOf, type ParentInfo, type SubagentDescriptor, type SubagentResult, Subagents, type SubagentsShape } from "@dsh/subagent"
 import { defineTool, ToolError } from "@dsh/tools"
 import { Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 

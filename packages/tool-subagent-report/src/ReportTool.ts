@@ -1,7 +1,7 @@
 import type { ReportedResult } from "@dsh/subagent"
 import { defineTool, ToolError } from "@dsh/tools"
 import { Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 export const REPORT_TOOL_NAME = "report"
 

@@ -2,7 +2,7 @@ import { MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "@dsh/agent"
 import { type ParentInfo, Subagents } from "@dsh/subagent"
 import { defineTool, ToolError } from "@dsh/tools"
 import { Clock, Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 const MAX_DESCRIPTION_CHARS = 1_000
 

@@ -1,7 +1,7 @@
 import { type AgentType, callerOf, type ParentInfo, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
 import { defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 export const SUBAGENT_TOOL_NAME = "subagent"
 

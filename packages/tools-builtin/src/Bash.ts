@@ -1,7 +1,7 @@
 import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
 import type { ProcessLauncherShape, RunResult } from "@dsh/subprocess"
 import { Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000

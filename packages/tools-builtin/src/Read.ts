@@ -1,6 +1,6 @@
 import { defineTool, toolFail } from "@dsh/tools"
 import { Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 import { readTextFile } from "./internal/files.ts"
 import { resolvePath } from "./PathPolicy.ts"
 

@@ -1,6 +1,6 @@
 import { defineTool } from "@dsh/tools"
 import { Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 import { statOrUndefined, writeFileAtomic } from "./internal/files.ts"
 import { resolvePath } from "./PathPolicy.ts"
 

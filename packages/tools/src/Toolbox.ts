@@ -1,7 +1,7 @@
 import type { ToolCall, ToolMessage } from "@dsh/core"
 import type { ToolSpec } from "@dsh/llm"
 import { Cause, Effect } from "effect"
-import { z } from "zod"
+import * as z from "zod"
 import { Approval } from "./Approval.ts"
 import type { AnyTool, ToolContext } from "./Tool.ts"
 import { compilePolicy, type ToolPolicy } from "./ToolPolicy.ts"

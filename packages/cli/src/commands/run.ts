@@ -2,7 +2,7 @@ import { AgentHost } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
 import { SessionStore } from "@dsh/session"
 import { Effect } from "effect"
-import { join, resolve } from "node:path"
+import { isAbsolute, join, resolve } from "node:path"
 import { oneOf, parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
@@ -92,7 +92,8 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd })
     const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}) }
     const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
-    const logger = fileLogger(join(session.location, "dsh.log"))
+    // Beside the session on disk; under $DSH_HOME/logs/sessions/ when the session is in a database.
+    const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"))
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
     const summary = yield* host.prompt({

@@ -72,13 +72,29 @@ export const makeFileSessionHandle = (
     // One ChildStore per name, so every user of a child shares its transcript buffer.
     const children = new Map<string, ChildStore>()
 
+    // Other processes update the same state (a `dsh subagents send` appends a request while the
+    // owner removes the one it took): the read-modify-write holds `state.lock` across processes,
+    // or one of two concurrent updates would be lost.
+    const stateLockPath = join(dir, "state.lock")
+    const takeStateLock = Effect.gen(function*() {
+      const outcome = yield* io("lock", stateLockPath, () => tryAcquire(stateLockPath, new Date())).pipe(
+        Effect.repeat({ schedule: Schedule.spaced("5 millis"), while: (o) => o._tag !== "Acquired", times: 2000 })
+      )
+      if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
+      return outcome.owner
+    })
     const updateState = (f: (state: SessionState) => SessionState) =>
-      stateLock.withPermit(Effect.gen(function*() {
-        const current = yield* readStateFile(dir, id)
-        const next: SessionState = { ...f(current), updatedAt: yield* nowIso }
-        yield* writeJson(statePath, next)
-        return next
-      }))
+      stateLock.withPermit(Effect.acquireUseRelease(
+        takeStateLock,
+        () =>
+          Effect.gen(function*() {
+            const current = yield* readStateFile(dir, id)
+            const next: SessionState = { ...f(current), updatedAt: yield* nowIso }
+            yield* writeJson(statePath, next)
+            return next
+          }),
+        (owner) => io("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
+      ))
 
     const child = (name: string) =>
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {

@@ -79,16 +79,19 @@ export const syncDir = async (path: string): Promise<void> => {
 }
 
 /**
- * `mkdir -p`, and if it created anything, fsyncs the parent of every new directory so the
- * new entries survive a crash. Cheap when the directory already exists (one mkdir call).
+ * `mkdir -p`, and if it created anything, fsyncs the parent of every new directory (all at
+ * once) so the new entries survive a crash. Cheap when the directory already exists (one mkdir
+ * call).
  */
 export const ensureDir = async (path: string): Promise<void> => {
   const created = await mkdir(path, { recursive: true })
   if (created === undefined) return
+  const parents: Array<string> = []
   for (let dir = path; ; dir = dirname(dir)) {
-    await syncDir(dirname(dir))
-    if (dir === created || dirname(dir) === dir) return
+    parents.push(dirname(dir))
+    if (dir === created || dirname(dir) === dir) break
   }
+  await Promise.all(parents.map(syncDir))
 }
 
 /**

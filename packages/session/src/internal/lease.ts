@@ -69,15 +69,17 @@ export const readOwner = async (path: string): Promise<LeaseOwner | undefined> =
 }
 
 /**
- * Creates `path` with `content` unless it exists: the content is written and synced in a
- * private temp file first, then hard-linked into place (atomic, and it fails if `path` exists).
+ * Creates `path` with `content` unless it exists: the content is written in a private temp file
+ * first, then hard-linked into place (atomic, and it fails if `path` exists), so no process ever
+ * sees it half written. It is not fsynced: a lock only matters while its process lives, and one
+ * that a power loss left empty reads as unreadable, hence stale (an fsync here delayed every
+ * prompt's start by a disk flush).
  */
 const createExclusive = async (path: string, content: string): Promise<boolean> => {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
   const handle = await open(temp, "wx", 0o644)
   try {
     await handle.writeFile(content, "utf8")
-    await handle.sync()
   } finally {
     await handle.close()
   }

@@ -24,20 +24,26 @@ const SessionStateSchema = Schema.StructWithRest(
 
 const decode = Schema.decodeUnknownResult(SessionStateSchema)
 
+const corrupt = (id: string, location: string, why: string) =>
+  Effect.fail(new SessionError({ reason: "Corrupt", detail: `session "${id}": ${location} is corrupt: ${why}` }))
+
+/** Validates a parsed state; `Corrupt` when it is not a state, or another session's. */
+export const decodeState = (json: unknown, id: string, location: string): Effect.Effect<SessionState, SessionError> => {
+  const result = decode(json)
+  if (Result.isFailure(result)) return corrupt(id, location, result.failure.message)
+  if (result.success.id !== id) return corrupt(id, location, `it belongs to session "${result.success.id}"`)
+  return Effect.succeed(result.success)
+}
+
 /** Parses `state.json` text; `Corrupt` when it is not JSON, not a state, or another session's. */
 export const parseState = (text: string, id: string, location: string): Effect.Effect<SessionState, SessionError> => {
-  const corrupt = (why: string) =>
-    Effect.fail(new SessionError({ reason: "Corrupt", detail: `session "${id}": ${location} is corrupt: ${why}` }))
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (cause) {
-    return corrupt(cause instanceof Error ? cause.message : "not JSON")
+    return corrupt(id, location, cause instanceof Error ? cause.message : "not JSON")
   }
-  const result = decode(json)
-  if (Result.isFailure(result)) return corrupt(result.failure.message)
-  if (result.success.id !== id) return corrupt(`it belongs to session "${result.success.id}"`)
-  return Effect.succeed(result.success)
+  return decodeState(json, id, location)
 }
 
 /** The `state.json` text a store writes: pretty, because people read it. */

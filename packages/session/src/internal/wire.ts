@@ -15,11 +15,13 @@ const isRecord = (value: unknown): value is WireRecord =>
   "ts" in value && typeof value.ts === "string" &&
   "type" in value && typeof value.type === "string"
 
+/** A parsed value as a record, or `undefined` when it is not one (no `seq`, `ts` or `type`). */
+export const decodeRecord = (value: unknown): WireRecord | undefined => isRecord(value) ? value : undefined
+
 /** The record on one line, or `undefined` when the line is not one. */
 export const decodeLine = (line: string): WireRecord | undefined => {
   try {
-    const value: unknown = JSON.parse(line)
-    return isRecord(value) ? value : undefined
+    return decodeRecord(JSON.parse(line))
   } catch {
     return undefined
   }

@@ -1,7 +1,9 @@
 import type { SubagentLimitsInput } from "@dsh/subagent"
 import { Effect, Schema } from "effect"
+import { createHash } from "node:crypto"
 import { mkdir, writeFile } from "node:fs/promises"
-import { join } from "node:path"
+import { tmpdir } from "node:os"
+import { isAbsolute, join } from "node:path"
 
 /** Preparing a child failed before its process started (no store, an unwritable directory). */
 export class ChildSetupError extends Schema.TaggedError<ChildSetupError>()("ChildSetupError", {
@@ -14,6 +16,14 @@ const TOML_KEYS: ReadonlyArray<readonly [keyof SubagentLimitsInput, string]> = [
   ["timeoutSeconds", "timeout_seconds"],
   ["maxChildren", "max_children"]
 ]
+
+/**
+ * The child's own `DSH_HOME`: its store's directory when the store is on disk; for a store that
+ * is not (a database: its location is a URL), a directory of this machine named after that
+ * location, so a cold continuation on the same machine finds the child's session again.
+ */
+export const childHomeOf = (location: string): string =>
+  isAbsolute(location) ? location : join(tmpdir(), "dsh-sdk-children", createHash("sha256").update(location).digest("hex").slice(0, 24))
 
 /** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits it inherits. */
 export const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined): Effect.Effect<void, ChildSetupError> =>

@@ -4,7 +4,7 @@ import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
 import { Effect, Ref } from "effect"
 import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
 import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../DshSdkProvider.ts"
-import { ChildSetupError, writeChildConfig } from "./ChildConfig.ts"
+import { childHomeOf, ChildSetupError, writeChildConfig } from "./ChildConfig.ts"
 import { describeFault } from "./Faults.ts"
 
 const subtract = (a: Usage, b: Usage): Usage => ({
@@ -37,12 +37,13 @@ export const sdkChildBackend = (
           message: "the dsh-sdk backend needs a session store: the child's own session lives in the parent's agents/<handle>/ directory"
         })
       }
-      yield* writeChildConfig(store.location, options.childLimits?.(context))
+      const home = childHomeOf(store.location)
+      yield* writeChildConfig(home, options.childLimits?.(context))
       return {
         command: options.command,
         args: options.args ?? ["sdk"],
         cwd: context.parent.cwd,
-        env: { ...options.env, DSH_HOME: store.location },
+        env: { ...options.env, DSH_HOME: home },
         killGrace: options.killGrace,
         exitGrace: options.exitGrace ?? "2 seconds"
       }

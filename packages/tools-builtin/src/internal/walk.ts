@@ -1,7 +1,6 @@
 import { isAbsolute } from "node:path"
 import { type ToolError, toolFail } from "@dsh/tools"
 import { Effect } from "effect"
-import { glob } from "tinyglobby"
 import { fsError } from "./files.ts"
 
 /** Never searched: version-control internals and installed dependencies. */
@@ -17,7 +16,8 @@ export const listFiles = (display: string, dir: string, pattern: string): Effect
       return yield* toolFail(`the pattern "${pattern}" must be relative and stay inside the searched directory; set path to search elsewhere`)
     }
     return yield* Effect.tryPromise({
-      try: () => glob(pattern, { cwd: dir, ignore: [...IGNORED_DIRECTORIES], dot: true, onlyFiles: true, followSymbolicLinks: false }),
+      // Loaded on the first search, not when the tools are built (start-up speed).
+      try: async () => (await import("tinyglobby")).glob(pattern, { cwd: dir, ignore: [...IGNORED_DIRECTORIES], dot: true, onlyFiles: true, followSymbolicLinks: false }),
       catch: (error) => fsError(display, error)
     })
   })

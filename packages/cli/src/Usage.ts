@@ -1,0 +1,40 @@
+import { VERSION } from "@dsh/core"
+
+/** `dsh --help`: the commands and flags (the CLI contract in brief). */
+export const USAGE = `dsh: subagents for AI agent harnesses
+
+Usage:
+  dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
+          [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
+          [--store DIR|postgres://…]
+  dsh agents list [--json] [--cwd DIR] [--trust-project]
+  dsh agents trust|untrust [--cwd DIR]
+  dsh sessions list [--json]
+  dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
+  dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
+  dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
+  dsh demo
+  dsh --version
+
+Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY),
+             anthropic:<model> (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY)
+State lives in $DSH_HOME (default ~/.dsh). Sessions may live elsewhere: --store DIR|postgres://…
+on run, sessions, subagents, acp and sdk (or DSH_STORE, or store = "…" in config.toml).
+`
+
+/** `--version`, `-v`, `version` alone. */
+const isVersionRequest = (argv: ReadonlyArray<string>): boolean =>
+  argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v" || argv[0] === "version")
+
+/**
+ * Answers `--version` (alone), or else the usage (`--help`, `-h`, `help`: exit 0; no arguments:
+ * exit 2) on stdout and exits, without loading any command. main.ts decides when.
+ */
+export const answerAndExit = (argv: ReadonlyArray<string>): never => {
+  // A reader that went away (`dsh --help | head -1`) ends the output, not the process with a trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
+  })
+  process.stdout.write(isVersionRequest(argv) ? `${VERSION}\n` : USAGE)
+  process.exit(isVersionRequest(argv) || argv.length > 0 ? 0 : 2)
+}

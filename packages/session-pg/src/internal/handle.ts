@@ -1,0 +1,129 @@
+/**
+ * One session as a `SessionHandle` over the store's tables. `updateState` is one transaction that
+ * locks the session's row (`SELECT … FOR NO KEY UPDATE`), so read-modify-writes from any number of
+ * processes queue up instead of losing updates; it notifies watchers on commit. Within a process
+ * a semaphore also serializes them, so concurrent updates wait without holding pool connections.
+ */
+import { type ChildStore, type SessionError, type SessionHandle, type SessionState, StoreKit } from "@dsh/session"
+import { Effect, type Scope, Semaphore } from "effect"
+import { type Db, run } from "./Db.ts"
+import { makeLease } from "./lease.ts"
+import { makePgTranscript } from "./transcript.ts"
+import { CHANNEL, payloadOf, type StateHub } from "./watch.ts"
+
+/** `postgres://user@host:port/db#<session>` (and `…#<session>/<child>`): where a session lives, for display. */
+export const locationOf = (db: Db, sessionId: string, child?: string): string =>
+  `${db.target}#${sessionId}${child === undefined ? "" : `/${child}`}`
+
+/** Reads and validates a session's state: `NotFound` without a row, `Corrupt` when it is not a state. */
+export const readStateRow = (db: Db, id: string): Effect.Effect<SessionState, SessionError> =>
+  run(db, `reading session "${id}"`, db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id}`).pipe(
+    Effect.flatMap((rows) =>
+      rows.length === 0 ? Effect.fail(StoreKit.notFound(id)) : StoreKit.decodeState(rows[0]!.state, id, locationOf(db, id))
+    )
+  )
+
+const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<ChildStore, SessionError> =>
+  Effect.gen(function*() {
+    const location = locationOf(db, sessionId, name)
+    // Registered at once, as the file store makes its directory: `children` lists it from now on.
+    yield* run(
+      db,
+      `creating ${location}`,
+      db.sql`INSERT INTO dsh_children (session_id, name) VALUES (${sessionId}, ${name}) ON CONFLICT DO NOTHING`
+    )
+    return {
+      name,
+      location,
+      transcript: yield* makePgTranscript(db, sessionId, name, location),
+      readMeta: run(
+        db,
+        `reading ${location}`,
+        db.sql<{ readonly meta: unknown }>`SELECT meta FROM dsh_children WHERE session_id = ${sessionId} AND name = ${name}`
+      ).pipe(Effect.map((rows) => rows[0]?.meta ?? undefined)),
+      writeMeta: (meta) =>
+        run(
+          db,
+          `writing ${location}`,
+          db.sql`INSERT INTO dsh_children (session_id, name, meta) VALUES (${sessionId}, ${name}, ${JSON.stringify(meta ?? null)}::jsonb)
+            ON CONFLICT (session_id, name) DO UPDATE SET meta = EXCLUDED.meta`
+        )
+    } satisfies ChildStore
+  })
+
+/** Builds the handle of an existing session; `storeScope` outlives any lease it hands out. */
+export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScope: Scope.Scope): Effect.Effect<SessionHandle> =>
+  Effect.gen(function*() {
+    const location = locationOf(db, id)
+    const stateLock = yield* Semaphore.make(1)
+    const lease = yield* makeLease(db, id, storeScope)
+    // One ChildStore per name, so every user of a child shares its transcript's numbering.
+    const children = new Map<string, ChildStore>()
+    const readState = readStateRow(db, id)
+
+    const updateState = (f: (state: SessionState) => SessionState) =>
+      stateLock.withPermit(run(db, `updating session "${id}"`, db.sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id} FOR NO KEY UPDATE`
+        if (rows.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
+        const current = yield* StoreKit.decodeState(rows[0]!.state, id, location)
+        const next: SessionState = { ...f(current), updatedAt: yield* StoreKit.nowIso }
+        yield* db.sql`UPDATE dsh_sessions SET state = ${JSON.stringify(next)}::jsonb, updated_at = ${next.updatedAt}::timestamptz WHERE id = ${id}`
+        yield* db.sql`SELECT pg_notify(${CHANNEL}, ${payloadOf(db, id)})`
+        return next
+      }))))
+
+    const child = (name: string) =>
+      StoreKit.checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
+        const known = children.get(name)
+        if (known !== undefined) return Effect.succeed(known)
+        return makeChildStore(db, id, name).pipe(Effect.map((made) => {
+          // Another fiber may have built the same child meanwhile: keep the first one.
+          const first = children.get(name) ?? made
+          children.set(name, first)
+          return first
+        }))
+      })))
+
+    const listChildren = run(
+      db,
+      `listing the children of session "${id}"`,
+      db.sql<{ readonly name: string }>`SELECT name FROM dsh_children WHERE session_id = ${id}`
+    ).pipe(Effect.map((rows) => rows.map((r) => r.name).sort()))
+
+    const writeTask = (runId: string, record: unknown) =>
+      StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
+        db,
+        `writing task ${runId} of session "${id}"`,
+        db.sql`INSERT INTO dsh_tasks (session_id, run_id, record) VALUES (${id}, ${runId}, ${JSON.stringify(record ?? null)}::jsonb)
+          ON CONFLICT (session_id, run_id) DO UPDATE SET record = EXCLUDED.record`
+      )))
+
+    const readTasks = run(
+      db,
+      `reading the tasks of session "${id}"`,
+      db.sql<{ readonly run_id: string; readonly record: unknown }>`SELECT run_id, record FROM dsh_tasks WHERE session_id = ${id}`
+    ).pipe(Effect.map((rows) => [...rows].sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0)).map((r) => r.record)))
+
+    const readTask = (runId: string) =>
+      StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
+        db,
+        `reading task ${runId} of session "${id}"`,
+        db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_tasks WHERE session_id = ${id} AND run_id = ${runId}`
+      )), Effect.map((rows) => rows[0]?.record ?? undefined))
+
+    return {
+      id,
+      location,
+      transcript: yield* makePgTranscript(db, id, "", location),
+      readState,
+      updateState,
+      watchState: hub.watch(id, readState),
+      acquire: lease.acquire,
+      owner: lease.owner,
+      child,
+      children: listChildren,
+      writeTask,
+      readTasks,
+      readTask
+    } satisfies SessionHandle
+  })

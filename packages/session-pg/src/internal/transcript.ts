@@ -1,0 +1,104 @@
+/**
+ * A `Transcript` as rows of `dsh_events` (`agent` '' for the main agent, else the child's name),
+ * written through: each `append` is one INSERT, committed before it returns, so every reader sees
+ * it at once. Like the file store's write without fsync, that commit does not wait for the WAL
+ * flush (`synchronous_commit` off for that statement alone); `sync` makes everything appended so
+ * far durable with one synchronous commit. A failed INSERT keeps its events, and they go in with
+ * the next append. `seq` continues from the highest stored one, read on first append.
+ */
+import { type AgentEvent, isEphemeral, type WireRecord } from "@dsh/core"
+import { type ReadResult, type SessionError, StoreKit, type Transcript } from "@dsh/session"
+import { Effect, Semaphore } from "effect"
+import { type Db, run, toSessionError } from "./Db.ts"
+
+/** One multi-row INSERT whose commit does not wait for the WAL flush. */
+const insertSql = (rows: number): string => {
+  const values = Array.from({ length: rows }, (_, i) => `($1, $2, $${3 + 2 * i}::bigint, $${4 + 2 * i})`).join(", ")
+  return `INSERT INTO dsh_events (session_id, agent, seq, record)
+SELECT v.session_id, v.agent, v.seq, v.record::json
+FROM (VALUES ${values}) AS v (session_id, agent, seq, record)
+CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`
+}
+
+export const makePgTranscript = (db: Db, sessionId: string, agent: string, location: string): Effect.Effect<Transcript> =>
+  Effect.gen(function*() {
+    const lock = yield* Semaphore.make(1)
+    /** The last `seq` handed out; read from the table on first append. */
+    let seq: number | undefined
+    /** Records appended but not yet in the table (a failed INSERT keeps them here). */
+    let pending: Array<WireRecord> = []
+    /** Commits since the last synchronous one. */
+    let unsynced = false
+
+    /** The highest stored `seq` (0 for none). */
+    const storedSeq = db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`
+      .pipe(Effect.map((rows) => Number(rows[0]?.last ?? 0)))
+
+    const insert = (batch: ReadonlyArray<WireRecord>) => {
+      const params: Array<unknown> = [sessionId, agent]
+      for (const r of batch) params.push(String(r.seq), JSON.stringify(r))
+      return db.sql.unsafe(insertSql(batch.length), params)
+    }
+
+    /**
+     * Writes the pending records. Call only while holding `lock`; uninterruptible once started.
+     * Another writer may have taken our numbers (two processes appending to one transcript,
+     * which the lease is there to prevent): then the records are renumbered after its last one.
+     */
+    const flush: Effect.Effect<void, SessionError> = Effect.suspend(() => {
+      if (pending.length === 0) return Effect.void
+      const batch = pending
+      return insert(batch).pipe(
+        Effect.catchIf((e) => e.reason._tag === "UniqueViolation", () =>
+          Effect.gen(function*() {
+            let next = yield* storedSeq
+            const renumbered = batch.map((r) => ({ ...r, seq: ++next }))
+            yield* insert(renumbered)
+            seq = next
+            pending = renumbered
+          })),
+        Effect.mapError(toSessionError(db, `appending to ${location}`)),
+        Effect.tap(() =>
+          Effect.sync(() => {
+            pending = pending.slice(batch.length)
+            unsynced = true
+          })
+        )
+      )
+    }).pipe(Effect.uninterruptible)
+
+    const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
+      isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
+        seq ??= yield* run(db, `reading ${location}`, storedSeq)
+        seq += 1
+        const ts = yield* StoreKit.nowIso
+        pending.push({ seq, ts, ...event })
+        yield* flush
+      }))
+
+    /** A synchronous commit: the WAL is flushed up to it, so every earlier commit is durable too. */
+    const sync = lock.withPermit(flush.pipe(Effect.andThen(Effect.suspend(() =>
+      unsynced
+        ? run(db, `syncing ${location}`, db.sql`SELECT pg_current_xact_id()::text`).pipe(Effect.tap(() => Effect.sync(() => (unsynced = false))))
+        : Effect.void
+    ))))
+
+    const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(flush.pipe(Effect.andThen(
+      run(
+        db,
+        `reading ${location}`,
+        db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent} ORDER BY seq`
+      )
+    ))).pipe(Effect.map((rows) => {
+      const records: Array<WireRecord> = []
+      const warnings: Array<string> = []
+      for (const [i, row] of rows.entries()) {
+        const record = StoreKit.decodeRecord(row.record)
+        if (record !== undefined) records.push(record)
+        else warnings.push(`${location}: skipped row ${i + 1}, which is not a record`)
+      }
+      return { records, warnings }
+    }))
+
+    return { location, append, sync, read } satisfies Transcript
+  })

@@ -1,0 +1,184 @@
+import { spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { FileSessionStore, SessionStore, type SessionState } from "@dsh/session"
+import { sampleSession as init, sampleTurnEvents } from "@dsh/session/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import { PgSessionStore, storeLayer } from "../src/index.ts"
+import { lockKey } from "../src/internal/Db.ts"
+import { clientOf, freshSchema, pg, storeAt } from "./support.ts"
+
+const counterOf = (state: SessionState): number => typeof state["counter"] === "number" ? state["counter"] : 0
+
+/** A port with nothing listening on it. */
+const closedPort = Effect.promise(() =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 1))
+    })
+  })
+)
+
+describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
+  it.live("two processes doing 100 increments each at once lose none (updateState is one transaction)", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const a = yield* storeAt(url)
+      const b = yield* storeAt(url)
+      const session = yield* a.create({ ...init, id: "counted", extra: { kept: true } })
+      const other = yield* b.open("counted")
+      const bump = (s: SessionState) => ({ ...s, counter: counterOf(s) + 1 })
+      yield* Effect.all([
+        Effect.forEach(Array.from({ length: 100 }), () => session.updateState(bump), { concurrency: 8, discard: true }),
+        Effect.forEach(Array.from({ length: 100 }), () => other.updateState(bump), { concurrency: 8, discard: true })
+      ], { concurrency: 2 })
+      const state = yield* session.readState
+      assert.strictEqual(counterOf(state), 200, "200 increments from two processes give 200")
+      assert.strictEqual(state["kept"], true, "keys the updates kept are preserved")
+    }))
+
+  it.live("watchState is pushed: a change committed by another process arrives without polling", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const owner = yield* (yield* storeAt(url)).create({ ...init, id: "watched" })
+      const requester = yield* (yield* storeAt(url)).open("watched")
+      const seen = yield* Deferred.make<void>()
+      const fiber = yield* owner.watchState.pipe(
+        Stream.tap(() => Deferred.succeed(seen, undefined)),
+        Stream.filter((s) => s["request"] === "stop"),
+        Stream.runHead,
+        Effect.forkChild
+      )
+      yield* Deferred.await(seen) // the first state: the watcher is listening now
+      yield* requester.updateState((s) => ({ ...s, request: "stop" }))
+      const got = yield* Fiber.join(fiber)
+      assert.strictEqual(got._tag, "Some")
+      assert.strictEqual(got._tag === "Some" ? got.value["request"] : undefined, "stop", "the owner sees the other process's change")
+    }))
+
+  it.live("the lease of a process that was killed is free: owner is undefined and another process takes it", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const store = yield* storeAt(url)
+      const session = yield* store.create({ ...init, id: "orphaned" })
+      const child = spawn(process.execPath, ["--conditions=@dsh/source", join(import.meta.dirname, "fixtures", "hold-lease.ts"), url, "orphaned"], {
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+      const held = yield* Effect.promise(() =>
+        new Promise<string>((resolve) => {
+          let out = ""
+          child.stdout!.on("data", (c: Buffer) => (out += c.toString()) && out.includes("\n") && resolve(out.trim()))
+          child.once("exit", () => resolve(out.trim()))
+        })
+      )
+      assert.strictEqual(held, `held ${child.pid}`)
+      assert.strictEqual((yield* session.owner)?.pid, child.pid, "a reader sees the live owner")
+      const refused = yield* Effect.flip(Effect.scoped(session.acquire))
+      assert.strictEqual(refused.reason, "Owned")
+      assert.include(refused.detail, `pid ${child.pid}`, "the refusal names the owner")
+      yield* Effect.promise(() => new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.kill("SIGKILL"))))
+      // PostgreSQL ends the dead process's backend (and its lock) once it sees the socket close.
+      // Wait for exactly that: take the advisory lock blocking on a connection of ours, then let it go.
+      const sql = yield* clientOf(url)
+      const key = lockKey({ schema: (yield* sql<{ readonly s: string }>`SELECT current_schema() AS s`)[0]!.s }, "session", "orphaned")
+      yield* sql.withTransaction(sql`SELECT pg_advisory_xact_lock(${key}::bigint)`)
+      assert.isUndefined(yield* session.owner, "nobody owns the session once its owner died")
+      const taken = yield* Effect.scoped(session.acquire)
+      assert.strictEqual(taken.pid, process.pid, "another process takes the lease over")
+    }))
+
+  it.live("two processes starting on an empty schema at once migrate it once", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const [a, b] = yield* Effect.all([storeAt(url), storeAt(url)], { concurrency: 2 })
+      yield* a.create({ ...init, id: "one" })
+      assert.deepStrictEqual((yield* b.list).map((s) => s.id), ["one"])
+      const sql = yield* clientOf(url)
+      const ledger = yield* sql<{ readonly n: string | number }>`SELECT count(*) AS n FROM dsh_migrations`
+      assert.strictEqual(Number(ledger[0]?.n), 1, "each migration is recorded once")
+    }))
+
+  it.live("appends from two stores to one transcript keep every event, renumbered after a clash", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const a = yield* (yield* storeAt(url)).create({ ...init, id: "shared" })
+      const b = yield* (yield* storeAt(url)).open("shared")
+      const events = sampleTurnEvents(1)
+      for (const [i, event] of events.entries()) yield* (i % 2 === 0 ? a : b).transcript.append(event)
+      const { records } = yield* a.transcript.read
+      assert.deepStrictEqual(records.map((r) => r.seq), [1, 2, 3, 4, 5, 6])
+      assert.deepStrictEqual(records.map((r) => r.type), events.map((e) => e.type))
+    }))
+
+  it.live("a state that is not a session's is reported by unreadable, skipped by list, Corrupt on open", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const store = yield* storeAt(url)
+      yield* store.create({ ...init, id: "fine" })
+      yield* store.create({ ...init, id: "broken" })
+      const sql = yield* clientOf(url)
+      yield* sql`UPDATE dsh_sessions SET state = '{"version": 1}'::jsonb WHERE id = 'broken'`
+      const fresh = yield* storeAt(url)
+      assert.deepStrictEqual((yield* fresh.list).map((s) => s.id), ["fine"])
+      const unreadable = yield* fresh.unreadable
+      assert.deepStrictEqual(unreadable.map((u) => u.id), ["broken"])
+      assert.strictEqual((yield* Effect.flip(fresh.open("broken"))).reason, "Corrupt")
+    }))
+})
+
+describe.skipIf(pg === undefined)("PgSessionStore locations and errors", () => {
+  it.live("locations name the server, database, session and child, never the password", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const store = yield* storeAt(url)
+      const session = yield* store.create({ ...init, id: "s1" })
+      const child = yield* session.child("explore-1")
+      const base = `postgres://postgres@127.0.0.1:${pg!.port}/postgres`
+      assert.strictEqual(session.location, `${base}#s1`)
+      assert.strictEqual(session.transcript.location, `${base}#s1`)
+      assert.strictEqual(child.location, `${base}#s1/explore-1`)
+      assert.strictEqual(child.transcript.location, `${base}#s1/explore-1`)
+      assert.notInclude(session.location, pg!.password)
+    }))
+
+  it.live("a server that is not there is one line naming host:port, without the password", () =>
+    Effect.gen(function*() {
+      const port = yield* closedPort
+      const error = yield* Effect.flip(Layer.build(PgSessionStore.layer({ url: `postgres://dsh:s3cret@127.0.0.1:${port}/dsh` })))
+      assert.strictEqual(error.reason, "Io")
+      assert.strictEqual(error.message, `cannot reach PostgreSQL at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`)
+    }))
+
+  it.live("a refused login is one line without the password", () =>
+    Effect.gen(function*() {
+      const url = pg!.url.replace(`:${pg!.password}@`, ":not-the-password@")
+      const error = yield* Effect.flip(Layer.build(PgSessionStore.layer({ url })))
+      assert.strictEqual(error.reason, "Io")
+      assert.notInclude(error.message, "\n")
+      assert.notInclude(error.message, "not-the-password")
+      assert.include(error.message, `PostgreSQL at 127.0.0.1:${pg!.port} refused the login`)
+    }))
+
+  it.live("storeLayer picks the file store for a directory and this store for a postgres:// URL", () =>
+    Effect.gen(function*() {
+      const home = mkdtempSync(join(tmpdir(), "dsh-store-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(home, { recursive: true, force: true })))
+      const onDisk = yield* Effect.gen(function*() {
+        return (yield* (yield* SessionStore).create(init)).location
+      }).pipe(Effect.provide(storeLayer(home)))
+      assert.strictEqual(onDisk, join(home, "sessions", onDisk.split("/").pop()!))
+      const url = yield* freshSchema
+      const inPg = yield* Effect.gen(function*() {
+        return (yield* (yield* SessionStore).create(init)).location
+      }).pipe(Effect.provide(storeLayer(url)))
+      assert.match(inPg, /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres#/)
+      const bad = yield* Effect.flip(Layer.build(storeLayer("mysql://x@y/z")))
+      assert.strictEqual(bad.message, "session store: must be a directory or a postgres:// URL (got a mysql:// URL)")
+      assert.strictEqual((yield* Effect.flip(FileSessionStore.make({ home }).pipe(Effect.flatMap((s) => s.open("nope"))))).reason, "NotFound")
+    }))
+})

@@ -1,0 +1,25 @@
+/**
+ * Building blocks for `SessionStore` implementations outside this package (`@dsh/session-pg`,
+ * your own): the same validation, ids, timestamps and ordering as the file and memory stores, so
+ * every store passes `sessionStoreSuite` the same way.
+ *
+ * @since 0.1.0
+ */
+export {
+  /** Fails `InvalidId` unless the value is safe as an id (`invalid <kind> "<value>"`). */
+  checkId,
+  /** Validates a parsed state: `Corrupt` when it is not a `SessionState`, or another session's. */
+  decodeState,
+  /** The first state of a new session (`status: "idle"`, `createdAt === updatedAt`); fixed keys win over `extra`. */
+  initialState,
+  /** `latest`'s choice: the most recently updated state, optionally in one cwd. */
+  latestOf,
+  /** `list`'s order: newest first by `createdAt`, then by id. */
+  newestFirst,
+  /** `NotFound` for an id: `unknown session "<id>"`. */
+  notFound,
+  /** Now as an ISO string, from Effect's `Clock`. */
+  nowIso
+} from "./internal/state.ts"
+/** A parsed value as a `WireRecord`, or `undefined` when it is not one. */
+export { decodeRecord } from "./internal/wire.ts"
