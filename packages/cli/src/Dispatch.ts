@@ -12,6 +12,12 @@ const hosted = <A, E, R>(ctx: CliContext, command: () => Promise<Effect.Effect<A
 const stored = <A, E, R>(args: ReadonlyArray<string>, ctx: CliContext, command: (rest: ReadonlyArray<string>) => Effect.Effect<A, E, R>) =>
   Effect.promise(() => import("./Store.ts")).pipe(Effect.flatMap((m) => m.withSessionStore(args, ctx, command)))
 
+/** A command that runs agents over sessions: `--store` and `--cluster` taken, store and host provided. */
+const hostedStored = <A, E, R>(args: ReadonlyArray<string>, ctx: CliContext, command: (rest: ReadonlyArray<string>) => Promise<Effect.Effect<A, E, R>>) =>
+  Effect.promise(() => import("./Store.ts")).pipe(
+    Effect.flatMap((m) => m.withHostedStore(args, ctx, (rest) => Effect.flatMap(Effect.promise(() => command(rest)), (effect) => effect)))
+  )
+
 /**
  * Routes `argv` to a command. Every command is an Effect over the CLI's services; its modules
  * load on demand, so no command pays at start-up for another's (nor `dsh agents` for the host).
@@ -20,13 +26,15 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/run.ts")).runCommand(args, ctx).pipe(Effect.asVoid)))
+      return hostedStored(rest, ctx, async (args) => (await import("./commands/run.ts")).runCommand(args, ctx).pipe(Effect.asVoid))
     case "sessions":
       return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/sessions.ts")).sessionsCommand(args, ctx)))
     case "agents":
       return Effect.promise(() => import("./commands/agents.ts")).pipe(Effect.flatMap((m) => m.agentsCommand(rest, ctx)))
     case "subagents":
-      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/subagents.ts")).subagentsCommand(args, ctx)))
+      return hostedStored(rest, ctx, async (args) => (await import("./commands/subagents.ts")).subagentsCommand(args, ctx))
+    case "runner":
+      return Effect.promise(() => import("./commands/runner.ts")).pipe(Effect.flatMap((m) => m.runnerCommand(rest, ctx)))
     case "acp":
       // The protocol servers provide the host themselves, for the directory of `--cwd`.
       return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))

@@ -1,5 +1,6 @@
-import { fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
-import { normalizeLimits } from "@dsh/subagent"
+import { fileAgents, type FileAgentsOptions, Harness, type HarnessOptions } from "@dsh/harness"
+import type { ProcessLauncher } from "@dsh/subprocess"
+import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
 import { acpAgentsFromConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
@@ -47,15 +48,21 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
 /**
  * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
  * the `[acp.agents.*]` of config.toml), the built-in tools with Bash's environment from
- * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`.
+ * `[bash] env`, the default model from config, `DSH_MODEL` or `scripted`. With `cluster` (a
+ * provider built by `@dsh/subagent-cluster`'s `makeClusterProvider`), the catalog's delegates run
+ * through it on the cluster's runners, and children are admitted through the session's state.
  */
-export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
+export const dshHarnessOptions = <R = never>(
+  ctx: CliContext,
+  config: DshConfig,
+  cluster?: Effect.Effect<SubagentProvider, never, R>
+): HarnessOptions<never, ProcessLauncher | R> => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
   const { agents: configured } = acpAgentsFromConfig(config.raw)
   const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth })
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
-  return Harness.layer({
+  return {
     agents: fileAgents(agentFiles(ctx, config)),
     backends: Effect.all([
       Effect.succeed(SpawnProvider),
@@ -69,10 +76,15 @@ export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => {
         childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) })
       }),
       // A config entry named `dsh` replaces the built-in `acp:dsh`.
-      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env })
+      makeAcpBackend({ agents: [...(configured.some((a) => a.name === "dsh") ? [] : [builtinAcp]), ...configured], parentEnv: ctx.env }),
+      ...(cluster === undefined ? [] : [cluster])
     ]),
     tools: makeBuiltinToolsWith({ env: bashEnv }),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
-    modelConfig: { env: ctx.env, cwd: ctx.cwd }
-  })
+    modelConfig: { env: ctx.env, cwd: ctx.cwd },
+    ...(cluster === undefined ? {} : { delegatesRunOn: "cluster", sharedAdmission: true })
+  }
 }
+
+/** The reference harness as the `AgentHost` (see `dshHarnessOptions`). */
+export const dshHarnessLayer = (ctx: CliContext, config: DshConfig) => Harness.layer(dshHarnessOptions(ctx, config))

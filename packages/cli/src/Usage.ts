@@ -7,12 +7,14 @@ Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
           [--store DIR|postgres://…]
+          [--cluster]   (children on the cluster's runners; needs a postgres:// store)
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
   dsh subagents list|info|log|send|stop [HANDLE|all] ["message"] --session ID [--json] [--limit N] [--tools]
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio)
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio)
+  dsh runner --store postgres://… [--listen HOST:PORT]   (hosts cluster children until SIGTERM)
   dsh demo
   dsh --version
 

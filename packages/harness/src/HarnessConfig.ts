@@ -30,6 +30,11 @@ export interface HarnessConfig {
    * the harness's to resolve).
    */
   readonly store?: string | undefined
+  /**
+   * `[cluster] enabled = true`: children of in-process agent types run on the runners of a cluster
+   * (`@dsh/subagent-cluster`), which needs a `postgres://` store. Default false.
+   */
+  readonly cluster: { readonly enabled: boolean }
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -94,6 +99,10 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     const parsed = parseStoreSpec(raw.store)
     return Result.isSuccess(parsed) ? raw.store : fail("store", parsed.failure)
   })()
+  const boolean = (section: string, name: string): boolean | undefined => {
+    const value = table(section)[name]
+    return value === undefined || typeof value === "boolean" ? value : fail(`[${section}] ${name}`, `= ${JSON.stringify(value)} is not allowed: it must be true or false`)
+  }
   const config: HarnessConfig = {
     model,
     extraAgentDirs: strings(raw.extra_agent_dirs, "extra_agent_dirs"),
@@ -107,6 +116,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     bashEnv: strings(table("bash").env, "[bash] env"),
     acpContextWindow: number("acp", "context_window"),
     store,
+    cluster: { enabled: boolean("cluster", "enabled") ?? false },
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)
