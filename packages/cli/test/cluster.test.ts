@@ -95,10 +95,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
         : { text: "parent ended" }
     const c = await cluster(respond, "[limits]\nmax_concurrent = 12\nmax_depth = 2\n")
     const running = c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT delegate"])
-    await until(() => c.server.requests.filter((r) => firstUser(r).startsWith("GRAND")).length === 8, "eight grandchildren asking the model").catch((e) => {
-      console.log(JSON.stringify(c.server.requests.map((r) => messages(r).filter((m) => m.role === "tool")), null, 1).slice(0, 3000))
-      throw e
-    })
+    await until(() => c.server.requests.filter((r) => firstUser(r).startsWith("GRAND")).length === 8, "eight grandchildren asking the model")
     const listed = await c.dsh(["sessions", "list", "--json"])
     const sessionId = (JSON.parse(listed.stdout) as { sessions: Array<{ id: string }> }).sessions[0]!.id
     const handles = ["coder-1", ...explore(8)]

@@ -1,11 +1,11 @@
 import { emptyUsage } from "@dsh/core"
 import { ChildMeta, type ChildOutcome, type SubagentsShape } from "@dsh/subagent"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
 import { ChildEntity, childEntityId, type OutcomeRecord, type Run } from "./ChildEntity.ts"
 import { ChildHost } from "./ChildHost.ts"
-import { previousAttempt } from "./internal/resume.ts"
+import { hostedNotice, previousAttempt } from "./internal/resume.ts"
 
 type RunPayload = Rpc.Payload<typeof Run>
 
@@ -24,17 +24,13 @@ const hostRun = (subagents: SubagentsShape, p: RunPayload, runner: string) =>
     const tree = subagents.tree
     const model = yield* tree.resolveModel(p.parent.model).pipe(Effect.result)
     if (model._tag === "Failure") return failed(`the runner cannot use the parent's model ${p.parent.model}: ${model.failure.message}`)
-    const store = tree.session === undefined ? undefined : yield* Effect.option(tree.session.child(p.handle))
-    const meta = store === undefined || store._tag === "None" ? undefined : yield* store.value.readMeta.pipe(Effect.orElseSucceed(() => undefined))
+    const store = tree.session === undefined ? undefined : Option.getOrUndefined(yield* Effect.option(tree.session.child(p.handle)))
+    const meta = store === undefined ? undefined : yield* store.readMeta.pipe(Effect.orElseSucceed(() => undefined))
     const decoded = meta === undefined ? undefined : decodeMeta(meta)
-    const before = decoded?._tag === "Success" && decoded.success.runId === p.runId ? decoded.success : undefined
-    const attempt = before === undefined || store === undefined || store._tag === "None" ? undefined : yield* previousAttempt(before, store.value)
+    const attempt = store === undefined ? undefined : yield* previousAttempt(p.runId, decoded?._tag === "Success" ? decoded.success : undefined, store)
     if (attempt?._tag === "Ended") return attempt.outcome
-    // Which machine ran which run, in the child's own log.
-    if (store !== undefined && store._tag === "Some") {
-      const resumed = attempt?._tag === "CutOff" ? ", resumed after its earlier runner stopped" : ""
-      yield* store.value.transcript.append({ type: "notice", level: "info", message: `run ${p.runId} hosted by runner ${runner} (pid ${process.pid})${resumed}` }).pipe(Effect.ignore)
-    }
+    // Which machine ran which run, in the child's own log (and how a redelivery knows it was begun).
+    if (store !== undefined) yield* store.transcript.append({ type: "notice", level: "info", message: hostedNotice(p.runId, runner, attempt?._tag === "CutOff") }).pipe(Effect.ignore)
     const message = attempt?._tag === "CutOff"
       ? `[dsh] The machine that ran you stopped while you were working on this task; your work so far is above. Carry on from where you left off and finish the task:\n\n${p.message ?? p.prompt}`
       : p.message
