@@ -25,7 +25,7 @@ export interface SessionHostShape {
  * process). What every child of a session shares (its agents, its model) is read once while
  * any of them is hosted.
  */
-export const makeSessionHost = <E, R>(options: HarnessOptions<E, R>) =>
+export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
     const store = yield* SessionStore
     const registry = yield* ModelRegistry
