@@ -50,6 +50,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "accepted coder-2, then completed"
   ],
   "subagent-acp": ["My ACP child says: That is 5 words.", "acp-counter-1 (acp:counter on acp): completed, 10 tokens"],
+  "subagent-cluster": ["explore-1 cluster completed It is dsh.toml."],
   "subagent-dsh-sdk": [
     "My dsh child says: Planned in my own process: Plan the release.",
     "sdk-dsh-1 (sdk:dsh on dsh-sdk): completed",

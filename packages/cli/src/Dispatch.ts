@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
+import type { PermissionFlags } from "./Permissions.ts"
 
 /** A command that runs agents: its module and the host's load together, on demand. */
 const hosted = <A, E, R>(ctx: CliContext, command: () => Promise<Effect.Effect<A, E, R>>) =>
@@ -12,6 +13,15 @@ const hosted = <A, E, R>(ctx: CliContext, command: () => Promise<Effect.Effect<A
 const stored = <A, E, R>(args: ReadonlyArray<string>, ctx: CliContext, command: (rest: ReadonlyArray<string>) => Effect.Effect<A, E, R>) =>
   Effect.promise(() => import("./Store.ts")).pipe(Effect.flatMap((m) => m.withSessionStore(args, ctx, command)))
 
+/** A command that runs agents over sessions: `--store` and `--cluster` taken, store and host provided. */
+const hostedStored = <I, A, E, R>(
+  args: ReadonlyArray<string>,
+  ctx: CliContext,
+  parse: (rest: ReadonlyArray<string>) => Effect.Effect<I, UsageError>,
+  flagsOf: (input: I) => PermissionFlags | undefined,
+  command: (input: I) => Effect.Effect<A, E, R>
+) => Effect.promise(() => import("./Store.ts")).pipe(Effect.flatMap((m) => m.withHostedStore(args, ctx, parse, flagsOf, command)))
+
 /**
  * Routes `argv` to a command. Every command is an Effect over the CLI's services; its modules
  * load on demand, so no command pays at start-up for another's (nor `dsh agents` for the host).
@@ -20,13 +30,20 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
   const [command, ...rest] = argv
   switch (command) {
     case "run":
-      return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/run.ts")).pipe(Effect.flatMap((m) => m.runCommand(args, ctx)), Effect.asVoid))
+      return Effect.promise(() => import("./commands/run.ts")).pipe(
+        Effect.flatMap((m) => hostedStored(rest, ctx, (args) => m.parseRunArgs(args, ctx), (input) => input.permissions, (input) => m.executeRun(input, ctx))),
+        Effect.asVoid
+      )
     case "sessions":
       return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/sessions.ts")).sessionsCommand(args, ctx)))
     case "agents":
       return Effect.promise(() => import("./commands/agents.ts")).pipe(Effect.flatMap((m) => m.agentsCommand(rest, ctx)))
     case "subagents":
-      return stored(rest, ctx, (args) => hosted(ctx, async () => (await import("./commands/subagents.ts")).subagentsCommand(args, ctx)))
+      return Effect.promise(() => import("./commands/subagents.ts")).pipe(
+        Effect.flatMap((m) => hostedStored(rest, ctx, Effect.succeed, () => undefined, (args) => m.subagentsCommand(args, ctx)))
+      )
+    case "runner":
+      return Effect.promise(() => import("./commands/runner.ts")).pipe(Effect.flatMap((m) => m.runnerCommand(rest, ctx)))
     case "acp":
       // The protocol servers provide the host themselves, for the directory of `--cwd`.
       return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))

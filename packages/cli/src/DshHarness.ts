@@ -1,5 +1,5 @@
-import { type CheckedModels, fileAgents, type FileAgentsOptions, Harness } from "@dsh/harness"
-import { normalizeLimits } from "@dsh/subagent"
+import { type CheckedModels, fileAgents, type FileAgentsOptions, Harness, type HarnessOptions } from "@dsh/harness"
+import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
 import { type AcpAgentConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
@@ -49,9 +49,16 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
 /**
  * The reference harness's backends: `spawn`, `fork`, `sdk:dsh`, `acp:dsh` and the
  * `[acp.agents.*]` of config.toml (built over the context's `ProcessLauncher`; nothing starts).
- * `sandbox` confines `[acp.agents.*] sandbox = true` agents (listings need none).
+ * `sandbox` confines `[acp.agents.*] sandbox = true` agents (listings need none); `cluster` (a
+ * provider built by `@dsh/subagent-cluster`'s `makeClusterProvider`) joins them.
  */
-export const dshBackends = (ctx: CliContext, config: DshConfig, configured: ReadonlyArray<AcpAgentConfig>, sandbox?: SandboxShape | undefined) => {
+export const dshBackends = <R = never>(
+  ctx: CliContext,
+  config: DshConfig,
+  configured: ReadonlyArray<AcpAgentConfig>,
+  sandbox?: SandboxShape | undefined,
+  cluster?: Effect.Effect<SubagentProvider, never, R> | undefined
+) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
   const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth, sandbox: config.sandbox })
@@ -73,35 +80,53 @@ export const dshBackends = (ctx: CliContext, config: DshConfig, configured: Read
       parentEnv: ctx.env,
       sandbox,
       keepAlive: config.acpKeepAliveSeconds === undefined ? undefined : Duration.seconds(config.acpKeepAliveSeconds)
-    })
+    }),
+    ...(cluster === undefined ? [] : [cluster])
   ])
 }
 
+/** config.toml as the harness needs it: the settings, the usable `[acp.agents.*]`, the checked model settings. */
+export interface HarnessSettings {
+  readonly config: DshConfig
+  readonly acpAgents: ReadonlyArray<AcpAgentConfig>
+  readonly models: CheckedModels
+}
+
 /**
- * The reference harness: agent files, every backend (`spawn`, `fork`, `sdk:dsh`, `acp:dsh` and
- * the `[acp.agents.*]` of config.toml, kept warm for `[acp] keep_alive_seconds`), the built-in
- * tools with Bash's environment from `[bash] env` and Bash in the `[sandbox]`, the permission
- * rules of config, the trusted project and the flags, the default model from config,
- * `DSH_MODEL` or `scripted`, children's model from `[subagents] model` and prices from
- * `[pricing.*]`.
+ * The reference harness: agent files, every backend (see `dshBackends`; ACP children kept warm
+ * for `[acp] keep_alive_seconds`), the built-in tools with Bash's environment from `[bash] env`
+ * and Bash in `sandbox`, the permission rules of config, the trusted project and the flags, the
+ * default model from config, `DSH_MODEL` or `scripted`, children's model from `[subagents]
+ * model` and prices from `[pricing.*]`. With `cluster`, the catalog's delegates run through it
+ * on the cluster's runners, and children are admitted through the session's state.
  */
-export const dshHarnessLayer = (
+export const dshHarnessOptions = <R = never>(
   ctx: CliContext,
-  config: DshConfig,
-  configured: ReadonlyArray<AcpAgentConfig>,
-  models: CheckedModels,
-  flags?: PermissionFlags | undefined
-) => {
+  { config, acpAgents, models }: HarnessSettings,
+  options: {
+    readonly sandbox: SandboxShape
+    readonly flags?: PermissionFlags | undefined
+    readonly cluster?: Effect.Effect<SubagentProvider, never, R> | undefined
+  }
+): HarnessOptions<never, ProcessLauncher | R> => {
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
-  // One sandbox for Bash of every agent and for `[acp.agents.*] sandbox = true` (bwrap is probed once, at first use).
-  return Layer.unwrap(Effect.map(Effect.flatMap(ProcessLauncher, (launcher) => makeSandbox(config.sandbox, launcher)), (sandbox) => Harness.layer({
+  return {
     agents: fileAgents(agentFiles(ctx, config)),
-    backends: dshBackends(ctx, config, configured, sandbox),
-    tools: makeBuiltinToolsWith({ env: bashEnv, sandbox }),
-    permissions: cliPermissions(ctx, config, flags),
+    backends: dshBackends(ctx, config, acpAgents, options.sandbox, options.cluster),
+    tools: makeBuiltinToolsWith({ env: bashEnv, sandbox: options.sandbox }),
+    permissions: cliPermissions(ctx, config, options.flags),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
     modelConfig: { env: ctx.env, cwd: ctx.cwd },
     subagentModel: models.subagentModel,
-    pricing: models.pricing
-  })))
+    pricing: models.pricing,
+    ...(options.cluster === undefined ? {} : { delegatesRunOn: "cluster", sharedAdmission: true })
+  }
 }
+
+/** One sandbox for Bash of every agent and `[acp.agents.*] sandbox = true` (bwrap is probed once, at first use). */
+export const withSandbox = <A, E, R>(config: DshConfig, build: (sandbox: SandboxShape) => Layer.Layer<A, E, R>) =>
+  Layer.unwrap(Effect.map(Effect.flatMap(ProcessLauncher, (launcher) => makeSandbox(config.sandbox, launcher)), build))
+
+/** The reference harness as the `AgentHost` (see `dshHarnessOptions`). */
+export const dshHarnessLayer = (ctx: CliContext, settings: HarnessSettings, flags?: PermissionFlags | undefined) =>
+  withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags })))

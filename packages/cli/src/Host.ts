@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { UsageError } from "./CliError.ts"
 import { loadConfig, loadHostConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
-import { dshHarnessLayer } from "./DshHarness.ts"
+import { dshHarnessLayer, type HarnessSettings } from "./DshHarness.ts"
 import type { PermissionFlags } from "./Permissions.ts"
 import { modelRegistryLayer } from "./Runtime.ts"
 
@@ -26,6 +26,14 @@ export const loadCheckedConfig = (ctx: CliContext) =>
     return { config, models }
   })
 
+/** Everything of config.toml the harness needs, checked: a malformed setting is a usage error naming its key. */
+export const loadHarnessSettings = (ctx: CliContext): Effect.Effect<HarnessSettings, UsageError> =>
+  Effect.gen(function*() {
+    const { config, acpAgents } = yield* loadHostConfig(ctx.home)
+    const { models } = yield* loadCheckedConfig(ctx)
+    return { config, acpAgents, models }
+  })
+
 /**
  * What commands that run agents add, from config.toml: the host (the reference harness), the
  * tree limits, the model retry policy and the models with the config's aliases; the permission
@@ -33,11 +41,8 @@ export const loadCheckedConfig = (ctx: CliContext) =>
  * `[acp.agents.*]` entry or model setting included) is a usage error here.
  */
 export const hostLayer = (ctx: CliContext, flags?: PermissionFlags | undefined) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const { config, acpAgents } = yield* loadHostConfig(ctx.home)
-    const { models } = yield* loadCheckedConfig(ctx)
-    return dshHarnessLayer(ctx, config, acpAgents, models, flags).pipe(
-      Layer.provideMerge(configLayer(config)),
-      Layer.provideMerge(modelRegistryLayer(config))
-    )
-  }))
+  Layer.unwrap(Effect.map(loadHarnessSettings(ctx), (settings) =>
+    dshHarnessLayer(ctx, settings, flags).pipe(
+      Layer.provideMerge(configLayer(settings.config)),
+      Layer.provideMerge(modelRegistryLayer(settings.config))
+    )))

@@ -1,8 +1,9 @@
-import { FileSessionStore, parseStoreSpec, type SessionError, type SessionStore } from "@dsh/session"
+import { FileSessionStore, parseStoreSpec, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
 import { loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
+import type { PermissionFlags } from "./Permissions.ts"
 
 /**
  * `--store VALUE` (or `--store=VALUE`) taken out of a command's arguments, so every command that
@@ -27,13 +28,19 @@ export const takeStoreFlag = (args: ReadonlyArray<string>): Effect.Effect<{ read
     return Effect.succeed({ store, rest })
   })
 
+/** The store setting a command uses and where it came from (for messages). */
+export interface ChosenStore {
+  readonly source: string
+  readonly spec: StoreSpec
+}
+
 /**
  * The session store a command uses: `--store`, else `DSH_STORE`, else `store =` in config.toml,
  * else the file store in `$DSH_HOME` (the embedded default). A setting that is neither a
  * directory nor a postgres:// URL is a usage error naming where it came from. Relative
  * directories are resolved against the working directory (flag, environment) or `$DSH_HOME` (config).
  */
-export const sessionStoreLayer = (flag: string | undefined, ctx: CliContext): Effect.Effect<Layer.Layer<SessionStore, SessionError>, UsageError> =>
+export const chooseStore = (flag: string | undefined, ctx: CliContext): Effect.Effect<ChosenStore, UsageError> =>
   Effect.gen(function*() {
     const env = ctx.env.DSH_STORE === "" ? undefined : ctx.env.DSH_STORE
     const configured = flag === undefined && env === undefined ? (yield* loadConfig(ctx.home)).store : undefined
@@ -46,13 +53,20 @@ export const sessionStoreLayer = (flag: string | undefined, ctx: CliContext): Ef
       : ["default", ctx.home, ctx.home]
     const spec = parseStoreSpec(value, base)
     if (Result.isFailure(spec)) return yield* new UsageError({ message: `${source} ${spec.failure}` })
-    const chosen = spec.success
-    // `storeLayer` of @dsh/session-pg, loaded only for a URL: commands on the file store never
-    // pay for the PostgreSQL client's modules at start-up.
-    return chosen._tag === "File"
-      ? FileSessionStore.layer({ home: chosen.home })
-      : Layer.unwrap(Effect.promise(() => import("@dsh/session-pg")).pipe(Effect.map((m) => m.storeLayer(chosen))))
+    return { source, spec: spec.success }
   })
+
+/** The `SessionStore` layer of a chosen store. */
+export const storeLayerOf = (chosen: StoreSpec): Layer.Layer<SessionStore, SessionError> =>
+  // `storeLayer` of @dsh/session-pg, loaded only for a URL: commands on the file store never
+  // pay for the PostgreSQL client's modules at start-up.
+  chosen._tag === "File"
+    ? FileSessionStore.layer({ home: chosen.home })
+    : Layer.unwrap(Effect.promise(() => import("@dsh/session-pg")).pipe(Effect.map((m) => m.storeLayer(chosen))))
+
+/** The session store a command uses (see `chooseStore`), as a layer. */
+export const sessionStoreLayer = (flag: string | undefined, ctx: CliContext): Effect.Effect<Layer.Layer<SessionStore, SessionError>, UsageError> =>
+  Effect.map(chooseStore(flag, ctx), ({ spec }) => storeLayerOf(spec))
 
 /** Runs a command that reads or writes sessions: `--store` taken from its arguments, its store provided. */
 export const withSessionStore = <A, E, R>(
@@ -64,4 +78,45 @@ export const withSessionStore = <A, E, R>(
     const { store, rest } = yield* takeStoreFlag(args)
     const layer = yield* sessionStoreLayer(store, ctx)
     return yield* command(rest).pipe(Effect.provide(layer))
+  })
+
+/** `--cluster` taken out of a command's arguments (scanning stops at `--`). */
+export const takeClusterFlag = (args: ReadonlyArray<string>): { readonly cluster: boolean; readonly rest: ReadonlyArray<string> } => {
+  const end = args.indexOf("--")
+  const head = end === -1 ? args : args.slice(0, end)
+  const tail = end === -1 ? [] : args.slice(end)
+  return { cluster: head.includes("--cluster"), rest: [...head.filter((a) => a !== "--cluster"), ...tail] }
+}
+
+/**
+ * Runs a command that runs agents over sessions: `--store` and `--cluster` taken from its
+ * arguments, the rest parsed by `parse` (whose result may carry permission flags for the host),
+ * its store and host provided. With `--cluster` (or `[cluster] enabled = true`) the host
+ * delegates through the cluster's runners, which needs a PostgreSQL store (else a usage error).
+ */
+export const withHostedStore = <I, A, E, R>(
+  args: ReadonlyArray<string>,
+  ctx: CliContext,
+  parse: (rest: ReadonlyArray<string>) => Effect.Effect<I, UsageError>,
+  flagsOf: (input: I) => PermissionFlags | undefined,
+  command: (input: I) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const { store, rest: afterStore } = yield* takeStoreFlag(args)
+    const { cluster, rest } = takeClusterFlag(afterStore)
+    const input = yield* parse(rest)
+    const flags = flagsOf(input)
+    const config = yield* loadConfig(ctx.home)
+    const chosen = yield* chooseStore(store, ctx)
+    const { hostLayer, loadHarnessSettings } = yield* Effect.promise(() => import("./Host.ts"))
+    if (!cluster && !config.cluster.enabled) {
+      return yield* command(input).pipe(Effect.provide(hostLayer(ctx, flags)), Effect.provide(storeLayerOf(chosen.spec)))
+    }
+    if (chosen.spec._tag !== "Postgres") {
+      const why = cluster ? "--cluster" : "[cluster] enabled (config.toml)"
+      return yield* new UsageError({ message: `${why} needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); sessions are in ${chosen.spec.home}` })
+    }
+    const settings = yield* loadHarnessSettings(ctx)
+    const { clusterHostLayer, clusterFailures } = yield* Effect.promise(() => import("./Cluster.ts"))
+    return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags))))
   })

@@ -8,6 +8,7 @@ Usage:
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
           [--permission-mode default|acceptEdits|plan|bypass] [--allow RULE]… [--deny RULE]… [--yolo]
           [--store DIR|postgres://…]
+          [--cluster]   (children on the cluster's runners; needs a postgres:// store)
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
@@ -18,6 +19,7 @@ Usage:
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio; permission flags as for run)
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
   dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)
+  dsh runner --store postgres://… [--listen HOST:PORT]   (hosts cluster children until SIGTERM)
   dsh demo
   dsh --version
 

@@ -104,7 +104,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           limits,
           lane,
           resolveModel,
-          onChildEvent
+          onChildEvent,
+          admission: options.sharedAdmission === true ? "session" : "memory"
         })
         // Messages other processes send to this session's children come through here.
         yield* main.tree.answerSends((handle, message) =>

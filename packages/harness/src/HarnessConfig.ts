@@ -52,6 +52,11 @@ export interface HarnessConfig {
    * into the session's archive (default 60; 0 = never). Also what `dsh sessions prune` archives.
    */
   readonly archiving: { readonly afterMinutes?: number | undefined }
+  /**
+   * `[cluster] enabled = true`: children of in-process agent types run on the runners of a cluster
+   * (`@dsh/subagent-cluster`), which needs a `postgres://` store. Default false.
+   */
+  readonly cluster: { readonly enabled: boolean }
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -136,6 +141,10 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     const parsed = parseStoreSpec(raw.store)
     return Result.isSuccess(parsed) ? raw.store : fail("store", parsed.failure)
   })()
+  const boolean = (section: string, name: string): boolean | undefined => {
+    const value = table(section)[name]
+    return value === undefined || typeof value === "boolean" ? value : fail(`[${section}] ${name}`, `= ${JSON.stringify(value)} is not allowed: it must be true or false`)
+  }
   const config: HarnessConfig = {
     model,
     extraAgentDirs: strings(raw.extra_agent_dirs, "extra_agent_dirs"),
@@ -156,6 +165,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     acpKeepAliveSeconds: number("acp", "keep_alive_seconds"),
     models: decodeModelsConfig(raw, fail),
     archiving: { afterMinutes: number("subagents", "archive_after_minutes") },
+    cluster: { enabled: boolean("cluster", "enabled") ?? false },
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)

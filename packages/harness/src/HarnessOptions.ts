@@ -59,4 +59,9 @@ export interface HarnessOptions<E = never, R = never> {
    * typically a cheaper one than the main agent's); default, or `inherit`: their parent's.
    */
   readonly subagentModel?: string | undefined
+  /**
+   * Children of a session are admitted by several processes (the owner and cluster runners):
+   * handles and the child cap are then kept in the session's state. Default false.
+   */
+  readonly sharedAdmission?: boolean | undefined
 }

@@ -183,6 +183,7 @@ export const makeContext = (journal: Journal, options: {
       resolveModel: () => Effect.die("not called"),
       saveContinuation: (data) => Effect.sync(() => void journal.saved.push(data)),
       takeMessages: Effect.sync(() => inbox.shift() ?? []),
+      forwardMessages: () => Effect.void,
       runTurns: () => Effect.die("not called")
     } satisfies StartContext
   })

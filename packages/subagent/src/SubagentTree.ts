@@ -92,7 +92,29 @@ export interface SubagentTreeOptions {
    */
   readonly childModel?: string | undefined
   readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  /**
+   * Whether this process owns the session (default true): it recovers what a dead owner left
+   * (live children marked lost, undelivered announcements queued again) and hears other
+   * processes' requests. A process hosting children for the owner (a cluster runner) passes false.
+   */
+  readonly owner?: boolean | undefined
+  /**
+   * Where handles and the per-session child count are kept: `memory` (default; one process
+   * admits the session's children) or `session` (in the session's state, updated in one
+   * transaction, so processes sharing a session never hand out one handle twice and the
+   * `maxChildren` cap holds across all of them).
+   */
+  readonly admission?: "memory" | "session" | undefined
 }
+
+const HANDLES_KEY = "handles"
+const LIVE = new Set(["queued", "running"])
+const CHILD_COUNT_KEY = "childCount"
+
+const asCounts = (value: unknown): Record<string, number> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => typeof e[1] === "number"))
+    : {}
 
 const handlePrefix = (type: string): string =>
   type.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "agent"
@@ -112,14 +134,16 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
     const scope = yield* Effect.scope
     const limits = options.limits === undefined ? yield* SubagentLimits : normalizeLimits(options.limits)
     const lane = options.lane ?? Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
-    const descriptors = yield* makeDescriptorBook(options.session, scope)
+    const owner = options.owner !== false
+    const descriptors = yield* makeDescriptorBook(options.session, scope, owner)
     // The archiver hears about delivered outcomes (a `cleanup: "delete"` child is archived then).
     let onDelivered: Effect.Effect<void> = Effect.void
-    const announcements = yield* makeAnnouncements(options.session, Effect.suspend(() => onDelivered))
+    const announcements = yield* makeAnnouncements(options.session, Effect.suspend(() => onDelivered), owner)
     const dynamicTypes = yield* makeDynamicTypes(options.session)
     const activations = makeActivations()
     const archiver = yield* makeArchiver({
-      session: options.session,
+      // Archiving is the owner's (it takes the lease); a tree hosting children for another owner does not.
+      session: owner ? options.session : undefined,
       descriptors,
       activations,
       delivered: (d) => d.background !== true || announcements.record(d.runId)?.delivered !== false,
@@ -145,21 +169,41 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       return false
     }
 
+    const shared = options.admission === "session" && options.session !== undefined
+    const targetsOf = (handle: string, from: string) =>
+      descriptors.all().filter((d) => (handle === "all" ? isReachable(d.handle, from) : d.handle === handle || isReachable(d.handle, handle)))
+
     const stopHeld = (handle: string, from: string) =>
       Effect.gen(function*() {
-        const targets = descriptors.all().filter((d) =>
-          handle === "all" ? isReachable(d.handle, from) : d.handle === handle || isReachable(d.handle, handle)
-        ).map((d) => d.handle)
-        const live = targets.flatMap((h) => {
-          const fiber = activations.get(h)?.fiber
-          return fiber === undefined ? [] : [[h, fiber] as const]
+        // Shared: descendants other processes run are stopped through their ancestors here (a
+        // stopped activation stops what it started, wherever that runs); they count as stopped.
+        if (shared) yield* descriptors.refresh.pipe(Effect.ignore)
+        const targets = targetsOf(handle, from)
+        const live = targets.flatMap((d) => {
+          const fiber = activations.get(d.handle)?.fiber
+          return fiber === undefined ? [] : [[d.handle, fiber] as const]
         })
         yield* Effect.forEach(live, ([, fiber]) => Fiber.interrupt(fiber), { concurrency: "unbounded", discard: true })
-        return live.map(([h]) => h)
+        const stopped = new Set(live.map(([h]) => h))
+        if (shared && stopped.size > 0) {
+          yield* descriptors.refresh.pipe(Effect.ignore)
+          for (const d of targets) if (LIVE.has(d.status) && descriptors.get(d.handle)?.status !== d.status) stopped.add(d.handle)
+        }
+        return [...stopped]
       })
 
+    // Shared: what other processes record about this session's children is followed here.
+    if (shared && owner) {
+      yield* Effect.forkIn(
+        Stream.runForEach(options.session!.watchState, (state) => Effect.sync(() => descriptors.merge(state))).pipe(
+          Effect.ignore({ log: "Warn", message: "children recorded by other processes are no longer followed" })
+        ),
+        scope
+      )
+    }
+
     let sends: RequestHandlers["send"] = (handle) => Effect.fail(`this process cannot continue ${handle}`)
-    if (options.session !== undefined) {
+    if (options.session !== undefined && owner) {
       const handlers = Effect.sync((): RequestHandlers => ({ stop: (h) => stopHeld(h, "user"), send: sends }))
       yield* Effect.forkIn(
         serveRequests(options.session, handlers).pipe(
@@ -187,20 +231,48 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       cwd: options.cwd ?? process.cwd(),
       defaultModel: options.defaultModel ?? refusingModel,
       onChildEvent: options.onChildEvent ?? (() => Effect.void),
-      allocateHandle: (type) =>
-        Effect.sync(() => {
-          const prefix = handlePrefix(type)
-          const n = (counters.get(prefix) ?? 0) + 1
-          counters.set(prefix, n)
-          return `${prefix}-${n}`
-        }),
-      reserveChild: Effect.suspend(() => {
-        if (children >= limits.maxChildren) {
-          return Effect.fail(new SubagentError({
-            reason: "ChildLimit",
-            message: `this session already has ${children} children, the limit (${limits.maxChildren}); continue an existing child instead`
-          }))
+      allocateHandle: (type) => {
+        const prefix = handlePrefix(type)
+        const shared = options.session
+        if (options.admission !== "session" || shared === undefined) {
+          return Effect.sync(() => {
+            const n = (counters.get(prefix) ?? 0) + 1
+            counters.set(prefix, n)
+            return `${prefix}-${n}`
+          })
         }
+        let n = 0
+        return shared.updateState((s) => {
+          const handles = asCounts(s[HANDLES_KEY])
+          n = Math.max(handles[prefix] ?? 0, counters.get(prefix) ?? 0) + 1
+          return { ...s, [HANDLES_KEY]: { ...handles, [prefix]: n } }
+        }).pipe(
+          Effect.map(() => `${prefix}-${n}`),
+          // The store is unreachable: a handle unique to this process still works (the run records its own failure).
+          Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters.get(prefix) ?? 0) + 1}`),
+          Effect.tap(() => Effect.sync(() => counters.set(prefix, Math.max(counters.get(prefix) ?? 0, n))))
+        )
+      },
+      reserveChild: Effect.suspend(() => {
+        const full = (count: number) =>
+          new SubagentError({
+            reason: "ChildLimit",
+            message: `this session already has ${count} children, the limit (${limits.maxChildren}); continue an existing child instead`
+          })
+        const shared = options.session
+        if (options.admission === "session" && shared !== undefined) {
+          let count = 0
+          let admitted = false
+          return shared.updateState((s) => {
+            count = typeof s[CHILD_COUNT_KEY] === "number" ? s[CHILD_COUNT_KEY] : descriptors.all().length
+            admitted = count < limits.maxChildren
+            return admitted ? { ...s, [CHILD_COUNT_KEY]: count + 1 } : s
+          }).pipe(
+            Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot admit a child: ${e.message}` })),
+            Effect.flatMap(() => (admitted ? Effect.void : Effect.fail(full(count))))
+          )
+        }
+        if (children >= limits.maxChildren) return Effect.fail(full(children))
         children++
         return Effect.void
       }),

@@ -2,11 +2,14 @@ import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import { makeId, makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
 import { Clock, Context, Deferred, type Duration, Effect, Schema, type Scope } from "effect"
 import { toAgentType } from "./internal/dynamicTypes.ts"
+import { hostActivation, type HostRequest } from "./internal/host.ts"
 import { runActivation, type RunSpec } from "./internal/run.ts"
 import type { SubagentDescriptor, SubagentResult } from "./Records.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
-import type { AcceptedRun, AgentType, ParentInfo, SpawnRequest, SubagentProvider, TurnRunner } from "./Vocabulary.ts"
+import type { AcceptedRun, AgentType, ChildOutcome, ParentInfo, SpawnRequest, SubagentProvider, TurnRunner } from "./Vocabulary.ts"
+
+export type { HostRequest } from "./internal/host.ts"
 
 /** One request of a batch (`spawnAll`), in order: its result, its accepted background run, or why it did not start. */
 export type BatchEntry =
@@ -68,6 +71,13 @@ export interface SubagentsShape {
    * call, woken by outcomes, finished only when its background children have settled.
    */
   readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
+  /**
+   * Runs a child that another process admitted and recorded (a cluster runner hosting it for
+   * the session's owner), on the provider its type names: an Activation of this tree, so
+   * messages, stops and the child's own delegation work here. The admitting process keeps the
+   * lane, the timeout and the child's descriptor.
+   */
+  readonly host: (request: HostRequest) => Effect.Effect<ChildOutcome, SubagentError>
   /** Every type name in use here (static and runtime-created): what a new name must not clash with. */
   readonly typeNames: Effect.Effect<ReadonlyArray<string>>
 }
@@ -246,6 +256,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
 
     const known = (handle: string, from: string) =>
       Effect.gen(function*() {
+        // A child admitted by another process sharing the session (a runner) is learnt from the store.
+        if (tree.descriptors.get(handle) === undefined) yield* tree.descriptors.refresh.pipe(Effect.ignore)
         const d = tree.descriptors.get(handle)
         if (d === undefined) {
           const mine = tree.descriptors.all().filter((x) => tree.isReachable(x.handle, from)).map((x) => x.handle)
@@ -276,7 +288,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const d = yield* known(handle, fromHandle)
         const running = tree.activations.get(handle)
         if (running !== undefined) {
-          running.inbox.push(message)
+          if (running.forward !== undefined) yield* running.forward(message)
+          else running.inbox.push(message)
           return { _tag: "Queued", handle } satisfies SendOutcome
         }
         const provider = yield* Effect.orElseSucceed(providers.get(d.provider), () => undefined)
@@ -352,6 +365,14 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       list: (from) => tree.descriptors.all().filter((d) => tree.isReachable(d.handle, from)),
       wait,
       runTurns: (handle, prompt, turn) => tree.runTurns(handle, prompt, turn),
+      host: (request) =>
+        Effect.gen(function*() {
+          const provider = yield* Effect.orElseSucceed(providers.get(request.type.provider), () => undefined)
+          if (provider === undefined) {
+            return yield* refuse("Unsupported", `${request.handle} needs the "${request.type.provider}" backend, which this process does not have`)
+          }
+          return yield* hostActivation(tree, provider, request)
+        }),
       typeNames: Effect.map(allTypes, (all) => all.map((t) => t.name))
     } satisfies SubagentsShape
   })

@@ -146,6 +146,12 @@ export interface StartContext {
    */
   readonly takeMessages: Effect.Effect<ReadonlyArray<string>>
   /**
+   * For a provider whose child runs elsewhere (another process or machine): from now on,
+   * messages sent to the child during this Activation go to `deliver` (those queued so far
+   * first) instead of waiting for `takeMessages`.
+   */
+  readonly forwardMessages: (deliver: (message: string) => Effect.Effect<void>) => Effect.Effect<void>
+  /**
    * Runs the child's turns as continuation and background delegation need: messages sent to
    * it and announcements of its own background children before each model call, then further
    * turns for messages that came too late and for outcomes still to come, until all settled.

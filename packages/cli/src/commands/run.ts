@@ -11,7 +11,6 @@ import { isLiveTerminal, liveTreeView } from "../LiveTree.ts"
 import { fileLogger } from "../Logger.ts"
 import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
 import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
-import { hostLayer } from "../Host.ts"
 import { Asker } from "@dsh/tools"
 import { openRequestedSession } from "../Session.ts"
 
@@ -137,5 +136,3 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
   })
 
 /** `dsh run`: the flags are read before the host is built (they join its permission rules). */
-export const runCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
-  parseRunArgs(args, ctx).pipe(Effect.flatMap((input) => executeRun(input, ctx).pipe(Effect.provide(hostLayer(ctx, input.permissions)))))

@@ -7,6 +7,8 @@ export interface Activation {
   readonly inbox: Array<string>
   readonly done: Deferred.Deferred<SubagentResult>
   fiber: Fiber.Fiber<unknown, unknown> | undefined
+  /** Set by a provider that hands messages to a child running elsewhere (`StartContext.forwardMessages`). */
+  forward?: ((message: string) => Effect.Effect<void>) | undefined
 }
 
 /**

@@ -33,9 +33,10 @@ const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStr
  * `tasks/<runId>.json` before it is queued for the parent; it is marked delivered once the
  * parent took it (or consumed it with `wait`), so every finished child reaches its parent
  * exactly once, also across a crash and restart (undelivered records are queued again when
- * the tree is loaded).
+ * the tree is loaded). `recover` is false in a process that hosts children for another owner:
+ * the owner recovers the session's records, not the host.
  */
-export const makeAnnouncements = (session: SessionHandle | undefined, onDelivered: Effect.Effect<void> = Effect.void) =>
+export const makeAnnouncements = (session: SessionHandle | undefined, onDelivered: Effect.Effect<void> = Effect.void, recover = true) =>
   Effect.gen(function*() {
     const queues = new Map<string, Queue.Queue<TaskRecord>>()
     const records = new Map<string, TaskRecord>()
@@ -70,7 +71,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
 
     // Undelivered outcomes from an earlier process are delivered now; runs that were still
     // going when it died are announced as lost.
-    if (session !== undefined) {
+    if (session !== undefined && recover) {
       const decoded = decodeTasks(yield* session.readTasks)
       yield* logWarnings(decoded.warnings)
       const transcripts = new Map<string, string>()

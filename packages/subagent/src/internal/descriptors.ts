@@ -4,22 +4,35 @@ import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Reco
 
 const NOTE_DELAY = "25 millis"
 
+const asRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+
 /** Statuses that mean "some process was running this child". */
 const LIVE = new Set(["queued", "running"])
 
 /**
  * Child descriptors, kept in memory and written to `state.json` by a coalescing writer: a
  * writer that finds nothing changed since the last write skips, so many children changing
- * state at once share one atomic write. `save` returns once a write that includes the change
- * has completed (a durable result) and fails if it could not be written; `note` does not wait,
- * writes a moment later and only logs a failure (the next save carries the change).
+ * state at once share one atomic write. A write merges only the children this book changed
+ * into the stored map, so several processes (runners hosting children of one session) each
+ * keep their own children's records without overwriting the others'. `save` returns once a
+ * write that includes the change has completed (a durable result) and fails if it could not
+ * be written; `note` does not wait, writes a moment later and only logs a failure (the next
+ * save carries the change).
+ *
+ * `recover`: this process owns the session, so children recorded as live belong to a process
+ * that is gone and are marked lost. A process that hosts children for another owner (a
+ * cluster runner) passes false.
  */
-export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Scope.Scope) =>
+export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Scope.Scope, recover = true) =>
   Effect.gen(function*() {
     const state = session === undefined ? undefined : yield* session.readState
     const decoded = state === undefined ? { records: [], warnings: [] } : decodeDescriptors(state)
     yield* logWarnings(decoded.warnings)
     const book = new Map<string, SubagentDescriptor>(decoded.records.map((d) => [d.handle, d]))
+    const dirty = new Set<string>()
+    // Children this process recorded: another process's records never overwrite them here.
+    const mine = new Set<string>()
     const writing = yield* Semaphore.make(1)
     let version = 0
     let written = 0
@@ -27,8 +40,13 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
     const write: Effect.Effect<void, SessionError> = Semaphore.withPermit(writing)(Effect.suspend(() => {
       if (written >= version || session === undefined) return Effect.void
       const target = version
-      const snapshot = Object.fromEntries(book)
-      return session.updateState((s) => ({ ...s, subagents: snapshot })).pipe(
+      const changed = Object.fromEntries([...dirty].flatMap((h) => {
+        const d = book.get(h)
+        return d === undefined ? [] : [[h, d] as const]
+      }))
+      dirty.clear()
+      return session.updateState((s) => ({ ...s, subagents: { ...asRecord(s.subagents), ...changed } })).pipe(
+        Effect.tapError(() => Effect.sync(() => Object.keys(changed).forEach((h) => dirty.add(h)))),
         Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
       )
     }))
@@ -50,16 +68,22 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
     const set = (d: SubagentDescriptor) =>
       Effect.sync(() => {
         book.set(d.handle, d)
+        dirty.add(d.handle)
+        mine.add(d.handle)
         version++
       })
 
     // A child recorded as queued or running belongs to a process that is gone (this one just
     // started): it is `lost` — a runtime fact, never a guess — and stays continuable.
-    const lost = [...book.values()].filter((d) => LIVE.has(d.status))
+    const lost = recover ? [...book.values()].filter((d) => LIVE.has(d.status)) : []
     if (lost.length > 0) {
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
       for (const d of lost) yield* set({ ...d, status: "lost", updatedAt: at })
       yield* write
+    }
+
+    const merge = (state: Readonly<Record<string, unknown>>) => {
+      for (const d of decodeDescriptors(state).records) if (!mine.has(d.handle)) book.set(d.handle, d)
     }
 
     return {
@@ -68,7 +92,35 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       /** Handles that were found running when this book was loaded, now marked lost. */
       lostOnLoad: lost.map((d) => d.handle),
       note: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(later)),
-      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write)),
+      /**
+       * Learns from a state read from the store what other processes recorded (a grandchild
+       * admitted on a runner, and how it ended); the records this process wrote stay as here.
+       */
+      merge,
+      /** `merge` with the state as the store holds it now. */
+      refresh: Effect.suspend(() => (session === undefined ? Effect.void : Effect.map(session.readState, merge))),
+      /**
+       * Changes one child's stored record in one read-modify-write of the store (e.g. its
+       * continuation, from the process that runs it), without writing the rest of this book.
+       */
+      patch: (handle: string, f: (d: SubagentDescriptor) => SubagentDescriptor): Effect.Effect<void, SessionError> =>
+        Effect.gen(function*() {
+          const local = book.get(handle)
+          if (session === undefined) {
+            if (local !== undefined) book.set(handle, f(local))
+            return
+          }
+          let patched: SubagentDescriptor | undefined
+          yield* session.updateState((s) => {
+            const stored = decodeDescriptors({ subagents: { [handle]: asRecord(s.subagents)[handle] } }).records[0] ?? local
+            if (stored === undefined) return s
+            patched = f(stored)
+            return { ...s, subagents: { ...asRecord(s.subagents), [handle]: patched } }
+          })
+          if (patched !== undefined) book.set(handle, patched)
+        }),
+      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write))
+,
       /** Several changes in one durable write. */
       saveAll: (ds: ReadonlyArray<SubagentDescriptor>): Effect.Effect<void, SessionError> =>
         Effect.forEach(ds, set, { discard: true }).pipe(Effect.andThen(write))

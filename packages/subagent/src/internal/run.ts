@@ -32,7 +32,11 @@ export interface RunSpec {
  * What a child has said and spent so far, from its live events: the result of a run that was
  * stopped, timed out or crashed is what the child produced up to then, whatever its provider.
  */
-const makeProgress = (pricing: PriceLookup | undefined, chosenSpec: () => string) => {
+export const makeProgress = (pricing?: PriceLookup | undefined, chosenSpec: () => string | undefined = () => undefined) => {
+  const priceOfChosen = () => {
+    const spec = chosenSpec()
+    return spec === undefined ? undefined : pricing?.(spec)
+  }
   let usage: Usage = emptyUsage
   let cost: number | undefined
   let priced = false
@@ -46,7 +50,7 @@ const makeProgress = (pricing: PriceLookup | undefined, chosenSpec: () => string
           // The child's own accounting when it reports a cost; else each model call at its own
           // model's price (a child may have run on several), a call labelled otherwise (an ACP
           // child's type name, an SDK child's "descendants") at the price of its chosen model.
-          cost = addCost(cost, event.cost ?? costOf(event.usage, pricing?.(event.model) ?? pricing?.(chosenSpec())))
+          cost = addCost(cost, event.cost ?? costOf(event.usage, pricing?.(event.model) ?? priceOfChosen()))
           priced = true
           break
         case "text-delta":
@@ -73,11 +77,57 @@ const makeProgress = (pricing: PriceLookup | undefined, chosenSpec: () => string
      * The cost of the run: the provider's own accounting (`outcome.cost`) wins; else its model
      * calls; a child that reported no usage events is priced at its chosen model.
      */
-    cost: (outcome: ChildOutcome): number | undefined => outcome.cost ?? (priced ? cost : costOf(outcome.usage, pricing?.(chosenSpec())))
+    cost: (outcome: ChildOutcome): number | undefined => outcome.cost ?? (priced ? cost : costOf(outcome.usage, priceOfChosen()))
   }
 }
 
-const firstLine = (cause: Cause.Cause<unknown>) => Cause.pretty(cause).split("\n")[0] ?? "unknown cause"
+type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runId" | "request" | "parent" | "store" | "activation" | "message" | "continuation"> & {
+  /** The model the child runs on (chosen by the process that admitted it). */
+  readonly model: ChildModel
+}
+
+/**
+ * The provider's `start` (or `continue`, with the spec's message) for one Activation, with the
+ * `StartContext` every provider gets; the child's live events feed `progress`.
+ */
+export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof makeProgress>): Effect.Effect<ChildOutcome> => {
+  const { tree, provider, type, handle, runId, request, parent, store, activation } = spec
+  const version = provider.continuation?.version ?? 1
+  const context: StartContext = {
+    handle,
+    runId,
+    request,
+    type,
+    parent,
+    model: spec.model,
+    store,
+    tree,
+    onEvent: (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event))),
+    childContext: tree.childContext,
+    resolveModel: tree.resolveModel,
+    saveContinuation: (data) =>
+      tree.descriptors.patch(handle, (d) => ({ ...d, continuation: { provider: provider.name, version, data } })).pipe(
+        Effect.ignore({ log: "Warn", message: `could not save ${handle}'s continuation` })
+      ),
+    continuation: spec.continuation,
+    takeMessages: tree.activations.take(handle),
+    forwardMessages: (deliver) =>
+      Effect.gen(function*() {
+        activation.forward = deliver
+        // Messages that came before the provider could forward them go now, in order.
+        for (const message of activation.inbox.splice(0)) yield* deliver(message)
+      }),
+    runTurns: (prompt, turn) => tree.runTurns(handle, prompt, turn)
+  }
+  return (spec.message !== undefined && provider.continue !== undefined
+    ? provider.continue({ ...context, message: spec.message })
+    : provider.start(context)
+  ).pipe(Effect.withSpan(spec.message !== undefined ? "SubagentProvider.continue" : "SubagentProvider.start", {
+    attributes: { provider: provider.name, handle, agent: type.name, runId }
+  }))
+}
+
+export const firstLine = (cause: Cause.Cause<unknown>) => Cause.pretty(cause).split("\n")[0] ?? "unknown cause"
 
 /**
  * One Activation of a child, start or continue: lane, timeout, descriptor transitions and the
@@ -172,33 +222,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         background: request.background === true,
         description: request.description
       })
-      const version = provider.continuation?.version ?? 1
-      const context: StartContext = {
-        handle,
-        runId,
-        request: runRequest,
-        type,
-        parent,
-        model: chosen,
-        store,
-        tree,
-        onEvent: (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event))),
-        childContext: tree.childContext,
-        resolveModel: tree.resolveModel,
-        saveContinuation: (data) =>
-          Effect.suspend(() => tree.descriptors.save({ ...descriptor(), continuation: { provider: provider.name, version, data } })).pipe(
-            Effect.ignore({ log: "Warn", message: `could not save ${handle}'s continuation` })
-          ),
-        continuation: spec.continuation,
-        takeMessages: tree.activations.take(handle),
-        runTurns: (prompt, turn) => tree.runTurns(handle, prompt, turn)
-      }
-      const hook = (spec.message !== undefined && provider.continue !== undefined
-        ? provider.continue({ ...context, message: spec.message })
-        : provider.start(context)
-      ).pipe(Effect.withSpan(spec.message !== undefined ? "SubagentProvider.continue" : "SubagentProvider.start", {
-        attributes: { provider: provider.name, handle, agent: type.name, runId }
-      }))
+      const hook = callProvider({ ...spec, request: runRequest, model: chosen }, progress)
       const seconds = request.timeoutSeconds ?? tree.limits.timeoutSeconds
       const timeout = seconds > 0 ? Duration.seconds(seconds) : undefined
       const bounded: Effect.Effect<ChildOutcome> = timeout === undefined ? hook : Effect.timeoutOption(hook, timeout).pipe(

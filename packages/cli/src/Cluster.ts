@@ -1,0 +1,51 @@
+import { configLayer, Harness, makeSessionHost } from "@dsh/harness"
+import { ChildEntityLive, ChildHost, ChildHostError, clusterMemberLayer, makeClusterProvider, type RunnerAddressInput } from "@dsh/subagent-cluster"
+import { Effect, Layer } from "effect"
+import { RunFailed } from "./CliError.ts"
+import type { DshConfig } from "./Config.ts"
+import type { CliContext } from "./Context.ts"
+import { dshHarnessOptions, type HarnessSettings, withSandbox } from "./DshHarness.ts"
+import type { PermissionFlags } from "./Permissions.ts"
+import { modelRegistryLayer } from "./Runtime.ts"
+
+/**
+ * The CLI's cluster layers, composed from `@dsh/subagent-cluster` and `@dsh/harness`. One pool to
+ * the store's database serves the sessions, the cluster and its lane; `[limits] max_concurrent`
+ * is the size of the cluster-wide lane, `max_children` holds through the session's state.
+ */
+const member = (url: string, config: DshConfig, runner?: RunnerAddressInput) =>
+  clusterMemberLayer({ url, runner: runner === undefined ? undefined : { listen: runner } }).pipe(Layer.provide(configLayer(config)))
+
+/** `dsh run --cluster`: the host, whose delegates run on the runners; it hosts nothing itself. */
+export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url: string, flags?: PermissionFlags | undefined) =>
+  withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags, cluster: makeClusterProvider() }))).pipe(
+    Layer.provideMerge(member(url, settings.config)),
+    Layer.provideMerge(configLayer(settings.config)),
+    Layer.provideMerge(modelRegistryLayer(settings.config))
+  )
+
+/** `dsh runner`: a member of the cluster that hosts the sessions' children with the reference harness. */
+export const runnerLayer = (ctx: CliContext, settings: HarnessSettings, url: string, listen: RunnerAddressInput) => {
+  const host = withSandbox(settings.config, (sandbox) =>
+    Layer.effect(
+      ChildHost,
+      Effect.map(makeSessionHost(dshHarnessOptions(ctx, settings, { sandbox, cluster: makeClusterProvider() })), (sessions) =>
+        ChildHost.of({
+          open: (sessionId, handle) => sessions.open(sessionId, handle).pipe(Effect.mapError((e) => new ChildHostError({ message: e.message })))
+        }))
+    ))
+  return ChildEntityLive.pipe(
+    Layer.provide(host),
+    Layer.provideMerge(member(url, settings.config, listen)),
+    Layer.provideMerge(configLayer(settings.config)),
+    Layer.provideMerge(modelRegistryLayer(settings.config))
+  )
+}
+
+/** The cluster's own failures (database, sockets, settings) as a failed run: one line, exit 1. */
+export const clusterFailures = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.catchIf(
+    (e): e is Extract<E, { readonly _tag: "SqlError" | "ConfigError" | "SocketServerError" }> =>
+      typeof e === "object" && e !== null && "_tag" in e && (e._tag === "SqlError" || e._tag === "ConfigError" || e._tag === "SocketServerError"),
+    (e) => Effect.fail(new RunFailed({ message: `cluster: ${(e as { message?: string }).message ?? String(e)}` }))
+  ))

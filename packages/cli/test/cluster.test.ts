@@ -1,0 +1,197 @@
+import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { postgresForTests } from "@dsh/testing-pg"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { hostedBy, readChildren, type Runner, shardHolders, startRunner, until } from "./cluster-support.ts"
+import { makeHome, runDsh, tempDir } from "./support.ts"
+
+// One PostgreSQL for this file, started once; each test has a database of its own (the cluster's
+// shard locks are advisory locks, which are per database, not per schema).
+const pg = await postgresForTests()
+afterAll(() => pg?.stop())
+
+interface Body {
+  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
+}
+const messages = (r: FakeRequest) => (r.body as Body).messages
+const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
+const mentions = (r: FakeRequest, text: string) => messages(r).some((m) => (m.content ?? "").includes(text))
+const spawnCalls = (prompts: ReadonlyArray<string>, extra: Record<string, unknown> = {}): FakeReply => ({
+  toolCalls: prompts.map((prompt, i) => ({ name: "subagent", arguments: { description: `task ${i + 1}`, prompt, agent: "explore", ...extra } }))
+})
+
+// What every test started, stopped after it (only these processes and servers).
+let runners: Array<Runner> = []
+let servers: Array<FakeServer> = []
+afterEach(async () => {
+  for (const r of runners) r.kill("SIGKILL")
+  await Promise.all(runners.map((r) => r.exited))
+  await Promise.all(servers.map((s) => s.close()))
+  runners = []
+  servers = []
+})
+
+/** A database, a fake model, a home with `config`, and `count` runners on them. */
+const cluster = async (respond: (r: FakeRequest) => FakeReply | Promise<FakeReply>, config: string, count = 2) => {
+  const url = await pg!.createDatabase()
+  const server = await startFakeOpenAIServer({ respond })
+  servers.push(server)
+  const home = makeHome(config)
+  const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+  const started = await Promise.all(Array.from({ length: count }, () => startRunner(url, env)))
+  runners.push(...started)
+  // Every runner holds some shards before the test goes on (a runner is ready before its share is handed to it).
+  await until(async () => (await shardHolders(url)) === count, "every runner holding shards")
+  const dsh = (args: ReadonlyArray<string>) => runDsh([...args, "--store", url], { env, cwd: tempDir() })
+  return { url, server, env, runners: started, dsh }
+}
+
+const jsonOf = (stdout: string) => JSON.parse(stdout) as { sessionId: string; status: string; result: string; subagents: Array<{ name: string; status: string; provider: string }> }
+const explore = (n: number) => Array.from({ length: n }, (_, i) => `explore-${i + 1}`)
+
+describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--cluster, PostgreSQL)", () => {
+  it("delegates through two runners (each child's log names its runner), then continues a child on the other runner once its first one stopped", async () => {
+    const respond = (r: FakeRequest): FakeReply =>
+      firstUser(r).startsWith("CHILD")
+        ? { text: mentions(r, "again") ? "continued here" : `done: ${firstUser(r)}` }
+        : step(r) === 0
+        ? spawnCalls(Array.from({ length: 12 }, (_, i) => `CHILD ${i + 1}`))
+        : { text: "all done" }
+    const c = await cluster(respond, "[limits]\nmax_concurrent = 12\n")
+    const run = await c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT fan out"])
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    const summary = jsonOf(run.stdout)
+    expect(summary.result).toBe("all done")
+    expect(summary.subagents.map((s) => [s.provider, s.status])).toEqual(Array(12).fill(["cluster", "completed"]))
+
+    const children = await readChildren(c.url, summary.sessionId, explore(12))
+    const hosts = children.map((ch) => hostedBy(ch.records))
+    expect(hosts.every((h) => h.length === 1)).toBe(true)
+    expect(new Set(hosts.flat()), "children ran on both runners").toEqual(new Set(c.runners.map((r) => r.address)))
+
+    // The runner that ran one child stops (SIGTERM: its shards go to the other); the child continues there.
+    const [first, other] = c.runners[0]!.address === hosts[0]![0] ? [c.runners[0]!, c.runners[1]!] : [c.runners[1]!, c.runners[0]!]
+    first.kill("SIGTERM")
+    const exit = await first.exited
+    expect(exit.code).toBe(0)
+    const sent = await c.dsh(["subagents", "send", "explore-1", "CHILD again", "--session", summary.sessionId, "--cluster"])
+    expect(sent.stderr).toBe("")
+    expect(sent.stdout).toBe("continued here\n")
+    const [after] = await readChildren(c.url, summary.sessionId, ["explore-1"])
+    expect(hostedBy(after!.records)).toEqual([first.address, other.address])
+    const log = await c.dsh(["subagents", "log", "explore-1", "--session", summary.sessionId])
+    expect(log.stdout).toContain("continued here")
+  }, 180_000)
+
+  it("a stop reaches a grandchild on another runner (max_depth 2), from another process", async () => {
+    const respond = (r: FakeRequest): FakeReply =>
+      firstUser(r).startsWith("GRAND")
+        ? { hang: true }
+        : firstUser(r).startsWith("CHILD")
+        ? step(r) === 0 ? spawnCalls(Array.from({ length: 8 }, (_, i) => `GRAND ${i + 1}`)) : { text: "child ended" }
+        : step(r) === 0
+        ? spawnCalls(["CHILD spawn grandchildren"], { agent: "coder" })
+        : { text: "parent ended" }
+    const c = await cluster(respond, "[limits]\nmax_concurrent = 12\nmax_depth = 2\n")
+    const running = c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT delegate"])
+    await until(() => c.server.requests.filter((r) => firstUser(r).startsWith("GRAND")).length === 8, "eight grandchildren asking the model")
+    const listed = await c.dsh(["sessions", "list", "--json"])
+    const sessionId = (JSON.parse(listed.stdout) as { sessions: Array<{ id: string }> }).sessions[0]!.id
+    const handles = ["coder-1", ...explore(8)]
+    const before = await readChildren(c.url, sessionId, handles)
+    const childRunner = hostedBy(before[0]!.records)[0]
+    expect(before.slice(1).some((g) => hostedBy(g.records)[0] !== childRunner), "a grandchild runs on the other runner").toBe(true)
+
+    const stop = await c.dsh(["subagents", "stop", "coder-1", "--session", sessionId])
+    expect(stop.stderr).toBe("")
+    expect(stop.code).toBe(0)
+    await c.server.waitForAborts(8)
+    const run = await running
+    expect(run.code).toBe(0)
+    const list = await c.dsh(["subagents", "list", "--session", sessionId, "--json"])
+    const statuses = (JSON.parse(list.stdout) as { subagents: Array<{ name: string; status: string }> }).subagents
+    expect(statuses.map((s) => s.status)).toEqual(Array(9).fill("cancelled"))
+  }, 180_000)
+
+  it("kill -9 of the runner running a child: the child is resumed from its transcript on the other runner, announced once", async () => {
+    let abortedWhenResumed: number | undefined
+    let server: FakeServer | undefined
+    const respond = (r: FakeRequest): FakeReply => {
+      if (firstUser(r).startsWith("CHILD")) {
+        if (!mentions(r, "The machine that ran you stopped")) return { text: "half way there", hang: true }
+        abortedWhenResumed ??= server!.aborted
+        return { text: "finished after the move" }
+      }
+      if (step(r) === 0) return spawnCalls(["CHILD long task"], { background: true })
+      return mentions(r, "[subagent announcement]") ? { text: "parent got it" } : { text: "waiting for the child" }
+    }
+    const c = await cluster(respond, "[limits]\nmax_concurrent = 4\n")
+    server = c.server
+    const running = c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT delegate in background"])
+    await until(() => c.server.requests.some((r) => firstUser(r).startsWith("CHILD")), "the child asking the model")
+    const listed = await c.dsh(["sessions", "list", "--json"])
+    const sessionId = (JSON.parse(listed.stdout) as { sessions: Array<{ id: string }> }).sessions[0]!.id
+    const [child] = await readChildren(c.url, sessionId, ["explore-1"])
+    const victim = c.runners.find((r) => r.address === hostedBy(child!.records)[0])!
+    victim.kill("SIGKILL")
+    expect((await victim.exited).signal).toBe("SIGKILL")
+
+    const run = await running
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    const summary = jsonOf(run.stdout)
+    expect(summary.result).toBe("parent got it")
+    expect(summary.subagents).toMatchObject([{ name: "explore-1", status: "completed" }])
+    expect(abortedWhenResumed, "the first run was cut off before the second began").toBeGreaterThanOrEqual(1)
+    const [after] = await readChildren(c.url, sessionId, ["explore-1"])
+    const survivor = c.runners.find((r) => r !== victim)!
+    expect(hostedBy(after!.records)).toEqual([victim.address, survivor.address])
+    expect(after!.meta?.status).toBe("completed")
+    // Exactly one announcement reached the parent.
+    const last = c.server.requests.filter((r) => !firstUser(r).startsWith("CHILD")).at(-1)!
+    expect(messages(last).filter((m) => (m.content ?? "").includes("[subagent announcement]"))).toHaveLength(1)
+    expect(messages(last).some((m) => (m.content ?? "").includes("finished after the move"))).toBe(true)
+  }, 180_000)
+
+  it("two parents share a global lane of 4: never more than 4 children run at once across the cluster", async () => {
+    const respond = (r: FakeRequest): FakeReply =>
+      firstUser(r).startsWith("CHILD")
+        ? { text: "ok", delayMs: 300 }
+        : step(r) === 0
+        ? spawnCalls(Array.from({ length: 6 }, (_, i) => `CHILD ${i + 1}`))
+        : { text: "done" }
+    const c = await cluster(respond, "[limits]\nmax_concurrent = 4\n")
+    const runs = await Promise.all([1, 2].map((n) => c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", `PARENT ${n}`])))
+    for (const run of runs) {
+      expect(run.stderr).toBe("")
+      expect(run.code).toBe(0)
+    }
+    const children = (await Promise.all(runs.map((run) => readChildren(c.url, jsonOf(run.stdout).sessionId, explore(6))))).flat()
+    const edges = children.flatMap(({ meta }) => [
+      { at: Date.parse(meta!.startedAt), delta: 1 },
+      { at: Date.parse(meta!.endedAt!), delta: -1 }
+    ]).sort((a, b) => a.at - b.at || a.delta - b.delta)
+    let now = 0
+    let most = 0
+    for (const e of edges) most = Math.max(most, (now += e.delta))
+    expect(most).toBeLessThanOrEqual(4)
+    expect(most, "children of both parents ran side by side").toBeGreaterThan(1)
+  }, 180_000)
+})
+
+describe("--cluster and dsh runner without PostgreSQL", () => {
+  it("are usage errors (exit 2, one line)", async () => {
+    const home = makeHome()
+    const run = await runDsh(["run", "--cluster", "hi"], { env: { DSH_HOME: home } })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(`dsh: --cluster needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); sessions are in ${home}\n`)
+    const runner = await runDsh(["runner", "--store", tempDir()], { env: { DSH_HOME: home } })
+    expect(runner.code).toBe(2)
+    expect(runner.stderr).toMatch(/^dsh: runner needs a PostgreSQL store .*; --store is the directory \S+\n$/)
+    const configured = makeHome("[cluster]\nenabled = \"yes\"\n")
+    const bad = await runDsh(["run", "hi"], { env: { DSH_HOME: configured } })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("[cluster] enabled")
+  })
+})

@@ -1,0 +1,95 @@
+import { HostError } from "@dsh/agent"
+import { ModelRegistry } from "@dsh/llm"
+import { SessionStore } from "@dsh/session"
+import { Lane, makeMemoryLane, makeSubagents, makeSubagentTree, SubagentLimits, type SubagentsShape } from "@dsh/subagent"
+import { Effect, Option, type Scope, Semaphore } from "effect"
+import type { BackendInput, Built, HarnessOptions } from "./HarnessOptions.ts"
+import { toHostError } from "./HostErrors.ts"
+import { agentTypes, childContextFactory, type ContextPlan } from "./internal/contexts.ts"
+
+const built = <A, E, R>(value: Built<A, E, R>): Effect.Effect<A, E, R> => (Effect.isEffect(value) ? value : Effect.succeed(value))
+const asBackend = (b: BackendInput) => ("provider" in b ? b : { provider: b, types: [] })
+
+/** Opens the hosting `Subagents` of one child of a session, for the calling scope. */
+export interface SessionHostShape {
+  readonly open: (sessionId: string, handle: string) => Effect.Effect<SubagentsShape, HostError, Scope.Scope>
+}
+
+/**
+ * Hosting a session's children in a process that does not own the session (a cluster runner):
+ * each hosted child gets a tree of its own over the session, built as the owner builds its
+ * tree — the same agents, backends, tools and models of the described harness — but without
+ * the ownership lease, without recovering the owner's records, and admitting grandchildren
+ * through the session's state so handles stay unique across processes. A child's own tree
+ * holds what it starts (a grandchild here, even when the grandchild's run lands on this same
+ * process). What every child of a session shares (its agents, its model) is read once while
+ * any of them is hosted.
+ */
+export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E, R>) =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore
+    const registry = yield* ModelRegistry
+    const limits = yield* SubagentLimits
+    const lane = Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
+    const backends = (yield* built(options.backends)).map(asBackend)
+    const tools = yield* built(options.tools ?? [])
+    const resolveModel = (spec: string) => registry.resolve(spec, options.modelConfig ?? {})
+
+    const load = (sessionId: string) =>
+      toHostError(Effect.gen(function*() {
+        const session = yield* store.open(sessionId)
+        const state = yield* session.readState
+        const catalog = yield* options.agents({ cwd: state.cwd, agent: state.agent, extra: state })
+        const plan: ContextPlan = {
+          catalog,
+          backends,
+          tools,
+          options: { delegatesRunOn: options.delegatesRunOn, controlTools: options.controlTools, createTools: options.createTools, pricing: options.pricing }
+        }
+        return { session, cwd: state.cwd, plan, model: yield* resolveModel(state.model) }
+      }))
+    type Loaded = Effect.Success<ReturnType<typeof load>>
+
+    const loaded = new Map<string, { readonly value: Loaded; users: number }>()
+    const lock = yield* Semaphore.make(1)
+    const sessionOf = (sessionId: string) =>
+      Effect.acquireRelease(
+        lock.withPermit(Effect.gen(function*() {
+          const existing = loaded.get(sessionId)
+          if (existing !== undefined) {
+            existing.users++
+            return existing
+          }
+          const entry = { value: yield* load(sessionId), users: 1 }
+          loaded.set(sessionId, entry)
+          return entry
+        })),
+        (entry) => Effect.sync(() => void (--entry.users === 0 && loaded.delete(sessionId)))
+      ).pipe(Effect.map((entry) => entry.value))
+
+    const host: SessionHostShape = {
+      open: (sessionId) =>
+        Effect.gen(function*() {
+          const { session, cwd, plan, model } = yield* sessionOf(sessionId)
+          const tree = yield* toHostError(makeSubagentTree({
+            session,
+            cwd,
+            defaultModel: model,
+            limits,
+            lane,
+            childContext: childContextFactory(plan),
+            resolveModel,
+            owner: false,
+            admission: "session"
+          }))
+          return yield* toHostError(makeSubagents({
+            tree,
+            providers: backends.map((b) => b.provider),
+            types: agentTypes(plan),
+            pricing: options.pricing,
+            dynamicProvider: options.delegatesRunOn
+          }))
+        })
+    }
+    return host
+  })

@@ -1,0 +1,93 @@
+import { RunStatus, UsageRecord } from "@dsh/subagent"
+import { Schema } from "effect"
+import { ClusterSchema, Entity } from "effect/cluster"
+import { Rpc } from "effect/rpc"
+
+/** An agent definition as it travels to the runner that hosts the child. */
+export const AgentDefinitionRecord = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  whenToUse: Schema.optional(Schema.String),
+  systemPrompt: Schema.String,
+  tools: Schema.optional(Schema.Array(Schema.String)),
+  disallowedTools: Schema.optional(Schema.Array(Schema.String)),
+  subagents: Schema.optional(Schema.Array(Schema.String)),
+  model: Schema.optional(Schema.String),
+  override: Schema.Boolean,
+  mode: Schema.optional(Schema.Literals(["primary", "subagent", "all"])),
+  scope: Schema.Literals(["explicit", "project", "extra", "user", "plugin", "builtin", "runtime"]),
+  source: Schema.String
+})
+
+/** How a hosted run ended: what the parent's provider returns. */
+export const OutcomeRecord = Schema.Struct({
+  status: RunStatus,
+  output: Schema.String,
+  usage: UsageRecord,
+  notes: Schema.optional(Schema.String)
+})
+export type OutcomeRecord = typeof OutcomeRecord.Type
+
+/**
+ * One run of a child (its start, or a continuation with a message), persisted in the
+ * cluster's message storage: delivered to whichever runner owns the child's shard, delivered
+ * again after that runner dies, and deduplicated by `runId` (a resend of the same run attaches
+ * to it instead of running it twice).
+ */
+export const Run = Rpc.make("Run", {
+  payload: {
+    sessionId: Schema.String,
+    handle: Schema.String,
+    runId: Schema.String,
+    /** The child's agent type: its name, the provider that runs it on the runner, its definition. */
+    agent: Schema.String,
+    provider: Schema.String,
+    definition: AgentDefinitionRecord,
+    prompt: Schema.String,
+    description: Schema.String,
+    model: Schema.optional(Schema.String),
+    /** The model the admitting process chose for the child (`provider:model`); default the parent's. */
+    childModel: Schema.optional(Schema.String),
+    thinking: Schema.optional(Schema.Literals(["off", "low", "medium", "high"])),
+    resultSchema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
+    /** Continue the child with this message instead of starting it. */
+    message: Schema.optional(Schema.String),
+    continuation: Schema.optional(Schema.Unknown),
+    parent: Schema.Struct({
+      handle: Schema.String,
+      depth: Schema.Number,
+      cwd: Schema.String,
+      /** The parent's model spec: the child's model when neither request nor type names one. */
+      model: Schema.String,
+      definition: AgentDefinitionRecord
+    })
+  },
+  success: OutcomeRecord,
+  primaryKey: (p) => p.runId
+}).annotate(ClusterSchema.Persisted, true)
+  // A runner shutting down hands the run over at once: it resumes on the next owner.
+  .annotate(ClusterSchema.InterruptOnTermination, true)
+
+/** A message for the child while it runs; `false` when it is not running on its runner any more. */
+export const Deliver = Rpc.make("Deliver", {
+  payload: { sessionId: Schema.String, handle: Schema.String, message: Schema.String },
+  success: Schema.Boolean
+})
+
+/**
+ * Stops the child and every descendant its runner holds (their own runners are reached in
+ * turn, each stopped child stopping its own children); returns the handles stopped there.
+ */
+export const Stop = Rpc.make("Stop", {
+  payload: { sessionId: Schema.String, handle: Schema.String },
+  success: Schema.Array(Schema.String)
+})
+
+/**
+ * A child of a dsh session, as a cluster entity keyed `<sessionId>/<handle>`: at most one
+ * activation across the cluster, on the runner that owns its shard.
+ */
+export const ChildEntity = Entity.make("dsh/Child", [Run, Deliver, Stop])
+
+/** The entity id of a session's child. */
+export const childEntityId = (sessionId: string, handle: string): string => `${sessionId}/${handle}`

@@ -1,0 +1,112 @@
+import { Lane, type LaneShape, SubagentLimits } from "@dsh/subagent"
+import { PgClient } from "@effect/sql-pg"
+import { Deferred, Duration, Effect, Layer, Queue, Schedule } from "effect"
+import { hostname } from "node:os"
+
+export interface ClusterLaneOptions {
+  /** The lane's name: processes that name the same lane share its slots. Default `default`. */
+  readonly name?: string | undefined
+  /** Slots of the lane. Default: `SubagentLimits.maxConcurrent` of the context. */
+  readonly slots?: number | undefined
+  /** How long a slot stays held without a heartbeat from its holder (a holder that died). Default 15 s. */
+  readonly lease?: Duration.Input | undefined
+}
+
+const CHANNEL = "dsh_lane"
+
+/**
+ * The lane, shared by every process of a cluster through PostgreSQL: a slot is a row claimed
+ * with `FOR UPDATE SKIP LOCKED`, kept by a heartbeat and freed on release; a release notifies
+ * the waiters (`LISTEN`/`NOTIFY`). A holder that dies stops its heartbeat and its slot is free
+ * again after the lease; waiters also look again once per lease/3, which is what frees them
+ * when the only news is such an expiry.
+ */
+export const makeClusterLane = (options: ClusterLaneOptions = {}) =>
+  Effect.gen(function*() {
+    const sql = yield* PgClient.PgClient
+    const limits = yield* SubagentLimits
+    const name = options.name ?? "default"
+    const slots = Math.max(1, Math.floor(options.slots ?? limits.maxConcurrent))
+    const lease = Duration.fromInputUnsafe(options.lease ?? "15 seconds")
+    const leaseSeconds = Math.max(1, Math.ceil(Duration.toSeconds(lease)))
+    const beat = Duration.millis(Math.max(200, Duration.toMillis(lease) / 3))
+
+    yield* sql.withTransaction(Effect.gen(function*() {
+      // Processes starting at once create the table once.
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext('dsh_lane_slots'))`
+      yield* sql`CREATE TABLE IF NOT EXISTS dsh_lane_slots (
+        lane text NOT NULL, slot integer NOT NULL, holder text, expires_at timestamptz,
+        PRIMARY KEY (lane, slot))`
+      yield* sql`INSERT INTO dsh_lane_slots (lane, slot)
+        SELECT ${name}, g FROM generate_series(0, ${slots - 1}) AS g ON CONFLICT DO NOTHING`
+    }))
+
+    // Every release anywhere wakes the waiters here, who then try again.
+    let changed = yield* Deferred.make<void>()
+    const notifications = yield* sql.listen(CHANNEL)
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const n = yield* Queue.take(notifications)
+      if (n.payload !== name) return
+      const wake = changed
+      changed = yield* Deferred.make<void>()
+      yield* Deferred.succeed(wake, undefined)
+    })).pipe(Effect.ignore({ log: "Warn", message: "the lane no longer hears releases; waiters look again every few seconds" })))
+
+    let serial = 0
+    const claim = (holder: string) =>
+      sql<{ slot: number }>`
+        WITH free AS (
+          SELECT slot FROM dsh_lane_slots
+          WHERE lane = ${name} AND slot < ${slots} AND (holder IS NULL OR expires_at < now())
+          ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
+        UPDATE dsh_lane_slots s SET holder = ${holder}, expires_at = now() + make_interval(secs => ${leaseSeconds})
+        FROM free WHERE s.lane = ${name} AND s.slot = free.slot
+        RETURNING s.slot`.pipe(Effect.map((rows) => rows[0]?.slot))
+
+    /** Claims a slot; claims are never cut short (no slot is left claimed by nobody), waiting is. */
+    const acquire = (onQueued: Effect.Effect<void>, restore: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
+      Effect.gen(function*() {
+        const holder = `${hostname()}:${process.pid}:${++serial}`
+        let queued = false
+        while (true) {
+          const wake = changed
+          const slot = yield* claim(holder)
+          if (slot !== undefined) return { slot, holder }
+          if (!queued) {
+            queued = true
+            yield* restore(onQueued)
+          }
+          yield* restore(Deferred.await(wake).pipe(Effect.timeoutOption(beat)))
+        }
+      })
+
+    const release = (held: { readonly slot: number; readonly holder: string }) =>
+      sql`UPDATE dsh_lane_slots SET holder = NULL, expires_at = NULL
+          WHERE lane = ${name} AND slot = ${held.slot} AND holder = ${held.holder}`.pipe(
+        Effect.andThen(sql.notify(CHANNEL, name)),
+        Effect.ignore({ log: "Warn", message: "could not release a lane slot; it frees itself when its lease ends" })
+      )
+
+    const heartbeat = (held: { readonly slot: number; readonly holder: string }) =>
+      sql`UPDATE dsh_lane_slots SET expires_at = now() + make_interval(secs => ${leaseSeconds})
+          WHERE lane = ${name} AND slot = ${held.slot} AND holder = ${held.holder}`.pipe(
+        Effect.ignore({ log: "Warn", message: "a lane heartbeat failed" }),
+        Effect.repeat(Schedule.spaced(beat))
+      )
+
+    const lane: LaneShape = {
+      withSlot: (effect, onQueued) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function*() {
+            const held = yield* acquire(onQueued, restore).pipe(Effect.orDie)
+            return yield* restore(Effect.scoped(Effect.forkScoped(heartbeat(held)).pipe(Effect.andThen(effect)))).pipe(
+              Effect.ensuring(release(held))
+            )
+          })
+        )
+    }
+    return lane
+  })
+
+/** The `Lane` service backed by PostgreSQL (needs a `PgClient`): `max_concurrent` across the cluster. */
+export const clusterLaneLayer = (options: ClusterLaneOptions = {}) => Layer.effect(Lane, makeClusterLane(options))

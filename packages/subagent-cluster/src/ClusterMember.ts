@@ -1,0 +1,30 @@
+import { PgSessionStore } from "@dsh/session-pg"
+import { PgClient } from "@effect/sql-pg"
+import { Layer, Redacted } from "effect"
+import { clusterLaneLayer, type ClusterLaneOptions } from "./ClusterLane.ts"
+import { clusterClientLayer, clusterRunnerLayer, type ClusterTimings, type RunnerAddressInput } from "./ClusterLayers.ts"
+
+/** Options of `clusterMemberLayer`. */
+export interface ClusterMemberOptions extends ClusterTimings {
+  /** The cluster's database: sessions, the cluster's messages and runners, the lane. */
+  readonly url: string | Redacted.Redacted<string>
+  /** Host children here (a runner), listening there; without it, a member that only sends runs (a parent). */
+  readonly runner?: { readonly listen: RunnerAddressInput; readonly advertise?: RunnerAddressInput | undefined } | undefined
+  /** The lane shared by the cluster (`max_concurrent` across every process). */
+  readonly lane?: ClusterLaneOptions | undefined
+  /** The pool's size (default 10). */
+  readonly maxConnections?: number | undefined
+}
+
+/**
+ * Everything a process of the cluster shares through one PostgreSQL pool: the session store
+ * (`PgSessionStore`), the cluster's `Sharding` (a runner or a client-only member) and the
+ * cluster-wide `Lane`. Needs the `SubagentLimits` the lane's default size comes from. A runner
+ * adds `ChildEntityLive` with its `ChildHost` on top.
+ */
+export const clusterMemberLayer = (options: ClusterMemberOptions) => {
+  const url = typeof options.url === "string" ? Redacted.make(options.url) : options.url
+  const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections })
+  const sharding = options.runner === undefined ? clusterClientLayer(options) : clusterRunnerLayer({ ...options, ...options.runner })
+  return Layer.mergeAll(PgSessionStore.layerClient, sharding, clusterLaneLayer(options.lane)).pipe(Layer.provideMerge(pg))
+}

@@ -1,0 +1,107 @@
+import { addUsage, emptyUsage, makeId } from "@dsh/core"
+import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
+import { Clock, type Duration, Effect, Fiber } from "effect"
+import type { Sharding } from "effect/cluster"
+import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
+
+export interface ClusterProviderOptions {
+  /** The provider's name, as agent types name it. Default `cluster`. */
+  readonly name?: string | undefined
+  /** The provider that runs the children on the runners. Default `spawn` (in process, cold-continuable). */
+  readonly runsOn?: string | undefined
+  /** How long a stopped child's runner may take to hand back what the child did so far. Default 30 s. */
+  readonly stopGrace?: Duration.Input | undefined
+}
+
+const failed = (notes: string): ChildOutcome => ({ status: "failed", output: "", usage: emptyUsage, notes })
+
+const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0]
+
+/**
+ * The parent's side of cluster children: each run is a persisted `Run` message to the child's
+ * entity, answered by the runner that owns its shard. The parent keeps what it always keeps —
+ * lane, timeout, descriptor, announcements; stopping the run asks the child's runner to stop
+ * it (and whatever it started there) and returns what it did so far. Needs the cluster's
+ * `Sharding` (a runner, or a client-only member) and a session shared with the runners.
+ */
+export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effect.Effect<SubagentProvider, never, Sharding.Sharding> =>
+  Effect.gen(function*() {
+    const clientFor = yield* ChildEntity.client
+    const runsOn = options.runsOn ?? "spawn"
+    const grace = options.stopGrace ?? "30 seconds"
+
+    const runOnce = (context: StartContext, runId: string, message: string | undefined, late: Array<string>) =>
+      Effect.gen(function*() {
+        const session = context.tree.session
+        if (session === undefined) return failed("cluster children need a session in a store the runners share (--store postgres://…)")
+        const entity = clientFor(childEntityId(session.id, context.handle))
+        const { request, parent, type } = context
+        // Messages sent while it runs go to its runner; one that arrives after it ended waits for the next run.
+        yield* context.forwardMessages((text) =>
+          entity.Deliver({ sessionId: session.id, handle: context.handle, message: text }).pipe(
+            Effect.orElseSucceed(() => false),
+            Effect.flatMap((delivered) => (delivered ? Effect.void : Effect.sync(() => late.push(text))))
+          ))
+        const call = yield* Effect.forkChild(entity.Run({
+          sessionId: session.id,
+          handle: context.handle,
+          runId,
+          agent: type.name,
+          provider: runsOn,
+          definition: type.definition,
+          prompt: request.prompt,
+          description: request.description,
+          model: request.model,
+          childModel: context.model.spec,
+          thinking: request.thinking,
+          resultSchema: request.resultSchema,
+          message,
+          continuation: context.continuation,
+          parent: {
+            handle: parent.handle,
+            depth: parent.depth,
+            cwd: parent.cwd,
+            model: `${parent.model.provider}:${parent.model.model}`,
+            definition: parent.definition
+          }
+        }))
+        const answer = (exit: Fiber.Fiber<OutcomeRecord, unknown>) =>
+          Fiber.join(exit).pipe(Effect.catch((e) => Effect.succeed(failed(`the cluster could not run ${context.handle}: ${firstLine(e)}`))))
+        return yield* answer(call).pipe(
+          // Stopped or timed out here: the runner stops it and answers the run with what it did so far.
+          Effect.onInterrupt(() =>
+            Effect.gen(function*() {
+              yield* entity.Stop({ sessionId: session.id, handle: context.handle }).pipe(Effect.timeout(grace), Effect.ignore)
+              const outcome = yield* answer(call).pipe(Effect.timeoutOption(grace))
+              if (outcome._tag === "None") return yield* Fiber.interrupt(call)
+              // What the child said and spent reaches the parent's record of the run.
+              if (outcome.value.output !== "") {
+                yield* context.onEvent({ type: "message", message: { role: "assistant", content: outcome.value.output } })
+              }
+              if (outcome.value.usage.totalTokens > 0) yield* context.onEvent({ type: "usage", model: "", usage: outcome.value.usage })
+            })
+          )
+        )
+      })
+
+    /** A run, then another for messages that arrived after it ended, until none is left. */
+    const runAll = (context: StartContext, first: string | undefined) =>
+      Effect.gen(function*() {
+        const late: Array<string> = []
+        let outcome: ChildOutcome = yield* runOnce(context, context.runId, first, late)
+        let usage = outcome.usage
+        while (outcome.status === "completed" && late.length > 0) {
+          const next = late.splice(0).join("\n\n")
+          outcome = yield* runOnce(context, makeId(new Date(yield* Clock.currentTimeMillis)), next, late)
+          usage = addUsage(usage, outcome.usage)
+        }
+        return { ...outcome, usage }
+      })
+
+    return {
+      name: options.name ?? "cluster",
+      description: `children on the cluster's runners (run there by "${runsOn}")`,
+      start: (context) => runAll(context, undefined),
+      continue: (context) => runAll(context, context.message)
+    } satisfies SubagentProvider
+  })
