@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -31,6 +31,7 @@ beforeAll(async () => {
     return yield* loadSessionReport(session)
   })))
   html = renderReportHtml(report)
+  mkdirSync(OUTPUT, { recursive: true })
   file = join(OUTPUT, "report.html")
   writeFileSync(file, html)
 }, 60_000)
