@@ -40,9 +40,20 @@ export const BWRAP_INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get in
  * and /dev, a new PID namespace with the command as PID 1 (no ancestor's `/proc/<pid>` is
  * visible, and everything dies with it), a new session, death with the parent, every
  * capability dropped (so even root cannot remount), and no network unless `network`.
+ * `program`: the command and its arguments; a program installed under /tmp (its executable or
+ * a script it is given) keeps its top directory there, read-only, or the private /tmp would hide it.
  */
-export const bwrapArgs = (options: { readonly cwd: string; readonly writable?: ReadonlyArray<string> | undefined; readonly network?: boolean | undefined }): Array<string> => {
+export const bwrapArgs = (options: {
+  readonly cwd: string
+  readonly writable?: ReadonlyArray<string> | undefined
+  readonly network?: boolean | undefined
+  readonly program?: ReadonlyArray<string> | undefined
+}): Array<string> => {
   const cwd = resolve(options.cwd)
+  const installedInTmp = [...new Set((options.program ?? []).flatMap((p) => {
+    const top = /^\/tmp\/[^/]+/.exec(p)?.[0]
+    return top === undefined ? [] : [top]
+  }))]
   return [
     "--die-with-parent",
     "--new-session",
@@ -55,6 +66,7 @@ export const bwrapArgs = (options: { readonly cwd: string; readonly writable?: R
     "--dev", "/dev",
     "--proc", "/proc",
     "--tmpfs", "/tmp",
+    ...installedInTmp.flatMap((top) => ["--ro-bind-try", top, top]),
     "--bind", cwd, cwd,
     ...(options.writable ?? []).flatMap((p) => ["--bind-try", resolve(cwd, p), resolve(cwd, p)]),
     "--chdir", cwd
@@ -128,7 +140,12 @@ export const makeSandbox = (settings: SandboxSettings, launcher: ProcessLauncher
           return {
             _tag: "Confined",
             command: found.path,
-            args: [...bwrapArgs({ cwd: command.cwd, writable: settings.writable, network: settings.network }), "--", command.command, ...(command.args ?? [])]
+            args: [
+              ...bwrapArgs({ cwd: command.cwd, writable: settings.writable, network: settings.network, program: [command.command, ...(command.args ?? [])] }),
+              "--",
+              command.command,
+              ...(command.args ?? [])
+            ]
           }
         }
         if (settings.mode === "on") {
