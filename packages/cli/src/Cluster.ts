@@ -31,7 +31,8 @@ export const runnerLayer = (ctx: CliContext, settings: HarnessSettings, url: str
       ChildHost,
       Effect.map(makeSessionHost(dshHarnessOptions(ctx, settings, { sandbox, cluster: makeClusterProvider() })), (sessions) =>
         ChildHost.of({
-          open: (sessionId, handle) => sessions.open(sessionId, handle).pipe(Effect.mapError((e) => new ChildHostError({ message: e.message })))
+          open: (sessionId, handle, parentPermissions) =>
+            sessions.open(sessionId, handle, parentPermissions).pipe(Effect.mapError((e) => new ChildHostError({ message: e.message })))
         }))
     ))
   return ChildEntityLive.pipe(

@@ -181,6 +181,26 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
     expect(most).toBeLessThanOrEqual(4)
     expect(most, "children of both parents ran side by side").toBeGreaterThan(1)
   }, 180_000)
+
+  it("a child on a runner is decided by the parent's rules: a --deny given to dsh run --cluster holds there", async () => {
+    const respond = (r: FakeRequest): FakeReply =>
+      firstUser(r).startsWith("CHILD")
+        ? step(r) === 0 ? { toolCalls: [{ name: "Bash", arguments: { command: "echo from the runner" } }] } : { text: "child done" }
+        : step(r) === 0
+        ? spawnCalls(["CHILD run echo"], { agent: "coder" })
+        : { text: "parent done" }
+    // The runners' own rules allow everything; the parent's flag denies the command.
+    const c = await cluster(respond, "[permissions]\nmode = \"bypass\"\n")
+    const run = await c.dsh(["run", "--cluster", "--deny", "Bash(echo *)", "--model", "openai:any", "--output-format", "json", "PARENT"])
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    const [child] = await readChildren(c.url, jsonOf(run.stdout).sessionId, ["coder-1"])
+    expect(hostedBy(child!.records)).toHaveLength(1)
+    expect(child!.records.find((r) => r.type === "permission")).toMatchObject({ subject: "Bash(echo from the runner)", decision: "denied", rule: "deny: Bash(echo *)" })
+    const result = child!.records.find((r) => r.type === "tool-result") as { output?: string; isError?: boolean } | undefined
+    expect(result?.isError).toBe(true)
+    expect(result?.output).toContain("denied")
+  }, 180_000)
 })
 
 describe("--cluster and dsh runner without PostgreSQL", () => {

@@ -2,9 +2,11 @@ import { HostError } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { SessionStore } from "@dsh/session"
 import { Lane, makeMemoryLane, makeSubagents, makeSubagentTree, SubagentLimits, type SubagentsShape } from "@dsh/subagent"
+import { makePermissions, type PermissionRuleError, type PermissionSettings, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Effect, Option, type Scope, Semaphore } from "effect"
 import type { BackendInput, Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
+import { sessionPermissions } from "./SessionPermissions.ts"
 import { agentTypes, childContextFactory, type ContextPlan } from "./internal/contexts.ts"
 
 const built = <A, E, R>(value: Built<A, E, R>): Effect.Effect<A, E, R> => (Effect.isEffect(value) ? value : Effect.succeed(value))
@@ -12,8 +14,26 @@ const asBackend = (b: BackendInput) => ("provider" in b ? b : { provider: b, typ
 
 /** Opens the hosting `Subagents` of one child of a session, for the calling scope. */
 export interface SessionHostShape {
-  readonly open: (sessionId: string, handle: string) => Effect.Effect<SubagentsShape, HostError, Scope.Scope>
+  /**
+   * `parentPermissions`: the rules of the process that admitted the child (its
+   * `PermissionsShape.settings`); the child is decided by the harness's rules for the session
+   * narrowed by them, so a runner never allows what the parent would not.
+   */
+  readonly open: (
+    sessionId: string,
+    handle: string,
+    parentPermissions?: ReadonlyArray<PermissionSettings> | undefined
+  ) => Effect.Effect<SubagentsShape, HostError, Scope.Scope>
 }
+
+/** The harness's rules for a session narrowed by a parent's; undefined when there are none at all. */
+const narrowedBy = (own: PermissionsShape | undefined, parent: ReadonlyArray<PermissionSettings>): Effect.Effect<PermissionsShape | undefined, PermissionRuleError> =>
+  parent.length === 0
+    ? Effect.succeed(own)
+    : own === undefined
+    // Without rules of its own, the parent's rules decide alone (from "everything allowed").
+    ? makePermissions({ mode: "bypass" }, ...parent)
+    : Effect.reduce(parent, () => own, (narrowed, settings) => narrowed.narrow(settings))
 
 /**
  * Hosting a session's children in a process that does not own the session (a cluster runner):
@@ -22,8 +42,9 @@ export interface SessionHostShape {
  * the ownership lease, without recovering the owner's records, and admitting grandchildren
  * through the session's state so handles stay unique across processes. A child's own tree
  * holds what it starts (a grandchild here, even when the grandchild's run lands on this same
- * process). What every child of a session shares (its agents, its model) is read once while
- * any of them is hosted.
+ * process). What every child of a session shares (its agents, its model, its permission rules)
+ * is read once while any of them is hosted; a hosted run is decided by those rules narrowed by
+ * the admitting process's.
  */
 export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
@@ -46,7 +67,8 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
           tools,
           options: { delegatesRunOn: options.delegatesRunOn, controlTools: options.controlTools, createTools: options.createTools, pricing: options.pricing }
         }
-        return { session, cwd: state.cwd, plan, model: yield* resolveModel(state.model) }
+        const permissions = yield* sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state })
+        return { session, cwd: state.cwd, plan, model: yield* resolveModel(state.model), permissions }
       }))
     type Loaded = Effect.Success<ReturnType<typeof load>>
 
@@ -68,9 +90,12 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
       ).pipe(Effect.map((entry) => entry.value))
 
     const host: SessionHostShape = {
-      open: (sessionId) =>
+      open: (sessionId, _handle, parentPermissions) =>
         Effect.gen(function*() {
-          const { session, cwd, plan, model } = yield* sessionOf(sessionId)
+          const { session, cwd, plan, model, permissions: own } = yield* sessionOf(sessionId)
+          const permissions = yield* narrowedBy(own, parentPermissions ?? []).pipe(
+            Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: `the parent's permission rules: ${e.message}` }))
+          )
           const tree = yield* toHostError(makeSubagentTree({
             session,
             cwd,
@@ -82,13 +107,17 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
             owner: false,
             admission: "session"
           }))
-          return yield* toHostError(makeSubagents({
+          const subagents = yield* toHostError(makeSubagents({
             tree,
             providers: backends.map((b) => b.provider),
             types: agentTypes(plan),
             pricing: options.pricing,
             dynamicProvider: options.delegatesRunOn
           }))
+          // The hosted run, and everything it starts here, decides by these rules.
+          return permissions === undefined
+            ? subagents
+            : { ...subagents, host: (request) => Effect.provideService(subagents.host(request), Permissions, permissions) } satisfies SubagentsShape
         })
     }
     return host

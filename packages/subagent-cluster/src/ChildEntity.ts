@@ -1,4 +1,5 @@
 import { RunStatus, UsageRecord } from "@dsh/subagent"
+import { PERMISSION_MODES } from "@dsh/tools"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -17,6 +18,14 @@ export const AgentDefinitionRecord = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["primary", "subagent", "all"])),
   scope: Schema.Literals(["explicit", "project", "extra", "user", "plugin", "builtin", "runtime"]),
   source: Schema.String
+})
+
+/** Permission settings as the admitting process holds them (`PermissionsShape.settings`). */
+export const PermissionSettingsRecord = Schema.Struct({
+  mode: Schema.optional(Schema.Literals(PERMISSION_MODES)),
+  allow: Schema.optional(Schema.Array(Schema.String)),
+  ask: Schema.optional(Schema.Array(Schema.String)),
+  deny: Schema.optional(Schema.Array(Schema.String))
 })
 
 /** How a hosted run ended: what the parent's provider returns. */
@@ -52,6 +61,8 @@ export const Run = Rpc.make("Run", {
     resultSchema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
     /** Continue the child with this message instead of starting it. */
     message: Schema.optional(Schema.String),
+    /** The admitting process's permission rules: the runner decides the child by its own narrowed by these. */
+    permissions: Schema.optional(Schema.Array(PermissionSettingsRecord)),
     continuation: Schema.optional(Schema.Unknown),
     parent: Schema.Struct({
       handle: Schema.String,

@@ -1,4 +1,5 @@
 import type { SubagentsShape } from "@dsh/subagent"
+import type { PermissionSettings } from "@dsh/tools"
 import { Context, type Effect, Schema, type Scope } from "effect"
 
 /**
@@ -8,8 +9,15 @@ import { Context, type Effect, Schema, type Scope } from "effect"
  * A harness provides it; `@dsh/harness`'s `makeSessionHost` is the reference.
  */
 export interface ChildHostShape {
-  /** The hosting `Subagents` of one child of a session, for the calling scope. */
-  readonly open: (sessionId: string, handle: string) => Effect.Effect<SubagentsShape, ChildHostError, Scope.Scope>
+  /**
+   * The hosting `Subagents` of one child of a session, for the calling scope; its runs decide by
+   * the harness's rules narrowed by `parentPermissions` (the admitting process's).
+   */
+  readonly open: (
+    sessionId: string,
+    handle: string,
+    parentPermissions?: ReadonlyArray<PermissionSettings> | undefined
+  ) => Effect.Effect<SubagentsShape, ChildHostError, Scope.Scope>
 }
 
 /** A session a runner cannot host (missing, unreadable, or its model unavailable here). */

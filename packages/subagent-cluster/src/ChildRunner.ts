@@ -75,7 +75,7 @@ export const ChildEntityLive = ChildEntity.toLayer(
     return ChildEntity.of({
       Run: ({ payload }) =>
         Effect.scoped(Effect.gen(function*() {
-          const subagents = yield* host.open(payload.sessionId, payload.handle)
+          const subagents = yield* host.open(payload.sessionId, payload.handle, payload.permissions)
           hosting.set(key(payload), subagents)
           yield* Effect.addFinalizer(() => Effect.sync(() => hosting.get(key(payload)) === subagents && hosting.delete(key(payload))))
           return yield* hostRun(subagents, payload, runner)

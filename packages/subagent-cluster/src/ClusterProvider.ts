@@ -1,5 +1,6 @@
 import { addUsage, emptyUsage, makeId } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
+import { Permissions } from "@dsh/tools"
 import { Clock, type Duration, Effect, Fiber } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
@@ -36,6 +37,8 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
         if (session === undefined) return failed("cluster children need a session in a store the runners share (--store postgres://…)")
         const entity = clientFor(childEntityId(session.id, context.handle))
         const { request, parent, type } = context
+        // The rules this child is decided by travel with it: the runner narrows its own by them.
+        const permissions = yield* Permissions
         // Messages sent while it runs go to its runner; one that arrives after it ended waits for the next run.
         yield* context.forwardMessages((text) =>
           entity.Deliver({ sessionId: session.id, handle: context.handle, message: text }).pipe(
@@ -53,6 +56,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
           description: request.description,
           model: request.model,
           childModel: context.model.spec,
+          permissions: permissions.configured ? permissions.settings : undefined,
           thinking: request.thinking,
           resultSchema: request.resultSchema,
           message,
