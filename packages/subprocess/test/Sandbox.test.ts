@@ -26,7 +26,7 @@ const confined = (script: string, cwd: string, s: SandboxSettings = settings) =>
 const withServer = <A, E>(use: (port: number) => Effect.Effect<A, E>) =>
   Effect.acquireUseRelease(
     Effect.callback<ReturnType<typeof createServer>>((resume) => {
-      const server = createServer((socket) => socket.end("hello\n"))
+      const server = createServer((socket) => socket.on("error", () => undefined).end("hello\n"))
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
     }),
     (server) => use((server.address() as { port: number }).port),
