@@ -33,16 +33,6 @@ export const loadConfigFile = (path: string): Effect.Effect<DshConfig, UsageErro
     return yield* decodeHarnessConfig(raw, path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
   })
 
-/** What commands that run agents read from config.toml: the settings and the `[acp.agents.*]` (strictly). */
-export interface HostConfig {
-  readonly config: DshConfig
-  readonly acpAgents: ReadonlyArray<AcpAgentConfig>
-}
-
-/** `loadConfig`, plus the ACP agents: an invalid `[acp.agents.*]` entry is a usage error naming its key. */
-export const loadHostConfig = (home: string): Effect.Effect<HostConfig, UsageError> =>
-  Effect.gen(function*() {
-    const config = yield* loadConfig(home)
-    const acpAgents = yield* decodeAcpAgents(config.raw, join(home, "config.toml")).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
-    return { config, acpAgents }
-  })
+/** The `[acp.agents.*]` of a loaded config, strictly: an invalid entry is a usage error naming its key. */
+export const acpAgentsOf = (config: DshConfig, home: string): Effect.Effect<ReadonlyArray<AcpAgentConfig>, UsageError> =>
+  decodeAcpAgents(config.raw, join(home, "config.toml")).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))

@@ -1,7 +1,7 @@
 import { FileSessionStore, parseStoreSpec, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
-import { loadConfig } from "./Config.ts"
+import { type DshConfig, loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import type { PermissionFlags } from "./Permissions.ts"
 
@@ -39,11 +39,12 @@ export interface ChosenStore {
  * else the file store in `$DSH_HOME` (the embedded default). A setting that is neither a
  * directory nor a postgres:// URL is a usage error naming where it came from. Relative
  * directories are resolved against the working directory (flag, environment) or `$DSH_HOME` (config).
+ * `loaded`: config.toml when the caller has read it already.
  */
-export const chooseStore = (flag: string | undefined, ctx: CliContext): Effect.Effect<ChosenStore, UsageError> =>
+export const chooseStore = (flag: string | undefined, ctx: CliContext, loaded?: DshConfig): Effect.Effect<ChosenStore, UsageError> =>
   Effect.gen(function*() {
     const env = ctx.env.DSH_STORE === "" ? undefined : ctx.env.DSH_STORE
-    const configured = flag === undefined && env === undefined ? (yield* loadConfig(ctx.home)).store : undefined
+    const configured = flag === undefined && env === undefined ? (loaded ?? (yield* loadConfig(ctx.home))).store : undefined
     const [source, value, base] = flag !== undefined
       ? ["--store", flag, ctx.cwd]
       : env !== undefined
@@ -106,17 +107,18 @@ export const withHostedStore = <I, A, E, R>(
     const { cluster, rest } = takeClusterFlag(afterStore)
     const input = yield* parse(rest)
     const flags = flagsOf(input)
+    // config.toml is read once: for the store, the cluster setting and the host.
     const config = yield* loadConfig(ctx.home)
-    const chosen = yield* chooseStore(store, ctx)
-    const { hostLayer, loadHarnessSettings } = yield* Effect.promise(() => import("./Host.ts"))
+    const chosen = yield* chooseStore(store, ctx, config)
+    const { harnessSettings, hostLayerOf } = yield* Effect.promise(() => import("./Host.ts"))
+    const settings = yield* harnessSettings(ctx, config)
     if (!cluster && !config.cluster.enabled) {
-      return yield* command(input).pipe(Effect.provide(hostLayer(ctx, flags)), Effect.provide(storeLayerOf(chosen.spec)))
+      return yield* command(input).pipe(Effect.provide(hostLayerOf(ctx, settings, flags)), Effect.provide(storeLayerOf(chosen.spec)))
     }
     if (chosen.spec._tag !== "Postgres") {
       const why = cluster ? "--cluster" : "[cluster] enabled (config.toml)"
       return yield* new UsageError({ message: `${why} needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); sessions are in ${chosen.spec.home}` })
     }
-    const settings = yield* loadHarnessSettings(ctx)
     const { clusterHostLayer, clusterFailures } = yield* Effect.promise(() => import("./Cluster.ts"))
     return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags))))
   })

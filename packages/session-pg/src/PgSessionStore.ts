@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { makeId } from "@dsh/core"
-import { SessionError, type SessionHandle, type SessionState, SessionStore, type SessionStoreShape, StoreKit, displayUrl } from "@dsh/session"
+import { SessionError, type SessionState, SessionStore, type SessionStoreShape, StoreKit, displayUrl } from "@dsh/session"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Effect, Layer, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -75,14 +75,8 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
     const db: Db = { sql, ...described, schema }
     yield* migrate(db)
     const hub = yield* makeStateHub(db, scope)
-    const handles = new Map<string, SessionHandle>()
+    const handles = StoreKit.makeHandleCache()
 
-    /** Keeps the first handle registered for an id, so racing `open`s agree. */
-    const remember = (handle: SessionHandle): SessionHandle => {
-      const first = handles.get(handle.id) ?? handle
-      handles.set(handle.id, first)
-      return first
-    }
 
     const create: SessionStoreShape["create"] = (init) =>
       Effect.gen(function*() {
@@ -97,9 +91,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
             ON CONFLICT (id) DO NOTHING RETURNING id`
         )
         if (inserted.length === 0) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
-        const handle = yield* makePgSessionHandle(db, id, hub, scope)
-        handles.set(id, handle)
-        return handle
+        return handles.remember(yield* makePgSessionHandle(db, id, hub, scope))
       })
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -108,7 +100,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
         if (known !== undefined) return Effect.succeed(known)
         return readStateRow(db, id).pipe(
           Effect.andThen(makePgSessionHandle(db, id, hub, scope)),
-          Effect.map(remember)
+          Effect.map(handles.remember)
         )
       })))
 
@@ -162,7 +154,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
           yield* lease.acquire
           yield* run(db, `removing session "${id}"`, sql`DELETE FROM dsh_sessions WHERE id = ${id}`)
         }))),
-        Effect.andThen(Effect.sync(() => handles.delete(id))),
+        Effect.andThen(Effect.sync(() => handles.forget(id))),
         Effect.asVoid
       )
 

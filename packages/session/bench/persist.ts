@@ -8,41 +8,13 @@
 import { mkdtemp, open, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { AgentEvent } from "@dsh/core"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
+import { turnEvents } from "./lib/turns.ts"
 
 const TARGET = 20_000
 const turns = Number(process.argv[2] ?? 1000)
 const runs = Number(process.argv[3] ?? 5)
-
-const usage = { inputTokens: 1843, outputTokens: 212, totalTokens: 2055 }
-const fileText = "export const answer = (question: string): number => question.length % 42\n".repeat(6)
-
-/** One scripted turn: a user prompt, a tool round trip and a final answer. */
-const turnEvents = (turn: number): ReadonlyArray<AgentEvent> => {
-  const callId = `call_${turn.toString(36).padStart(6, "0")}`
-  const args = JSON.stringify({ path: `src/module-${turn % 17}.ts` })
-  const prompt = `Turn ${turn}: look at src/module-${turn % 17}.ts and tell me what answer() returns.`
-  return [
-    { type: "turn-start", turn, prompt },
-    { type: "step-start", turn, step: 1 },
-    { type: "message", message: { role: "user", content: prompt } },
-    {
-      type: "message",
-      message: { role: "assistant", content: "Let me read the file.", toolCalls: [{ id: callId, name: "Read", arguments: args }] }
-    },
-    { type: "tool-call", id: callId, name: "Read", input: args },
-    { type: "tool-result", id: callId, name: "Read", output: fileText, isError: false, durationMs: 2 },
-    { type: "message", message: { role: "tool", toolCallId: callId, name: "Read", content: fileText } },
-    {
-      type: "message",
-      message: { role: "assistant", content: "answer() returns the question's length modulo 42, so at most 41." }
-    },
-    { type: "usage", model: "scripted", usage },
-    { type: "turn-end", turn, status: "completed", result: "at most 41", usage, durationMs: 1200 }
-  ]
-}
 
 const script = Array.from({ length: turns }, (_, i) => turnEvents(i + 1))
 const eventsPerRun = script.reduce((n, events) => n + events.length, 0)

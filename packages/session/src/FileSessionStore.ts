@@ -21,9 +21,10 @@ import { isSafeId, makeId } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
 import { checkId, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
+import { makeHandleCache } from "./internal/handles.ts"
 import { ensureDir, io, listDir, makeDirIfAbsent, syncDir, writeFileAtomic } from "./internal/fs.ts"
 import { SessionError } from "./SessionError.ts"
-import { type SessionHandle, SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
+import { SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
 
 /** @since 0.1.0 */
 export interface Options {
@@ -43,15 +44,9 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     const sessionsDir = join(options.home, "sessions")
-    const handles = new Map<string, SessionHandle>()
+    const handles = makeHandleCache()
     const dirOf = (id: string) => join(sessionsDir, id)
 
-    /** Keeps the first handle registered for an id, so racing `open`s agree. */
-    const remember = (handle: SessionHandle): SessionHandle => {
-      const first = handles.get(handle.id) ?? handle
-      handles.set(handle.id, first)
-      return first
-    }
 
     const create: SessionStoreShape["create"] = (init) =>
       Effect.gen(function*() {
@@ -70,8 +65,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
           io("sync", sessionsDir, () => syncDir(sessionsDir))
         ], { concurrency: 2, discard: true })
         const handle = yield* makeFileSessionHandle(dir, id, scope)
-        handles.set(id, handle)
-        return handle
+        return handles.remember(handle)
       })
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -80,7 +74,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         if (known !== undefined) return Effect.succeed(known)
         return readStateFile(dirOf(id), id).pipe(
           Effect.andThen(makeFileSessionHandle(dirOf(id), id, scope)),
-          Effect.map(remember)
+          Effect.map(handles.remember)
         )
       })))
 
@@ -130,7 +124,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         // Renamed first (atomic: gone from `list` at once; a dot name is never a session), then deleted.
         const trash = join(sessionsDir, `.removed-${id}-${randomBytes(4).toString("hex")}`)
         yield* io("remove", dir, () => rename(dir, trash))
-        handles.delete(id)
+        handles.forget(id)
         yield* io("sync", sessionsDir, () => syncDir(sessionsDir))
         yield* io("remove", trash, () => rm(trash, { recursive: true, force: true }))
       }))

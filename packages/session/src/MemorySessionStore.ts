@@ -8,6 +8,7 @@
 import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
 import { Clock, Effect, Layer, Semaphore } from "effect"
 import { gunzipSync, gzipSync } from "node:zlib"
+import { makeHandleCache } from "./internal/handles.ts"
 import { checkId, initialState, latestOf, newestFirst, notFound, nowIso } from "./internal/state.ts"
 import { pollState } from "./internal/watch.ts"
 import { SessionError } from "./SessionError.ts"
@@ -202,7 +203,7 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
 export const make = (options?: { readonly data?: Data | undefined }): Effect.Effect<SessionStoreShape> =>
   Effect.sync(() => {
     const data = options?.data ?? makeData()
-    const handles = new Map<string, SessionHandle>()
+    const handles = makeHandleCache()
     const self = Math.random().toString(36).slice(2, 10)
 
     const create: SessionStoreShape["create"] = (init) =>
@@ -219,9 +220,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
           tasks: new Map()
         }
         data.sessions.set(id, stored)
-        const handle = yield* makeHandle(stored, id, self)
-        handles.set(id, handle)
-        return handle
+        return handles.remember(yield* makeHandle(stored, id, self))
       })
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -230,11 +229,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
         if (known !== undefined) return Effect.succeed(known)
         const stored = data.sessions.get(id)
         if (stored === undefined) return Effect.fail(notFound(id))
-        return makeHandle(stored, id, self).pipe(Effect.map((made) => {
-          const first = handles.get(id) ?? made
-          handles.set(id, first)
-          return first
-        }))
+        return makeHandle(stored, id, self).pipe(Effect.map(handles.remember))
       })))
 
     const list = Effect.sync(() => newestFirst([...data.sessions.values()].map((s) => copy(s.state))))
@@ -253,7 +248,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
             return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (${owner.host}); it was not removed` })
           }
           data.sessions.delete(id)
-          handles.delete(id)
+          handles.forget(id)
         })
       ))
 

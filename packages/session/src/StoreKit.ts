@@ -21,5 +21,7 @@ export {
   /** Now as an ISO string, from Effect's `Clock`. */
   nowIso
 } from "./internal/state.ts"
+/** The handles a store hands out, one per session id (racing `open`s agree on the first). */
+export { makeHandleCache } from "./internal/handles.ts"
 /** A parsed value as a `WireRecord`, or `undefined` when it is not one. */
 export { decodeRecord } from "./internal/wire.ts"
