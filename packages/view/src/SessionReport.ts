@@ -2,7 +2,7 @@ import { addUsage, emptyUsage, type Usage, type WireRecord } from "@dsh/core"
 import type { SessionError, SessionHandle, SessionOwner } from "@dsh/session"
 import { decodeDescriptors, decodeTasks, logWarnings, type SubagentDescriptor } from "@dsh/subagent"
 import { Effect } from "effect"
-import { type AgentStatus, costIn } from "./AgentTree.ts"
+import { type AgentNode, type AgentStatus, costIn } from "./AgentTree.ts"
 
 /** One run of an agent on the timeline: asked for, running, ended (ms since the epoch). */
 export interface ReportRun {
@@ -14,19 +14,11 @@ export interface ReportRun {
 }
 
 /** One agent of the report: `main` (index 0) or a child (`#index` in `subagents list`). */
-export interface ReportAgent {
-  readonly handle: string
+export interface ReportAgent
+  extends Pick<AgentNode, "handle" | "agent" | "provider" | "parent" | "depth" | "description" | "status" | "usage" | "cost" | "archived">
+{
   readonly index: number
-  readonly agent: string
-  readonly provider: string
-  readonly parent: string | undefined
-  readonly depth: number
-  readonly description: string
-  readonly status: AgentStatus
-  readonly usage: Usage
-  readonly cost: number | undefined
   readonly runs: ReadonlyArray<ReportRun>
-  readonly archived: boolean
   readonly cleanup: "keep" | "delete"
   /** Where its transcript lives (a path for the file store). */
   readonly location: string
