@@ -8,7 +8,7 @@
 // Only a package marked `"dsh": {"bundle": true}` (the CLI) is bundled whole, for start-up speed.
 import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs"
 import { builtinModules } from "node:module"
-import { join, resolve } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { build } from "tsup"
 
 const ROOT = resolve(import.meta.dirname, "..")
@@ -45,6 +45,27 @@ const bareImports = (code) => {
   return found
 }
 const packageOf = (spec) => (spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0])
+
+/**
+ * zod keeps every message locale (~65 modules, 250 KB of the CLI's 450 KB of zod) reachable
+ * through its `locales` namespace, which the ACP SDK's `import { z }` retains. The CLI only
+ * ever uses English, zod's default, so its bundle gets a `locales` of English alone: less for
+ * every start to read and compile. Libraries are not bundled and keep zod whole.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](core|classic)$/.test(args.resolveDir)
+        ? { path: join(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" }
+        : undefined)
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)}`,
+      loader: "js",
+      resolveDir: dirname(args.path)
+    }))
+  }
+}
 
 for (const dir of dirs) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
@@ -94,7 +115,8 @@ for (const dir of dirs) {
       : {},
     esbuildOptions: (options) => {
       options.conditions = ["@dsh/source"]
-    }
+    },
+    esbuildPlugins: bundled ? [zodEnglishOnly] : []
   })
   if (bundled) {
     // Old code-split chunks would pile up next to the new ones; removed only after the new

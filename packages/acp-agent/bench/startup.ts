@@ -14,7 +14,11 @@
  * Warm = the CLI's own compile cache after warm-up runs (steady state); cold = a fresh, empty
  * compile cache for every sample (the first start after a build or an upgrade).
  *
- *   node --conditions=@dsh/source packages/acp-agent/bench/startup.ts [runs] [--no-cold]
+ * `--against DIR` also runs another build of the CLI (a copy of `packages/cli/dist` made from an
+ * earlier commit, kept beside it so its imports resolve) in the same rounds, and prints what a
+ * change bought: on a shared machine that is steadier than comparing two runs.
+ *
+ *   node --conditions=@dsh/source packages/acp-agent/bench/startup.ts [runs] [--no-cold] [--against DIR]
  */
 import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -25,15 +29,19 @@ import { join, resolve } from "node:path"
 const ACP_TARGET = 1
 const RUN_TARGET = 3
 const args = process.argv.slice(2)
-const RUNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 15)
+const RUNS = Number(args.find((a, i) => /^\d+$/.test(a) && args[i - 1] !== "--against") ?? 15)
 const COLD = !args.includes("--no-cold")
+const againstAt = args.indexOf("--against")
+const AGAINST = againstAt >= 0 ? join(resolve(args[againstAt + 1] ?? ""), "main.js") : undefined
 const ROOT = resolve(import.meta.dirname, "../../..")
 const MAIN = join(ROOT, "packages/cli/dist/main.js")
 const ECHO_AGENT = join(import.meta.dirname, "fixtures/echo-agent.mjs")
 const SDK_ECHO = join(import.meta.dirname, "fixtures/sdk-echo.mjs")
-if (!existsSync(MAIN)) {
-  console.error(`build the CLI first: ${MAIN} is missing`)
-  process.exit(2)
+for (const main of [MAIN, ...(AGAINST === undefined ? [] : [AGAINST])]) {
+  if (!existsSync(main)) {
+    console.error(`build the CLI first: ${main} is missing`)
+    process.exit(2)
+  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), "dsh-startup-bench-"))
@@ -145,10 +153,10 @@ const server = await startFakeOpenAIServer({
   }
 })
 /** `dsh run` spawn → the first request at the fake OpenAI server; then waits for the exit. */
-const runToRequest = async (extraEnv: Record<string, string> = {}) => {
+const runToRequest = async (extraEnv: Record<string, string> = {}, main = MAIN) => {
   const arrived = new Promise<number>((r) => (requestArrived = () => r(performance.now())))
   const start = performance.now()
-  const child = spawn(process.execPath, [MAIN, "run", "--model", "openai:bench", "hello"], {
+  const child = spawn(process.execPath, [main, "run", "--model", "openai:bench", "hello"], {
     stdio: "ignore",
     cwd: dir,
     env: env({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-bench", ...extraEnv })
@@ -173,6 +181,13 @@ const samplers: Record<string, () => Promise<number>> = {
       "dsh acp (cold)": () => acpTurn(dshAcp, cold()),
       "dsh sdk (cold)": () => sdkTurn(dshSdk, cold()),
       "dsh run (cold)": () => runToRequest(cold())
+    }
+    : {}),
+  ...(AGAINST !== undefined
+    ? {
+      "dsh acp (against)": () => acpTurn([AGAINST, ...dshAcp.slice(1)]),
+      "dsh sdk (against)": () => sdkTurn([AGAINST, ...dshSdk.slice(1)]),
+      "dsh run (against)": () => runToRequest({}, AGAINST)
     }
     : {})
 }
@@ -213,6 +228,13 @@ const ratios: Record<string, { of: string; to: string; target?: number }> = {
       acpCold: { of: "dsh acp (cold)", to: "acp echo agent" },
       sdkCold: { of: "dsh sdk (cold)", to: "sdk echo server" },
       runCold: { of: "dsh run (cold)", to: "node -e 0" }
+    }
+    : {}),
+  ...(AGAINST !== undefined
+    ? {
+      acpAgainst: { of: "dsh acp", to: "dsh acp (against)" },
+      sdkAgainst: { of: "dsh sdk", to: "dsh sdk (against)" },
+      runAgainst: { of: "dsh run", to: "dsh run (against)" }
     }
     : {})
 }

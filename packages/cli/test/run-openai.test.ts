@@ -42,6 +42,29 @@ describe("dsh run against real HTTP model servers", () => {
     }
   })
 
+  it("invalid tool arguments go back to the model as an English message it can act on", async () => {
+    // The CLI's bundle keeps only zod's English messages: this is what the model reads.
+    const server = await startFakeOpenAIServer({
+      replies: [
+        { toolCalls: [{ name: "Read", arguments: { path: 42 } }], usage: { input: 5, output: 5 } },
+        { text: "I will pass a string.", usage: { input: 5, output: 5 } }
+      ]
+    })
+    try {
+      const r = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "read it"], {
+        cwd: project(),
+        env: { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+      })
+      expect(r.code).toBe(0)
+      const second = server.requests[1]?.body as { messages: Array<{ role: string; content: string }> }
+      expect(second.messages.find((m) => m.role === "tool")?.content).toBe(
+        "Error: invalid arguments for Read: path: Invalid input: expected string, received number"
+      )
+    } finally {
+      await server.close()
+    }
+  })
+
   it("anthropic: the same task through the Messages API", async () => {
     const server = await startFakeAnthropicServer({
       replies: [

@@ -16,7 +16,7 @@ import { type SessionError, type SessionState, SessionStore } from "@dsh/session
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
-import { Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
+import { Clock, Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
 import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
@@ -52,6 +52,10 @@ const checkDirectory = (cwd: string) =>
  * wake loop (background outcomes announced before its next model call, the turn finished only
  * when its background children settle); `stopChild` reaches the process that runs a child.
  */
+/** How long a new session's catalog stays current for its first prompt, and how many are kept. */
+const CATALOG_HANDOFF_MS = 5_000
+const CATALOG_HANDOFF_LIMIT = 16
+
 export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
     const store = yield* SessionStore
@@ -66,6 +70,17 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const resolveModel = (spec: string) => registry.resolve(spec, modelConfig)
 
     const catalogOf = (state: SessionState) => options.agents({ cwd: state.cwd, agent: state.agent, extra: state })
+    // A session's first prompt usually comes moments after its creation (ACP's session/new then
+    // session/prompt; `dsh run`): the catalog read to create it is handed to that first runtime
+    // instead of every agent file being read again. Taken once; a later first prompt reads afresh.
+    const created = new Map<string, { readonly catalog: AgentCatalog; readonly at: number }>()
+    const takeCreatedCatalog = (state: SessionState) =>
+      Effect.gen(function*() {
+        const handed = created.get(state.id)
+        created.delete(state.id)
+        const fresh = handed !== undefined && (yield* Clock.currentTimeMillis) - handed.at <= CATALOG_HANDOFF_MS
+        return fresh ? handed.catalog : yield* catalogOf(state)
+      })
     // One Permissions per session, kept while the host lives: "always" answers outlast a runtime.
     const permissionsBySession = new Map<string, PermissionsShape | undefined>()
     const permissionsOf = (state: SessionState) =>
@@ -86,7 +101,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         yield* session.acquire
         const state = yield* session.readState
         const model = yield* resolveModel(state.model)
-        const catalog: AgentCatalog = yield* catalogOf(state)
+        const catalog: AgentCatalog = yield* takeCreatedCatalog(state)
         const permissions = yield* permissionsOf(state)
         const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({
@@ -167,7 +182,11 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         // Malformed rules (the harness's, or a parent's in `extra`) are refused before anything is written.
         yield* sessionPermissions(options.permissions, { cwd: create.cwd, agent: create.agent, extra: create.extra ?? {} })
         const session = yield* store.create({ agent: catalog.main.name, cwd: create.cwd, model, extra: create.extra })
-        return info(yield* session.readState)
+        const state = yield* session.readState
+        // Bounded: sessions created and never prompted do not pile up.
+        if (created.size >= CATALOG_HANDOFF_LIMIT) created.delete(created.keys().next().value!)
+        created.set(state.id, { catalog, at: yield* Clock.currentTimeMillis })
+        return info(state)
       })).pipe(Effect.withSpan("AgentHost.createSession"))
 
     const prompt: AgentHostShape["prompt"] = (request) =>

@@ -70,6 +70,14 @@ describe("postSse", () => {
       assert.strictEqual(error.reason, "Network")
     }).pipe(fastRetries))
 
+  it.live("an https URL is spoken to over TLS (a plain-HTTP server there is a Network error, not an answer)", () =>
+    Effect.gen(function*() {
+      const server = yield* fake({ replies: [{ text: "plain" }] })
+      const error = yield* Effect.flip(Stream.runCollect(post(server.url.replace(/^http:/, "https:"))))
+      assert.strictEqual(error.reason, "Network")
+      assert.strictEqual(server.requests.length, 0)
+    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
+
   it.live("a connection cut mid-stream fails with Network, without retrying", () =>
     Effect.gen(function*() {
       let requests = 0
@@ -100,6 +108,71 @@ describe("postSse", () => {
       const error = yield* Effect.flip(parseJsonEvent("test", "{nope"))
       assert.strictEqual(error.reason, "BadResponse")
     }))
+})
+
+/** A plain HTTP server on 127.0.0.1 for the duration of the test's scope. */
+const serve = (handler: Parameters<typeof createServer>[1]) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{ readonly url: string; readonly server: ReturnType<typeof createServer> }>((resolve) => {
+        const server = createServer(handler)
+        server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
+      })
+    ),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }))
+  )
+
+describe("postSse over HTTP", () => {
+  it.live("follows a 307/308 redirect with the same method and body", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const { url } = yield* serve((req, res) => {
+        let body = ""
+        req.on("data", (c: Buffer) => (body += c.toString()))
+        req.on("end", () => {
+          seen.push(`${req.method} ${req.url} ${body}`)
+          if (req.url === "/sse") {
+            res.writeHead(308, { location: "/moved" })
+            res.end()
+          } else {
+            res.writeHead(200, { "content-type": "text/event-stream" })
+            res.end("data: here\n\n")
+          }
+        })
+      })
+      const events = yield* Stream.runCollect(post(url))
+      assert.deepStrictEqual(events.map((e) => e.data), ["here"])
+      assert.deepStrictEqual(seen, ["POST /sse {\"hello\":\"world\"}", "POST /moved {\"hello\":\"world\"}"])
+    }))
+
+  it.live("a stream that goes silent fails with Network after the idle timeout, not never", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve((req, res) => {
+        req.resume()
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write("data: one\n\n")
+      })
+      const seen: Array<string> = []
+      const error = yield* Effect.flip(Stream.runForEach(post(url), (e) => Effect.sync(() => seen.push(e.data))))
+      assert.deepStrictEqual(seen, ["one"])
+      assert.strictEqual(error.reason, "Network")
+      assert.include(error.detail, "no data from the server")
+    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis", idleTimeout: "150 millis" })))
+
+  it.live("a server that never answers is a Network error after the idle timeout, retried like one", () =>
+    Effect.gen(function*() {
+      let requests = 0
+      const { url } = yield* serve((req) => {
+        requests++
+        req.resume()
+      })
+      const error = yield* Effect.flip(Stream.runCollect(post(url)))
+      assert.strictEqual(error.reason, "Network")
+      assert.strictEqual(requests, 2)
+    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 1, baseDelay: "5 millis", maxDelay: "5 millis", idleTimeout: "150 millis" })))
 })
 
 describe("postSse with a non-streaming answer", () => {

@@ -7,7 +7,6 @@
  */
 import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
 import { Clock, Effect, Layer, Semaphore } from "effect"
-import { gunzipSync, gzipSync } from "node:zlib"
 import { makeHandleCache } from "./internal/handles.ts"
 import { checkId, initialState, latestOf, newestFirst, notFound, nowIso } from "./internal/state.ts"
 import { pollState } from "./internal/watch.ts"
@@ -57,7 +56,7 @@ const copy = <A>(value: A): A => value === undefined ? value : JSON.parse(JSON.s
 
 const encodeWire = (wire: ReadonlyArray<WireRecord>): string => wire.map((r) => `${JSON.stringify(r)}\n`).join("")
 const decodeArchive = (gz: Uint8Array): Array<WireRecord> =>
-  gunzipSync(gz).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as WireRecord)
+  process.getBuiltinModule("node:zlib").gunzipSync(gz).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as WireRecord)
 
 /** Moves an archived child's records back into its live transcript. */
 const restoreData = (stored: ChildData): boolean => {
@@ -148,7 +147,7 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
         const work = Effect.gen(function*() {
           const records = stored.archived === undefined ? stored.wire : [...decodeArchive(stored.archived.gz), ...stored.wire]
           const text = encodeWire(records)
-          const archived = { gz: gzipSync(text), bytes: Buffer.byteLength(text), archivedAt: yield* nowIso }
+          const archived = { gz: process.getBuiltinModule("node:zlib").gzipSync(text), bytes: Buffer.byteLength(text), archivedAt: yield* nowIso }
           if (options?.dryRun === true) return archivedOf(name, { ...stored, archived })
           stored.archived = archived
           stored.wire.splice(0)

@@ -17,11 +17,13 @@ import { open, readFile, rename, stat, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { promisify } from "node:util"
-import { constants, createGzip, gunzip } from "node:zlib"
 import { errorCode, ensureDir, listDir, openIfExists, syncDir } from "./fs.ts"
 
-const gunzipAsync = promisify(gunzip)
+// zlib loads when an archive is first read or written: an ES import of it (and of node:util)
+// would cost every start of every store (~10 ms), and most runs never archive.
+const zlib = () => process.getBuiltinModule("node:zlib")
+const gunzipAsync = (compressed: Buffer): Promise<Buffer> =>
+  new Promise((resolve, reject) => zlib().gunzip(compressed, (error, result) => (error ? reject(error) : resolve(result))))
 
 /** The suffix of an archived transcript in `archive/`. */
 export const ARCHIVE_SUFFIX = ".wire.jsonl.gz"
@@ -111,7 +113,7 @@ const streamOf = (sources: ReadonlyArray<string | Buffer>): NodeJS.ReadableStrea
 }
 
 /** The gzip stream the archive is written with (level 6: see the bench for why). */
-const gzip = () => createGzip({ level: 6, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY })
+const gzip = () => zlib().createGzip({ level: 6, memLevel: 9, strategy: zlib().constants.Z_DEFAULT_STRATEGY })
 
 /**
  * Compresses `sources` (concatenated) into `dest` atomically: a temp file in the same

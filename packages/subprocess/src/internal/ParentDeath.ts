@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process"
 import { accessSync, constants, statSync } from "node:fs"
 import type { Socket } from "node:net"
 import { delimiter, isAbsolute, join, resolve } from "node:path"
@@ -73,7 +72,8 @@ const WATCHDOG = "read _ || kill -s KILL -- -\"$1\" 2>/dev/null"
 export const startWatchdog = (pgid: number): (() => void) | undefined => {
   if (process.platform === "win32") return undefined
   try {
-    const dog = spawn("/bin/sh", ["-c", WATCHDOG, "dsh-watchdog", String(pgid)], { detached: true, stdio: ["pipe", "ignore", "ignore"] })
+    // child_process (with net and dgram) loads on the first launch, not with this module.
+    const dog = process.getBuiltinModule("node:child_process").spawn("/bin/sh", ["-c", WATCHDOG, "dsh-watchdog", String(pgid)], { detached: true, stdio: ["pipe", "ignore", "ignore"] })
     dog.on("error", () => undefined)
     const stdin = dog.stdin as Socket | null
     stdin?.on("error", () => undefined)
