@@ -21,6 +21,21 @@ const fake = (options: FakeServerOptions) =>
     (server) => Effect.promise(() => server.close())
   )
 
+/** A plain HTTP server on 127.0.0.1 for the duration of the test's scope. */
+const serve = (handler: Parameters<typeof createServer>[1]) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{ readonly url: string; readonly server: ReturnType<typeof createServer> }>((resolve) => {
+        const server = createServer(handler)
+        server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
+      })
+    ),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }))
+  )
+
 const post = (url: string) => postSse({ provider: "test", url: `${url}/sse`, headers: { "x-test": "1" }, body: { hello: "world" } })
 
 describe("postSse", () => {
@@ -81,22 +96,14 @@ describe("postSse", () => {
   it.live("a connection cut mid-stream fails with Network, without retrying", () =>
     Effect.gen(function*() {
       let requests = 0
-      const server = createServer((req, res) => {
+      const { url } = yield* serve((req, res) => {
         requests++
         req.resume()
         res.writeHead(200, { "content-type": "text/event-stream" })
         res.write("data: one\n\n", () => setImmediate(() => res.destroy()))
       })
-      yield* Effect.acquireRelease(
-        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
-        () => Effect.promise(() => new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }))
-      )
-      const { port } = server.address() as AddressInfo
       const seen: Array<string> = []
-      const error = yield* Effect.flip(Stream.runForEach(post(`http://127.0.0.1:${port}`), (e) => Effect.sync(() => seen.push(e.data))))
+      const error = yield* Effect.flip(Stream.runForEach(post(url), (e) => Effect.sync(() => seen.push(e.data))))
       assert.deepStrictEqual(seen, ["one"])
       assert.strictEqual(error.reason, "Network")
       assert.strictEqual(requests, 1)
@@ -109,21 +116,6 @@ describe("postSse", () => {
       assert.strictEqual(error.reason, "BadResponse")
     }))
 })
-
-/** A plain HTTP server on 127.0.0.1 for the duration of the test's scope. */
-const serve = (handler: Parameters<typeof createServer>[1]) =>
-  Effect.acquireRelease(
-    Effect.promise(() =>
-      new Promise<{ readonly url: string; readonly server: ReturnType<typeof createServer> }>((resolve) => {
-        const server = createServer(handler)
-        server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }))
-      })
-    ),
-    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }))
-  )
 
 describe("postSse over HTTP", () => {
   it.live("follows a 307/308 redirect with the same method and body", () =>
@@ -178,20 +170,12 @@ describe("postSse over HTTP", () => {
 describe("postSse with a non-streaming answer", () => {
   it.live("a JSON body where an event stream was expected is a BadResponse, not an empty answer", () =>
     Effect.gen(function*() {
-      const server = createServer((req, res) => {
+      const { url } = yield* serve((req, res) => {
         req.resume()
         res.writeHead(200, { "content-type": "application/json" })
         res.end(JSON.stringify({ error: { message: "streaming is not supported" } }))
       })
-      yield* Effect.acquireRelease(
-        Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
-        () => Effect.promise(() => new Promise<void>((resolve) => {
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }))
-      )
-      const { port } = server.address() as AddressInfo
-      const error = yield* Effect.flip(Stream.runCollect(post(`http://127.0.0.1:${port}`)))
+      const error = yield* Effect.flip(Stream.runCollect(post(url)))
       assert.strictEqual(error.reason, "BadResponse")
       assert.include(error.detail, "streaming is not supported")
     }))
