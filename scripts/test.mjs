@@ -3,6 +3,7 @@
 // `N passed, N failed` (and `, N skipped` when some were skipped).
 import { spawnSync } from "node:child_process"
 import { existsSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dirname, "..")
@@ -15,6 +16,19 @@ const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--r
   cwd: ROOT,
   stdio: "inherit"
 })
+// The resident dsh processes the tests started are stopped: those of this checkout's build, and
+// those of the builds the examples installed in temporary directories. Nothing the run started
+// stays behind it.
+try {
+  const { residentDir } = await import("../packages/cli/src/warm/Place.ts")
+  const { residentsIn } = await import("../packages/cli/src/warm/Status.ts")
+  const builds = [join(ROOT, "packages", "cli", "dist"), join(tmpdir(), "dsh-example-")]
+  for (const r of await residentsIn(residentDir(process.getuid?.() ?? 0))) {
+    if (builds.some((b) => r.build.startsWith(b))) process.kill(r.pid, "SIGTERM")
+  }
+} catch (error) {
+  console.log(`[test] could not stop the resident dsh processes: ${error instanceof Error ? error.message : String(error)}`)
+}
 let passed = 0
 let failed = 0
 let skipped = 0

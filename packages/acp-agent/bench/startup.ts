@@ -11,8 +11,11 @@
  * - `dsh run` spawn → first HTTP request at a fake OpenAI server on 127.0.0.1 vs `node -e 0`.
  *   Goal: ≤ 3×.
  *
- * Warm = the CLI's own compile cache after warm-up runs (steady state); cold = a fresh, empty
- * compile cache for every sample (the first start after a build or an upgrade).
+ * `dsh …` starts are served by the resident dsh (a warm spare process takes each start; before
+ * every sample the bench waits until the resident has settled, so no spare loads beside what is
+ * timed). `(own process)` = DSH_RESIDENT=0: dsh runs in the process spawned, with the CLI's
+ * compile cache warm. `(cold)` = no resident and a fresh, empty compile cache for every sample
+ * (the first start after a build or an upgrade).
  *
  * `--against DIR` also runs another build of the CLI (a copy of `packages/cli/dist` made from an
  * earlier commit, kept beside it so its imports resolve) in the same rounds, and prints what a
@@ -21,6 +24,8 @@
  *   node --conditions=@dsh/source packages/acp-agent/bench/startup.ts [runs] [--no-cold] [--against DIR]
  */
 import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { placeFor } from "../../cli/src/warm/Place.ts"
+import { residentSettled } from "../../cli/src/warm/Status.ts"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
@@ -53,7 +58,10 @@ let coldCaches = 0
 /** The children's environment: nothing of ours leaks in (no NODE_COMPILE_CACHE, no DSH_*). */
 const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", HOME: home, DSH_HOME: home, ...extra })
 /** A fresh, empty compile cache directory: this start compiles everything from source. */
-const cold = (): Record<string, string> => ({ NODE_COMPILE_CACHE: join(dir, `cold-cache-${coldCaches++}`) })
+const cold = (): Record<string, string> => ({ NODE_COMPILE_CACHE: join(dir, `cold-cache-${coldCaches++}`), DSH_RESIDENT: "0" })
+const OWN_PROCESS = { DSH_RESIDENT: "0" }
+/** The resident the `dsh` samples use (the children's environment and flags). */
+const resident = placeFor(MAIN, env(), [])
 
 /** Newline-delimited JSON-RPC over a child's stdio: the same minimal client for every server. */
 const rpc = (child: ChildProcess, onNotification: (method: string, params: any) => void) => {
@@ -176,6 +184,9 @@ const samplers: Record<string, () => Promise<number>> = {
   "sdk echo server": () => sdkTurn([SDK_ECHO]),
   "dsh sdk": () => sdkTurn(dshSdk),
   "dsh run": () => runToRequest(),
+  "dsh acp (own process)": () => acpTurn(dshAcp, OWN_PROCESS),
+  "dsh sdk (own process)": () => sdkTurn(dshSdk, OWN_PROCESS),
+  "dsh run (own process)": () => runToRequest(OWN_PROCESS),
   ...(COLD
     ? {
       "dsh acp (cold)": () => acpTurn(dshAcp, cold()),
@@ -192,13 +203,20 @@ const samplers: Record<string, () => Promise<number>> = {
     : {})
 }
 
-// Warm-up: fills the CLI's compile cache and the OS page cache for every program.
-for (const name of Object.keys(samplers)) await samplers[name]!()
+/** Waits for the resident to settle, then takes one sample. */
+const sample = async (name: string) => {
+  if (resident !== undefined) await residentSettled(resident.socket)
+  return samplers[name]!()
+}
+
+// Warm-up: fills the CLI's compile cache and the OS page cache for every program, and starts
+// the resident.
+for (const name of Object.keys(samplers)) await sample(name)
 const samples: Record<string, Array<number>> = Object.fromEntries(Object.keys(samplers).map((k) => [k, []]))
 const loadBefore = loadavg()[0]!
 for (let round = 0; round < RUNS; round++) {
   const order = Object.keys(samplers).sort(() => Math.random() - 0.5)
-  for (const name of order) samples[name]!.push(await samplers[name]!())
+  for (const name of order) samples[name]!.push(await sample(name))
 }
 const loadAfter = loadavg()[0]!
 await server.close()
@@ -217,12 +235,15 @@ const ms = (x: number) => `${x.toFixed(1)} ms`
 
 console.log(`${RUNS} interleaved rounds on ${process.execPath} (Node ${process.versions.node}); load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`)
 for (const [name, xs] of Object.entries(samples)) {
-  console.log(`  ${name.padEnd(17)} median ${ms(median(xs)).padStart(9)}  p25–p75 ${ms(quantile(xs, 0.25))}–${ms(quantile(xs, 0.75))}  min ${ms(sorted(xs)[0]!)}`)
+  console.log(`  ${name.padEnd(21)} median ${ms(median(xs)).padStart(9)}  p25–p75 ${ms(quantile(xs, 0.25))}–${ms(quantile(xs, 0.75))}  min ${ms(sorted(xs)[0]!)}`)
 }
 const ratios: Record<string, { of: string; to: string; target?: number }> = {
   acp: { of: "dsh acp", to: "acp echo agent", target: ACP_TARGET },
   sdk: { of: "dsh sdk", to: "sdk echo server" },
   run: { of: "dsh run", to: "node -e 0", target: RUN_TARGET },
+  acpOwn: { of: "dsh acp (own process)", to: "acp echo agent" },
+  sdkOwn: { of: "dsh sdk (own process)", to: "sdk echo server" },
+  runOwn: { of: "dsh run (own process)", to: "node -e 0" },
   ...(COLD
     ? {
       acpCold: { of: "dsh acp (cold)", to: "acp echo agent" },

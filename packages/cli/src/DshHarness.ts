@@ -13,6 +13,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
+import { residentDir } from "./warm/Place.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
@@ -123,9 +124,16 @@ export const dshHarnessOptions = <R = never>(
   }
 }
 
-/** One sandbox for Bash of every agent and `[acp.agents.*] sandbox = true` (bwrap is probed once, at first use). */
-export const withSandbox = <A, E, R>(config: DshConfig, build: (sandbox: SandboxShape) => Layer.Layer<A, E, R>) =>
-  Layer.unwrap(Effect.map(Effect.flatMap(ProcessLauncher, (launcher) => makeSandbox(config.sandbox, launcher)), build))
+/**
+ * One sandbox for Bash of every agent and `[acp.agents.*] sandbox = true` (bwrap is probed once,
+ * at first use). A confined command never sees the resident dsh's sockets, even from a working
+ * directory of /tmp: through them it could have commands run unconfined.
+ */
+export const withSandbox = <A, E, R>(config: DshConfig, build: (sandbox: SandboxShape) => Layer.Layer<A, E, R>) => {
+  const uid = process.getuid?.()
+  const hidden = uid === undefined ? [] : [residentDir(uid)]
+  return Layer.unwrap(Effect.map(Effect.flatMap(ProcessLauncher, (launcher) => makeSandbox(config.sandbox, launcher, { hidden })), build))
+}
 
 /** The reference harness as the `AgentHost` (see `dshHarnessOptions`). */
 export const dshHarnessLayer = (ctx: CliContext, settings: HarnessSettings, flags?: PermissionFlags | undefined) =>

@@ -12,4 +12,9 @@ if (argv.length === 0 || first === "--help" || first === "-h" || first === "help
   const { answerAndExit } = await import("./Usage.ts")
   answerAndExit(argv)
 }
+// The built CLI hands the start to a resident dsh when one is warm (DSH_RESIDENT=0: never).
+if (import.meta.url.endsWith(".js") && process.env.DSH_RESIDENT !== "0") {
+  const { runInResident } = await import("./warm/Launcher.ts")
+  await runInResident(import.meta.url)
+}
 await import("./Cli.ts")

@@ -53,7 +53,9 @@ const runProbe = async (agent: string, sandbox: string) => {
   try {
     const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", "--yolo", `delegate ${agent} ${probe(outside)}`], {
       cwd,
-      env: { DSH_HOME: home, DSH_TEST_SECRET: "hunter2" }
+      // dsh in its own process (and so its dsh children): the probe reads its ancestors'
+      // /proc/<pid>/environ, and a resident's spare has none of its caller's variables there.
+      env: { DSH_HOME: home, DSH_TEST_SECRET: "hunter2", DSH_RESIDENT: "0" }
     })
     expect(r.code, r.stderr).toBe(0)
     const result = (JSON.parse(r.stdout) as { result: string }).result

@@ -88,8 +88,11 @@ export const dshSdkAgentType = (provider: string = DSH_SDK_PROVIDER): AgentType 
 export const sdkAgentTypes = (definitions: ReadonlyArray<AgentDefinition>, provider: string = DSH_SDK_PROVIDER): ReadonlyArray<AgentType> =>
   definitions.map((definition) => ({ name: `sdk:${definition.name}`, provider, description: definition.description, definition }))
 
-const FORWARDED = /^(OPENAI_|ANTHROPIC_)|^DSH_MODEL$|^DSH_LOG_LEVEL$|^DSH_DEBUG$/
+const FORWARDED = /^(OPENAI_|ANTHROPIC_)|^DSH_MODEL$|^DSH_LOG_LEVEL$|^DSH_DEBUG$|^DSH_RESIDENT$/
 
-/** The variables a dsh child needs from its parent's environment: model endpoints and keys, the default model. */
+/**
+ * The variables a dsh child needs from its parent's environment: model endpoints and keys, the
+ * default model, logging, and which resident dsh (if any) starts it.
+ */
 export const forwardedEnv = (env: Readonly<Record<string, string | undefined>>): Record<string, string> =>
   Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && FORWARDED.test(e[0])))

@@ -42,14 +42,18 @@ export const BWRAP_INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get in
  * capability dropped (so even root cannot remount), and no network unless `network`.
  * `program`: the command and its arguments; a program installed under /tmp (its executable or
  * a script it is given) keeps its top directory there, read-only, or the private /tmp would hide it.
+ * `hidden`: paths the command must never see (e.g. the sockets of a resident dsh, which runs
+ * what it is asked unconfined); one that a bound directory would show is covered by an empty tmpfs.
  */
 export const bwrapArgs = (options: {
   readonly cwd: string
   readonly writable?: ReadonlyArray<string> | undefined
   readonly network?: boolean | undefined
   readonly program?: ReadonlyArray<string> | undefined
+  readonly hidden?: ReadonlyArray<string> | undefined
 }): Array<string> => {
   const cwd = resolve(options.cwd)
+  const writable = (options.writable ?? []).map((p) => resolve(cwd, p))
   const installedInTmp = [...new Set((options.program ?? []).flatMap((p) => {
     const top = /^\/tmp\/[^/]+/.exec(p)?.[0]
     return top === undefined ? [] : [top]
@@ -68,10 +72,15 @@ export const bwrapArgs = (options: {
     "--tmpfs", "/tmp",
     ...installedInTmp.flatMap((top) => ["--ro-bind-try", top, top]),
     "--bind", cwd, cwd,
-    ...(options.writable ?? []).flatMap((p) => ["--bind-try", resolve(cwd, p), resolve(cwd, p)]),
+    ...writable.flatMap((p) => ["--bind-try", p, p]),
+    ...shownAgain(options.hidden ?? [], [cwd, ...writable, ...installedInTmp]).flatMap((p) => ["--tmpfs", p]),
     "--chdir", cwd
   ]
 }
+
+/** The hidden paths that a bound directory (`cwd`, a writable path, a program's top directory) would show. */
+const shownAgain = (hidden: ReadonlyArray<string>, bound: ReadonlyArray<string>): Array<string> =>
+  hidden.map((h) => resolve(h)).filter((h) => bound.some((b) => h === b || h.startsWith(b.endsWith("/") ? b : `${b}/`)))
 
 const onPath = (name: string, path: string | undefined): Effect.Effect<string | undefined> =>
   Effect.promise(async () => {
@@ -127,8 +136,15 @@ export interface SandboxShape {
   readonly plan: (command: { readonly command: string; readonly args?: ReadonlyArray<string> | undefined; readonly cwd: string }) => Effect.Effect<SandboxPlan>
 }
 
-/** A sandbox over the launcher that runs the probe. */
-export const makeSandbox = (settings: SandboxSettings, launcher: ProcessLauncherShape, options: { readonly path?: string | undefined } = {}): Effect.Effect<SandboxShape> =>
+/**
+ * A sandbox over the launcher that runs the probe. `hidden`: paths no confined command may see
+ * (see `bwrapArgs`).
+ */
+export const makeSandbox = (
+  settings: SandboxSettings,
+  launcher: ProcessLauncherShape,
+  options: { readonly path?: string | undefined; readonly hidden?: ReadonlyArray<string> | undefined } = {}
+): Effect.Effect<SandboxShape> =>
   Effect.gen(function*() {
     const probe = yield* Effect.cached(probeBwrap(launcher, options))
     const warned = yield* Ref.make(false)
@@ -141,7 +157,13 @@ export const makeSandbox = (settings: SandboxSettings, launcher: ProcessLauncher
             _tag: "Confined",
             command: found.path,
             args: [
-              ...bwrapArgs({ cwd: command.cwd, writable: settings.writable, network: settings.network, program: [command.command, ...(command.args ?? [])] }),
+              ...bwrapArgs({
+                cwd: command.cwd,
+                writable: settings.writable,
+                network: settings.network,
+                program: [command.command, ...(command.args ?? [])],
+                hidden: options.hidden
+              }),
               "--",
               command.command,
               ...(command.args ?? [])

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
-import { LocalProcessLauncher, makeSandbox, probeBwrap, type SandboxSettings } from "../src/index.ts"
+import { bwrapArgs, LocalProcessLauncher, makeSandbox, probeBwrap, type SandboxSettings } from "../src/index.ts"
 
 const launcher = LocalProcessLauncher.make({ killGrace: "500 millis" })
 const probe = await Effect.runPromise(probeBwrap(launcher))
@@ -13,9 +13,9 @@ if (!probe.works) console.log(`skipping the bubblewrap sandbox tests: ${probe.pr
 const settings: SandboxSettings = { mode: "on", network: false, writable: [] }
 
 /** Runs a bash script confined in `cwd` and returns its output and exit code. */
-const confined = (script: string, cwd: string, s: SandboxSettings = settings) =>
+const confined = (script: string, cwd: string, s: SandboxSettings = settings, hidden?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const sandbox = yield* makeSandbox(s, launcher)
+    const sandbox = yield* makeSandbox(s, launcher, { hidden })
     const plan = yield* sandbox.plan({ command: "bash", args: ["-c", script], cwd })
     assert.strictEqual(plan._tag, "Confined")
     if (plan._tag !== "Confined") return yield* Effect.die("not confined")
@@ -81,6 +81,21 @@ describe.skipIf(!probe.works)("bubblewrap sandbox (real bwrap)", () => {
       const r = yield* confined(`echo y > ${extra}/ok.txt && echo wrote`, cwd, { ...settings, writable: [extra] })
       assert.include(r.stdout, "wrote")
       assert.strictEqual(readFileSync(join(extra, "ok.txt"), "utf8"), "y\n")
+    }))
+
+  it.live("a hidden path stays hidden even when a bound directory holds it", () =>
+    Effect.gen(function*() {
+      // A bound working directory holding the hidden one, as /tmp holds the resident's sockets.
+      const cwd = mkdtempSync(join(tmpdir(), "dsh-sbx-hide-"))
+      const hidden = join(cwd, "private")
+      mkdirSync(hidden)
+      writeFileSync(join(hidden, "secret"), "s")
+      const look = `cat private/secret 2>/dev/null && echo seen || echo unseen`
+      assert.include((yield* confined(look, cwd)).stdout, "seen")
+      assert.include((yield* confined(look, cwd, settings, [hidden])).stdout, "unseen")
+      // Not bound, it is hidden already: nothing is mounted for it.
+      assert.notInclude(bwrapArgs({ cwd: "/work", hidden: ["/tmp/dsh-0"] }), "/tmp/dsh-0")
+      assert.include(bwrapArgs({ cwd: "/tmp", hidden: ["/tmp/dsh-0"] }), "/tmp/dsh-0")
     }))
 
   it.live("a timeout stops everything the confined command started", () =>

@@ -1,0 +1,71 @@
+// Where a resident dsh listens, and which build and Node it must be to serve a given start.
+// No Effect here: this runs in the launcher, before anything heavy loads.
+import { lstatSync, mkdirSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+/**
+ * The per-user directory of resident sockets. Always under `/tmp`, whatever `TMPDIR` says:
+ * the sandbox gives every confined process a private /tmp (and masks this directory when a
+ * bound path would show it), so no sandboxed process can ask a resident to run unconfined.
+ */
+export const residentDir = (uid: number): string => `/tmp/dsh-${uid}`
+
+export interface Place {
+  readonly dir: string
+  /** The resident's socket: one per build, Node binary and Node-level settings. */
+  readonly socket: string
+  readonly key: string
+}
+
+/** FNV-1a, 52 bits: a short stable name, not a secret. */
+const fnv = (text: string): string => {
+  let h = 0xcbf29ce484222325n
+  for (let i = 0; i < text.length; i++) h = BigInt.asUintN(64, (h ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n)
+  return (h & 0xfffffffffffffn).toString(36)
+}
+
+/**
+ * What a resident shares with the start it serves and cannot change afterwards: the build
+ * (the entry's identity: a rebuild rewrites it, and it names every chunk it loads), the Node
+ * binary, its flags and the environment Node itself reads at start-up (`NODE_*`, `UV_*`); and
+ * its name (`DSH_RESIDENT`, when it names one): starts that give another name share another one.
+ */
+export const residentKey = (entry: string, env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = process.execArgv): string => {
+  const s = statSync(entry)
+  const nodeEnv = Object.keys(env).filter((k) => k.startsWith("NODE_") || k.startsWith("UV_")).sort().map((k) => `${k}=${env[k]}`)
+  return fnv([env.DSH_RESIDENT ?? "", entry, s.ino, s.size, s.mtimeMs, process.execPath, process.version, ...execArgv, ...nodeEnv].join("\0"))
+}
+
+/** The resident directory, made if missing; undefined unless it is a real directory only this user can enter. */
+export const ownDirectory = (uid: number): string | undefined => {
+  const dir = residentDir(uid)
+  try {
+    mkdirSync(dir, { mode: 0o700 })
+  } catch {
+    // it exists (checked below), or cannot be made
+  }
+  try {
+    const s = lstatSync(dir)
+    return s.isDirectory() && s.uid === uid && (s.mode & 0o077) === 0 ? dir : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The entry of this build (`dist/main.js`), next to the launcher's chunk. */
+export const entryOf = (moduleUrl: string): string => fileURLToPath(new URL("./main.js", moduleUrl))
+
+/** Where this start's resident is, or undefined where there can be none (no uid, no private directory). */
+export const placeFor = (entry: string, env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = process.execArgv): Place | undefined => {
+  const uid = process.getuid?.()
+  if (uid === undefined) return undefined
+  const dir = ownDirectory(uid)
+  if (dir === undefined) return undefined
+  try {
+    const key = residentKey(entry, env, execArgv)
+    return { dir, key, socket: join(dir, `${key}.sock`) }
+  } catch {
+    return undefined
+  }
+}

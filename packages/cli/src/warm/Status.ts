@@ -1,0 +1,48 @@
+// For tools that drive dsh (tests, benchmarks): ask a resident how it is, and wait until it has
+// settled (a spare loaded, no start running), so that what they time next runs on a quiet
+// resident rather than beside a spare that is loading.
+import { connect } from "node:net"
+import { onLines, type ResidentMessage, type ResidentStatus, send } from "./Protocol.ts"
+
+/** The resident's status, or undefined when none listens at `socket`. */
+export const residentStatus = (socket: string): Promise<ResidentStatus | undefined> =>
+  new Promise((resolve) => {
+    const control = connect(socket)
+    control.once("error", () => resolve(undefined))
+    control.once("close", () => resolve(undefined))
+    control.once("connect", () => send(control, { status: true }))
+    onLines<ResidentMessage>(control, (message) => {
+      if ("status" in message) resolve(message.status)
+      control.destroy()
+    })
+  })
+
+/**
+ * Resolves with the status once the resident is ready and idle, or with the last status (or
+ * undefined) when `within` passes first. Polls every `every` milliseconds.
+ */
+export const residentSettled = async (socket: string, within = 10_000, every = 10): Promise<ResidentStatus | undefined> => {
+  const until = Date.now() + within
+  for (;;) {
+    const status = await residentStatus(socket)
+    if ((status?.ready === true && status.running === 0) || Date.now() >= until) return status
+    await new Promise((r) => setTimeout(r, every))
+  }
+}
+
+/** The residents listening in `dir` (their sockets are `<key>.sock`; a spare's is `<key>.<pid>.sock`). */
+export const residentsIn = async (dir: string): Promise<Array<ResidentStatus & { readonly socket: string }>> => {
+  const { readdirSync } = process.getBuiltinModule("node:fs")
+  let names: Array<string> = []
+  try {
+    names = readdirSync(dir).filter((f) => /^[a-z0-9]+\.sock$/.test(f))
+  } catch {
+    return []
+  }
+  const found = await Promise.all(names.map(async (f) => {
+    const socket = `${dir}/${f}`
+    const status = await residentStatus(socket)
+    return status === undefined ? [] : [{ ...status, socket }]
+  }))
+  return found.flat()
+}
