@@ -1,6 +1,6 @@
 import { type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { isGone } from "@dsh/subprocess/testing"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -15,6 +15,9 @@ const uid = process.getuid?.()
 const works = uid !== undefined && process.platform === "linux"
 if (!works) console.log("skipping the resident dsh tests: they need Linux")
 const dir = residentDir(uid ?? 0)
+// `unshare -rn`: a user and network namespace of its own, where this machine allows it.
+const unshares = works && spawnSync("unshare", ["-rn", "true"]).status === 0
+if (works && !unshares) console.log("skipping the resident namespace test: unshare -rn does not work here")
 
 const script = join(tempDir("dsh-resident-script-"), "script.json")
 writeFileSync(script, JSON.stringify({
@@ -29,6 +32,8 @@ const residents: Array<number> = []
 const servers: Array<FakeServer> = []
 afterEach(async () => {
   for (const p of launched.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL")
+  // Every resident this file named, found or not by the test (one started in another namespace too).
+  for (const r of await residentsIn(dir)) if (r.name.startsWith(`test-${process.pid}-`) && !residents.includes(r.pid)) residents.push(r.pid)
   for (const pid of residents.splice(0)) if (!isGone(pid)) process.kill(pid, "SIGTERM")
   for (const s of servers.splice(0)) await s.close()
 })
@@ -200,6 +205,19 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
     expect(server.requests).toHaveLength(1)
     // What the killed resident could not remove.
     for (const f of readdirSync(dir)) if (f.startsWith(`${basename(resident.socket, ".sock")}.`)) rmSync(join(dir, f), { force: true })
+  })
+
+  it.skipIf(!unshares)("a start from another network namespace is not served by a resident made outside it", async () => {
+    const { env } = setup()
+    await warmUp(env)
+    const args = ["run", "--model", `scripted:${script}`, "--yolo", "sh echo self=$$ parent=$PPID"]
+    const child = spawn("unshare", ["-rn", DSH, ...args], { cwd: tempDir("dsh-cwd-"), env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    launched.push(child)
+    let stdout = ""
+    child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()))
+    expect(await new Promise((r) => child.on("close", r))).toBe(0)
+    // Bash's parent is the process spawned (unshare execs dsh): it ran in its own process.
+    expect(pidsOf(stdout).dsh).toBe(child.pid)
   })
 
   it("quits when idle, and leaves no socket behind", async () => {

@@ -133,10 +133,18 @@ export const runInResident = async (moduleUrl: string): Promise<void> => {
   if (place === undefined) return
   const control = await connectTo(place.socket)
   if (control === undefined) return startResident(place, moduleUrl)
+  let cwd: string
+  try {
+    cwd = process.cwd()
+  } catch {
+    // A working directory that is gone: dsh in this process says so, as it always did.
+    control.socket.destroy()
+    return
+  }
   const next = residentMessages(control.socket)
   const start: Start = {
     argv: process.argv.slice(2),
-    cwd: process.cwd(),
+    cwd,
     env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
     umask: process.umask(),
     stdinIsTTY: process.stdin.isTTY === true,

@@ -1,6 +1,6 @@
 // Where a resident dsh listens, and which build and Node it must be to serve a given start.
 // No Effect here: this runs in the launcher, before anything heavy loads.
-import { lstatSync, mkdirSync, statSync } from "node:fs"
+import { lstatSync, mkdirSync, readlinkSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -28,13 +28,30 @@ const fnv = (text: string): string => {
 /**
  * What a resident shares with the start it serves and cannot change afterwards: the build
  * (the entry's identity: a rebuild rewrites it, and it names every chunk it loads), the Node
- * binary, its flags and the environment Node itself reads at start-up (`NODE_*`, `UV_*`); and
- * its name (`DSH_RESIDENT`, when it names one): starts that give another name share another one.
+ * binary, its flags, the environment Node itself reads at start-up (`NODE_*`, `UV_*`) and the
+ * namespaces it runs in; and its name (`DSH_RESIDENT`, when it names one): starts that give
+ * another name share another one.
  */
 export const residentKey = (entry: string, env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = process.execArgv): string => {
   const s = statSync(entry)
   const nodeEnv = Object.keys(env).filter((k) => k.startsWith("NODE_") || k.startsWith("UV_")).sort().map((k) => `${k}=${env[k]}`)
-  return fnv([env.DSH_RESIDENT ?? "", entry, s.ino, s.size, s.mtimeMs, process.execPath, process.version, ...execArgv, ...nodeEnv].join("\0"))
+  return fnv([env.DSH_RESIDENT ?? "", entry, s.ino, s.size, s.mtimeMs, process.execPath, process.version, ...execArgv, ...nodeEnv, ...namespaces()].join("\0"))
+}
+
+/**
+ * The Linux namespaces and root this process sees: a start from another mount, network, PID or
+ * user namespace (a container, `unshare`, `ip netns exec`) or a chroot would see other files,
+ * another network or other pids than a resident made elsewhere, so it gets a resident of its own.
+ */
+const namespaces = (): Array<string> =>
+  [...["mnt", "net", "pid", "user", "uts", "ipc"].map((ns) => link(`/proc/self/ns/${ns}`)), link("/proc/self/root")]
+
+const link = (path: string): string => {
+  try {
+    return readlinkSync(path)
+  } catch {
+    return ""
+  }
 }
 
 /** The resident directory, made if missing; undefined unless it is a real directory only this user can enter. */

@@ -105,13 +105,13 @@ const take = (control: Socket, start: Start) => {
       send(control, { spare: spare.socket! })
     } else if ("refused" in message) {
       send(control, { busy: message.refused })
-      control.end()
     }
   })
   child.once("exit", (code, signal) => {
     running--
-    if (accepted && !control.destroyed) {
-      send(control, { exit: { code, signal } })
+    // Before it accepted (it refused, or died first) the launcher still waits for an answer.
+    if (!control.destroyed) {
+      send(control, accepted ? { exit: { code, signal } } : { busy: "the spare ended before it took the start" })
       control.end()
     }
     if (closing && running === 0) process.exit(0)

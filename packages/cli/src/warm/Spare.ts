@@ -104,8 +104,9 @@ const accept = (start: Start) => {
   try {
     process.chdir(start.cwd)
   } catch (error) {
-    process.send?.({ refused: `cannot enter ${start.cwd}: ${(error as NodeJS.ErrnoException).code}` })
-    process.exit(0)
+    // Exits once the answer is out (the resident answers the launcher "busy" either way).
+    process.send?.({ refused: `cannot enter ${start.cwd}: ${(error as NodeJS.ErrnoException).code}` }, () => process.exit(0))
+    return
   }
   // The launcher connects stdin, stdout and stderr in turn, each after the last is accepted.
   const streams: Array<Socket> = []
