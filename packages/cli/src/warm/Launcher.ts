@@ -5,7 +5,7 @@ import { closeSync, openSync, rmSync, statSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { entryOf, type Place, placeFor } from "./Place.ts"
+import { entryOf, nodeEnvironment, type Place, placeFor } from "./Place.ts"
 import { onLines, type ResidentMessage, send, type Start, type TerminalSize } from "./Protocol.ts"
 
 /** Signals a user or a parent sends to stop `dsh`: each reaches the spare as itself. */
@@ -41,11 +41,6 @@ const connectTo = (path: string): Promise<Connection | undefined> =>
 
 const sizeOf = (stream: NodeJS.WriteStream): TerminalSize | undefined =>
   stream.isTTY ? { columns: stream.columns, rows: stream.rows } : undefined
-
-/** The environment Node itself reads at start-up; the resident gets nothing else of ours. */
-const nodeEnvironment = (env: NodeJS.ProcessEnv): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] =>
-    e[1] !== undefined && (e[0].startsWith("NODE_") || e[0].startsWith("UV_"))))
 
 /**
  * Starts this build's resident in the background, once: the first launcher to create the

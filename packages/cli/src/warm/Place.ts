@@ -34,9 +34,14 @@ const fnv = (text: string): string => {
  */
 export const residentKey = (entry: string, env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = process.execArgv): string => {
   const s = statSync(entry)
-  const nodeEnv = Object.keys(env).filter((k) => k.startsWith("NODE_") || k.startsWith("UV_")).sort().map((k) => `${k}=${env[k]}`)
+  const nodeEnv = Object.entries(nodeEnvironment(env)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`)
   return fnv([env.DSH_RESIDENT ?? "", entry, s.ino, s.size, s.mtimeMs, process.execPath, process.version, ...execArgv, ...nodeEnv, ...namespaces()].join("\0"))
 }
+
+/** The environment Node itself reads at start-up (`NODE_*`, `UV_*`): all a resident is started with. */
+export const nodeEnvironment = (env: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] =>
+    e[1] !== undefined && (e[0].startsWith("NODE_") || e[0].startsWith("UV_"))))
 
 /**
  * The Linux namespaces and root this process sees: a start from another mount, network, PID or
@@ -57,17 +62,18 @@ const link = (path: string): string => {
 /** The resident directory, made if missing; undefined unless it is a real directory only this user can enter. */
 export const ownDirectory = (uid: number): string | undefined => {
   const dir = residentDir(uid)
+  const s = lstatSync(dir, { throwIfNoEntry: false }) ?? makeDirectory(dir)
+  return s !== undefined && s.isDirectory() && s.uid === uid && (s.mode & 0o077) === 0 ? dir : undefined
+}
+
+/** Makes `dir` (0700) and says what is there then: ours, or one another process made meanwhile. */
+const makeDirectory = (dir: string) => {
   try {
     mkdirSync(dir, { mode: 0o700 })
   } catch {
-    // it exists (checked below), or cannot be made
+    // made meanwhile (checked by the caller), or it cannot be made
   }
-  try {
-    const s = lstatSync(dir)
-    return s.isDirectory() && s.uid === uid && (s.mode & 0o077) === 0 ? dir : undefined
-  } catch {
-    return undefined
-  }
+  return lstatSync(dir, { throwIfNoEntry: false })
 }
 
 /** The entry of this build (`dist/main.js`), next to the launcher's chunk. */

@@ -1,6 +1,7 @@
 // For tools that drive dsh (tests, benchmarks): ask a resident how it is, and wait until it has
 // settled (a spare loaded, no start running), so that what they time next runs on a quiet
 // resident rather than beside a spare that is loading.
+import { readdirSync } from "node:fs"
 import { connect } from "node:net"
 import { onLines, type ResidentMessage, type ResidentStatus, send } from "./Protocol.ts"
 
@@ -32,7 +33,6 @@ export const residentSettled = async (socket: string, within = 10_000, every = 1
 
 /** The residents listening in `dir` (their sockets are `<key>.sock`; a spare's is `<key>.<pid>.sock`). */
 export const residentsIn = async (dir: string): Promise<Array<ResidentStatus & { readonly socket: string }>> => {
-  const { readdirSync } = process.getBuiltinModule("node:fs")
   let names: Array<string> = []
   try {
     names = readdirSync(dir).filter((f) => /^[a-z0-9]+\.sock$/.test(f))
