@@ -56,8 +56,9 @@ const toJson = (value: unknown): string | undefined => {
  */
 export const fileLogger = (file: string): FileLogger => {
   const lowest = lowestLevel(process.env.DSH_LOG_LEVEL ?? "info")
-  mkdirSync(dirname(file), { recursive: true })
-  const fd = openSync(file, "a")
+  // Logs quote prompts and tool output: private like the session beside them (umask only narrows).
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+  const fd = openSync(file, "a", 0o600)
   const at = (level: LevelName) => {
     const head = `{"level":${LEVEL_VALUES[level]},"time":"`
     return (fields: object, message: string): void => {

@@ -198,7 +198,8 @@ const childHome = (context: StartContext): Effect.Effect<string, string> => {
     try: async () => {
       if (location !== undefined && isAbsolute(location)) {
         const dir = join(location, "dsh-home")
-        await mkdir(dir, { recursive: true })
+        // Inside the session directory: owner-only like it (the child's sessions hold its prompts).
+        await mkdir(dir, { recursive: true, mode: 0o700 })
         return dir
       }
       return await mkdtemp(join(tmpdir(), `dsh-acp-${context.handle}-`))
@@ -237,7 +238,7 @@ export const dshAcpAgent = (options: {
       const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? 1
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))
       yield* Effect.tryPromise({
-        try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}`),
+        try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}`, { mode: 0o600 }),
         catch: (e) => `cannot write the child's config: ${e instanceof Error ? e.message : String(e)}`
       })
       return { args: ["--model", model], env: { DSH_HOME: home } }

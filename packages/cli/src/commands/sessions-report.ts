@@ -9,13 +9,16 @@ import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
 
-/** Writes `text` to `path` atomically (a temp file beside it, then a rename). */
+/**
+ * Writes `text` to `path` atomically (a temp file beside it, then a rename). Owner-only (0600):
+ * the report quotes the session's prompts and tool output; share it with `chmod` on purpose.
+ */
 const writeAtomic = (path: string, text: string) =>
   Effect.tryPromise({
     try: async () => {
       const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
       try {
-        await writeFile(temp, text, { encoding: "utf8", flag: "wx" })
+        await writeFile(temp, text, { encoding: "utf8", flag: "wx", mode: 0o600 })
         await rename(temp, path)
       } catch (cause) {
         await unlink(temp).catch(() => undefined)

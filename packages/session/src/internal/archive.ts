@@ -17,7 +17,7 @@ import { open, readFile, rename, stat, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { errorCode, ensureDir, listDir, openIfExists, syncDir } from "./fs.ts"
+import { errorCode, ensureDir, listDir, openIfExists, PRIVATE_FILE, syncDir } from "./fs.ts"
 
 // zlib loads when an archive is first read or written: an ES import of it (and of node:util)
 // would cost every start of every store (~10 ms), and most runs never archive.
@@ -123,7 +123,7 @@ const writeCompressed = async (sources: ReadonlyArray<string | Buffer>, dest: st
   await ensureDir(dirname(dest))
   const temp = tempBeside(dest)
   try {
-    await pipeline(streamOf(sources), gzip(), createWriteStream(temp, { flags: "wx", mode: 0o644 }))
+    await pipeline(streamOf(sources), gzip(), createWriteStream(temp, { flags: "wx", mode: PRIVATE_FILE }))
     const handle = await open(temp, "r+")
     try {
       await handle.sync()
@@ -145,7 +145,7 @@ const writeAtomic = async (dest: string, data: Buffer): Promise<void> => {
   await ensureDir(dirname(dest))
   const temp = tempBeside(dest)
   try {
-    const handle = await open(temp, "wx", 0o644)
+    const handle = await open(temp, "wx", PRIVATE_FILE)
     try {
       await handle.writeFile(data)
       await handle.sync()

@@ -10,6 +10,14 @@ import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { SessionError } from "../SessionError.ts"
 
+/**
+ * Modes of everything the store writes. Sessions hold prompts, tool output and whatever secret a
+ * tool printed, so only the owner may read them. The modes are passed explicitly to every
+ * mkdir/open: a umask can only narrow them (022, 000 or 077 all give these).
+ */
+export const PRIVATE_DIR = 0o700
+export const PRIVATE_FILE = 0o600
+
 /** The errno code of a Node fs error (`ENOENT`, …), if it has one. */
 export const errorCode = (cause: unknown): string | undefined =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
@@ -53,7 +61,7 @@ export const listDir = async (path: string): Promise<ReadonlyArray<Dirent>> => {
 /** Creates one directory; `false` if it already exists (how `create` refuses a taken id). */
 export const makeDirIfAbsent = async (path: string): Promise<boolean> => {
   try {
-    await mkdir(path)
+    await mkdir(path, { mode: PRIVATE_DIR })
     return true
   } catch (cause) {
     if (errorCode(cause) === "EEXIST") return false
@@ -84,7 +92,7 @@ export const syncDir = async (path: string): Promise<void> => {
  * call).
  */
 export const ensureDir = async (path: string): Promise<void> => {
-  const created = await mkdir(path, { recursive: true })
+  const created = await mkdir(path, { recursive: true, mode: PRIVATE_DIR })
   if (created === undefined) return
   const parents: Array<string> = []
   for (let dir = path; ; dir = dirname(dir)) {
@@ -103,7 +111,7 @@ export const writeFileAtomic = async (path: string, data: string): Promise<void>
   const dir = dirname(path)
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
   try {
-    const handle = await open(temp, "wx", 0o644)
+    const handle = await open(temp, "wx", PRIVATE_FILE)
     try {
       await handle.writeFile(data, "utf8")
       await handle.sync()
@@ -159,7 +167,7 @@ export const makeAppender = (path: string): Appender => {
   }
   return {
     append: async (data, durable, syncEntry) => {
-      const fd = kept ?? openSync(path, "a", 0o644)
+      const fd = kept ?? openSync(path, "a", PRIVATE_FILE)
       if (!closed) kept = fd
       try {
         const bytes = Buffer.from(data, "utf8")

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { link, open, readFile, stat, unlink } from "node:fs/promises"
 import { hostname } from "node:os"
-import { errorCode } from "./fs.ts"
+import { errorCode, PRIVATE_FILE } from "./fs.ts"
 
 /** Who holds a lease. */
 export interface LeaseOwner {
@@ -77,7 +77,7 @@ export const readOwner = async (path: string): Promise<LeaseOwner | undefined> =
  */
 const createExclusive = async (path: string, content: string): Promise<boolean> => {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
-  const handle = await open(temp, "wx", 0o644)
+  const handle = await open(temp, "wx", PRIVATE_FILE)
   try {
     await handle.writeFile(content, "utf8")
   } finally {

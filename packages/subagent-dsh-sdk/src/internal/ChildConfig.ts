@@ -34,12 +34,14 @@ export const sandboxToml = (sandbox: SandboxSettings): string =>
 export const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined, sandbox?: SandboxSettings | undefined): Effect.Effect<void, ChildSetupError> =>
   Effect.tryPromise({
     try: async () => {
-      await mkdir(dir, { recursive: true })
+      // The child's own DSH_HOME (its sessions): owner-only like the parent's (umask only narrows).
+      await mkdir(dir, { recursive: true, mode: 0o700 })
       if (limits === undefined && sandbox === undefined) return
       const lines = TOML_KEYS.flatMap(([k, toml]) => (limits?.[k] === undefined ? [] : [`${toml} = ${Math.max(0, limits[k])}`]))
       await writeFile(
         join(dir, "config.toml"),
-        `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n${sandbox === undefined ? "" : sandboxToml(sandbox)}`
+        `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n${sandbox === undefined ? "" : sandboxToml(sandbox)}`,
+        { mode: 0o600 }
       )
     },
     catch: (error) =>

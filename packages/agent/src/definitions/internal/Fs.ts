@@ -65,17 +65,21 @@ export const readBounded = (
     catch: toFailure
   })
 
-/** Replaces `path` atomically: write a sibling temporary file, then rename it over `path`. */
+/**
+ * Replaces `path` atomically: write a sibling temporary file, then rename it over `path`.
+ * Owner-only (0600), like everything under `$DSH_HOME`; the explicit mode cannot be widened by a umask.
+ */
 export const writeAtomic = (path: string, text: string): Effect.Effect<void, FsFailure> =>
   Effect.tryPromise({
     try: () => {
       const tmp = `${path}.${process.pid}.${crypto.randomUUID()}.tmp`
-      return Fs.writeFile(tmp, text, { encoding: "utf8", flush: true })
+      return Fs.writeFile(tmp, text, { encoding: "utf8", flush: true, mode: 0o600, flag: "wx" })
         .then(() => Fs.rename(tmp, path))
         .catch((cause: unknown) => Fs.rm(tmp, { force: true }).then(() => Promise.reject(cause)))
     },
     catch: toFailure
   })
 
+/** `mkdir -p`; what it creates is owner-only (0700): `$DSH_HOME` holds sessions and decisions. */
 export const mkdirp = (path: string): Effect.Effect<void, FsFailure> =>
-  Effect.tryPromise({ try: () => Fs.mkdir(path, { recursive: true }), catch: toFailure }).pipe(Effect.asVoid)
+  Effect.tryPromise({ try: () => Fs.mkdir(path, { recursive: true, mode: 0o700 }), catch: toFailure }).pipe(Effect.asVoid)
