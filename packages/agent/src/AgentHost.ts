@@ -94,6 +94,15 @@ export interface AgentHostShape {
   }) => Effect.Effect<HostSessionInfo, HostError>
   readonly loadSession: (id: string) => Effect.Effect<HostSessionInfo & { readonly records: ReadonlyArray<WireRecord> }, HostError>
   readonly listSessions: Effect.Effect<ReadonlyArray<HostSessionInfo>, HostError>
+  /**
+   * Rebuilds the state of a session that lost it (its transcript is there) from what is on disk,
+   * with this host's default agent and model and `cwd`; `notes` says what could not be recovered.
+   * Optional: a host whose store cannot lose state alone does not offer it.
+   */
+  readonly recoverSession?: (options: { readonly sessionId: string; readonly cwd: string }) => Effect.Effect<
+    { readonly session: HostSessionInfo; readonly children: number; readonly notes: ReadonlyArray<string> },
+    HostError
+  >
   readonly prompt: (options: HostPromptOptions) => Effect.Effect<HostPromptResult, HostError>
   readonly listChildren: (sessionId: string) => Effect.Effect<ReadonlyArray<HostChildSummary>, HostError>
   /**

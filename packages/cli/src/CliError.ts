@@ -35,7 +35,7 @@ export const toCliExit = <A, R>(effect: Effect.Effect<A, CliFailure, R>): Effect
     UsageError: (e) => exit(2, e.message),
     RunFailed: (e) => exit(1, e.message),
     HostError: (e) => exit(e.reason === "Failed" ? 1 : 2, e.message),
-    SessionError: (e) => exit(e.reason === "Corrupt" || e.reason === "Io" ? 1 : 2, e.message),
+    SessionError: (e) => exit(e.reason === "Corrupt" || e.reason === "StateMissing" || e.reason === "Io" ? 1 : 2, e.message),
     AgentDefinitionError: (e) => exit(e.reason === "Builtin" || e.reason === "Io" ? 1 : 2, e.message),
     LlmError: (e) => exit(e.reason === "Configuration" ? 2 : 1, e.message),
     RegistryError: (e) => exit(2, e.message)

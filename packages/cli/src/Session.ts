@@ -1,19 +1,41 @@
+import { AgentHost } from "@dsh/agent"
 import { type SessionHandle, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 import { RunFailed, UsageError } from "./CliError.ts"
+
+/**
+ * Opens `--session ID`; a session that lost its `state.json` (its transcript is there) has it
+ * rebuilt from what is on disk and is continued, with one notice naming what was assumed.
+ */
+const openOrRecover = (id: string, cwd: string, notice: (line: string) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore
+    const host = yield* AgentHost
+    return yield* store.open(id).pipe(Effect.catchIf(
+      (e) => e.reason === "StateMissing" && host.recoverSession !== undefined,
+      (e) =>
+        Effect.gen(function*() {
+          const rebuilt = yield* host.recoverSession!({ sessionId: id, cwd })
+          yield* notice(`${e.message}; rebuilt it from the transcript and ${rebuilt.children} ${rebuilt.children === 1 ? "child" : "children"}: ${rebuilt.notes.join("; ")}`)
+          return yield* store.open(id)
+        })
+    ))
+  })
 
 /** `--session ID` or `--continue` (latest in this cwd); undefined means a new session. */
 export const openRequestedSession = (opts: {
   readonly session?: string | undefined
   readonly continue?: boolean | undefined
   readonly cwd: string
+  /** Where a recovered session's one-line notice goes (stderr). */
+  readonly notice: (line: string) => Effect.Effect<void>
 }) =>
   Effect.gen(function*() {
     const store = yield* SessionStore
     if (opts.session !== undefined && opts.continue === true) {
       return yield* new UsageError({ message: "use either --session or --continue, not both" })
     }
-    if (opts.session !== undefined) return yield* store.open(opts.session)
+    if (opts.session !== undefined) return yield* openOrRecover(opts.session, opts.cwd, opts.notice)
     if (opts.continue === true) {
       const latest = yield* store.latest({ cwd: opts.cwd })
       // A newer session that cannot be read might be the one meant: say so rather than pick another.
@@ -30,5 +52,9 @@ export const requireSession = (id: string | undefined) =>
   Effect.gen(function*() {
     if (id === undefined) return yield* new UsageError({ message: "--session ID is required" })
     const store = yield* SessionStore
-    return yield* store.open(id)
+    // Readers never write: the rebuild is left to the command that runs the session.
+    return yield* store.open(id).pipe(Effect.catchIf(
+      (e) => e.reason === "StateMissing",
+      (e) => Effect.fail(new RunFailed({ message: `${e.message}; \`dsh run --session ${id} "…"\` rebuilds it from the transcript` }))
+    ))
   })

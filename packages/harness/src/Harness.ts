@@ -13,10 +13,10 @@ import {
 import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
-import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
+import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
-import { Clock, Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
+import { Clock, Effect, Exit, Fiber, Layer, Option, Ref, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
 import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
@@ -292,8 +292,27 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         return replyOf(send.handle, routed)
       }))).pipe(Effect.withSpan("AgentHost.sendToChild", { attributes: { sessionId: send.sessionId, handle: send.handle } }))
 
+    const recoverSession: AgentHostShape["recoverSession"] = (recover) =>
+      toHostError(Effect.gen(function*() {
+        if (store.recover === undefined) {
+          return yield* new HostError({ reason: "Unsupported", message: `session "${recover.sessionId}": this store cannot rebuild a lost state` })
+        }
+        // What a transcript does not record is what a new session here would get.
+        const model = yield* registry.canonical(defaultModel)
+        const catalog = yield* options.agents({ cwd: recover.cwd, agent: undefined, extra: {} })
+        const rebuilt = yield* Ref.make<RebuiltState | undefined>(undefined)
+        const session = yield* store.recover(recover.sessionId, (handle) =>
+          rebuildState(handle, { agent: catalog.main.name, cwd: recover.cwd, model }).pipe(
+            Effect.tap((r) => Ref.set(rebuilt, r)),
+            Effect.map((r) => r.state)
+          ))
+        const done = yield* Ref.get(rebuilt)
+        return { session: info(yield* session.readState), children: done?.children ?? 0, notes: done?.notes ?? [] }
+      })).pipe(Effect.withSpan("AgentHost.recoverSession", { attributes: { sessionId: recover.sessionId } }))
+
     const host: AgentHostShape = {
       createSession,
+      recoverSession,
       loadSession: (id) =>
         toHostError(Effect.gen(function*() {
           const session = yield* store.open(id)

@@ -20,9 +20,9 @@ import { join } from "node:path"
 import { isSafeId, makeId } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
-import { checkId, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
+import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
-import { ensureDir, io, listDir, makeDirIfAbsent, syncDir, writeFileAtomic } from "./internal/fs.ts"
+import { ensureDir, holdsSessionData, io, listDir, makeDirIfAbsent, syncDir, writeFileAtomic, writeFileExclusive } from "./internal/fs.ts"
 import { SessionError } from "./SessionError.ts"
 import { SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
 
@@ -47,6 +47,20 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
     const handles = makeHandleCache()
     const dirOf = (id: string) => join(sessionsDir, id)
 
+    /**
+     * `state.json`, or why not: a missing one beside a transcript (children, tasks) is
+     * `StateMissing`, not `NotFound` — the session is there, only its state was lost.
+     */
+    const readState = (id: string) =>
+      readStateFile(dirOf(id), id).pipe(Effect.catchIf(
+        (e) => e.reason === "NotFound",
+        (e) =>
+          io("list", dirOf(id), () => holdsSessionData(dirOf(id))).pipe(Effect.flatMap((held) =>
+            held
+              ? Effect.fail(new SessionError({ reason: "StateMissing", detail: `session "${id}": ${join(dirOf(id), "state.json")} is missing (its transcript is still there)` }))
+              : Effect.fail(e)
+          ))
+      ))
 
     const create: SessionStoreShape["create"] = (init) =>
       Effect.gen(function*() {
@@ -72,7 +86,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
       checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
         const known = handles.get(id)
         if (known !== undefined) return Effect.succeed(known)
-        return readStateFile(dirOf(id), id).pipe(
+        return readState(id).pipe(
           Effect.andThen(makeFileSessionHandle(dirOf(id), id, scope)),
           Effect.map(handles.remember)
         )
@@ -96,14 +110,32 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
     const unreadable: SessionStoreShape["unreadable"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
       Effect.flatMap((entries) =>
         Effect.forEach(entries.filter((e) => e.isDirectory() && isSafeId(e.name)), (e) =>
-          readStateFile(dirOf(e.name), e.name).pipe(
+          readState(e.name).pipe(
             Effect.as(undefined),
-            // No state.json yet is a session being created; anything else is reported.
+            // An empty directory without state.json is a session being created; anything else is reported.
             Effect.catch((error) => Effect.succeed(error.reason === "NotFound" ? undefined : { id: e.name, error: error.message }))
           ), { concurrency: 16 })
       ),
       Effect.map((found) => found.filter((x) => x !== undefined).sort((a, b) => b.id.localeCompare(a.id)))
     )
+
+    const recover: NonNullable<SessionStoreShape["recover"]> = (id, rebuild) =>
+      Effect.gen(function*() {
+        yield* checkId("session id", id)
+        const missing = yield* readState(id).pipe(
+          Effect.as(false),
+          Effect.catchIf((e) => e.reason === "StateMissing", () => Effect.succeed(true))
+        )
+        if (!missing) return yield* open(id)
+        const dir = dirOf(id)
+        const statePath = join(dir, "state.json")
+        const handle = handles.get(id) ?? (yield* makeFileSessionHandle(dir, id, scope))
+        // What `rebuild` makes is checked like any state read back, so a bad rebuild is not written.
+        const state = yield* Effect.flatMap(rebuild(handle), (s) => decodeState(s, id, "the rebuilt state"))
+        yield* io("write", statePath, () => writeFileExclusive(statePath, encodeJson(state)))
+        yield* readStateFile(dir, id)
+        return handles.remember(handle)
+      })
 
     const latest: SessionStoreShape["latest"] = (filter) =>
       list.pipe(Effect.flatMap((states) => {
@@ -129,7 +161,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         yield* io("remove", trash, () => rm(trash, { recursive: true, force: true }))
       }))
 
-    return SessionStore.of({ create, open, list, unreadable, latest, remove })
+    return SessionStore.of({ create, open, list, unreadable, recover, latest, remove })
   })
 
 /**

@@ -153,8 +153,22 @@ export interface SessionStoreShape {
   readonly open: (id: string) => Effect.Effect<SessionHandle, SessionError>
   /** All sessions, newest first. */
   readonly list: Effect.Effect<ReadonlyArray<SessionState>, SessionError>
-  /** Sessions whose state cannot be read (a corrupt `state.json`), with the reason: never silently dropped. */
+  /**
+   * Sessions whose state cannot be read (a corrupt or missing `state.json` beside a transcript),
+   * with the reason: never silently dropped.
+   */
   readonly unreadable: Effect.Effect<ReadonlyArray<{ readonly id: string; readonly error: string }>, SessionError>
+  /**
+   * Opens a session whose state is missing (`open` fails `StateMissing`) after writing the state
+   * `rebuild` makes from what is left (the handle reads transcripts, children and tasks; its
+   * `readState` fails until then). A state that appeared meanwhile is kept, never replaced.
+   * `NotFound` when there is nothing to recover. Optional: a store that keeps state and transcript
+   * together (one database) does not lose one alone.
+   */
+  readonly recover?: (
+    id: string,
+    rebuild: (session: SessionHandle) => Effect.Effect<SessionState, SessionError>
+  ) => Effect.Effect<SessionHandle, SessionError>
   /** The most recently updated session (optionally in one working directory), for `--continue`. */
   readonly latest: (filter?: { readonly cwd?: string | undefined }) => Effect.Effect<SessionHandle | undefined, SessionError>
   /**

@@ -7,6 +7,7 @@ import { parseFlags } from "../Args.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
+import { exposedWarning, findExposed } from "../Privacy.ts"
 
 const list = (xs: ReadonlyArray<string> | undefined) => (xs === undefined || xs.length === 0 ? "(none)" : xs.join(", "))
 
@@ -28,10 +29,11 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const config = yield* loadConfig(ctx.home).pipe(Effect.result)
     const bwrap = yield* probeBwrap(launcher, { path: ctx.env.PATH })
     const settings = config._tag === "Success" ? config.success : undefined
+    const exposed = yield* findExposed(ctx.home)
     const report = {
       version: VERSION,
       node: { version: process.version, path: process.execPath },
-      dshHome: { path: ctx.home, exists: existsSync(ctx.home) },
+      dshHome: { path: ctx.home, exists: existsSync(ctx.home), ...(exposed === undefined ? {} : { exposed }) },
       config: { path: configFile, exists: existsSync(configFile), ...(config._tag === "Failure" ? { error: config.failure.message } : {}) },
       permissions: settings?.permissions ?? {},
       sandbox: settings?.sandbox ?? { mode: "auto", network: false, writable: [] },
@@ -53,5 +55,6 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
         ? "            [sandbox] mode = \"on\": Bash is refused until bubblewrap works (apt-get install bubblewrap)"
         : "            [sandbox] mode = \"auto\": Bash runs unconfined (apt-get install bubblewrap to confine it)")
     }
+    if (exposed !== undefined) lines.push(exposedWarning(ctx.home, exposed))
     for (const line of lines) yield* writeLine(ctx.stdout, line)
   })

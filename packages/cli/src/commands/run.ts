@@ -9,7 +9,7 @@ import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { isLiveTerminal, liveTreeView } from "../LiveTree.ts"
 import { fileLogger } from "../Logger.ts"
-import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeSummary } from "../Output.ts"
+import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeLine, writeSummary } from "../Output.ts"
 import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 import { Asker } from "@dsh/tools"
 import { openRequestedSession } from "../Session.ts"
@@ -103,7 +103,7 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
 export const executeRun = (input: RunInput, ctx: CliContext) =>
   Effect.gen(function*() {
     const host = yield* AgentHost
-    const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd })
+    const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd, notice: (line) => writeLine(ctx.stderr, `dsh: warning: ${line}`) })
     const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}) }
     const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
     // Beside the session on disk; under $DSH_HOME/logs/sessions/ when the session is in a database.

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { closeSync, type Dirent, fdatasync, openSync, writeSync } from "node:fs"
-import { type FileHandle, lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
+import { type FileHandle, link, lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { SessionError } from "../SessionError.ts"
@@ -47,6 +47,14 @@ export const readTextIfExists = async (path: string): Promise<string | undefined
     throw cause
   }
 }
+
+/**
+ * Whether a session directory holds data besides its state (a transcript, children, tasks, an
+ * archive): a directory with none is one being created; one with some but no `state.json` has
+ * lost its state, and must be reported rather than skipped.
+ */
+export const holdsSessionData = async (dir: string): Promise<boolean> =>
+  (await listDir(dir)).some((e) => !isTempFile(e.name) && e.name !== "state.json" && e.name !== "state.lock")
 
 /** Directory entries, or none when the directory does not exist yet. */
 export const listDir = async (path: string): Promise<ReadonlyArray<Dirent>> => {
@@ -124,6 +132,33 @@ export const writeFileAtomic = async (path: string, data: string): Promise<void>
     throw cause
   }
   await syncDir(dir)
+}
+
+/**
+ * Creates `path` with `data` unless it exists (then `false`, and the file is left as it is): a
+ * temp file fsynced, hard-linked into place (atomic, refused if `path` exists), the directory
+ * fsynced. How a rebuilt state is written without replacing one another process wrote meanwhile.
+ */
+export const writeFileExclusive = async (path: string, data: string): Promise<boolean> => {
+  const dir = dirname(path)
+  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  try {
+    const handle = await open(temp, "wx", PRIVATE_FILE)
+    try {
+      await handle.writeFile(data, "utf8")
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await link(temp, path)
+  } catch (cause) {
+    if (errorCode(cause) === "EEXIST") return false
+    throw cause
+  } finally {
+    await unlink(temp).catch(() => undefined)
+  }
+  await syncDir(dir)
+  return true
 }
 
 /** True for `writeFileAtomic`'s temp files, which remain only if a process died mid-write. */
