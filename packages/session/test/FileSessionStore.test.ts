@@ -267,3 +267,107 @@ describe("FileSessionStore ownership lease (owner.lock)", () => {
       yield* Effect.scoped(handle.acquire)
     }))
 })
+
+/** Mode bits of every entry under `dir` (itself included), by path relative to it. */
+const modes = (dir: string) =>
+  Effect.promise(async () => {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+    const out: Record<string, { dir: boolean; mode: number }> = { ".": { dir: true, mode: (await stat(dir)).mode & 0o777 } }
+    for (const e of entries) {
+      const path = join(e.parentPath, e.name)
+      out[path.slice(dir.length + 1)] = { dir: e.isDirectory(), mode: (await stat(path)).mode & 0o777 }
+    }
+    return out
+  })
+
+describe("FileSessionStore files are private", () => {
+  // The widest umask there is: explicit modes, not the umask, keep the files private.
+  for (const mask of [0o022, 0o000]) {
+    it.effect(`directories are 0700 and files 0600 under umask ${mask.toString(8).padStart(3, "0")}`, () =>
+      Effect.gen(function*() {
+        const { home } = yield* fixture
+        const before = process.umask(mask)
+        yield* Effect.addFinalizer(() => Effect.sync(() => process.umask(before)))
+        // A home that does not exist yet is made by the store, privately too.
+        const fresh = join(home, "dsh")
+        const store = yield* FileSessionStore.make({ home: fresh })
+        const handle = yield* store.create({ ...init, id: "s1" })
+        yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+        yield* handle.transcript.sync
+        const child = yield* handle.child("explore-1")
+        yield* child.transcript.append({ type: "notice", level: "info", message: "child" })
+        yield* child.transcript.sync
+        yield* child.writeMeta({ agent: "explore" })
+        yield* handle.writeTask("run-1", { status: "running" })
+        yield* handle.updateState((s) => ({ ...s, status: "completed" }))
+        yield* Effect.scoped(handle.acquire)
+        yield* handle.archiveChild("explore-1")
+        const found = yield* modes(fresh)
+        for (const path of ["sessions/s1/archive", "sessions/s1/tasks/run-1.json", "sessions/s1/agents/explore-1/meta.json", "sessions/s1/wire.jsonl"]) {
+          assert.isDefined(found[path], path)
+        }
+        for (const [path, { dir, mode }] of Object.entries(found)) {
+          assert.strictEqual(mode.toString(8), dir ? "700" : "600", path)
+        }
+      }))
+  }
+})
+
+describe("FileSessionStore with a missing state.json", () => {
+  const orphan = Effect.gen(function*() {
+    const { home, start } = yield* fixture
+    const store = yield* start
+    const handle = yield* store.create({ ...init, id: "lost" })
+    yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+    yield* handle.transcript.sync
+    yield* Effect.promise(() => rm(join(home, "sessions", "lost", "state.json")))
+    // A fresh store: the first one's cached handle would hide what a new process sees.
+    return { home, store: yield* FileSessionStore.make({ home }) }
+  })
+
+  it.effect("is StateMissing on open and reported by unreadable; an empty directory is still a session being created", () =>
+    Effect.gen(function*() {
+      const { home, store } = yield* orphan
+      yield* Effect.promise(() => mkdir(join(home, "sessions", "being-made")))
+      const error = yield* Effect.flip(store.open("lost"))
+      assert.strictEqual(error.reason, "StateMissing")
+      assert.include(error.detail, join(home, "sessions", "lost", "state.json"))
+      assert.deepStrictEqual((yield* store.unreadable).map((u) => u.id), ["lost"])
+      assert.include((yield* store.unreadable)[0]!.error, "state.json is missing")
+      assert.deepStrictEqual((yield* store.list).map((s) => s.id), [])
+      assert.strictEqual((yield* Effect.flip(store.open("being-made"))).reason, "NotFound")
+    }))
+
+  it.effect("recover writes the rebuilt state (0600) and opens the session; the transcript is read through the handle", () =>
+    Effect.gen(function*() {
+      const { home, store } = yield* orphan
+      let seen = 0
+      const handle = yield* store.recover!("lost", (session) =>
+        session.transcript.read.pipe(Effect.map(({ records }) => {
+          seen = records.length
+          return { version: 1 as const, id: "lost", agent: "agent", cwd: "/", model: "scripted", createdAt: records[0]!.ts, updatedAt: records.at(-1)!.ts, status: "completed" as const }
+        })))
+      assert.strictEqual(seen, 6)
+      assert.strictEqual((yield* handle.readState).status, "completed")
+      assert.strictEqual((yield* store.open("lost")).id, "lost")
+      assert.deepStrictEqual((yield* store.unreadable), [])
+      assert.strictEqual(((yield* Effect.promise(() => stat(join(home, "sessions", "lost", "state.json")))).mode & 0o777).toString(8), "600")
+    }))
+
+  it.effect("recover never replaces a state that exists, and is NotFound for no session at all", () =>
+    Effect.gen(function*() {
+      const { store } = yield* orphan
+      yield* store.recover!("lost", (session) => Effect.map(session.transcript.read, () => ({ version: 1 as const, id: "lost", agent: "first", cwd: "/", model: "m", createdAt: "a", updatedAt: "a", status: "idle" as const })))
+      const again = yield* store.recover!("lost", () => Effect.die("not called: the state is there"))
+      assert.strictEqual((yield* again.readState).agent, "first")
+      assert.strictEqual((yield* Effect.flip(store.recover!("nothing", () => Effect.die("not called")))).reason, "NotFound")
+    }))
+
+  it.effect("a rebuilt state that is not a valid state is refused, and nothing is written", () =>
+    Effect.gen(function*() {
+      const { home, store } = yield* orphan
+      const error = yield* Effect.flip(store.recover!("lost", () => Effect.succeed({ id: "lost" } as never)))
+      assert.strictEqual(error.reason, "Corrupt")
+      assert.isFalse(existsSync(join(home, "sessions", "lost", "state.json")))
+    }))
+})
