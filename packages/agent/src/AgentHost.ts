@@ -96,10 +96,11 @@ export interface AgentHostShape {
   readonly listSessions: Effect.Effect<ReadonlyArray<HostSessionInfo>, HostError>
   /**
    * Rebuilds the state of a session that lost it (its transcript is there) from what is on disk,
-   * with this host's default agent and model and `cwd`; `notes` says what could not be recovered.
+   * with this host's default agent, `model` (default: the host's) and `cwd`; `notes` says what was
+   * assumed or could not be recovered.
    * Optional: a host whose store cannot lose state alone does not offer it.
    */
-  readonly recoverSession?: (options: { readonly sessionId: string; readonly cwd: string }) => Effect.Effect<
+  readonly recoverSession?: (options: { readonly sessionId: string; readonly cwd: string; readonly model?: string | undefined }) => Effect.Effect<
     { readonly session: HostSessionInfo; readonly children: number; readonly notes: ReadonlyArray<string> },
     HostError
   >

@@ -7,7 +7,7 @@ import { RunFailed, UsageError } from "./CliError.ts"
  * Opens `--session ID`; a session that lost its `state.json` (its transcript is there) has it
  * rebuilt from what is on disk and is continued, with one notice naming what was assumed.
  */
-const openOrRecover = (id: string, cwd: string, notice: (line: string) => Effect.Effect<void>) =>
+const openOrRecover = (id: string, cwd: string, model: string | undefined, notice: (line: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const store = yield* SessionStore
     const host = yield* AgentHost
@@ -15,7 +15,7 @@ const openOrRecover = (id: string, cwd: string, notice: (line: string) => Effect
       (e) => e.reason === "StateMissing" && host.recoverSession !== undefined,
       (e) =>
         Effect.gen(function*() {
-          const rebuilt = yield* host.recoverSession!({ sessionId: id, cwd })
+          const rebuilt = yield* host.recoverSession!({ sessionId: id, cwd, model })
           yield* notice(`${e.message}; rebuilt it from the transcript and ${rebuilt.children} ${rebuilt.children === 1 ? "child" : "children"}: ${rebuilt.notes.join("; ")}`)
           return yield* store.open(id)
         })
@@ -27,6 +27,8 @@ export const openRequestedSession = (opts: {
   readonly session?: string | undefined
   readonly continue?: boolean | undefined
   readonly cwd: string
+  /** `--model`: the model a recovered session is bound to (the default when absent). */
+  readonly model?: string | undefined
   /** Where a recovered session's one-line notice goes (stderr). */
   readonly notice: (line: string) => Effect.Effect<void>
 }) =>
@@ -35,7 +37,7 @@ export const openRequestedSession = (opts: {
     if (opts.session !== undefined && opts.continue === true) {
       return yield* new UsageError({ message: "use either --session or --continue, not both" })
     }
-    if (opts.session !== undefined) return yield* openOrRecover(opts.session, opts.cwd, opts.notice)
+    if (opts.session !== undefined) return yield* openOrRecover(opts.session, opts.cwd, opts.model, opts.notice)
     if (opts.continue === true) {
       const latest = yield* store.latest({ cwd: opts.cwd })
       // A newer session that cannot be read might be the one meant: say so rather than pick another.

@@ -298,7 +298,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           return yield* new HostError({ reason: "Unsupported", message: `session "${recover.sessionId}": this store cannot rebuild a lost state` })
         }
         // What a transcript does not record is what a new session here would get.
-        const model = yield* registry.canonical(defaultModel)
+        const model = yield* registry.canonical(recover.model ?? defaultModel)
         const catalog = yield* options.agents({ cwd: recover.cwd, agent: undefined, extra: {} })
         const rebuilt = yield* Ref.make<RebuiltState | undefined>(undefined)
         const session = yield* store.recover(recover.sessionId, (handle) =>

@@ -103,7 +103,7 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
 export const executeRun = (input: RunInput, ctx: CliContext) =>
   Effect.gen(function*() {
     const host = yield* AgentHost
-    const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd, notice: (line) => writeLine(ctx.stderr, `dsh: warning: ${line}`) })
+    const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd, model: input.model, notice: (line) => writeLine(ctx.stderr, `dsh: warning: ${line}`) })
     const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}) }
     const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
     // Beside the session on disk; under $DSH_HOME/logs/sessions/ when the session is in a database.
