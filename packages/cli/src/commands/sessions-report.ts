@@ -1,4 +1,3 @@
-import { SessionStore } from "@dsh/session"
 import { formatCount, loadSessionReport, renderReportHtml } from "@dsh/view"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
@@ -8,6 +7,7 @@ import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
+import { requireSession } from "../Session.ts"
 
 /**
  * Writes `text` to `path` atomically (a temp file beside it, then a rename). Owner-only (0600):
@@ -46,7 +46,7 @@ export const sessionsReportCommand = (args: ReadonlyArray<string>, ctx: CliConte
     if (id === undefined || extra.length > 0 || values.html === undefined || values.html === "") {
       return yield* new UsageError({ message: "usage: dsh sessions report ID --html FILE" })
     }
-    const session = yield* (yield* SessionStore).open(id)
+    const session = yield* requireSession(id)
     const report = yield* loadSessionReport(session)
     const file = resolve(ctx.cwd, values.html)
     yield* writeAtomic(file, renderReportHtml(report))

@@ -50,6 +50,9 @@ describe("a session whose state.json is missing", { timeout: 120_000 }, () => {
     expect(read.stderr.trim().split("\n")).toHaveLength(1)
     expect(read.stderr).toContain("state.json is missing")
     expect(read.stderr).toContain(`dsh run --session ${id}`)
+    const report = await runDsh(["sessions", "report", id, "--html", join(dir, "..", "report.html")], { env: { DSH_HOME: home } })
+    expect(report.code).toBe(1)
+    expect(report.stderr).toContain(`dsh run --session ${id}`)
     // A reader rebuilds nothing.
     expect(existsSync(join(dir, "state.json"))).toBe(false)
 
