@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, readdirSync } from "node:fs"
+import { chmodSync, lstatSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runDsh, tempDir } from "../support.ts"
@@ -49,6 +49,36 @@ describe("session files are private whatever the umask", { timeout: 120_000 }, (
       expect((lstatSync(report).mode & 0o777).toString(8)).toBe("600")
     })
   }
+})
+
+describe("out-of-process children's homes are private too", { timeout: 120_000 }, () => {
+  it("umask 022: an sdk:dsh and an acp:dsh child (their own DSH_HOME, config.toml, sessions, logs)", async () => {
+    const home = join(tempDir("dsh-private-"), "home")
+    const cwd = tempDir("dsh-cwd-")
+    writeFileSync(join(cwd, "script.json"), JSON.stringify({
+      rules: [
+        { when: { lastUser: "^CHILD" }, reply: { text: "child says hi" } },
+        {
+          when: { lastUser: "^go$", step: 0 },
+          reply: {
+            toolCalls: [
+              { name: "subagent", arguments: { description: "over sdk", agent: "sdk:dsh", prompt: "CHILD over sdk" } },
+              { name: "subagent", arguments: { description: "over acp", agent: "acp:dsh", prompt: "CHILD over acp" } }
+            ]
+          }
+        },
+        { reply: { text: "done" } }
+      ]
+    }))
+    const r = await runDshUnder("022", ["run", "--model", `scripted:${join(cwd, "script.json")}`, "--output-format", "json", "go"], { env: { DSH_HOME: home }, cwd })
+    expect(r.code, r.stderr).toBe(0)
+    const { subagents } = JSON.parse(r.stdout) as { subagents: Array<{ status: string }> }
+    expect(subagents.map((c) => c.status)).toEqual(["completed", "completed"])
+    const entries = modesUnder(home)
+    // The children's own homes hold their sessions: the check covers them.
+    expect(entries.filter((e) => e.path.endsWith("config.toml")).length).toBe(2)
+    expect(entries.filter((e) => e.mode !== (e.dir ? "700" : "600"))).toEqual([])
+  })
 })
 
 describe("dsh doctor and a home other users can open", { timeout: 60_000 }, () => {
