@@ -14,7 +14,7 @@ export class HostError extends Schema.TaggedError<HostError>()("HostError", {
 
 export interface HostSessionInfo {
   readonly id: string
-  /** Why the session cannot be read (a corrupt state file); the other fields are then empty. */
+  /** Why the session cannot be read (a corrupt or missing state file); the other fields are then empty. */
   readonly error?: string | undefined
   readonly agent: string
   readonly cwd: string

@@ -130,6 +130,11 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         const dir = dirOf(id)
         const statePath = join(dir, "state.json")
         const handle = handles.get(id) ?? (yield* makeFileSessionHandle(dir, id, scope))
+        // A live owner is still writing the session: a state rebuilt under it would race its updates.
+        const owner = yield* handle.owner
+        if (owner !== undefined) {
+          return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt}); its state was not rebuilt` })
+        }
         // What `rebuild` makes is checked like any state read back, so a bad rebuild is not written.
         const state = yield* Effect.flatMap(rebuild(handle), (s) => decodeState(s, id, "the rebuilt state"))
         yield* io("write", statePath, () => writeFileExclusive(statePath, encodeJson(state)))

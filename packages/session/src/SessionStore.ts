@@ -161,7 +161,7 @@ export interface SessionStoreShape {
   /**
    * Opens a session whose state is missing (`open` fails `StateMissing`) after writing the state
    * `rebuild` makes from what is left (the handle reads transcripts, children and tasks; its
-   * `readState` fails until then). A state that appeared meanwhile is kept, never replaced.
+   * `readState` fails until then). A state that appeared meanwhile is kept, never replaced; `Owned` while a live process runs the session.
    * `NotFound` when there is nothing to recover. Optional: a store that keeps state and transcript
    * together (one database) does not lose one alone.
    */

@@ -371,3 +371,21 @@ describe("FileSessionStore with a missing state.json", () => {
       assert.isFalse(existsSync(join(home, "sessions", "lost", "state.json")))
     }))
 })
+
+describe("FileSessionStore recover and the lease", () => {
+  it.effect("a session a live process runs is not rebuilt under it (Owned)", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const store = yield* start
+      const handle = yield* store.create({ ...init, id: "held" })
+      yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+      yield* handle.transcript.sync
+      yield* Effect.promise(() => rm(join(home, "sessions", "held", "state.json")))
+      // This process holds the lease; another store (as another process would) must not rebuild.
+      yield* handle.acquire
+      const other = yield* FileSessionStore.make({ home })
+      const error = yield* Effect.flip(other.recover!("held", () => Effect.die("not called: the session is owned")))
+      assert.strictEqual(error.reason, "Owned")
+      assert.isFalse(existsSync(join(home, "sessions", "held", "state.json")))
+    }))
+})
