@@ -3,6 +3,7 @@ import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dispatch } from "./Dispatch.ts"
+import { onResidentLost } from "./ResidentLost.ts"
 import { cliLayer } from "./Runtime.ts"
 
 const signalled = Deferred.makeUnsafe<void>()
@@ -41,6 +42,8 @@ const stop = () => {
 process.on("SIGINT", stop)
 process.on("SIGTERM", stop)
 process.on("SIGHUP", stop)
+// Served by a spare whose resident was killed: the work stops as for a signal (`run` says why).
+onResidentLost(stop)
 
 const exit = await Effect.runPromise(Fiber.await(fiber))
 if (Exit.isSuccess(exit)) {
