@@ -4,9 +4,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { residentDir } from "../src/warm/Place.ts"
-import type { ResidentStatus } from "../src/warm/Protocol.ts"
-import { residentSettled, residentsIn } from "../src/warm/Status.ts"
+import { residentDir, residentSettled, residentsIn, type ResidentStatus } from "@dsh/cli-resident"
 import { DSH, makeHome, tempDir } from "./support.ts"
 
 // Each test has a resident of its own (DSH_RESIDENT names it), found by that name and stopped
@@ -192,7 +190,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
     expect(await untilGone([dsh, bash])).toEqual([])
   })
 
-  it("a resident killed mid-start: the start ends with exit 1 and says so; it is not run a second time", async () => {
+  it("a resident killed mid-start: the start ends as a failed run with exit 1 and says so; it is not run a second time", async () => {
     const server = await startFakeOpenAIServer({ respond: () => ({ hang: true }) })
     servers.push(server)
     const { env } = setup({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
@@ -201,7 +199,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
     for (let i = 0; i < 800 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 25))
     process.kill(resident.pid, "SIGKILL")
     expect(await run.exited).toEqual({ code: 1, signal: null })
-    expect(run.stderr()).toBe("dsh: the resident dsh process went away\n")
+    expect(run.stderr()).toBe("dsh: run failed: the resident dsh process went away\ndsh: the resident dsh process went away\n")
     expect(server.requests).toHaveLength(1)
     // What the killed resident could not remove.
     for (const f of readdirSync(dir)) if (f.startsWith(`${basename(resident.socket, ".sock")}.`)) rmSync(join(dir, f), { force: true })
