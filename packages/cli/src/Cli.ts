@@ -3,7 +3,7 @@ import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dispatch } from "./Dispatch.ts"
-import { onResidentLost } from "./ResidentLost.ts"
+import { onResidentLost, residentLostReason } from "./ResidentLost.ts"
 import { cliLayer } from "./Runtime.ts"
 
 const signalled = Deferred.makeUnsafe<void>()
@@ -46,7 +46,10 @@ process.on("SIGHUP", stop)
 onResidentLost(stop)
 
 const exit = await Effect.runPromise(Fiber.await(fiber))
-if (Exit.isSuccess(exit)) {
+if (residentLostReason() !== undefined) {
+  // The launcher says the resident went away, in one line: nothing more here (`run` printed its summary).
+  process.exitCode = 1
+} else if (Exit.isSuccess(exit)) {
   process.exitCode = 0
 } else if (Cause.hasInterruptsOnly(exit.cause)) {
   process.stderr.write("dsh: cancelled\n")

@@ -214,7 +214,7 @@ describe.skipIf(!works)("the resident dsh, opt-in and confined", { timeout: 90_0
     expect(await run.exited).toEqual({ code: 1, signal: null })
     const summary = JSON.parse(run.stdout())
     expect(summary).toMatchObject({ status: "failed", error: "the resident dsh process went away" })
-    expect(run.stderr()).toContain("the resident dsh process went away")
+    expect(run.stderr()).toBe("dsh: the resident dsh process went away\n")
     const list = start(["sessions", "list", "--json"], { ...env, DSH_RESIDENT: "0" })
     expect((await list.exited).code).toBe(0)
     const session = JSON.parse(list.stdout()).sessions.find((s: { id: string }) => s.id === summary.sessionId)
