@@ -1,8 +1,9 @@
-import { residentSettled, residentsIn, type ResidentStatus } from "@dsh/cli-resident"
+import { MAX_LINE_BYTES, residentKey, residentSettled, residentsIn, type ResidentStatus } from "@dsh/cli-resident"
 import { isGone } from "@dsh/subprocess/testing"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { createServer } from "node:net"
+import { join, resolve } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { DSH, makeHome, tempDir } from "../support.ts"
 
@@ -219,5 +220,26 @@ describe.skipIf(!works)("the resident dsh, opt-in and confined", { timeout: 90_0
     expect((await list.exited).code).toBe(0)
     const session = JSON.parse(list.stdout()).sessions.find((s: { id: string }) => s.id === summary.sessionId)
     expect(session.status).toBe("lost")
+  })
+
+  it("a line from the resident past the size bound, or not JSON, ends the connection: the start runs in its own process", async () => {
+    for (const answer of [Buffer.alloc(MAX_LINE_BYTES + 1024, "x"), Buffer.from("not json\n")]) {
+      const { env, dir } = setup()
+      mkdirSync(dir, { mode: 0o700 })
+      // A listener where the launcher looks for its resident (the key of this build, name "", no Node flags).
+      const key = residentKey(resolve(DSH, "../packages/cli/dist/main.js"), env, "", [])
+      let connections = 0
+      const fake = createServer((socket) => {
+        connections++
+        socket.on("error", () => undefined).end(answer)
+      })
+      await new Promise<void>((r) => fake.listen(join(dir, `${key}.sock`), r))
+      try {
+        expect((await bash("true", env)).own).toBe(true)
+        expect(connections).toBe(1)
+      } finally {
+        fake.close()
+      }
+    }
   })
 })
