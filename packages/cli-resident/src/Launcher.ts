@@ -148,7 +148,8 @@ export interface ResidentEntries {
  */
 export const runInResident = async (entries: ResidentEntries): Promise<void> => {
   const setting = await residentSetting(process.env)
-  if (!setting.on) return
+  // Elsewhere than Linux there is no /proc to compare confinement by: every start runs here.
+  if (!setting.on || process.platform !== "linux") return
   const place = placeFor(entries.entry, process.env, setting.name)
   if ("problem" in place) return warn(place.problem)
   const control = await connectTo(place.socket)
