@@ -20,8 +20,8 @@ const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--r
 // those of the builds the examples installed in temporary directories. Nothing the run started
 // stays behind it.
 try {
-  const { residentDir } = await import("../packages/cli/src/warm/Place.ts")
-  const { residentsIn } = await import("../packages/cli/src/warm/Status.ts")
+  const { residentDir } = await import("../packages/cli-resident/src/Place.ts")
+  const { residentsIn } = await import("../packages/cli-resident/src/Status.ts")
   const builds = [join(ROOT, "packages", "cli", "dist"), join(tmpdir(), "dsh-example-")]
   for (const r of await residentsIn(residentDir(process.getuid?.() ?? 0))) {
     if (builds.some((b) => r.build.startsWith(b))) process.kill(r.pid, "SIGTERM")

@@ -11,11 +11,11 @@
  * - `dsh run` spawn → first HTTP request at a fake OpenAI server on 127.0.0.1 vs `node -e 0`.
  *   Goal: ≤ 3×.
  *
- * `dsh …` starts are served by the resident dsh (a warm spare process takes each start; before
- * every sample the bench waits until the resident has settled, so no spare loads beside what is
- * timed). `(own process)` = DSH_RESIDENT=0: dsh runs in the process spawned, with the CLI's
- * compile cache warm. `(cold)` = no resident and a fresh, empty compile cache for every sample
- * (the first start after a build or an upgrade).
+ * `dsh …` is the default: dsh runs in the process spawned, with the CLI's compile cache warm.
+ * `(resident)` = DSH_RESIDENT=1, the opt-in resident dsh (a warm spare process takes each start;
+ * before every sample the bench waits until the resident has settled, so no spare loads beside
+ * what is timed). `(cold)` = no resident and a fresh, empty compile cache for every sample (the
+ * first start after a build or an upgrade). The resident the bench started is stopped at the end.
  *
  * `--against DIR` also runs another build of the CLI (a copy of `packages/cli/dist` made from an
  * earlier commit, kept beside it so its imports resolve) in the same rounds, and prints what a
@@ -24,8 +24,7 @@
  *   node --conditions=@dsh/source packages/acp-agent/bench/startup.ts [runs] [--no-cold] [--against DIR]
  */
 import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { placeFor } from "../../cli/src/warm/Place.ts"
-import { residentSettled } from "../../cli/src/warm/Status.ts"
+import { placeFor, residentSettled, residentStatus } from "@dsh/cli-resident"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
@@ -59,9 +58,10 @@ let coldCaches = 0
 const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", HOME: home, DSH_HOME: home, ...extra })
 /** A fresh, empty compile cache directory: this start compiles everything from source. */
 const cold = (): Record<string, string> => ({ NODE_COMPILE_CACHE: join(dir, `cold-cache-${coldCaches++}`), DSH_RESIDENT: "0" })
-const OWN_PROCESS = { DSH_RESIDENT: "0" }
-/** The resident the `dsh` samples use (the children's environment and flags). */
-const resident = placeFor(MAIN, env(), [])
+const RESIDENT = { DSH_RESIDENT: "1" }
+/** The resident the `(resident)` samples use (the children's environment and flags; its name is ""). */
+const place = placeFor(MAIN, env(RESIDENT), "", [])
+const resident = "problem" in place ? undefined : place
 
 /** Newline-delimited JSON-RPC over a child's stdio: the same minimal client for every server. */
 const rpc = (child: ChildProcess, onNotification: (method: string, params: any) => void) => {
@@ -184,9 +184,9 @@ const samplers: Record<string, () => Promise<number>> = {
   "sdk echo server": () => sdkTurn([SDK_ECHO]),
   "dsh sdk": () => sdkTurn(dshSdk),
   "dsh run": () => runToRequest(),
-  "dsh acp (own process)": () => acpTurn(dshAcp, OWN_PROCESS),
-  "dsh sdk (own process)": () => sdkTurn(dshSdk, OWN_PROCESS),
-  "dsh run (own process)": () => runToRequest(OWN_PROCESS),
+  "dsh acp (resident)": () => acpTurn(dshAcp, RESIDENT),
+  "dsh sdk (resident)": () => sdkTurn(dshSdk, RESIDENT),
+  "dsh run (resident)": () => runToRequest(RESIDENT),
   ...(COLD
     ? {
       "dsh acp (cold)": () => acpTurn(dshAcp, cold()),
@@ -220,6 +220,8 @@ for (let round = 0; round < RUNS; round++) {
 }
 const loadAfter = loadavg()[0]!
 await server.close()
+const started = resident === undefined ? undefined : await residentStatus(resident.socket)
+if (started !== undefined) process.kill(started.pid, "SIGTERM")
 rmSync(dir, { recursive: true, force: true })
 
 const sorted = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)
@@ -238,12 +240,12 @@ for (const [name, xs] of Object.entries(samples)) {
   console.log(`  ${name.padEnd(21)} median ${ms(median(xs)).padStart(9)}  p25–p75 ${ms(quantile(xs, 0.25))}–${ms(quantile(xs, 0.75))}  min ${ms(sorted(xs)[0]!)}`)
 }
 const ratios: Record<string, { of: string; to: string; target?: number }> = {
-  acp: { of: "dsh acp", to: "acp echo agent", target: ACP_TARGET },
+  acp: { of: "dsh acp", to: "acp echo agent" },
   sdk: { of: "dsh sdk", to: "sdk echo server" },
-  run: { of: "dsh run", to: "node -e 0", target: RUN_TARGET },
-  acpOwn: { of: "dsh acp (own process)", to: "acp echo agent" },
-  sdkOwn: { of: "dsh sdk (own process)", to: "sdk echo server" },
-  runOwn: { of: "dsh run (own process)", to: "node -e 0" },
+  run: { of: "dsh run", to: "node -e 0" },
+  acpResident: { of: "dsh acp (resident)", to: "acp echo agent", target: ACP_TARGET },
+  sdkResident: { of: "dsh sdk (resident)", to: "sdk echo server" },
+  runResident: { of: "dsh run (resident)", to: "node -e 0", target: RUN_TARGET },
   ...(COLD
     ? {
       acpCold: { of: "dsh acp (cold)", to: "acp echo agent" },

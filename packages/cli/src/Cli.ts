@@ -3,6 +3,7 @@ import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dispatch } from "./Dispatch.ts"
+import { onResidentLost, residentLostReason } from "./ResidentLost.ts"
 import { cliLayer } from "./Runtime.ts"
 
 const signalled = Deferred.makeUnsafe<void>()
@@ -41,9 +42,14 @@ const stop = () => {
 process.on("SIGINT", stop)
 process.on("SIGTERM", stop)
 process.on("SIGHUP", stop)
+// Served by a spare whose resident was killed: the work stops as for a signal (`run` says why).
+onResidentLost(stop)
 
 const exit = await Effect.runPromise(Fiber.await(fiber))
-if (Exit.isSuccess(exit)) {
+if (residentLostReason() !== undefined) {
+  // The launcher says the resident went away, in one line: nothing more here (`run` printed its summary).
+  process.exitCode = 1
+} else if (Exit.isSuccess(exit)) {
   process.exitCode = 0
 } else if (Cause.hasInterruptsOnly(exit.cause)) {
   process.stderr.write("dsh: cancelled\n")

@@ -52,6 +52,8 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
     case "doctor":
     case "sandbox":
       return Effect.promise(() => import("./commands/doctor.ts")).pipe(Effect.flatMap((m) => m.doctorCommand(command === "sandbox" ? rest.filter((a) => a !== "check") : rest, ctx)))
+    case "resident":
+      return Effect.promise(() => import("./commands/resident.ts")).pipe(Effect.flatMap((m) => m.residentCommand(rest, ctx)))
     case "demo":
       return stored([], ctx, () => hosted(ctx, async () => (await import("./commands/demo.ts")).demoCommand(rest, ctx)))
     default:

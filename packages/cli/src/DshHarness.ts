@@ -13,7 +13,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
-import { residentDir } from "./warm/Place.ts"
+import { residentDir } from "@dsh/cli-resident"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**

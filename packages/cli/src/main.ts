@@ -3,6 +3,7 @@
 // starts skip most of the parse/compile work; then load only what the command needs
 // (`--version` and `--help` never load Effect, each command loads its own modules).
 import { enableCompileCache } from "node:module"
+import { fileURLToPath } from "node:url"
 
 enableCompileCache?.()
 const argv = process.argv.slice(2)
@@ -12,9 +13,13 @@ if (argv.length === 0 || first === "--help" || first === "-h" || first === "help
   const { answerAndExit } = await import("./Usage.ts")
   answerAndExit(argv)
 }
-// The built CLI hands the start to a resident dsh when one is warm (DSH_RESIDENT=0: never).
+// The built CLI hands the start to a resident dsh when the user opted in (DSH_RESIDENT=1, or
+// `[cli] resident = true`) and one confined as this process is has a spare warm.
 if (import.meta.url.endsWith(".js") && process.env.DSH_RESIDENT !== "0") {
-  const { runInResident } = await import("./warm/Launcher.ts")
-  await runInResident(import.meta.url)
+  const { runInResident } = await import("@dsh/cli-resident")
+  await runInResident({
+    entry: fileURLToPath(import.meta.url),
+    server: fileURLToPath(new URL("./warm-server.js", import.meta.url))
+  })
 }
 await import("./Cli.ts")

@@ -4,9 +4,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { residentDir } from "../src/warm/Place.ts"
-import type { ResidentStatus } from "../src/warm/Protocol.ts"
-import { residentSettled, residentsIn } from "../src/warm/Status.ts"
+import { residentDir, residentSettled, residentsIn, type ResidentStatus } from "@dsh/cli-resident"
 import { DSH, makeHome, tempDir } from "./support.ts"
 
 // Each test has a resident of its own (DSH_RESIDENT names it), found by that name and stopped
@@ -192,7 +190,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
     expect(await untilGone([dsh, bash])).toEqual([])
   })
 
-  it("a resident killed mid-start: the start ends with exit 1 and says so; it is not run a second time", async () => {
+  it("a resident killed mid-start: the start ends as a failed run with exit 1 and says so; it is not run a second time", async () => {
     const server = await startFakeOpenAIServer({ respond: () => ({ hang: true }) })
     servers.push(server)
     const { env } = setup({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })

@@ -1,3 +1,4 @@
+import { residentSetting } from "@dsh/cli-resident"
 import { VERSION } from "@dsh/core"
 import { type BwrapProbe, probeBwrap, ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
@@ -48,7 +49,8 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       `config      ${report.config.error ?? `${configFile}${report.config.exists ? "" : " (none: defaults)"}`}`,
       `permissions mode ${p.mode ?? "default"}; allow ${list(p.allow)}; ask ${list(p.ask)}; deny ${list(p.deny)}`,
       `sandbox     mode ${report.sandbox.mode}, network ${report.sandbox.network}, writable ${list(report.sandbox.writable)}`,
-      `bwrap       ${bwrapLine(bwrap)}`
+      `bwrap       ${bwrapLine(bwrap)}`,
+      `resident    ${(yield* Effect.promise(() => residentSetting(ctx.env))).reason}`
     ]
     if (!bwrap.works && report.sandbox.mode !== "off") {
       lines.push(report.sandbox.mode === "on"

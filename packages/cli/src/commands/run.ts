@@ -12,6 +12,7 @@ import { fileLogger } from "../Logger.ts"
 import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeLine, writeSummary } from "../Output.ts"
 import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 import { Asker } from "@dsh/tools"
+import { residentLostReason } from "../ResidentLost.ts"
 import { openRequestedSession } from "../Session.ts"
 
 const FLAGS = {
@@ -113,7 +114,7 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     // On a terminal, text output draws the live tree of the agents (and leaves it with a summary).
     const live = input.format === "text" && input.onEvent === undefined && isLiveTerminal(ctx.stdout, ctx.env)
     // Questions go to the terminal (one at a time, naming the agent), or nowhere: then `ask` denies.
-    const summary = yield* Effect.scoped(Effect.gen(function*() {
+    const ended = yield* Effect.scoped(Effect.gen(function*() {
       const state = yield* session.readState
       const view = live ? yield* liveTreeView(ctx.stdout, makeAgentTree({ agent: state.agent, model: input.model ?? state.model }), ctx.env) : undefined
       return yield* host.prompt({
@@ -127,6 +128,11 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
         ...(view === undefined ? {} : { onChildEvent: view.apply })
       })
     })).pipe(Effect.provideService(Asker, cliAsker(ctx, input.print === true)))
+    const lost = residentLostReason()
+    // The resident went away under this start: a failed run, its session left as a killed dsh
+    // leaves one (recorded running, and no owner once this process ends: read as lost).
+    if (lost !== undefined) yield* session.updateState((s) => ({ ...s, status: "running" }))
+    const summary = lost === undefined ? ended : { ...ended, status: "failed" as const, error: lost }
     logger.info({ status: summary.status, usage: summary.usage, error: summary.error }, "run end")
     yield* writeSummary(input.format, ctx.stdout, summary)
     if (summary.status !== "completed") {

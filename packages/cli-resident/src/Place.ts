@@ -2,7 +2,6 @@
 // No Effect here: this runs in the launcher, before anything heavy loads.
 import { lstatSync, mkdirSync, readlinkSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 
 /**
  * The per-user directory of resident sockets. Always under `/tmp`, whatever `TMPDIR` says:
@@ -32,10 +31,10 @@ const fnv = (text: string): string => {
  * namespaces it runs in; and its name (`DSH_RESIDENT`, when it names one): starts that give
  * another name share another one.
  */
-export const residentKey = (entry: string, env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = process.execArgv): string => {
+export const residentKey = (entry: string, env: NodeJS.ProcessEnv, name: string, execArgv: ReadonlyArray<string> = process.execArgv): string => {
   const s = statSync(entry)
   const nodeEnv = Object.entries(nodeEnvironment(env)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`)
-  return fnv([env.DSH_RESIDENT ?? "", entry, s.ino, s.size, s.mtimeMs, process.execPath, process.version, ...execArgv, ...nodeEnv, ...namespaces()].join("\0"))
+  return fnv([name, entry, s.ino, s.size, s.mtimeMs, process.execPath, process.version, ...execArgv, ...nodeEnv, ...namespaces()].join("\0"))
 }
 
 /** The environment Node itself reads at start-up (`NODE_*`, `UV_*`): all a resident is started with. */
@@ -59,11 +58,18 @@ const link = (path: string): string => {
   }
 }
 
-/** The resident directory, made if missing; undefined unless it is a real directory only this user can enter. */
-export const ownDirectory = (uid: number): string | undefined => {
-  const dir = residentDir(uid)
+/**
+ * The resident directory, made if missing (0700); a problem unless it is a real directory only
+ * this user can enter. `DSH_RESIDENT_DIR` names another one (for tests; the same checks hold).
+ */
+export const ownDirectory = (uid: number, env: NodeJS.ProcessEnv = process.env): { readonly dir: string } | { readonly problem: string } => {
+  const dir = env.DSH_RESIDENT_DIR !== undefined && env.DSH_RESIDENT_DIR !== "" ? env.DSH_RESIDENT_DIR : residentDir(uid)
   const s = lstatSync(dir, { throwIfNoEntry: false }) ?? makeDirectory(dir)
-  return s !== undefined && s.isDirectory() && s.uid === uid && (s.mode & 0o077) === 0 ? dir : undefined
+  if (s === undefined) return { problem: `${dir} cannot be made` }
+  if (!s.isDirectory()) return { problem: `${dir} is not a directory` }
+  if (s.uid !== uid) return { problem: `${dir} belongs to another user (uid ${s.uid})` }
+  if ((s.mode & 0o077) !== 0) return { problem: `${dir} is open to others (mode ${(s.mode & 0o777).toString(8)})` }
+  return { dir }
 }
 
 /** Makes `dir` (0700) and says what is there then: ours, or one another process made meanwhile. */
@@ -76,19 +82,21 @@ const makeDirectory = (dir: string) => {
   return lstatSync(dir, { throwIfNoEntry: false })
 }
 
-/** The entry of this build (`dist/main.js`), next to the launcher's chunk. */
-export const entryOf = (moduleUrl: string): string => fileURLToPath(new URL("./main.js", moduleUrl))
-
-/** Where this start's resident is, or undefined where there can be none (no uid, no private directory). */
-export const placeFor = (entry: string, env: NodeJS.ProcessEnv, execArgv: ReadonlyArray<string> = process.execArgv): Place | undefined => {
+/** Where this start's resident is, or the problem why there can be none (no uid, no private directory). */
+export const placeFor = (
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  execArgv: ReadonlyArray<string> = process.execArgv
+): Place | { readonly problem: string } => {
   const uid = process.getuid?.()
-  if (uid === undefined) return undefined
-  const dir = ownDirectory(uid)
-  if (dir === undefined) return undefined
+  if (uid === undefined) return { problem: "no user id on this platform" }
+  const own = ownDirectory(uid, env)
+  if ("problem" in own) return own
   try {
-    const key = residentKey(entry, env, execArgv)
-    return { dir, key, socket: join(dir, `${key}.sock`) }
-  } catch {
-    return undefined
+    const key = residentKey(entry, env, name, execArgv)
+    return { dir: own.dir, key, socket: join(own.dir, `${key}.sock`) }
+  } catch (error) {
+    return { problem: `cannot read ${entry}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` }
   }
 }

@@ -1,11 +1,12 @@
 // The thin start of `dsh` in front of a resident: it hands its argv, cwd, environment and
 // stdio to a spare process that has every module loaded already, relays signals, and exits
 // as the spare did. Where no spare can take the start, it returns and dsh runs in this process.
-import { closeSync, openSync, rmSync, statSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, rmSync, statSync, writeSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { entryOf, nodeEnvironment, type Place, placeFor } from "./Place.ts"
+import { confinement } from "./Confinement.ts"
+import { dshHomeOf, residentSetting } from "./OptIn.ts"
+import { nodeEnvironment, type Place, placeFor } from "./Place.ts"
 import { onLines, type ResidentMessage, send, type Start, type TerminalSize } from "./Protocol.ts"
 
 /** Signals a user or a parent sends to stop `dsh`: each reaches the spare as itself. */
@@ -46,7 +47,7 @@ const sizeOf = (stream: NodeJS.WriteStream): TerminalSize | undefined =>
  * Starts this build's resident in the background, once: the first launcher to create the
  * marker does; the resident removes it when it listens. This start runs in its own process.
  */
-const startResident = (place: Place, moduleUrl: string): void => {
+const startResident = (place: Place, server: string, name: string): void => {
   const marker = join(place.dir, `${place.key}.starting`)
   try {
     closeSync(openSync(marker, "wx", 0o600))
@@ -62,9 +63,8 @@ const startResident = (place: Place, moduleUrl: string): void => {
   try {
     const { spawn } = process.getBuiltinModule("node:child_process")
     const log = openSync(join(place.dir, `${place.key}.log`), "a", 0o600)
-    const server = fileURLToPath(new URL("./warm-server.js", moduleUrl))
     const idle = process.env.DSH_RESIDENT_IDLE_SECONDS ?? ""
-    spawn(process.execPath, [...process.execArgv, server, place.dir, place.key, idle, process.env.DSH_RESIDENT ?? ""], {
+    spawn(process.execPath, [...process.execArgv, server, place.dir, place.key, idle, name], {
       detached: true,
       stdio: ["ignore", "ignore", log],
       env: nodeEnvironment(process.env),
@@ -119,15 +119,41 @@ const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
   process.stderr.write("", done)
 }
 
+/** One warning line in `$DSH_HOME/logs/dsh.log` (the CLI's log, its JSON lines); never fails the start. */
+const warn = (message: string): void => {
+  try {
+    const logs = join(dshHomeOf(process.env), "logs")
+    mkdirSync(logs, { recursive: true, mode: 0o700 })
+    const fd = openSync(join(logs, "dsh.log"), "a", 0o600)
+    writeSync(fd, `${JSON.stringify({ level: 40, time: new Date().toISOString(), pid: process.pid, msg: `resident: ${message}; this start runs in its own process` })}\n`)
+    closeSync(fd)
+  } catch {
+    // no log to write to: the start runs in its own process all the same
+  }
+}
+
+/** Where a built CLI's resident runs from. */
+export interface ResidentEntries {
+  /** The CLI's entry (`dist/main.js`): its identity names the build a resident serves. */
+  readonly entry: string
+  /** The resident's server script (the CLI's `dist/warm-server.js`, which calls `serveResident`). */
+  readonly server: string
+}
+
 /**
- * Runs this start in a warm spare and never returns when one took it (the process exits as the
- * spare did). Returns when there is none, after asking for one to be started for next time.
+ * Runs this start in a warm spare when the user opted in (see `residentSetting`) and one takes
+ * it; then it never returns (the process exits as the spare did). Returns when the resident is
+ * off or none can take it (a differently confined caller, no spare ready), after asking for a
+ * resident to be started for next time where there is none: the caller then runs the start itself.
  */
-export const runInResident = async (moduleUrl: string): Promise<void> => {
-  const place = placeFor(entryOf(moduleUrl), process.env)
-  if (place === undefined) return
+export const runInResident = async (entries: ResidentEntries): Promise<void> => {
+  const setting = await residentSetting(process.env)
+  // Elsewhere than Linux there is no /proc to compare confinement by: every start runs here.
+  if (!setting.on || process.platform !== "linux") return
+  const place = placeFor(entries.entry, process.env, setting.name)
+  if ("problem" in place) return warn(place.problem)
   const control = await connectTo(place.socket)
-  if (control === undefined) return startResident(place, moduleUrl)
+  if (control === undefined) return startResident(place, entries.server, setting.name)
   let cwd: string
   try {
     cwd = process.cwd()
@@ -144,7 +170,8 @@ export const runInResident = async (moduleUrl: string): Promise<void> => {
     umask: process.umask(),
     stdinIsTTY: process.stdin.isTTY === true,
     stdout: sizeOf(process.stdout),
-    stderr: sizeOf(process.stderr)
+    stderr: sizeOf(process.stderr),
+    confinement: confinement()
   }
   send(control.socket, { start })
   const answer = await next()

@@ -1,6 +1,5 @@
-// For tools that drive dsh (tests, benchmarks): ask a resident how it is, and wait until it has
-// settled (a spare loaded, no start running), so that what they time next runs on a quiet
-// resident rather than beside a spare that is loading.
+// Asking residents how they are (`dsh resident status`), stopping them (`dsh resident stop`), and
+// waiting until one has settled (a spare loaded, no start running), for tools that time what runs next.
 import { readdirSync } from "node:fs"
 import { connect } from "node:net"
 import { onLines, type ResidentMessage, type ResidentStatus, send } from "./Protocol.ts"
@@ -45,4 +44,22 @@ export const residentsIn = async (dir: string): Promise<Array<ResidentStatus & {
     return status === undefined ? [] : [{ ...status, socket }]
   }))
   return found.flat()
+}
+
+/**
+ * Stops the residents in `dir` that serve `build` (their `build` directory), with SIGTERM: each
+ * lets the start it serves finish, then ends. Returns those it stopped.
+ */
+export const stopResidents = async (dir: string, build: string): Promise<Array<ResidentStatus & { readonly socket: string }>> => {
+  const stopped: Array<ResidentStatus & { readonly socket: string }> = []
+  for (const r of await residentsIn(dir)) {
+    if (r.build !== build) continue
+    try {
+      process.kill(r.pid, "SIGTERM")
+      stopped.push(r)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return stopped
 }
