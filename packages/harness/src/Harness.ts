@@ -14,7 +14,7 @@ import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
-import { makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
+import { bindDisallowedTools, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Clock, Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
@@ -89,9 +89,14 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         : sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state }).pipe(
           Effect.tap((p) => Effect.sync(() => permissionsBySession.set(state.id, p)))
         )
-    /** Runs `effect` under the session's rules (when the harness or a parent gave any). */
-    const governed = <A, E, R>(permissions: PermissionsShape | undefined, effect: Effect.Effect<A, E, R>) =>
-      permissions === undefined ? effect : Effect.provideService(effect, Permissions, permissions)
+    /**
+     * Runs `effect` under the session's rules (when the harness or a parent gave any), with the
+     * main agent's `disallowedTools` binding every agent the effect starts.
+     */
+    const governed = <A, E, R>(rt: { readonly permissions: PermissionsShape | undefined; readonly catalog: AgentCatalog }, effect: Effect.Effect<A, E, R>) => {
+      const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
+      return rt.permissions === undefined ? bound : Effect.provideService(bound, Permissions, rt.permissions)
+    }
 
     /** A session's tree and its main agent's context, built in `scope` under the session's lease. */
     const buildRuntime = (sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope) =>
@@ -124,7 +129,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         })
         // Messages other processes send to this session's children come through here.
         yield* main.tree.answerSends((handle, message) =>
-          governed(permissions, main.subagents.send(handle, message, "user")).pipe(
+          governed({ permissions, catalog }, main.subagents.send(handle, message, "user")).pipe(
             Effect.map((o) => (o._tag === "Replied" ? o.result : undefined)),
             Effect.mapError((e) => e.message)
           ))
@@ -219,7 +224,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           yield* onEvent(notice)
         }
         yield* session.updateState((s) => ({ ...s, status: "running" }))
-        const turns = governed(rt.permissions, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
+        const turns = governed(rt, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
           runPrompt({
             agent: "main",
             cwd: rt.state.cwd,
@@ -283,7 +288,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           Effect.catchIf((e): e is SessionError => e._tag === "SessionError" && e.reason === "Owned", () => Effect.succeed(Option.none()))
         )
         if (Option.isSome(local)) {
-          return replyOf(send.handle, yield* governed(local.value.permissions, local.value.main.subagents.send(send.handle, send.message, "user")))
+          return replyOf(send.handle, yield* governed(local.value, local.value.main.subagents.send(send.handle, send.message, "user")))
         }
         const session = yield* store.open(send.sessionId)
         const routed = yield* requestSend(session, send.handle, send.message).pipe(

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import { VERSION } from "@dsh/core"
 import type { Connected, LaunchedChild, OutOfProcessRun, Turn, TurnReport } from "@dsh/subagent-outofprocess"
-import { Permissions, type PermissionsShape } from "@dsh/tools"
+import { InheritedDisallowedTools, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import type { AcpContinuation } from "../AcpContinuation.ts"
@@ -103,7 +103,11 @@ export const connectAcpChild = (options: {
         permissions,
         agent: run.context.handle,
         cwd: launched.plan.cwd,
-        policy: { tools: run.context.type.definition.tools, disallowedTools: run.context.type.definition.disallowedTools },
+        // Its ancestors' disallowedTools bind it too (as deny rules when the tree has rules; here always).
+        policy: {
+          tools: run.context.type.definition.tools,
+          disallowedTools: [...(run.context.type.definition.disallowedTools ?? []), ...(yield* InheritedDisallowedTools)]
+        },
         emit: (event) => Queue.offer(tap, { _tag: "event", event }).pipe(Effect.asVoid),
         // Waits until the turn has applied everything the child said before the request.
         callOf: (request) =>

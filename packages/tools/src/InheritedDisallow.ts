@@ -1,0 +1,41 @@
+import { Context, Effect } from "effect"
+import { PermissionRuleError, readPermissionRule } from "./PermissionRule.ts"
+import { Permissions } from "./Permissions.ts"
+
+/**
+ * The `disallowedTools` of every agent above the calling fiber (its ancestors, the main agent
+ * included): an agent's `disallowedTools` bind its whole subtree, so no descendant of any
+ * backend may use them. Its `tools` allow-list stays its own (a read-only lead may still
+ * delegate writing). Empty by default; set by {@link bindDisallowedTools}.
+ */
+export const InheritedDisallowedTools = Context.Reference<ReadonlyArray<string>>("@dsh/tools/InheritedDisallowedTools", { defaultValue: () => [] })
+
+/**
+ * Runs `effect` (an agent's turns, with everything they start) with `own` added to the
+ * inherited disallow set. In-process children read the set when their toolbox is built; to
+ * reach children in other processes (`sdk:dsh`, `acp:dsh`, cluster runners, an ACP agent's
+ * permission requests) the names also become deny rules of the tree's `Permissions`, whose
+ * settings travel with every out-of-process child and can only be narrowed there. Without
+ * configured rules the `Permissions` are left as they are: a deny layer would switch rules on.
+ */
+export const bindDisallowedTools = (own: ReadonlyArray<string> | undefined) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const inherited = yield* InheritedDisallowedTools
+    const added = [...new Set(own ?? [])].filter((name) => !inherited.includes(name))
+    if (added.length === 0) return yield* effect
+    const bound = Effect.provideService(effect, InheritedDisallowedTools, [...inherited, ...added])
+    const permissions = yield* Permissions
+    if (!permissions.configured) return yield* bound
+    // A name no rule can spell (none should exist: they are tool names) still binds in process.
+    const deny = added.filter((name) => !(readPermissionRule(name) instanceof PermissionRuleError))
+    // `bypass` in a narrowing layer widens nothing (the strictest layer wins): only the denies count.
+    const narrowed = yield* permissions.narrow({ mode: "bypass", deny, origin: "disallowedTools" }).pipe(
+      Effect.tapError((e) => Effect.logWarning(`disallowedTools could not become deny rules: ${e.message}`)),
+      Effect.orElseSucceed(() => permissions)
+    )
+    return yield* Effect.provideService(bound, Permissions, narrowed)
+  })
+
+/** The denial an agent's model reads for a tool an ancestor disallows. */
+export const inheritedDenial = (tool: string): string =>
+  `Error: permission denied: ${tool} is denied: an agent above this one lists ${tool} in disallowedTools, which binds every agent it delegates to.`
