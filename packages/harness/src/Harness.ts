@@ -14,7 +14,7 @@ import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
-import { bindDisallowedTools, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
+import { bindDisallowedTools, disallowedBySettings, InheritedDisallowedTools, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Clock, Effect, Exit, Fiber, Layer, Option, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
@@ -94,8 +94,12 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
      * main agent's `disallowedTools` binding every agent the effect starts.
      */
     const governed = <A, E, R>(rt: { readonly permissions: PermissionsShape | undefined; readonly catalog: AgentCatalog }, effect: Effect.Effect<A, E, R>) => {
-      const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
-      return rt.permissions === undefined ? bound : Effect.provideService(bound, Permissions, rt.permissions)
+      if (rt.permissions === undefined) return bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
+      // A parent process's agents' disallowedTools (in its settings) bind this whole tree too.
+      const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect).pipe(
+        Effect.provideService(InheritedDisallowedTools, disallowedBySettings(rt.permissions.settings))
+      )
+      return Effect.provideService(bound, Permissions, rt.permissions)
     }
 
     /** A session's tree and its main agent's context, built in `scope` under the session's lease. */
@@ -216,7 +220,11 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           return request.onEvent?.(event) ?? Effect.void
         }
         const tools = [...main.tools, ...(request.tools ?? [])]
-        const toolbox = makeToolbox({ tools, policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools } })
+        const toolbox = makeToolbox({
+          tools,
+          policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools },
+          inheritedDisallowed: disallowedBySettings(rt.permissions?.settings ?? [])
+        })
         // Patterns that can never match are said when the profile applies, not silently ignored.
         for (const message of agentPolicyWarnings(catalog.main, tools.map((t) => t.name), yield* main.subagents.typeNames)) {
           const notice: AgentEvent = { type: "notice", level: "warning", message }

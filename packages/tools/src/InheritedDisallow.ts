@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import { PermissionRuleError, readPermissionRule } from "./PermissionRule.ts"
+import type { PermissionSettings } from "./PermissionPolicy.ts"
 import { Permissions } from "./Permissions.ts"
 
 /**
@@ -39,3 +40,12 @@ export const bindDisallowedTools = (own: ReadonlyArray<string> | undefined) => <
 /** The denial an agent's model reads for a tool an ancestor disallows. */
 export const inheritedDenial = (tool: string): string =>
   `Error: permission denied: ${tool} is denied: an agent above this one lists ${tool} in disallowedTools, which binds every agent it delegates to.`
+
+/**
+ * The names a parent process's settings disallow for this whole tree (its deny layers of origin
+ * `disallowedTools`): what a child process provides as `InheritedDisallowedTools`, so its own
+ * agents are not offered those tools either.
+ */
+export const disallowedBySettings = (settings: ReadonlyArray<PermissionSettings>): ReadonlyArray<string> => [
+  ...new Set(settings.flatMap((s) => (s.origin === "disallowedTools" ? s.deny ?? [] : [])))
+]

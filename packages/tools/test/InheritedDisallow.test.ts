@@ -5,6 +5,7 @@ import {
   bindDisallowedTools,
   commandSubject,
   defineTool,
+  disallowedBySettings,
   InheritedDisallowedTools,
   makePermissions,
   makeToolbox,
@@ -61,5 +62,12 @@ describe("disallowedTools bind a subtree", () => {
       deny: ["Write(.env)", "Bash(git push*)"]
     })
     assert.strictEqual(narrowingOnly({ mode: "plan" }).mode, "plan")
+  })
+
+  it("a child process reads what its parent's agents disallow from the settings it was given", () => {
+    assert.deepStrictEqual(
+      disallowedBySettings([{ mode: "default", deny: ["Bash(rm *)"] }, { mode: "bypass", deny: ["Bash"], origin: "disallowedTools" }, { deny: ["Write"], origin: "disallowedTools" }]),
+      ["Bash", "Write"]
+    )
   })
 })
