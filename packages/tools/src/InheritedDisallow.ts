@@ -1,7 +1,7 @@
 import { Context, Effect } from "effect"
 import { PermissionRuleError, readPermissionRule } from "./PermissionRule.ts"
 import type { PermissionSettings } from "./PermissionPolicy.ts"
-import { Permissions } from "./Permissions.ts"
+import { Permissions, type PermissionsShape } from "./Permissions.ts"
 
 /**
  * The `disallowedTools` of every agent above the calling fiber (its ancestors, the main agent
@@ -10,6 +10,14 @@ import { Permissions } from "./Permissions.ts"
  * delegate writing). Empty by default; set by {@link bindDisallowedTools}.
  */
 export const InheritedDisallowedTools = Context.Reference<ReadonlyArray<string>>("@dsh/tools/InheritedDisallowedTools", { defaultValue: () => [] })
+
+/** Names as a settings layer that only denies: `bypass` in a layer widens nothing (the strictest layer wins). */
+const denyLayer = (names: ReadonlyArray<string>): PermissionSettings => ({
+  mode: "bypass",
+  // A name no rule can spell (none should exist: they are tool names) still binds in process.
+  deny: names.filter((name) => !(readPermissionRule(name) instanceof PermissionRuleError)),
+  origin: "disallowedTools"
+})
 
 /**
  * Runs `effect` (an agent's turns, with everything they start) with `own` added to the
@@ -27,10 +35,7 @@ export const bindDisallowedTools = (own: ReadonlyArray<string> | undefined) => <
     const bound = Effect.provideService(effect, InheritedDisallowedTools, [...inherited, ...added])
     const permissions = yield* Permissions
     if (!permissions.configured) return yield* bound
-    // A name no rule can spell (none should exist: they are tool names) still binds in process.
-    const deny = added.filter((name) => !(readPermissionRule(name) instanceof PermissionRuleError))
-    // `bypass` in a narrowing layer widens nothing (the strictest layer wins): only the denies count.
-    const narrowed = yield* permissions.narrow({ mode: "bypass", deny, origin: "disallowedTools" }).pipe(
+    const narrowed = yield* permissions.narrow(denyLayer(added)).pipe(
       Effect.tapError((e) => Effect.logWarning(`disallowedTools could not become deny rules: ${e.message}`)),
       Effect.orElseSucceed(() => permissions)
     )
@@ -49,3 +54,14 @@ export const inheritedDenial = (tool: string): string =>
 export const disallowedBySettings = (settings: ReadonlyArray<PermissionSettings>): ReadonlyArray<string> => [
   ...new Set(settings.flatMap((s) => (s.origin === "disallowedTools" ? s.deny ?? [] : [])))
 ]
+
+/**
+ * The settings a child dsh process (`sdk:dsh`, `acp:dsh`) narrows its own rules by: the tree's
+ * (which hold the inherited names as deny layers), or, without configured rules, the inherited
+ * names alone as a deny layer (narrowing there, never widening); undefined when there is nothing.
+ */
+export const settingsForChildProcess = (
+  permissions: PermissionsShape,
+  inherited: ReadonlyArray<string>
+): ReadonlyArray<PermissionSettings> | undefined =>
+  permissions.configured ? permissions.settings : inherited.length === 0 ? undefined : [denyLayer(inherited)]

@@ -11,7 +11,9 @@ import {
   makeToolbox,
   narrowingOnly,
   Permissions,
-  toolSubject
+  settingsForChildProcess,
+  toolSubject,
+  unrestrictedPermissions
 } from "../src/index.ts"
 
 const bash = defineTool({ name: "Bash", description: "Runs.", parameters: z.object({}), execute: () => Effect.succeed("ran") })
@@ -70,4 +72,12 @@ describe("disallowedTools bind a subtree", () => {
       ["Bash", "Write"]
     )
   })
+
+  it.effect("a child process gets the tree's settings, or without rules only the inherited names as a deny layer", () =>
+    Effect.gen(function*() {
+      assert.isUndefined(settingsForChildProcess(unrestrictedPermissions, []))
+      assert.deepStrictEqual(settingsForChildProcess(unrestrictedPermissions, ["Bash"]), [{ mode: "bypass", deny: ["Bash"], origin: "disallowedTools" }])
+      const configured = yield* makePermissions({ allow: ["Read"] })
+      assert.deepStrictEqual(settingsForChildProcess(configured, ["Bash"]), configured.settings)
+    }))
 })
