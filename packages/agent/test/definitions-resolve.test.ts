@@ -420,7 +420,8 @@ describe("findAgent, agentsListJson, agentPolicyWarnings", () => {
         disallowedTools: null,
         subagents: [],
         override: false,
-        model: null
+        model: null,
+        disallowedToolsBind: null
       })
       assert.strictEqual(json.skipped.length, 1)
       assert.doesNotThrow(() => JSON.stringify(json))

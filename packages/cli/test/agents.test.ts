@@ -98,7 +98,7 @@ describe("dsh agents list", () => {
     expect(doc.acpAgents).toEqual([])
     const reviewer = doc.agents.find((a) => a.name === "reviewer")!
     expect(reviewer).toMatchObject({ scope: "project", tools: ["Read", "Grep"], override: false })
-    expect(Object.keys(reviewer).sort()).toEqual(["description", "disallowedTools", "model", "name", "override", "scope", "source", "subagents", "tools"])
+    expect(Object.keys(reviewer).sort()).toEqual(["description", "disallowedTools", "disallowedToolsBind", "model", "name", "override", "scope", "source", "subagents", "tools"])
     expect(doc.agents.find((a) => a.name === "coder")?.scope).toBe("builtin")
     expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/not trusted/)
     expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/kebab-case/)

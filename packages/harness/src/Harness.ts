@@ -14,7 +14,7 @@ import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
-import { makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
+import { bindDisallowedTools, disallowedBySettings, InheritedDisallowedTools, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Clock, Effect, Exit, Fiber, Layer, Option, Ref, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
@@ -89,9 +89,18 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         : sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state }).pipe(
           Effect.tap((p) => Effect.sync(() => permissionsBySession.set(state.id, p)))
         )
-    /** Runs `effect` under the session's rules (when the harness or a parent gave any). */
-    const governed = <A, E, R>(permissions: PermissionsShape | undefined, effect: Effect.Effect<A, E, R>) =>
-      permissions === undefined ? effect : Effect.provideService(effect, Permissions, permissions)
+    /**
+     * Runs `effect` under the session's rules (when the harness or a parent gave any), with the
+     * main agent's `disallowedTools` binding every agent the effect starts.
+     */
+    const governed = <A, E, R>(rt: { readonly permissions: PermissionsShape | undefined; readonly catalog: AgentCatalog }, effect: Effect.Effect<A, E, R>) => {
+      if (rt.permissions === undefined) return bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
+      // A parent process's agents' disallowedTools (in its settings) bind this whole tree too.
+      const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect).pipe(
+        Effect.provideService(InheritedDisallowedTools, disallowedBySettings(rt.permissions.settings))
+      )
+      return Effect.provideService(bound, Permissions, rt.permissions)
+    }
 
     /** A session's tree and its main agent's context, built in `scope` under the session's lease. */
     const buildRuntime = (sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope) =>
@@ -124,7 +133,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         })
         // Messages other processes send to this session's children come through here.
         yield* main.tree.answerSends((handle, message) =>
-          governed(permissions, main.subagents.send(handle, message, "user")).pipe(
+          governed({ permissions, catalog }, main.subagents.send(handle, message, "user")).pipe(
             Effect.map((o) => (o._tag === "Replied" ? o.result : undefined)),
             Effect.mapError((e) => e.message)
           ))
@@ -211,7 +220,11 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           return request.onEvent?.(event) ?? Effect.void
         }
         const tools = [...main.tools, ...(request.tools ?? [])]
-        const toolbox = makeToolbox({ tools, policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools } })
+        const toolbox = makeToolbox({
+          tools,
+          policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools },
+          inheritedDisallowed: disallowedBySettings(rt.permissions?.settings ?? [])
+        })
         // Patterns that can never match are said when the profile applies, not silently ignored.
         for (const message of agentPolicyWarnings(catalog.main, tools.map((t) => t.name), yield* main.subagents.typeNames)) {
           const notice: AgentEvent = { type: "notice", level: "warning", message }
@@ -219,7 +232,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           yield* onEvent(notice)
         }
         yield* session.updateState((s) => ({ ...s, status: "running" }))
-        const turns = governed(rt.permissions, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
+        const turns = governed(rt, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
           runPrompt({
             agent: "main",
             cwd: rt.state.cwd,
@@ -283,7 +296,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           Effect.catchIf((e): e is SessionError => e._tag === "SessionError" && e.reason === "Owned", () => Effect.succeed(Option.none()))
         )
         if (Option.isSome(local)) {
-          return replyOf(send.handle, yield* governed(local.value.permissions, local.value.main.subagents.send(send.handle, send.message, "user")))
+          return replyOf(send.handle, yield* governed(local.value, local.value.main.subagents.send(send.handle, send.message, "user")))
         }
         const session = yield* store.open(send.sessionId)
         const routed = yield* requestSend(session, send.handle, send.message).pipe(

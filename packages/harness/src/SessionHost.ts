@@ -2,7 +2,7 @@ import { HostError } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { SessionStore } from "@dsh/session"
 import { Lane, makeMemoryLane, makeSubagents, makeSubagentTree, SubagentLimits, type SubagentsShape } from "@dsh/subagent"
-import { makePermissions, type PermissionRuleError, type PermissionSettings, Permissions, type PermissionsShape } from "@dsh/tools"
+import { makePermissions, narrowingOnly, type PermissionRuleError, type PermissionSettings, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Effect, Option, type Scope, Semaphore } from "effect"
 import type { BackendInput, Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
@@ -26,14 +26,17 @@ export interface SessionHostShape {
   ) => Effect.Effect<SubagentsShape, HostError, Scope.Scope>
 }
 
-/** The harness's rules for a session narrowed by a parent's; undefined when there are none at all. */
+/**
+ * A hosted child's rules: the admitting process's, exactly as its in-process children have them
+ * (allow rules and `bypass` included), narrowed by what narrows in the harness's own rules for
+ * the session (`narrowingOnly`: deny, ask as a denial, plan), so a runner's deny still wins and
+ * its allows never widen. Without a parent's rules, the harness's own decide; undefined when
+ * there are none at all.
+ */
 const narrowedBy = (own: PermissionsShape | undefined, parent: ReadonlyArray<PermissionSettings>): Effect.Effect<PermissionsShape | undefined, PermissionRuleError> =>
   parent.length === 0
     ? Effect.succeed(own)
-    : own === undefined
-    // Without rules of its own, the parent's rules decide alone (from "everything allowed").
-    ? makePermissions({ mode: "bypass" }, ...parent)
-    : Effect.reduce(parent, () => own, (narrowed, settings) => narrowed.narrow(settings))
+    : makePermissions(...parent, ...(own?.settings ?? []).map(narrowingOnly))
 
 /**
  * Hosting a session's children in a process that does not own the session (a cluster runner):

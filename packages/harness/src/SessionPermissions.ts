@@ -25,13 +25,14 @@ const strings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && 
 /** A parent's settings as a session's state holds them; anything malformed is refused. */
 export const decodeParentPermissions = (value: unknown): ReadonlyArray<PermissionSettings> | HostError => {
   if (value === undefined) return []
-  const bad = new HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?}` })
+  const bad = new HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?, origin?}` })
   if (!Array.isArray(value)) return bad
   const out: Array<PermissionSettings> = []
   for (const entry of value as ReadonlyArray<unknown>) {
     if (typeof entry !== "object" || entry === null) return bad
-    const { mode, allow, ask, deny } = entry as Record<string, unknown>
+    const { mode, allow, ask, deny, origin } = entry as Record<string, unknown>
     if ((mode !== undefined && typeof mode !== "string") || [allow, ask, deny].some((l) => l !== undefined && !strings(l))) return bad
+    if (origin !== undefined && origin !== "disallowedTools") return bad
     out.push(entry as PermissionSettings)
   }
   return out

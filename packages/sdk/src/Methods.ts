@@ -68,7 +68,9 @@ export const PermissionSettingsSchema = Schema.Struct({
   mode: Schema.optional(Schema.String),
   allow: Schema.optional(Schema.Array(Schema.String)),
   ask: Schema.optional(Schema.Array(Schema.String)),
-  deny: Schema.optional(Schema.Array(Schema.String))
+  deny: Schema.optional(Schema.Array(Schema.String)),
+  /** `disallowedTools`: an ancestor agent's disallowedTools, as deny rules over its subtree. */
+  origin: Schema.optional(Schema.Literal("disallowedTools"))
 })
 
 export const SessionCreateParams = Schema.Struct({

@@ -25,7 +25,9 @@ export const PermissionSettingsRecord = Schema.Struct({
   mode: Schema.optional(Schema.Literals(PERMISSION_MODES)),
   allow: Schema.optional(Schema.Array(Schema.String)),
   ask: Schema.optional(Schema.Array(Schema.String)),
-  deny: Schema.optional(Schema.Array(Schema.String))
+  deny: Schema.optional(Schema.Array(Schema.String)),
+  /** `disallowedTools`: an ancestor agent's disallowedTools, as deny rules over its subtree. */
+  origin: Schema.optional(Schema.Literal("disallowedTools"))
 })
 
 /** How a hosted run ended: what the parent's provider returns. */
@@ -63,6 +65,8 @@ export const Run = Rpc.make("Run", {
     message: Schema.optional(Schema.String),
     /** The admitting process's permission rules: the runner decides the child by its own narrowed by these. */
     permissions: Schema.optional(Schema.Array(PermissionSettingsRecord)),
+    /** The disallowedTools of the child's ancestors (`InheritedDisallowedTools`): they bind it and its subtree. */
+    inheritedDisallowedTools: Schema.optional(Schema.Array(Schema.String)),
     continuation: Schema.optional(Schema.Unknown),
     parent: Schema.Struct({
       handle: Schema.String,

@@ -1,5 +1,6 @@
 import { emptyUsage } from "@dsh/core"
 import { ChildMeta, type ChildOutcome, type SubagentsShape } from "@dsh/subagent"
+import { InheritedDisallowedTools } from "@dsh/tools"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -78,7 +79,9 @@ export const ChildEntityLive = ChildEntity.toLayer(
           const subagents = yield* host.open(payload.sessionId, payload.handle, payload.permissions)
           hosting.set(key(payload), subagents)
           yield* Effect.addFinalizer(() => Effect.sync(() => hosting.get(key(payload)) === subagents && hosting.delete(key(payload))))
-          return yield* hostRun(subagents, payload, runner)
+          return yield* hostRun(subagents, payload, runner).pipe(
+            Effect.provideService(InheritedDisallowedTools, payload.inheritedDisallowedTools ?? [])
+          )
         })).pipe(Effect.catchTag("ChildHostError", (e) => Effect.succeed(failed(e.message)))),
       Deliver: ({ payload }) =>
         Rpc.fork(Effect.suspend(() => {

@@ -1,6 +1,6 @@
 import { addUsage, emptyUsage, makeId } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
-import { Permissions } from "@dsh/tools"
+import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
 import { Clock, type Duration, Effect, Fiber } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
@@ -39,6 +39,8 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
         const { request, parent, type } = context
         // The rules this child is decided by travel with it: the runner narrows its own by them.
         const permissions = yield* Permissions
+        // What its ancestors disallow binds it on the runner too (hidden from its model there).
+        const inheritedDisallowed = yield* InheritedDisallowedTools
         // Messages sent while it runs go to its runner; one that arrives after it ended waits for the next run.
         yield* context.forwardMessages((text) =>
           entity.Deliver({ sessionId: session.id, handle: context.handle, message: text }).pipe(
@@ -57,6 +59,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
           model: request.model,
           childModel: context.model.spec,
           permissions: permissions.configured ? permissions.settings : undefined,
+          inheritedDisallowedTools: inheritedDisallowed.length === 0 ? undefined : inheritedDisallowed,
           thinking: request.thinking,
           resultSchema: request.resultSchema,
           message,

@@ -2,7 +2,7 @@ import { runPrompt } from "@dsh/agent"
 import { emptyUsage, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
 import type { ChildMeta, ChildOutcome, ReportedResult, StartContext } from "@dsh/subagent"
-import { makeToolbox, type ToolPolicy } from "@dsh/tools"
+import { bindDisallowedTools, InheritedDisallowedTools, makeToolbox, type ToolPolicy } from "@dsh/tools"
 import { Clock, Effect, Ref } from "effect"
 import { makeMemoryTranscript } from "./MemoryTranscript.ts"
 
@@ -46,10 +46,9 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       report: (r) => Ref.set(reported, r),
       resultSchema: request.resultSchema
     }, context.tree)
-    const toolbox = makeToolbox({
-      tools: child.tools,
-      policy: run.policy ?? { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
-    })
+    const policy = run.policy ?? { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
+    // What its ancestors disallow binds it too; what it disallows binds everything it starts.
+    const toolbox = makeToolbox({ tools: child.tools, policy, inheritedDisallowed: yield* InheritedDisallowedTools })
     const transcript = context.store?.transcript ?? makeMemoryTranscript(`memory:${handle}`)
     const meta: ChildMeta = {
       handle,
@@ -89,6 +88,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
         beforeStep
       })
     ).pipe(
+      bindDisallowedTools(policy.disallowedTools),
       Effect.tap((r) => Ref.set(ended, r.status)),
       Effect.catchTag("SessionError", (e) =>
         Ref.set(ended, "failed").pipe(Effect.as({ status: "failed" as const, result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }))),

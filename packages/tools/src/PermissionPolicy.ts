@@ -11,6 +11,12 @@ export interface PermissionSettings {
   readonly allow?: ReadonlyArray<string> | undefined
   readonly ask?: ReadonlyArray<string> | undefined
   readonly deny?: ReadonlyArray<string> | undefined
+  /**
+   * Where the settings come from, when not from a user's rules: `disallowedTools` are an
+   * agent's `disallowedTools` as deny rules over its subtree (`bindDisallowedTools`); a
+   * denial then says so (`disallowedTools: Bash`).
+   */
+  readonly origin?: "disallowedTools" | undefined
 }
 
 /** Settings whose rules have been parsed. */
@@ -89,7 +95,7 @@ const byMode = (mode: PermissionMode, subject: PermissionSubject): Verdict => {
 /** How one policy decides a call: deny > ask > allow > the mode (in `bypass`, ask rules allow). */
 export const evaluatePolicy = (policy: PermissionPolicy, subject: PermissionSubject): Verdict => {
   const denied = firstCovering(policy.deny, subject)
-  if (denied !== undefined) return { decision: "deny", via: "rule", rule: `deny: ${denied.rule.text}` }
+  if (denied !== undefined) return { decision: "deny", via: "rule", rule: `${policy.settings.origin ?? "deny"}: ${denied.rule.text}` }
   const asked = firstCovering(policy.ask, subject)
   if (asked !== undefined) return { decision: policy.mode === "bypass" ? "allow" : "ask", via: "rule", rule: `ask: ${asked.rule.text}` }
   const allowed = allowing(policy.allow, subject)
@@ -117,3 +123,15 @@ export const mergeSettings = (...all: ReadonlyArray<PermissionSettings | undefin
     ask: [...(acc.ask ?? []), ...(s.ask ?? [])],
     deny: [...(acc.deny ?? []), ...(s.deny ?? [])]
   }), {})
+
+/**
+ * What a host's own settings keep when it runs a child for another process whose rules decide
+ * the child (a cluster runner): only what narrows — its deny rules, its ask rules (as denials:
+ * nobody can be asked there) and a `plan` mode. Its allow rules and other modes drop out: the
+ * admitting process's rules already say what is allowed, and `bypass` in a layer widens nothing.
+ */
+export const narrowingOnly = (settings: PermissionSettings): PermissionSettings => ({
+  mode: settings.mode === "plan" ? "plan" : "bypass",
+  deny: [...(settings.deny ?? []), ...(settings.ask ?? [])],
+  ...(settings.origin === undefined ? {} : { origin: settings.origin })
+})

@@ -61,9 +61,13 @@ interface SessionState {
   readonly questions: Semaphore.Semaphore
 }
 
+const DISALLOWED = "disallowedTools: "
+
 const denial = (subject: string, verdict: Verdict): string =>
   verdict.via === "mode"
     ? `${subject} is denied: the permission mode is ${verdict.rule.slice("mode: ".length)}, which allows nothing that changes files or runs commands.`
+    : verdict.rule.startsWith(DISALLOWED)
+    ? `${subject} is denied: an agent above this one lists ${verdict.rule.slice(DISALLOWED.length)} in disallowedTools, which binds every agent it delegates to.`
     : `${subject} is denied by the rule ${JSON.stringify(verdict.rule.slice("deny: ".length))} ([permissions] deny).`
 
 const build = (policies: ReadonlyArray<PermissionPolicy>, state: SessionState): PermissionsShape => {

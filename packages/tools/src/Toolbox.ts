@@ -2,6 +2,7 @@ import type { ToolCall, ToolMessage } from "@dsh/core"
 import type { ToolSpec } from "@dsh/llm"
 import { Cause, Effect } from "effect"
 import * as z from "zod"
+import { inheritedDenial } from "./InheritedDisallow.ts"
 import { Permissions, permissionEvent } from "./Permissions.ts"
 import { type AnyTool, subjectOf, type ToolContext } from "./Tool.ts"
 import { compilePolicy, type ToolPolicy } from "./ToolPolicy.ts"
@@ -17,6 +18,11 @@ export const truncateOutput = (text: string, max: number): string =>
 export interface ToolboxOptions {
   readonly tools: ReadonlyArray<AnyTool>
   readonly policy?: ToolPolicy | undefined
+  /**
+   * Tools an ancestor's `disallowedTools` forbid (`InheritedDisallowedTools`): hidden from the
+   * model like the agent's own, and a call to one is a permission denial saying why.
+   */
+  readonly inheritedDisallowed?: ReadonlyArray<string> | undefined
   readonly maxOutputChars?: number | undefined
 }
 
@@ -47,7 +53,9 @@ const formatIssues = (error: z.ZodError): string =>
   error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ")
 
 export const makeToolbox = (options: ToolboxOptions): Toolbox => {
-  const allowed = compilePolicy(options.policy ?? {})
+  const own = compilePolicy(options.policy ?? {})
+  const inherited = compilePolicy({ disallowedTools: options.inheritedDisallowed })
+  const allowed = (name: string) => own(name) && inherited(name)
   const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS
   const visible = options.tools.filter((t) => allowed(t.name))
   const byName = new Map(visible.map((t) => [t.name, t]))
@@ -64,6 +72,9 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
     })
     return Effect.gen(function*() {
       const tool = byName.get(call.name)
+      if (tool === undefined && own(call.name) && !inherited(call.name) && options.tools.some((t) => t.name === call.name)) {
+        return result(inheritedDenial(call.name), true)
+      }
       if (tool === undefined || !allowed(call.name)) {
         return result(`Error: unknown tool "${call.name}". Available tools: ${names.join(", ") || "(none)"}.`, true)
       }

@@ -280,7 +280,12 @@ export const agentsListJson = (resolved: ResolvedAgents) => ({
     subagents: a.subagents ?? null,
     override: a.override,
     /** As the file names it (`sonnet`, `inherit`, …); null: the default for children, else the caller's. */
-    model: a.model ?? null
+    model: a.model ?? null,
+    /**
+     * Whom `disallowedTools` bind: the agent and every agent under it, of any backend (`tools`
+     * binds the agent alone); null without `disallowedTools`.
+     */
+    disallowedToolsBind: a.disallowedTools === undefined || a.disallowedTools.length === 0 ? null : "subtree" as const
   })),
   skipped: resolved.skipped.map((s) => ({ path: s.path, reason: s.reason })),
   shadowed: resolved.shadowed.map((s) => ({ path: s.path, name: s.name, by: s.by })),

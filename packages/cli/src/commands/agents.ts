@@ -65,6 +65,9 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {
       yield* writeLine(ctx.stdout, `${a.name.padEnd(20)} ${a.scope.padEnd(8)} ${a.description.split("\n")[0]?.slice(0, 80) ?? ""}`)
+      if (a.disallowedTools !== null && a.disallowedTools.length > 0) {
+        yield* writeLine(ctx.stdout, `${"".padEnd(29)} disallowedTools: ${a.disallowedTools.join(", ")} (for it and every agent it delegates to)`)
+      }
     }
     for (const s of doc.skipped) yield* writeLine(ctx.stdout, `skipped ${s.path}: ${s.reason}`)
     for (const s of doc.shadowed) yield* writeLine(ctx.stdout, `shadowed ${s.path}: "${s.name}" is ${s.by}`)

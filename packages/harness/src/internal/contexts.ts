@@ -14,7 +14,7 @@ import {
 import { makeCreateSubagentTools, makeSubagentTool, makeSwarmTool } from "@dsh/tool-subagent"
 import { makeControlTools } from "@dsh/tool-subagent-control"
 import { makeReportTool } from "@dsh/tool-subagent-report"
-import { type AnyTool, compilePolicy } from "@dsh/tools"
+import { type AnyTool, compilePolicy, InheritedDisallowedTools } from "@dsh/tools"
 import { Effect } from "effect"
 import type { HarnessOptions } from "../HarnessOptions.ts"
 
@@ -71,7 +71,10 @@ export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: Subag
     const parent: ParentInfo = { handle: agent.handle, depth: agent.depth, cwd: agent.cwd, model: agent.model, definition: agent.definition }
     if (agent.depth >= tree.limits.maxDepth) return { parent, subagents, tools: plan.tools }
     const delegation = yield* Effect.gen(function*() {
-      const allowed = compilePolicy({ tools: agent.definition.tools, disallowedTools: agent.definition.disallowedTools })
+      const own = compilePolicy({ tools: agent.definition.tools, disallowedTools: agent.definition.disallowedTools })
+      // A created type gets no tool its creator's ancestors disallow either.
+      const inherited = compilePolicy({ disallowedTools: yield* InheritedDisallowedTools })
+      const allowed = (name: string) => own(name) && inherited(name)
       return [
         yield* makeSubagentTool(parent),
         yield* makeSwarmTool(parent),

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import { VERSION } from "@dsh/core"
 import type { Connected, LaunchedChild, OutOfProcessRun, Turn, TurnReport } from "@dsh/subagent-outofprocess"
-import { Permissions, type PermissionsShape } from "@dsh/tools"
+import { InheritedDisallowedTools, Permissions, type PermissionsShape, settingsForChildProcess } from "@dsh/tools"
 import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import type { AcpContinuation } from "../AcpContinuation.ts"
@@ -39,6 +39,8 @@ export interface AcpChild {
   readonly usageLabel: string
   /** The tree's rules: they decide the agent's permission requests and go to `session/new` as `_meta`. */
   readonly permissions: PermissionsShape
+  /** Its ancestors' disallowedTools: they go to `session/new` as a deny layer even without rules. */
+  readonly inheritedDisallowed: ReadonlyArray<string>
 }
 
 /**
@@ -93,6 +95,7 @@ export const connectAcpChild = (options: {
     const { launched, run } = options
     const sdk = yield* loadAcpSdk
     const permissions = yield* Permissions
+    const inheritedDisallowed = yield* InheritedDisallowedTools
     const tap = yield* Queue.unbounded<TapItem>()
     const asked = new Map<string, Deferred.Deferred<AskedCall>>()
     const connection = yield* connectChild({
@@ -103,7 +106,8 @@ export const connectAcpChild = (options: {
         permissions,
         agent: run.context.handle,
         cwd: launched.plan.cwd,
-        policy: { tools: run.context.type.definition.tools, disallowedTools: run.context.type.definition.disallowedTools },
+        // Its ancestors' disallowedTools bind it too (as deny rules when the tree has rules; here always).
+        policy: { tools: run.context.type.definition.tools, disallowedTools: [...(run.context.type.definition.disallowedTools ?? []), ...inheritedDisallowed] },
         emit: (event) => Queue.offer(tap, { _tag: "event", event }).pipe(Effect.asVoid),
         // Waits until the turn has applied everything the child said before the request.
         callOf: (request) =>
@@ -124,7 +128,8 @@ export const connectAcpChild = (options: {
       opened: yield* Ref.make(false),
       cancelRequested: yield* Ref.make(false),
       usageLabel: run.context.type.name,
-      permissions
+      permissions,
+      inheritedDisallowed
     }
     const init = yield* guarded(
       child,
@@ -154,8 +159,10 @@ export const connectAcpChild = (options: {
 const PERMISSIONS_META = "dsh/permissions"
 
 /** A dsh child narrows its own rules by the tree's; other agents ignore the key. */
-const permissionsMeta = (child: AcpChild) =>
-  child.permissions.configured ? { _meta: { [PERMISSIONS_META]: child.permissions.settings } } : {}
+const permissionsMeta = (child: AcpChild) => {
+  const settings = settingsForChildProcess(child.permissions, child.inheritedDisallowed)
+  return settings === undefined ? {} : { _meta: { [PERMISSIONS_META]: settings } }
+}
 
 /** The MCP servers this agent can take: HTTP and SSE servers only when it said it supports them. */
 const serversFor = (child: AcpChild): Effect.Effect<Array<acp.McpServer>> =>

@@ -101,7 +101,10 @@ export const decidePermissionRequest = (options: {
 }): Effect.Effect<(request: acp.RequestPermissionRequest) => Effect.Effect<acp.RequestPermissionResponse>> =>
   Effect.gen(function*() {
     const permissions = options.permissions.configured ? options.permissions : yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
-    const visible = compilePolicy(options.policy ?? {})
+    const policy = compilePolicy(options.policy ?? {})
+    // A disallowed name binds its aliases' calls too: `disallowedTools: [Write]` covers an ACP edit.
+    const notDisallowed = compilePolicy({ disallowedTools: options.policy?.disallowedTools })
+    const visible = (subject: PermissionSubject) => policy(subject.tool) && (subject.aliases ?? []).every(notDisallowed)
     return (request) =>
       Effect.gen(function*() {
         const merged = options.callOf === undefined ? undefined : yield* options.callOf(request)
@@ -113,7 +116,7 @@ export const decidePermissionRequest = (options: {
           locations: request.toolCall.locations ?? (merged.locations.length === 0 ? null : merged.locations.map((path) => ({ path })))
         }
         const subject = yield* subjectOfToolCall(toolCall, options.cwd)
-        const decision = visible(subject.tool)
+        const decision = visible(subject)
           ? yield* permissions.decide({
             agent: options.agent,
             cwd: options.cwd,

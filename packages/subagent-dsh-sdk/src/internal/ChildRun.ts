@@ -1,6 +1,16 @@
 import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
 import { DSH_SDK_VERSION, type PermissionAskParams, type PermissionAskResult, SdkClient, type SdkError, type SessionEvent } from "@dsh/sdk"
-import { Asker, type AskerShape, commandSubject, pathSubject, Permissions, type PermissionsShape, toolSubject } from "@dsh/tools"
+import {
+  Asker,
+  type AskerShape,
+  commandSubject,
+  InheritedDisallowedTools,
+  pathSubject,
+  Permissions,
+  type PermissionsShape,
+  settingsForChildProcess,
+  toolSubject
+} from "@dsh/tools"
 import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
 import { Effect, Ref } from "effect"
 import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
@@ -85,13 +95,13 @@ export const sdkChildBackend = (
 
   newSession: (client, { context, modelSpec }) =>
     Effect.gen(function*() {
-      const permissions = yield* Permissions
+      const permissions = settingsForChildProcess(yield* Permissions, yield* InheritedDisallowedTools)
       const session = yield* client.createSession({
         cwd: context.parent.cwd,
         agent: childAgentOf(context.type),
         model: modelSpec,
         // The child narrows its own rules by the tree's: it can never allow what the parent would not.
-        ...(permissions.configured ? { permissions: permissions.settings } : {})
+        ...(permissions === undefined ? {} : { permissions })
       })
       return session.id
     }),
