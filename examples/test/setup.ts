@@ -2,15 +2,19 @@
 // test run, into one app that every test file shares (`inject("app")`). The app is
 // `examples/harness` plus what the README examples import; those examples are copied into its
 // `readme/` directory, with a tsconfig that checks them under the harness's strict settings.
+// A second, small app (`examples/no-runner`, with every package that has a `testing` entry) is
+// installed once too: it must have no test runner at all, so it cannot share the first's install.
 import { cpSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { TestProject } from "vitest/node"
-import { dependenciesOf, installExample, packWorkspace, ROOT } from "./support.ts"
+import { dependenciesOf, installExample, packWorkspace, ROOT, testingPackages } from "./support.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** The installed app: `examples/harness` plus the README examples in `readme/`. */
     app: string
+    /** `examples/no-runner` installed with every package that has a `testing` entry, and no test runner. */
+    noRunnerApp: string
     /** Every workspace package's packed tarball, by package name. */
     tarballs: Record<string, string>
   }
@@ -30,10 +34,13 @@ export default function setup(project: TestProject): () => void {
   for (const name of ["tsconfig.json", "tsconfig.bundler.json"]) {
     writeFileSync(join(dir, name), `${JSON.stringify({ extends: `../${name}`, include: ["*.ts"] }, null, 2)}\n`)
   }
+  const noRunnerApp = installExample("no-runner", tarballs, { packages: testingPackages() })
   project.provide("app", app)
+  project.provide("noRunnerApp", noRunnerApp)
   project.provide("tarballs", Object.fromEntries(tarballs))
   return () => {
     rmSync(dirname(app), { recursive: true, force: true })
+    rmSync(dirname(noRunnerApp), { recursive: true, force: true })
     rmSync(dirname([...tarballs.values()][0] ?? app), { recursive: true, force: true })
   }
 }

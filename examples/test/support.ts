@@ -31,6 +31,7 @@ interface Manifest {
   readonly private?: boolean
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
+  readonly exports?: Record<string, unknown>
 }
 
 /**
@@ -58,6 +59,10 @@ export const packWorkspace = (): Map<string, string> => {
   }
   return tarballs
 }
+
+/** The workspace packages with a `./testing` entry (fixtures that must import with no test runner). */
+export const testingPackages = (): Array<string> =>
+  [...workspacePackages()].filter(([, { manifest }]) => manifest.exports?.["./testing"] !== undefined).map(([name]) => name)
 
 /** `names` and every `@dsh/*` package they depend on, transitively. */
 export const closure = (names: Iterable<string>): Set<string> => {
