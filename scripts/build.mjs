@@ -34,6 +34,7 @@ const newestSources = () =>
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 const BUILTINS = new Set(builtinModules)
+const TEST_RUNNERS = new Set(["vitest", "@effect/vitest", "jest", "@jest/globals", "bun:test"])
 
 /** Bare specifiers a built file imports (static, dynamic and re-exports). */
 const bareImports = (code) => {
@@ -128,8 +129,14 @@ for (const dir of dirs) {
   } else {
     // A library must import only what its manifest declares: anything else would have been
     // inlined (a second copy of it in every app) or would fail to resolve once installed.
-    for (const out of outputs) {
+    // Only a `conformance` entry may import a test runner: `testing` and the rest must load
+    // in an app on node:test, Jest or Bun.
+    for (const [name, out] of Object.keys(entry).map((n, i) => [n, outputs[i]])) {
       for (const spec of bareImports(readFileSync(out, "utf8"))) {
+        if (name !== "conformance" && TEST_RUNNERS.has(packageOf(spec))) {
+          process.stderr.write(`[build] ${pkg.name}: ${out} imports "${spec}"; only the conformance entry may need a test runner\n`)
+          process.exit(1)
+        }
         if (spec.startsWith("node:") || BUILTINS.has(spec) || allowed.has(packageOf(spec))) continue
         process.stderr.write(`[build] ${pkg.name}: ${out} imports "${spec}", which is not a dependency or peer dependency\n`)
         process.exit(1)

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, inject, it } from "vitest"
-import { MINIMAL_HARNESS, must, ROOT, run, treeBytes, workspacePackages } from "./support.ts"
+import { MINIMAL_HARNESS, must, ROOT, run, testingPackages, treeBytes, workspacePackages } from "./support.ts"
 
 /**
  * The packages as a harness author gets them: packed, installed with npm into a project
@@ -13,6 +13,7 @@ import { MINIMAL_HARNESS, must, ROOT, run, treeBytes, workspacePackages } from "
  */
 const tarballs = new Map(Object.entries(inject("tarballs")))
 const app = inject("app")
+const noRunnerApp = inject("noRunnerApp")
 
 const tarList = (tarball: string): Array<string> =>
   execFileSync("tar", ["tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((f) => f.replace(/^package\//, ""))
@@ -162,6 +163,21 @@ describe("examples/harness installed from the tarballs", () => {
     const demo = must("npx", ["dsh", "demo"], app, { DSH_HOME: home })
     expect(demo).toMatch(/explore-\d+ \(explore\) · completed/)
     expect(readdirSync(join(home, "sessions"))).toHaveLength(1)
+  })
+})
+
+describe("examples/no-runner installed from the tarballs, with no test runner", () => {
+  it("has every package with a testing entry, and no vitest anywhere Node would look", () => {
+    for (const name of testingPackages()) expect(existsSync(join(noRunnerApp, "node_modules", name, "package.json")), name).toBe(true)
+    expect(run("node", ["--input-type=module", "-e", "import.meta.resolve('vitest')"], noRunnerApp).status).not.toBe(0)
+  })
+
+  it("its node:test tests pass under plain node: every testing entry imports, a fixture runs a child, conformance checks run", () => {
+    const out = must("node", ["--test", "--test-reporter=spec", "test/fixtures.test.mjs"], noRunnerApp)
+    for (const name of testingPackages()) expect(out).toContain(`imported ${name}/testing`)
+    expect(out).toContain("a fixture provider runs a child through @dsh/subagent, in the memory store")
+    expect(out).toContain("echo conformance: a child past its timeout ends as timeout")
+    expect(out).toMatch(/ℹ fail 0/)
   })
 })
 

@@ -2,15 +2,20 @@
 // test run, into one app that every test file shares (`inject("app")`). The app is
 // `examples/harness` plus what the README examples import; those examples are copied into its
 // `readme/` directory, with a tsconfig that checks them under the harness's strict settings.
+// A second, small app (`examples/no-runner`, with every package that has a `testing` entry) is
+// installed once too, alongside the first: it must have no test runner at all, so it cannot
+// share the first's node_modules.
 import { cpSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { TestProject } from "vitest/node"
-import { dependenciesOf, installExample, packWorkspace, ROOT } from "./support.ts"
+import { dependenciesOf, installExamples, packWorkspace, ROOT, testingPackages } from "./support.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** The installed app: `examples/harness` plus the README examples in `readme/`. */
     app: string
+    /** `examples/no-runner` installed with every package that has a `testing` entry, and no test runner. */
+    noRunnerApp: string
     /** Every workspace package's packed tarball, by package name. */
     tarballs: Record<string, string>
   }
@@ -18,10 +23,13 @@ declare module "vitest" {
 
 const README_EXAMPLES = join(ROOT, "examples", "readme")
 
-export default function setup(project: TestProject): () => void {
+export default async function setup(project: TestProject): Promise<() => void> {
   const tarballs = packWorkspace()
   const readme = dependenciesOf(README_EXAMPLES)
-  const app = installExample("harness", tarballs, { packages: ["@dsh/cli", ...readme.packages], registry: readme.registry })
+  const [app, noRunnerApp] = await installExamples(tarballs, [
+    { example: "harness", options: { packages: ["@dsh/cli", ...readme.packages], registry: readme.registry } },
+    { example: "no-runner", options: { packages: testingPackages() } }
+  ])
   const dir = join(app, "readme")
   for (const file of readdirSync(README_EXAMPLES).filter((f) => f.endsWith(".ts"))) {
     cpSync(join(README_EXAMPLES, file), join(dir, file))
@@ -31,9 +39,11 @@ export default function setup(project: TestProject): () => void {
     writeFileSync(join(dir, name), `${JSON.stringify({ extends: `../${name}`, include: ["*.ts"] }, null, 2)}\n`)
   }
   project.provide("app", app)
+  project.provide("noRunnerApp", noRunnerApp)
   project.provide("tarballs", Object.fromEntries(tarballs))
   return () => {
     rmSync(dirname(app), { recursive: true, force: true })
+    rmSync(dirname(noRunnerApp), { recursive: true, force: true })
     rmSync(dirname([...tarballs.values()][0] ?? app), { recursive: true, force: true })
   }
 }

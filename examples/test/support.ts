@@ -1,6 +1,6 @@
 // Packs the workspace and installs the tarballs into a copy of an example project with npm,
 // the way a harness author installs dsh from the registry. Shared by the test and the benchmark.
-import { spawnSync, type SpawnSyncReturns } from "node:child_process"
+import { execFile, spawnSync, type SpawnSyncReturns } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -31,6 +31,7 @@ interface Manifest {
   readonly private?: boolean
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
+  readonly exports?: Record<string, unknown>
 }
 
 /**
@@ -59,6 +60,10 @@ export const packWorkspace = (): Map<string, string> => {
   return tarballs
 }
 
+/** The workspace packages with a `./testing` entry (fixtures that must import with no test runner). */
+export const testingPackages = (): Array<string> =>
+  [...workspacePackages()].filter(([, { manifest }]) => manifest.exports?.["./testing"] !== undefined).map(([name]) => name)
+
 /** `names` and every `@dsh/*` package they depend on, transitively. */
 export const closure = (names: Iterable<string>): Set<string> => {
   const all = workspacePackages()
@@ -80,11 +85,11 @@ export interface InstallOptions {
 }
 
 /**
- * Copies `examples/<example>` to a temporary directory and installs it with npm, every
- * `@dsh/*` dependency (and theirs) taken from its packed tarball, everything else from the
- * registry. Returns the project directory.
+ * Copies `examples/<example>` to a temporary directory and points every `@dsh/*` dependency
+ * (and theirs) at its packed tarball, everything else at the registry. Returns the project
+ * directory, ready for `npm install`.
  */
-export const installExample = (example: string, tarballs: ReadonlyMap<string, string>, options: InstallOptions = {}): string => {
+const prepareExample = (example: string, tarballs: ReadonlyMap<string, string>, options: InstallOptions): string => {
   const dir = join(mkdtempSync(join(tmpdir(), "dsh-example-")), example)
   mkdirSync(dir, { recursive: true })
   cpSync(join(ROOT, "examples", example), dir, { recursive: true, filter: (src) => !src.includes("node_modules") })
@@ -95,8 +100,38 @@ export const installExample = (example: string, tarballs: ReadonlyMap<string, st
   for (const name of ours) manifest.dependencies[name] = `file:${tarballs.get(name)}`
   for (const [name, range] of Object.entries(options.registry ?? {})) manifest.dependencies[name] ??= range
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`)
-  must("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], dir)
   return dir
+}
+
+const NPM_INSTALL = ["install", "--no-audit", "--no-fund", "--loglevel=error"] as const
+
+/**
+ * Copies `examples/<example>` to a temporary directory and installs it with npm, every
+ * `@dsh/*` dependency (and theirs) taken from its packed tarball, everything else from the
+ * registry. Returns the project directory.
+ */
+export const installExample = (example: string, tarballs: ReadonlyMap<string, string>, options: InstallOptions = {}): string => {
+  const dir = prepareExample(example, tarballs, options)
+  must("npm", NPM_INSTALL, dir)
+  return dir
+}
+
+/**
+ * `installExample` for several projects at once: their `npm install`s run side by side (each
+ * mostly waits on the disk and the cache), so a second project costs little of the run's time.
+ */
+export const installExamples = async <const P extends ReadonlyArray<{ readonly example: string; readonly options?: InstallOptions | undefined }>>(
+  tarballs: ReadonlyMap<string, string>,
+  projects: P
+): Promise<{ -readonly [K in keyof P]: string }> => {
+  const dirs = projects.map(({ example, options }) => prepareExample(example, tarballs, options ?? {}))
+  await Promise.all(dirs.map((dir) =>
+    new Promise<void>((resolve, reject) => {
+      execFile("npm", NPM_INSTALL, { cwd: dir, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+        error === null ? resolve() : reject(new Error(`npm install (in ${dir}) failed: ${error.message}\n${stdout}\n${stderr}`)))
+    })))
+  // One directory per project, in order: the mapped tuple type says so, `map` cannot.
+  return dirs as { -readonly [K in keyof P]: string }
 }
 
 /** The package a bare import specifier names: `@scope/name` or `name`; undefined for `node:` and relative ones. */

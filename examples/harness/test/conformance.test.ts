@@ -3,7 +3,8 @@
 import { makeUsage } from "@dsh/core"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { type ChildOutcome, makeSubagents, makeSubagentTree, type SubagentProvider } from "@dsh/subagent"
-import { CONFORMANCE_PROMPTS, subagentProviderSuite, testParent, testType } from "@dsh/subagent/testing"
+import { subagentProviderSuite } from "@dsh/subagent/conformance"
+import { CONFORMANCE_PROMPTS, testParent, testType } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 
 /** The provider under test. A real one would talk to a process, a queue or a service. */

@@ -1,7 +1,7 @@
 import { AgentHost, staticCatalog } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
-import { MemorySessionStore } from "@dsh/session/testing"
+import { MemorySessionStore } from "@dsh/session"
 import { testDefinition } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"

@@ -1,6 +1,6 @@
 import { systemMessage, userMessage } from "@dsh/core"
 import { type ModelRequest, ModelRegistry, RetryPolicy } from "@dsh/llm"
-import { modelAdapterSuite } from "@dsh/llm/testing"
+import { modelAdapterSuite } from "@dsh/llm/conformance"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { OpenAIAdapter } from "../src/index.ts"

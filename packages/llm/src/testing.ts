@@ -1,8 +1,7 @@
 /**
- * @dsh/llm/testing: the shared core of the vendor fake servers, and the conformance suite
- * every HTTP model adapter runs against its fake. Most tests want `@dsh/llm-openai/testing`
- * or `@dsh/llm-anthropic/testing`, which build on this. The suite needs vitest (an optional peer
- * dependency), so importing this entry needs it installed.
+ * @dsh/llm/testing: the shared core of the vendor fake servers (a real local SSE server driven
+ * by a script), on any test runner: no runner is imported here. Most tests want
+ * `@dsh/llm-openai/testing` or `@dsh/llm-anthropic/testing`, which build on this. The vitest
+ * conformance suite every HTTP model adapter runs is `@dsh/llm/conformance`.
  */
 export * from "./testing/FakeSseServer.ts"
-export * from "./testing/ModelAdapterSuite.ts"

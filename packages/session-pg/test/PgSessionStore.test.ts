@@ -1,4 +1,4 @@
-import { sessionStoreSuite } from "@dsh/session/testing"
+import { sessionStoreSuite } from "@dsh/session/conformance"
 import { Effect } from "effect"
 import { describe } from "vitest"
 import { freshSchema, pg, storeAt } from "./support.ts"

@@ -1,5 +1,6 @@
 /**
- * An in-memory `SessionStore` for tests, with the file store's behaviour: the same errors,
+ * An in-memory `SessionStore`: the store of a library or app that persists nothing, and of
+ * tests. It has the file store's behaviour (it passes the same conformance suite): the same errors,
  * ordering and seq numbering, and appends written through to the shared `Data`; a second store
  * made over the same `Data` acts like another process, or the process after a restart.
  *

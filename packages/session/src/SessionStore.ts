@@ -178,5 +178,5 @@ export interface SessionStoreShape {
   readonly remove: (id: string) => Effect.Effect<void, SessionError>
 }
 
-/** The persistence service; see `FileSessionStore` (default) and `@dsh/session/testing`. */
+/** The persistence service; see `FileSessionStore` (the default) and `MemorySessionStore` (persists nothing). */
 export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("@dsh/session/SessionStore") {}

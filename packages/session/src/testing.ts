@@ -1,8 +1,8 @@
 /**
- * Test fixtures for users of `@dsh/session`: `MemorySessionStore.layer` replaces the file
- * store with one that behaves the same (errors, ordering, seq, sync-before-visible) in memory;
- * `sessionStoreSuite` is the conformance suite every store runs (it needs vitest, an optional peer
- * dependency of this package).
+ * @dsh/session/testing: fixtures for tests of anything that uses a `SessionStore`, on any test
+ * runner (no runner is imported here). `MemorySessionStore` is re-exported from the main entry
+ * for compatibility; `sampleSession`, `sampleTurnEvents` and `SessionStoreFixture` are what the
+ * conformance suite uses. The vitest suite itself is `@dsh/session/conformance`.
  */
 export * as MemorySessionStore from "./MemorySessionStore.ts"
-export * from "./testing/SessionStoreSuite.ts"
+export * from "./testing/Samples.ts"

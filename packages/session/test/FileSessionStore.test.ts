@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
 import { processStartTime } from "../src/internal/lease.ts"
-import { sampleSession as init, sampleTurnEvents as turnEvents, sessionStoreSuite } from "../src/testing.ts"
+import { sampleSession as init, sampleTurnEvents as turnEvents, sessionStoreSuite } from "../src/conformance.ts"
 
 /** A fresh `$DSH_HOME` in the OS temp dir, removed when the test's scope closes. */
 const tempHome = Effect.acquireRelease(

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { SessionStore } from "../src/index.ts"
-import { MemorySessionStore, sampleSession as init, sessionStoreSuite } from "../src/testing.ts"
+import { MemorySessionStore, SessionStore } from "../src/index.ts"
+import { sampleSession as init, sessionStoreSuite } from "../src/conformance.ts"
+import * as Testing from "../src/testing.ts"
 
 sessionStoreSuite("MemorySessionStore", Effect.map(Effect.sync(MemorySessionStore.makeData), (data) => ({ start: MemorySessionStore.make({ data }) })))
 
@@ -25,4 +26,10 @@ describe("MemorySessionStore.layer", () => {
       }).pipe(Effect.provide(MemorySessionStore.layer), Effect.flip)
       assert.strictEqual(fresh.reason, "NotFound")
     }))
+})
+
+describe("MemorySessionStore entries", () => {
+  it("is exported from the main entry and, for compatibility, from @dsh/session/testing", () => {
+    assert.strictEqual(Testing.MemorySessionStore.layer, MemorySessionStore.layer)
+  })
 })

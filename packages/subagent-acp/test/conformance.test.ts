@@ -1,4 +1,5 @@
-import { conformanceScript, subagentProviderSuite } from "@dsh/subagent/testing"
+import { subagentProviderSuite } from "@dsh/subagent/conformance"
+import { conformanceScript } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 import { fakeAcpAgent } from "../src/testing.ts"
 import { dshAgent, makeEnv, tempDir, writeScript } from "./support.ts"

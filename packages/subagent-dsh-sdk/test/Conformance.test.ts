@@ -1,4 +1,5 @@
-import { conformanceScript, subagentProviderSuite } from "@dsh/subagent/testing"
+import { subagentProviderSuite } from "@dsh/subagent/conformance"
+import { conformanceScript } from "@dsh/subagent/testing"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
 import { join } from "node:path"

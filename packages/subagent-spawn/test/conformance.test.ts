@@ -1,8 +1,8 @@
 import { makeAgentContext } from "@dsh/harness"
 import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
-import { SessionStore } from "@dsh/session"
-import { MemorySessionStore } from "@dsh/session/testing"
-import { conformanceScript, subagentProviderSuite, testDefinition } from "@dsh/subagent/testing"
+import { MemorySessionStore, SessionStore } from "@dsh/session"
+import { subagentProviderSuite } from "@dsh/subagent/conformance"
+import { conformanceScript, testDefinition } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 import { SpawnProvider } from "../src/index.ts"
 

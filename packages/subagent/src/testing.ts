@@ -1,7 +1,9 @@
 /**
- * @dsh/subagent/testing: replace the child boundary in tests. The fixture provider answers
- * from a script (results, failures, hangs) with no model and no child at all; the
- * conformance checks are what every backend must pass.
+ * @dsh/subagent/testing: replace the child boundary in tests, on any test runner (no runner is
+ * imported here). The fixture provider answers from a script (results, failures, hangs) with no
+ * model and no child at all; the conformance checks are what every backend must pass, as plain
+ * Effects (`conformanceChecks`) or runner-neutral tests (`conformanceTests`). The vitest suite
+ * that registers them is `@dsh/subagent/conformance`.
  */
 export * from "./testing/Conformance.ts"
 export * from "./testing/FixtureProvider.ts"

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeScriptedModel } from "@dsh/llm-scripted"
-import { SessionStore } from "@dsh/session"
-import { MemorySessionStore } from "@dsh/session/testing"
+import { MemorySessionStore, SessionStore } from "@dsh/session"
 import type { SessionHandle } from "@dsh/session"
 import { Effect, Layer, Result, Stream } from "effect"
 import { TestClock } from "effect/testing"

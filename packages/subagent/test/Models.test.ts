@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeUsage } from "@dsh/core"
 import { LlmError, makeLanguageModel } from "@dsh/llm"
-import { MemorySessionStore } from "@dsh/session/testing"
+import { MemorySessionStore } from "@dsh/session"
 import { Effect, Stream } from "effect"
 import { makeSubagents, makeSubagentTree, type StartContext, type SubagentProvider } from "../src/index.ts"
 import { testParent, testType } from "../src/testing.ts"

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { killTree, LocalProcessLauncher, ProcessLauncher } from "../src/index.ts"
-import { grandchildScript, processLauncherSuite, readPids, readUntil, survivors, tempPidFile } from "../src/testing.ts"
+import { processLauncherSuite } from "../src/conformance.ts"
+import { grandchildScript, readPids, readUntil, survivors, tempPidFile } from "../src/testing.ts"
 
 processLauncherSuite("LocalProcessLauncher", LocalProcessLauncher.layer({ killGrace: "1 second" }))
 

@@ -1,5 +1,5 @@
 import { makeUsage } from "@dsh/core"
-import { MemorySessionStore } from "@dsh/session/testing"
+import { MemorySessionStore } from "@dsh/session"
 import type { SubagentDescriptor } from "@dsh/subagent"
 import { Effect, Exit, Fiber, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"

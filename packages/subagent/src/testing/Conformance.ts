@@ -1,5 +1,9 @@
+/**
+ * The provider conformance checks as plain Effect values, with no test runner: every backend
+ * must pass them. `@dsh/subagent/conformance` registers them as vitest tests; on any other
+ * runner, loop over `conformanceTests(env, capabilities)`.
+ */
 import { Deferred, Effect, Fiber, Schedule, type Scope } from "effect"
-import { describe, it } from "vitest"
 import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentsShape } from "../Subagents.ts"
 import type { ParentInfo } from "../Vocabulary.ts"
@@ -240,25 +244,30 @@ export const conformanceChecks: ReadonlyArray<ConformanceCheck> = [
   }
 ]
 
+/** One conformance check as a runner-neutral test: a name and a body that rejects on failure. */
+export interface ConformanceTest {
+  readonly name: string
+  readonly run: () => Promise<void>
+}
+
 /**
- * Registers the provider conformance checks as vitest tests, one per check the backend's
- * capabilities call for: `subagentProviderSuite("spawn", makeEnv, { continue: true, … })`.
+ * The checks the backend's capabilities call for, as tests any runner can register:
+ * `for (const t of conformanceTests(makeEnv, caps)) test(t.name, t.run)` (node:test, Jest, Bun).
  * `env` builds a fresh context for each check (in its own scope, with real time).
  */
-export const subagentProviderSuite = <E>(
-  name: string,
+export const conformanceTests = <E>(
   env: Effect.Effect<ConformanceEnv, E, Scope.Scope>,
-  capabilities: ConformanceCapabilities = {},
-  options: { readonly timeout?: number | undefined } = {}
-) =>
-  describe(`${name}: subagent provider conformance`, () => {
-    for (const check of conformanceChecks) {
-      if (check.needs !== undefined && capabilities[check.needs] !== true) continue
-      it(check.name, () =>
+  capabilities: ConformanceCapabilities = {}
+): ReadonlyArray<ConformanceTest> =>
+  conformanceChecks
+    .filter((check) => check.needs === undefined || capabilities[check.needs] === true)
+    .map((check) => ({
+      name: check.name,
+      // The one Promise boundary: a failed check becomes the runner's rejected test.
+      run: () =>
         Effect.runPromise(Effect.scoped(env.pipe(
           Effect.mapError((e) => `the test env could not be built: ${String(e)}`),
           Effect.flatMap(check.run),
           Effect.mapError((message) => new Error(message))
-        ))), options.timeout ?? 30_000)
-    }
-  })
+        )))
+    }))

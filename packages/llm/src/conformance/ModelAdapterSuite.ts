@@ -11,7 +11,7 @@ import { RetryPolicy } from "../Http.ts"
 import type { ModelRequest, StreamPart } from "../LanguageModel.ts"
 import { LlmError } from "../LlmError.ts"
 import { type ModelAdapter, type ModelConfig, ModelRegistry } from "../ModelRegistry.ts"
-import type { FakeServer, FakeServerOptions } from "./FakeSseServer.ts"
+import type { FakeServer, FakeServerOptions } from "../testing/FakeSseServer.ts"
 
 const test = effectTests(it)
 

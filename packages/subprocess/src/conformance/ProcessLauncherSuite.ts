@@ -7,8 +7,8 @@ import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { Effect, type Layer } from "effect"
 import { ProcessLauncher } from "../ProcessLauncher.ts"
 import { processExitedError, SubprocessError } from "../SubprocessError.ts"
-import { grandchildScript, readUntil, tempPidFile } from "./ChildScripts.ts"
-import { isGone, readPids, survivors } from "./ProcessChecks.ts"
+import { grandchildScript, readUntil, tempPidFile } from "../testing/ChildScripts.ts"
+import { isGone, readPids, survivors } from "../testing/ProcessChecks.ts"
 
 const test = effectTests(it)
 

@@ -1,45 +1,17 @@
 /**
  * The behaviour every `SessionStore` must show, written once and run against each store
- * (the file store, the memory store, and any store a user writes).
+ * (the file store, the memory store, and any store a user writes). It registers vitest tests;
+ * the fixture type and the sample data it uses are in `@dsh/session/testing` (no runner needed).
  */
 import type { AgentEvent } from "@dsh/core"
 import { effectTests } from "@dsh/core/testing"
 import { assert, describe, it } from "vitest"
 import { Effect, Exit, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import type { CreateSession, SessionState, SessionStoreShape, Transcript } from "../SessionStore.ts"
+import type { SessionState, Transcript } from "../SessionStore.ts"
+import { sampleSession, type SessionStoreFixture, sampleTurnEvents } from "../testing/Samples.ts"
 
 const test = effectTests(it)
-
-/** One test's backing data (a directory, a database, a shared in-memory `Data`) and a way to open stores over it. */
-export interface SessionStoreFixture {
-  /**
-   * A new store over the fixture's backing data; it lives as long as the test's scope.
-   * Calling it again is how the suite simulates a process restart, so two stores from one
-   * fixture must see each other's synced data, and nothing else.
-   */
-  readonly start: Effect.Effect<SessionStoreShape, unknown, Scope.Scope>
-}
-
-/** The `create` input the suite uses; handy for a store's own extra tests. */
-export const sampleSession: CreateSession = { agent: "coder", cwd: "/work/a", model: "scripted" }
-
-/** One scripted turn's persisted events (six of them: the mix the benchmark uses, shortened). */
-export const sampleTurnEvents = (turn: number): ReadonlyArray<AgentEvent> => [
-  { type: "turn-start", turn, prompt: `prompt ${turn}` },
-  { type: "step-start", turn, step: 1 },
-  { type: "message", message: { role: "user", content: `prompt ${turn}` } },
-  { type: "tool-call", id: `call-${turn}`, name: "Read", input: "{\"path\":\"README.md\"}" },
-  { type: "tool-result", id: `call-${turn}`, name: "Read", output: "# dsh", isError: false, durationMs: 3 },
-  {
-    type: "turn-end",
-    turn,
-    status: "completed",
-    result: "done",
-    usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 },
-    durationMs: 40
-  }
-]
 
 const init = sampleSession
 

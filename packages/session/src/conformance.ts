@@ -1,0 +1,7 @@
+/**
+ * @dsh/session/conformance: `sessionStoreSuite(name, fixture)`, the vitest suite every
+ * `SessionStore` runs. It needs `vitest`, an optional peer dependency; the fixture type and the
+ * sample data are re-exported from `@dsh/session/testing`, which needs no runner.
+ */
+export * from "./conformance/SessionStoreSuite.ts"
+export * from "./testing/Samples.ts"
