@@ -10,9 +10,10 @@ const ROOT = resolve(import.meta.dirname, "..")
 const out = join(ROOT, ".vitest-results.json")
 rmSync(out, { force: true })
 const vitest = join(ROOT, "node_modules", "vitest", "vitest.mjs")
-// vitest.config.ts sets testTimeout/hookTimeout to 30 s, but projects referenced as directories do
-// not inherit the root config (vitest 5): pass them on the command line, which every project takes.
-const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, "--testTimeout=30000", "--hookTimeout=30000", ...process.argv.slice(2)], {
+// Each project sets its own timeouts (packages spread `patient` from vitest.shared.ts; the examples
+// project, which packs, installs and type-checks, allows more). None is given on the command line:
+// a flag there would override every project's own, the examples' included.
+const r = spawnSync(process.execPath, [vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(2)], {
   cwd: ROOT,
   stdio: "inherit"
 })

@@ -1,6 +1,7 @@
 import { defineProject } from "vitest/config"
+import { patient } from "../../vitest.shared.ts"
 
 export default defineProject({
   ssr: { resolve: { conditions: ["@dsh/source"] } },
-  test: { name: "subagent-cluster", include: ["test/**/*.test.ts"] }
+  test: { ...patient, name: "subagent-cluster", include: ["test/**/*.test.ts"] }
 })

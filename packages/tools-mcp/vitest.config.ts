@@ -1,6 +1,7 @@
 import { defineProject } from "vitest/config"
+import { patient } from "../../vitest.shared.ts"
 
 export default defineProject({
   ssr: { resolve: { conditions: ["@dsh/source"] } },
-  test: { name: "tools-mcp", include: ["test/**/*.test.ts"] }
+  test: { ...patient, name: "tools-mcp", include: ["test/**/*.test.ts"] }
 })
