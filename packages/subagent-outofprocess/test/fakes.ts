@@ -81,7 +81,8 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
                 stdout: Readable.from([]),
                 stderrTail: Effect.succeed(""),
                 exit: Effect.sync(() => void journal.steps.push("waited for exit")).pipe(Effect.andThen(Deferred.await(exited))),
-                stop: Effect.void
+                stop: Effect.void,
+                stopWithin: () => Effect.void
               } satisfies ChildProcessHandle
             }),
             () => Effect.sync(() => journal.steps.push("process released")).pipe(Effect.andThen(Deferred.succeed(journal.released, undefined)))
