@@ -1,4 +1,4 @@
-import type { SessionHandle } from "@dsh/session"
+import type { ChildStore, SessionError, SessionHandle } from "@dsh/session"
 import { Effect, Schema } from "effect"
 
 /** Only the field recovery reads; every other field of `meta.json` is kept as written. */
@@ -15,15 +15,25 @@ const UNDER_WAY = new Set(["starting", "running"])
  * failure is logged, never fatal: the descriptor is the record of truth.
  */
 export const markMetaLost = (session: SessionHandle, handle: string, at: string): Effect.Effect<void> =>
+  session.child(handle).pipe(
+    Effect.flatMap((child) =>
+      settleMeta(child, { status: "lost", endedAt: at, notes: "lost: the process that ran it ended without recording how the run ended" }, UNDER_WAY)
+    ),
+    Effect.ignore({ log: "Warn", message: `could not mark ${handle}'s meta.json lost` })
+  )
+
+/**
+ * Rewrites how a child's run ended in its `meta.json`, when it says one of `from` (any status
+ * when omitted); every other field is kept. Nothing is written for a child without one.
+ */
+export const settleMeta = (
+  child: ChildStore,
+  ending: { readonly status: string; readonly endedAt: string; readonly notes: string },
+  from?: ReadonlySet<string> | undefined
+): Effect.Effect<void, SessionError> =>
   Effect.gen(function*() {
-    const child = yield* session.child(handle)
     const meta = yield* child.readMeta
     const status = decodeStatus(meta)
-    if (status._tag === "None" || !UNDER_WAY.has(status.value.status)) return
-    yield* child.writeMeta({
-      ...(meta as Record<string, unknown>),
-      status: "lost",
-      endedAt: at,
-      notes: "lost: the process that ran it ended without recording how the run ended"
-    })
-  }).pipe(Effect.ignore({ log: "Warn", message: `could not mark ${handle}'s meta.json lost` }))
+    if (status._tag === "None" || (from !== undefined && !from.has(status.value.status))) return
+    yield* child.writeMeta({ ...(meta as Record<string, unknown>), ...ending })
+  })
