@@ -1,9 +1,10 @@
 import { type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { postgresForTests } from "@dsh/testing-pg"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { runDsh, tempDir } from "../support.ts"
+import { makeHome, runDsh, tempDir } from "../support.ts"
 
 // Issue 21 item 5(f): the store fails mid-run (here a full disk: the session lives on a small
 // tmpfs that the test fills while the model is answering). dsh says so in one stderr line
@@ -68,5 +69,37 @@ describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
     const doc = JSON.parse(r.stdout) as Record<string, unknown>
     expect(doc).toMatchObject({ status: "failed" })
     expect(Object.keys(doc)).toEqual(expect.arrayContaining(["sessionId", "status", "result", "usage", "subagents"]))
+  })
+
+  it("PostgreSQL stopped mid-run: one stderr line naming the store and the cause; json prints one failed object", async (ctx) => {
+    // A server of this test's own: it is stopped while the model answers.
+    const pg = await postgresForTests()
+    if (pg === undefined) return ctx.skip()
+    let stopped = false
+    try {
+      const url = await pg.createSchema()
+      const server = await startFakeOpenAIServer({
+        respond: async () => {
+          if (!stopped) {
+            stopped = true
+            await pg.stop()
+          }
+          return { text: "an answer the store cannot take" }
+        }
+      })
+      servers.push(server)
+      const r = await runDsh(["run", "--store", url, "--model", "openai:any", "--output-format", "json", "hello"], {
+        env: { DSH_HOME: makeHome(), DSH_RESIDENT: "0", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+      })
+      expect(r.code).toBe(1)
+      const lines = r.stderr.split("\n").filter((l) => l !== "")
+      expect(lines, r.stderr).toHaveLength(1)
+      expect(lines[0]).toMatch(/session store \(postgres/i)
+      expect(lines[0]).not.toContain(pg.password)
+      const doc = JSON.parse(r.stdout) as Record<string, unknown>
+      expect(doc).toMatchObject({ status: "failed" })
+    } finally {
+      if (!stopped) await pg.stop()
+    }
   })
 })
