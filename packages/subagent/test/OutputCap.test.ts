@@ -19,13 +19,13 @@ const flooding = (stopped: { value: boolean }): SubagentProvider => ({
   description: "floods its parent",
   start: (context) =>
     Effect.gen(function*() {
-      yield* context.store!.transcript.append({ type: "turn-start", turn: 1, prompt: context.request.prompt })
+      yield* context.store!.transcript.append({ type: "turn-start", turn: 1, prompt: context.request.prompt }).pipe(Effect.orDie)
       for (let i = 0; ; i++) {
         const event = i % 2 === 0
           ? { type: "text-delta" as const, text: CHUNK }
           : { type: "message" as const, message: { role: "assistant" as const, content: CHUNK } }
         // Recorded and forwarded: the same event, counted once.
-        yield* context.store!.transcript.append(event)
+        yield* context.store!.transcript.append(event).pipe(Effect.orDie)
         yield* context.onEvent(event)
         yield* Effect.yieldNow
       }
