@@ -30,6 +30,8 @@ describe("fault matrix: a child's output is bounded", { timeout: 90_000 }, () =>
     expect(String(meta.notes)).toContain("max_child_output_bytes")
     const state = readJson(join(dir, "state.json")).subagents as Record<string, { status: string }>
     expect(state["acp-flood-1"]?.status).toBe("failed")
+    const turnEnd = jsonLines(join(dir, "agents", "acp-flood-1", "wire.jsonl")).find((e) => e.type === "turn-end")
+    expect(turnEnd?.status).toBe("failed")
     // The parent's model was told in its tool result.
     const toolResult = jsonLines(join(dir, "wire.jsonl")).find((e) => e.type === "tool-result")
     const told = String(toolResult?.output)

@@ -33,6 +33,8 @@ const sizeOf = (event: AgentEvent): number =>
 export const makeOutputCap = (limit: number, handle: string) =>
   Effect.gen(function*() {
     const tripped = yield* Deferred.make<void>()
+    const notes = `the child's output passed the cap of ${limit} bytes ([limits] max_child_output_bytes) and it was stopped; ` +
+      "its result is what it said up to the cap"
     const counted = new WeakSet<AgentEvent>()
     let stored = 0
     let streaming = 0
@@ -63,7 +65,9 @@ export const makeOutputCap = (limit: number, handle: string) =>
         append: (event) => {
           // A turn's end is always recorded (the transcript stays well-formed), without repeating the text.
           if (event.type === "turn-end") {
-            return store.transcript.append({ ...event, result: previewOf(event.result, where()) })
+            // Stopped at the cap, the provider saw a cancellation: the record says how the run ended.
+            const ending = over && event.status === "cancelled" ? { status: "failed" as const, error: notes } : {}
+            return store.transcript.append({ ...event, ...ending, result: previewOf(event.result, where()) })
           }
           return admit(event) ? store.transcript.append(event) : Effect.void
         }
@@ -76,8 +80,7 @@ export const makeOutputCap = (limit: number, handle: string) =>
       tripped: Deferred.await(tripped),
       /** Whether it was passed. */
       isOver: () => over,
-      notes: `the child's output passed the cap of ${limit} bytes ([limits] max_child_output_bytes) and it was stopped; ` +
-        "its result is what it said up to the cap"
+      notes
     }
   })
 
