@@ -1,6 +1,6 @@
 import type { SessionError, SessionHandle, SessionState } from "@dsh/session"
 import { Clock, type Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
-import { markMetaLost } from "./internal/lostMeta.ts"
+import { markMetaLost } from "./internal/childMeta.ts"
 import { decodeDescriptors, type SubagentDescriptor, type SubagentResult, TaskRecord } from "./Records.ts"
 
 /**

@@ -1,7 +1,7 @@
 import type { SessionError, SessionHandle } from "@dsh/session"
 import { Clock, Effect, Scope, Semaphore } from "effect"
 import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
-import { markMetaLost } from "./lostMeta.ts"
+import { markMetaLost } from "./childMeta.ts"
 
 const NOTE_DELAY = "25 millis"
 

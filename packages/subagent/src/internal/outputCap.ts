@@ -1,6 +1,7 @@
 import { type AgentEvent, isEphemeral } from "@dsh/core"
 import type { ChildStore } from "@dsh/session"
 import { Deferred, Effect } from "effect"
+import { defaultLimits } from "../Limits.ts"
 
 /**
  * How much of a long result a record that repeats it keeps: a child's `turn-end` (its last
@@ -30,8 +31,10 @@ const sizeOf = (event: AgentEvent): number =>
  * backend's events pass here (its store and its `onEvent` are the gated ones), each counted
  * once even when it is both recorded and forwarded.
  */
-export const makeOutputCap = (limit: number, handle: string) =>
+export const makeOutputCap = (configured: number, handle: string) =>
   Effect.gen(function*() {
+    // Limits built by hand (not normalized) may lack the field: then the default, never a cap of nothing.
+    const limit = Number.isFinite(configured) && configured > 0 ? configured : defaultLimits.maxChildOutputBytes
     const tripped = yield* Deferred.make<void>()
     const notes = `the child's output passed the cap of ${limit} bytes ([limits] max_child_output_bytes) and it was stopped; ` +
       "its result is what it said up to the cap"

@@ -5,7 +5,7 @@ import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
 import type { Activation } from "./activations.ts"
-import { settleMeta } from "./lostMeta.ts"
+import { settleMeta } from "./childMeta.ts"
 import { chooseChildModel, type ModelCandidate, modelLabel } from "./models.ts"
 import { makeOutputCap, type OutputCap, previewOf } from "./outputCap.ts"
 
