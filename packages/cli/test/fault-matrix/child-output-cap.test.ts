@@ -1,7 +1,7 @@
-import { readdirSync, statSync } from "node:fs"
+import { readdirSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { makeHome, runDsh, sessionIds } from "../support.ts"
+import { makeHome, runDsh, sessionIds, tempDir } from "../support.ts"
 import { agentToml, delegatingScript, jsonLines, readJson } from "./support.ts"
 
 // Issue 21 item 5(b): an ACP child that floods its parent is stopped at `[limits]
@@ -38,6 +38,26 @@ describe("fault matrix: a child's output is bounded", { timeout: 90_000 }, () =>
     expect(told.includes("· failed ·") && told.includes("max_child_output_bytes"), told.slice(-400)).toBe(true)
     // Stored: the child's transcript within the cap; the whole session within one cap's worth more.
     expect(statSync(join(dir, "agents", "acp-flood-1", "wire.jsonl")).size).toBeLessThanOrEqual(CAP)
+    expect(bytesUnder(dir)).toBeLessThan(2 * CAP)
+  })
+
+  it("an in-process child whose model floods 3 MB is failed at the cap too", async () => {
+    const home = makeHome(`[limits]\nmax_child_output_bytes = ${CAP}\n`)
+    const script = join(tempDir("dsh-flood-script-"), "script.json")
+    writeFileSync(script, JSON.stringify({
+      rules: [
+        { when: { lastUser: "^FLOOD" }, reply: { text: "y".repeat(3 * CAP) } },
+        { when: { lastUser: "^delegate", step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "flood", prompt: "FLOOD", agent: "explore" } }] } },
+        { when: { lastUser: "^delegate", step: 1 }, reply: { text: "done" } }
+      ]
+    }))
+    const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", "delegate"], { env: { DSH_HOME: home, DSH_RESIDENT: "0" } })
+    expect(r.code, r.stderr).toBe(0)
+    const doc = JSON.parse(r.stdout) as { subagents: Array<{ status: string }> }
+    expect(doc.subagents.map((s) => s.status)).toEqual(["failed"])
+    const dir = join(home, "sessions", sessionIds(home)[0]!)
+    const told = String(jsonLines(join(dir, "wire.jsonl")).find((e) => e.type === "tool-result")?.output)
+    expect(told.includes("max_child_output_bytes"), told.slice(-400)).toBe(true)
     expect(bytesUnder(dir)).toBeLessThan(2 * CAP)
   })
 })
