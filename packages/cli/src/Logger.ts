@@ -2,6 +2,7 @@ import { Cause, Effect, Layer, Logger, type LogLevel } from "effect"
 import { mkdirSync, openSync, writeSync } from "node:fs"
 import { dirname } from "node:path"
 import type { Writable } from "node:stream"
+import { storeFailureOf, type StoreTroubleShape } from "./StoreTrouble.ts"
 
 /**
  * pino's level names and numbers. The CLI's log files keep pino's JSON lines
@@ -94,9 +95,10 @@ const text = (message: unknown): string =>
 
 /**
  * Effect's logs to `file` (see `fileLogger`); warnings and errors also as one line on
- * `stderr`, where a user sees them and stdout stays parseable.
+ * `stderr`, where a user sees them and stdout stays parseable — except the session store's
+ * failures, which go to `storeTrouble` (the command says them once).
  */
-export const cliLoggerLayer = (options: { readonly file: string; readonly stderr: Writable }): Layer.Layer<never> =>
+export const cliLoggerLayer = (options: { readonly file: string; readonly stderr: Writable; readonly storeTrouble?: StoreTroubleShape | undefined }): Layer.Layer<never> =>
   Layer.unwrap(Effect.sync(() => {
     const log = fileLogger(options.file)
     return Logger.layer([
@@ -105,6 +107,9 @@ export const cliLoggerLayer = (options: { readonly file: string; readonly stderr
         if (level === undefined) return
         const line = text(o.message)
         log[level](o.cause.reasons.length === 0 ? {} : { cause: Cause.pretty(o.cause) }, line)
+        // A failing store is said once, by the command (see StoreTrouble), not per failed write.
+        const store = options.storeTrouble === undefined ? undefined : storeFailureOf(o.cause)
+        if (store !== undefined) return options.storeTrouble!.note(line, store)
         if (level === "warn" || level === "error" || level === "fatal") options.stderr.write(`dsh: ${level === "warn" ? "warning" : level}: ${line}\n`)
       })
     ])

@@ -2,11 +2,12 @@ import { lazyAdapter, type ModelAdapter, ModelRegistry } from "@dsh/llm"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "@dsh/llm-anthropic/names"
 import { OPENAI_MODEL_IDS } from "@dsh/llm-openai/names"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { join } from "node:path"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { cliLoggerLayer } from "./Logger.ts"
+import { makeStoreTrouble, StoreTrouble } from "./StoreTrouble.ts"
 
 /**
  * The model adapters, each loaded when a spec first names it: `dsh acp` on the scripted model
@@ -42,8 +43,12 @@ export const modelRegistryLayer = (config?: DshConfig) => ModelRegistry.layerWit
  * the command's (`Store.ts`: `--store`, `DSH_STORE`, config, or the file store in `$DSH_HOME`).
  */
 export const cliLayer = (ctx: CliContext) =>
-  Layer.mergeAll(
-    modelRegistryLayer(),
-    LocalProcessLauncher.layer(),
-    cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr })
-  )
+  Layer.unwrap(Effect.sync(() => {
+    const storeTrouble = makeStoreTrouble()
+    return Layer.mergeAll(
+      modelRegistryLayer(),
+      LocalProcessLauncher.layer(),
+      Layer.succeed(StoreTrouble, storeTrouble),
+      cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr, storeTrouble })
+    )
+  }))

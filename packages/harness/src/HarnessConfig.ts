@@ -23,6 +23,8 @@ export interface HarnessConfig {
     readonly timeoutSeconds?: number | undefined
     readonly maxDepth?: number | undefined
     readonly maxChildren?: number | undefined
+    /** `max_child_output_bytes`: what one child run may produce before it is stopped as failed. */
+    readonly maxChildOutputBytes?: number | undefined
   }
   /** `[llm]`: how model calls are retried on 429, 5xx and network errors. */
   readonly llm: { readonly maxRetries?: number | undefined; readonly retryBaseMs?: number | undefined }
@@ -74,6 +76,7 @@ export const CONFIG_RANGES = {
   "limits.timeout_seconds": { min: 0, max: 7 * 24 * 3600 },
   "limits.max_depth": { min: 0, max: 5, integer: true },
   "limits.max_children": { min: 1, max: 100_000, integer: true },
+  "limits.max_child_output_bytes": { min: 1024, max: 1024 * 1024 * 1024, integer: true },
   "llm.max_retries": { min: 0, max: 10, integer: true },
   "llm.retry_base_ms": { min: 1, max: 60_000, integer: true },
   "acp.context_window": { min: 1, max: 100_000_000, integer: true },
@@ -152,7 +155,8 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
       maxConcurrent: number("limits", "max_concurrent"),
       timeoutSeconds: number("limits", "timeout_seconds"),
       maxDepth: number("limits", "max_depth"),
-      maxChildren: number("limits", "max_children")
+      maxChildren: number("limits", "max_children"),
+      maxChildOutputBytes: number("limits", "max_child_output_bytes")
     },
     llm: { maxRetries: number("llm", "max_retries"), retryBaseMs: number("llm", "retry_base_ms") },
     bashEnv: strings(table("bash").env, "[bash] env"),

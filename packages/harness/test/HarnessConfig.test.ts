@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { SubagentArchiving } from "@dsh/subagent"
+import { SubagentArchiving, SubagentLimits } from "@dsh/subagent"
 import { Effect } from "effect"
 import { configLayer, decodeHarnessConfig } from "../src/index.ts"
 
@@ -21,6 +21,20 @@ describe("[subagents] archive_after_minutes", () => {
         const error = yield* Effect.flip(decodeHarnessConfig({ subagents: { archive_after_minutes: bad } }, "config.toml"))
         assert.strictEqual(error.key, "[subagents] archive_after_minutes")
         assert.include(error.message, "it must be an integer from 0 to 525600")
+      }
+    }))
+})
+
+describe("[limits] max_child_output_bytes", () => {
+  it.effect("becomes the trees' SubagentLimits.maxChildOutputBytes; absent, 10 MiB; out of range, an error naming the key", () =>
+    Effect.gen(function*() {
+      const set = yield* decodeHarnessConfig({ limits: { max_child_output_bytes: 65_536 } }, "config.toml")
+      assert.strictEqual((yield* SubagentLimits.pipe(Effect.provide(configLayer(set)))).maxChildOutputBytes, 65_536)
+      const unset = yield* decodeHarnessConfig({}, "config.toml")
+      assert.strictEqual((yield* SubagentLimits.pipe(Effect.provide(configLayer(unset)))).maxChildOutputBytes, 10 * 1024 * 1024)
+      for (const bad of [0, 100, 1.5, "1MB"]) {
+        const error = yield* Effect.flip(decodeHarnessConfig({ limits: { max_child_output_bytes: bad } }, "config.toml"))
+        assert.strictEqual(error.key, "[limits] max_child_output_bytes")
       }
     }))
 })

@@ -65,7 +65,8 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
  * - the child's process afterwards, never delaying the outcome: a continuable child whose turn
  *   completed stays warm for `keepAlive` (the next `continue` takes it); any other is closed in
  *   the background of the session tree (connection, stdin, `exitGrace` for a child that
- *   answered, the launcher's ladder on its process group), and the tree's end closes them all;
+ *   answered, the launcher's ladder on its process group), and the tree's end closes them all,
+ *   at once and in parallel, with short graces (the harness is exiting);
  * - the outcome of every fault: a typed error becomes `failed` with `describe(error)` as notes,
  *   a defect `failed` with its first line (the full cause logged once); both keep what the
  *   child said and used so far. Interruption propagates (the service records it).
@@ -140,7 +141,7 @@ const runOutOfProcess = <C, E, S>(
       const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
       yield* meta.write({ command: commandLine, cwd: plan.cwd })
       // The child's scopes belong to the session tree: whatever happens to this run, the tree's end closes them.
-      const processScope = yield* Scope.fork(context.tree.scope, "sequential")
+      const processScope = yield* Scope.fork(yield* residents.scopeFor(context.tree), "sequential")
       yield* Ref.set(starting, Option.some({ processScope }))
       const child = yield* launcher.spawn(plan).pipe(Scope.provide(processScope), Effect.withSpan("OutOfProcess.spawn", { attributes }))
       // Forked after the spawn, so that a close of the process scope closes the connection first.
@@ -227,7 +228,7 @@ const runOutOfProcess = <C, E, S>(
         const keep = backend.resume !== undefined && !residents.isZero(backend.keepAlive) && outcome?.status === "completed" &&
           (yield* Ref.get(r.answered))
         if (keep) return yield* residents.park(context.tree, context.handle, r, backend.keepAlive!)
-        yield* residents.release(context.tree, closeResident({ ...r, exitGrace: r.plan.exitGrace }))
+        yield* residents.release(context.tree, closeResident({ ...r, exitGrace: r.plan.exitGrace }), r)
       })
 
     return yield* body.pipe(

@@ -285,4 +285,23 @@ describe("the out-of-process driver", () => {
       yield* released(journal)
       assert.deepStrictEqual(journal.steps.slice(-4), ["connection closed", "waited for exit", "stdin ended", "process released"])
     }).pipe(Effect.scoped))
+
+  it.live("the tree's end closes warm children at once with short graces, not the graces of normal operation", () =>
+    Effect.gen(function*() {
+      const journal = makeJournal()
+      // Warm for an hour, deaf to EOF, with an exit grace of an hour: only the short ladder ends it.
+      const backend = fakeBackend(journal, [answer("first")], {
+        keepAlive: "1 hour",
+        launch: () => Effect.succeed({ command: "fake-agent", cwd: "/work", exitGrace: "1 hour" }),
+        resume: { version: 1, schema: Schema.Struct({ sessionId: Schema.String }), save: (_, sessionId) => ({ sessionId }), reopen: (_, saved) => Effect.succeed(saved.sessionId) }
+      })
+      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal, { exitsOnEof: false })))
+      const treeScope = yield* Scope.make()
+      const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
+      yield* provider.start(context)
+      assert.notInclude(journal.steps, "process released")
+      yield* Scope.close(treeScope, Exit.void)
+      const end = journal.steps.slice(journal.steps.indexOf("connection closed"))
+      assert.deepStrictEqual(end.filter((s) => s !== "waited for exit"), ["connection closed", "stdin ended", "stopped within 100 millis", "process released"])
+    }))
 })

@@ -81,7 +81,12 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
                 stdout: Readable.from([]),
                 stderrTail: Effect.succeed(""),
                 exit: Effect.sync(() => void journal.steps.push("waited for exit")).pipe(Effect.andThen(Deferred.await(exited))),
-                stop: Effect.void
+                stop: Effect.void,
+                // The short-grace ladder of an exit: journaled, and the fake process is gone.
+                stopWithin: (grace) =>
+                  Effect.sync(() => void journal.steps.push(`stopped within ${String(grace)}`)).pipe(
+                    Effect.andThen(Deferred.succeed(exited, { exitCode: null, signal: "SIGKILL" }))
+                  )
               } satisfies ChildProcessHandle
             }),
             () => Effect.sync(() => journal.steps.push("process released")).pipe(Effect.andThen(Deferred.succeed(journal.released, undefined)))

@@ -10,6 +10,11 @@ export interface SubagentLimitsShape {
   readonly maxDepth: number
   /** Children per session tree. */
   readonly maxChildren: number
+  /**
+   * Bytes of output one child run may produce (what its transcript records plus the text it
+   * is streaming); past it the child is stopped as `failed`, with a note saying so.
+   */
+  readonly maxChildOutputBytes: number
 }
 
 export const MAX_DEPTH_CEILING = 5
@@ -18,7 +23,8 @@ export const defaultLimits: SubagentLimitsShape = {
   maxConcurrent: 8,
   timeoutSeconds: 600,
   maxDepth: 1,
-  maxChildren: 200
+  maxChildren: 200,
+  maxChildOutputBytes: 10 * 1024 * 1024
 }
 
 /** The limits of the trees built in this context; the defaults unless a layer provides others. */
@@ -34,5 +40,6 @@ export const normalizeLimits = (limits: SubagentLimitsInput): SubagentLimitsShap
   maxConcurrent: Math.max(1, Math.floor(limits.maxConcurrent ?? defaultLimits.maxConcurrent)),
   timeoutSeconds: Math.max(0, limits.timeoutSeconds ?? defaultLimits.timeoutSeconds),
   maxDepth: Math.min(MAX_DEPTH_CEILING, Math.max(0, Math.floor(limits.maxDepth ?? defaultLimits.maxDepth))),
-  maxChildren: Math.max(1, Math.floor(limits.maxChildren ?? defaultLimits.maxChildren))
+  maxChildren: Math.max(1, Math.floor(limits.maxChildren ?? defaultLimits.maxChildren)),
+  maxChildOutputBytes: Math.max(1, Math.floor(limits.maxChildOutputBytes ?? defaultLimits.maxChildOutputBytes))
 })

@@ -1,5 +1,6 @@
 import type { SessionError, SessionHandle, SessionState } from "@dsh/session"
 import { Clock, type Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
+import { markMetaLost } from "./internal/childMeta.ts"
 import { decodeDescriptors, type SubagentDescriptor, type SubagentResult, TaskRecord } from "./Records.ts"
 
 /**
@@ -135,7 +136,10 @@ export const requestStop = (
       for (const d of lost) subagents[d.handle] = { ...d, status: "lost", updatedAt: at }
       return { ...s, subagents }
     })
-    return decodeDescriptors(yield* session.readState).records.filter((d) => running.includes(d.handle)).map((d) => ({ name: d.handle, status: d.status }))
+    const after = decodeDescriptors(yield* session.readState).records.filter((d) => running.includes(d.handle))
+    // Their meta.json, which no driver will finish now, agrees.
+    yield* Effect.forEach(after.filter((d) => d.status === "lost"), (d) => markMetaLost(session, d.handle, at), { discard: true })
+    return after.map((d) => ({ name: d.handle, status: d.status }))
   })
 
 /** What a routed message led to. */

@@ -182,9 +182,15 @@ describe("restarts", () => {
       const { running, session, descriptor, task } = first
       yield* session.updateState((s) => ({ ...s, subagents: { ...(s.subagents as object), [running.handle]: { ...descriptor, status: "running" } } }))
       yield* session.writeTask(running.runId, { ...task, status: "running", delivered: false })
+      // An out-of-process driver's meta.json, left saying running by its dead driver.
+      const childStore = yield* session.child(running.handle)
+      yield* childStore.writeMeta({ handle: running.handle, runId: running.runId, status: "running", pid: 4242, command: "fake-agent" })
       // The second process over the same data.
       const { subagents, tree } = yield* setup({ data, reply: () => ({ output: "x" }) })
       assert.strictEqual(tree.descriptors.get(running.handle)?.status, "lost")
+      // Every record agrees: the descriptor, the task and meta.json (its other fields kept).
+      assert.strictEqual(tree.announcements.record(running.runId)?.status, "lost")
+      assert.deepInclude(yield* childStore.readMeta, { status: "lost", pid: 4242, command: "fake-agent" })
       assert.deepStrictEqual(tree.descriptors.lostOnLoad, [running.handle])
       const { before, turn } = recordingTurns()
       yield* subagents.runTurns("main", "after restart", turn)

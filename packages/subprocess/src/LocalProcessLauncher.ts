@@ -210,10 +210,13 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
       const grace = options.killGrace ?? defaults.killGrace ?? DEFAULT_KILL_GRACE
       const gone = Deferred.await(exited).pipe(Effect.andThen(pollUntil(Effect.map(groupAlive(pid), (alive) => !alive))))
       const signal = (name: NodeJS.Signals) => Effect.sync(() => void child.kill(name))
+      // Set by `stopWithin`: a shorter grace, which also cuts short a grace already being waited.
+      const hasten = Deferred.makeUnsafe<Duration.Duration>()
       const ladder = Effect.gen(function*() {
         if (Deferred.isDoneUnsafe(exited) && !(yield* groupAlive(pid))) return
         yield* signal("SIGTERM")
-        if (Option.isSome(yield* Effect.timeoutOption(gone, grace))) return
+        const hastened = Deferred.await(hasten).pipe(Effect.flatMap((short) => Effect.timeoutOption(gone, short)))
+        if (Option.isSome(yield* Effect.raceFirst(Effect.timeoutOption(gone, grace), hastened))) return
         yield* signal("SIGKILL")
         yield* Effect.timeoutOption(gone, SIGKILL_WAIT)
       }).pipe(Effect.ensuring(Effect.sync(() => dismiss?.())), Effect.uninterruptible)
@@ -232,7 +235,9 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
           return tail.text()
         }),
         exit: Deferred.await(exited),
-        stop
+        stop,
+        stopWithin: (short) =>
+          Effect.sync(() => Deferred.doneUnsafe(hasten, Effect.succeed(Duration.fromInputUnsafe(short)))).pipe(Effect.andThen(stop))
       }
       return {
         handle,

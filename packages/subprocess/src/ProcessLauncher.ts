@@ -55,6 +55,11 @@ export interface ChildProcessHandle {
   readonly exit: Effect.Effect<ExitInfo>
   /** Stops the process and all of its descendants with the ladder; waits until it is gone. */
   readonly stop: Effect.Effect<void>
+  /**
+   * `stop` with at most `grace` between SIGTERM and SIGKILL, for an exit that must not wait on
+   * the full grace (e.g. the parent is shutting down). A ladder already under way is hastened.
+   */
+  readonly stopWithin: (grace: Duration.Input) => Effect.Effect<void>
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type AgentType, callerOf, type ParentInfo, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
-import { defineTool, ToolError, type ToolOutput } from "@dsh/tools"
+import { DEFAULT_MAX_OUTPUT_CHARS, defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -15,7 +15,11 @@ export const statusLine = (r: SubagentResult): string =>
 export const formatResult = (r: SubagentResult): string => {
   const body = r.output.trim() === "" ? "(the child returned no text)" : r.output
   const notes = r.notes === undefined ? "" : `\nNotes: ${r.notes}`
-  return `${body}\n\n${statusLine(r)}${notes}`
+  const tail = `\n\n${statusLine(r)}${notes}`
+  // The status and the notes (why a run failed) must survive the tool output's truncation: a long body is cut first.
+  const room = DEFAULT_MAX_OUTPUT_CHARS - tail.length - 100
+  const cut = body.length <= room ? body : `${body.slice(0, Math.max(0, room))}\n… [${body.length - room} more characters of the result]`
+  return `${cut}${tail}`
 }
 
 /** Parameters `subagent` and `swarm` share: model, reasoning effort, timeout, background. */

@@ -1,5 +1,5 @@
-import { AgentHost } from "@dsh/agent"
-import type { AgentEvent } from "@dsh/core"
+import { AgentHost, type HostPromptResult } from "@dsh/agent"
+import { type AgentEvent, emptyUsage } from "@dsh/core"
 import { SessionStore } from "@dsh/session"
 import { makeAgentTree } from "@dsh/view"
 import { Effect } from "effect"
@@ -14,6 +14,7 @@ import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags }
 import { Asker } from "@dsh/tools"
 import { residentLostReason } from "../ResidentLost.ts"
 import { openRequestedSession } from "../Session.ts"
+import { StoreTrouble } from "../StoreTrouble.ts"
 
 const FLAGS = {
   print: { type: "boolean", short: "p" },
@@ -104,6 +105,7 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
 export const executeRun = (input: RunInput, ctx: CliContext) =>
   Effect.gen(function*() {
     const host = yield* AgentHost
+    const trouble = yield* StoreTrouble
     const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd, model: input.model, notice: (line) => writeLine(ctx.stderr, `dsh: warning: ${line}`) })
     const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}) }
     const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
@@ -127,7 +129,15 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
         onEvent: (event) => Effect.andThen(forward(event), view?.apply("main", event) ?? input.onEvent?.(event) ?? Effect.void),
         ...(view === undefined ? {} : { onChildEvent: view.apply })
       })
-    })).pipe(Effect.provideService(Asker, cliAsker(ctx, input.print === true)))
+    })).pipe(
+      Effect.provideService(Asker, cliAsker(ctx, input.print === true)),
+      // The store failing mid-run is the run failing: said once, and still one summary.
+      Effect.catch((error) => {
+        const cause = error._tag === "SessionError" ? error.message : trouble.first()
+        return cause === undefined ? Effect.fail(error) : Effect.succeed(storeFailed(session, cause))
+      }),
+      Effect.map((s) => (s.status === "completed" && trouble.first() !== undefined ? storeFailed(session, trouble.first()!, s) : s))
+    )
     const lost = residentLostReason()
     // The resident went away under this start: a failed run, its session left as a killed dsh
     // leaves one (recorded running, and no owner once this process ends: read as lost).
@@ -136,9 +146,25 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     logger.info({ status: summary.status, usage: summary.usage, error: summary.error }, "run end")
     yield* writeSummary(input.format, ctx.stdout, summary)
     if (summary.status !== "completed") {
-      return yield* new RunFailed({ message: `run ${summary.status}: ${summary.error ?? "no result"}` })
+      const line = trouble.first() === undefined ? `run ${summary.status}: ${summary.error ?? "no result"}` : `run failed: ${summary.error}`
+      return yield* new RunFailed({ message: `${line}${trouble.count() > 1 ? ` (${trouble.count()} store failures; see ${join(ctx.home, "logs", "dsh.log")})` : ""}` })
     }
     return summary
   })
+
+/** Where the session lives, for a message: the file store's directory, or the database's location. */
+const storeOf = (session: { readonly location: string }): string =>
+  isAbsolute(session.location) ? `the file store (${session.location})` : `the session store (${session.location})`
+
+/** The run's summary when its store failed: failed, naming the store and the first cause. */
+const storeFailed = (session: { readonly id: string; readonly location: string }, cause: string, ran?: HostPromptResult): HostPromptResult => ({
+  sessionId: session.id,
+  result: ran?.result ?? "",
+  usage: ran?.usage ?? emptyUsage,
+  subagents: ran?.subagents ?? [],
+  ...(ran?.cost === undefined ? {} : { cost: ran.cost }),
+  status: "failed",
+  error: `${storeOf(session)} failed: ${cause}`
+})
 
 /** `dsh run`: the flags are read before the host is built (they join its permission rules). */

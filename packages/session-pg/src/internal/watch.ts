@@ -7,7 +7,7 @@
  * re-read, since notifications sent meanwhile were missed.
  */
 import { type SessionError, type SessionState } from "@dsh/session"
-import { Deferred, Effect, PubSub, type Scope, Semaphore, Stream } from "effect"
+import { Cause, Deferred, Effect, PubSub, type Scope, Semaphore, Stream } from "effect"
 import { type Db, toSessionError } from "./Db.ts"
 
 export const CHANNEL = "dsh_session_state"
@@ -52,7 +52,8 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
             yield* Deferred.fail(ready, mapped)
             return
           }
-          yield* Effect.logWarning(`${mapped.detail}; listening again in a second`)
+          // With the error as the cause: a harness can tell a store failure from other warnings.
+          yield* Effect.logWarning(`${mapped.detail}; listening again in a second`, Cause.fail(mapped))
           yield* Effect.sleep("1 second")
           yield* keepListening(ready)
         })

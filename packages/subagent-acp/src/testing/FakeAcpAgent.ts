@@ -53,7 +53,7 @@ export const fakeAcpAgentArgs = (options: Omit<FakeAcpAgentOptions, "name" | "co
  * "model" answers a small prompt language: the provider conformance prompts (`CONFORMANCE
  * echo|hang|fail|crash|recall|slow|partial`), `run COMMAND` and `write PATH` (a tool call
  * with a permission request; nothing is run), `whoami` (its pid and session), `mcp` (the MCP
- * servers it was given), `silent` (a model call that never returns). For tests of harnesses
+ * servers it was given), `silent` (a model call that never returns), `flood MEGABYTES` (that much text, until cancelled). For tests of harnesses
  * that run vendor agents; it needs the `node` running the tests.
  */
 export const fakeAcpAgent = (options: FakeAcpAgentOptions): AcpAgentConfig => ({

@@ -15,7 +15,8 @@
  *   --pid-file FILE                     appends its pid (and its helpers') there
  *
  * Prompts: `CONFORMANCE echo|hang|fail|crash|recall|slow|partial …` (the provider conformance
- * language), `run COMMAND`, `write PATH`, `whoami`, `mcp`, `silent`, anything else is echoed.
+ * language), `run COMMAND`, `write PATH`, `whoami`, `mcp`, `silent`, `flood MEGABYTES` (that much
+ * text in 64 KiB chunks of one message, then the end of the turn), anything else is echoed.
  * Every model call counts 10 input and 3 output tokens and costs $0.001.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable"
@@ -219,6 +220,16 @@ async function answer(s: Session, text: string, client: acp.AgentContext, signal
     const path = m[1]!
     const r = await tool(s, client, "edit", { path, content: "hello\n" }, `Write ${path}`, [{ path }])
     return reply(r.allowed ? `done: wrote ${path}` : `could not write ${path}: ${r.reason ?? "denied"}`)
+  }
+  if ((m = /^flood (\d+)$/.exec(text)) !== null) {
+    // A child that floods its parent; it stops when the parent cancels (or stops reading).
+    await modelCall(s, client, calls)
+    const chunk = `${"x".repeat(64 * 1024 - 1)}\n`
+    const messageId = randomUUID()
+    for (let sent = 0; sent < Number(m[1]) * 1024 * 1024 && !signal.aborted; sent += chunk.length) {
+      await update(s, client, { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk }, messageId })
+    }
+    return done(signal.aborted ? "cancelled" : "end_turn", calls.n)
   }
   if (text === "whoami") return reply(`pid ${process.pid} session ${s.id} turn ${s.prompts.length + 1}`)
   if (text === "mcp") return reply(`mcp servers: ${s.mcp.join(", ") || "(none)"}`)

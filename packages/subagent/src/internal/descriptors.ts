@@ -1,6 +1,7 @@
 import type { SessionError, SessionHandle } from "@dsh/session"
 import { Clock, Effect, Scope, Semaphore } from "effect"
 import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
+import { markMetaLost } from "./childMeta.ts"
 
 const NOTE_DELAY = "25 millis"
 
@@ -80,6 +81,8 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
       for (const d of lost) yield* set({ ...d, status: "lost", updatedAt: at })
       yield* write
+      // The child's own meta.json, which its dead driver left saying `running`, agrees.
+      if (session !== undefined) yield* Effect.forEach(lost, (d) => markMetaLost(session, d.handle, at), { discard: true })
     }
 
     const merge = (state: Readonly<Record<string, unknown>>) => {

@@ -5,7 +5,9 @@ import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
 import type { Activation } from "./activations.ts"
+import { settleMeta } from "./childMeta.ts"
 import { chooseChildModel, type ModelCandidate, modelLabel } from "./models.ts"
+import { makeOutputCap, type OutputCap, previewOf } from "./outputCap.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -84,6 +86,8 @@ export const makeProgress = (pricing?: PriceLookup | undefined, chosenSpec: () =
 type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runId" | "request" | "parent" | "store" | "activation" | "message" | "continuation"> & {
   /** The model the child runs on (chosen by the process that admitted it). */
   readonly model: ChildModel
+  /** The run's output cap: the store and the live events the provider gets pass through it. */
+  readonly cap?: OutputCap | undefined
 }
 
 /**
@@ -91,8 +95,9 @@ type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runI
  * `StartContext` every provider gets; the child's live events feed `progress`.
  */
 export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof makeProgress>): Effect.Effect<ChildOutcome> => {
-  const { tree, provider, type, handle, runId, request, parent, store, activation } = spec
+  const { tree, provider, type, handle, runId, request, parent, store, activation, cap } = spec
   const version = provider.continuation?.version ?? 1
+  const forward = (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event)))
   const context: StartContext = {
     handle,
     runId,
@@ -100,9 +105,10 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
     type,
     parent,
     model: spec.model,
-    store,
+    store: store === undefined || cap === undefined ? store : cap.gate(store),
     tree,
-    onEvent: (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event))),
+    // Past the cap an event is dropped here: the parent holds no more of the child's output.
+    onEvent: cap === undefined ? forward : (event: AgentEvent) => (cap.admit(event) ? forward(event) : Effect.void),
     childContext: tree.childContext,
     resolveModel: tree.resolveModel,
     saveContinuation: (data) =>
@@ -188,7 +194,9 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           status: "failed",
           notes: [filled.notes, `the outcome could not be recorded: ${saved.failure.message}`].filter((n) => n !== undefined).join("; ")
         }
-        yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: outcome.output })
+        // The parent's record names the child's result; the child's transcript holds all of it.
+        const preview = store === undefined ? outcome.output : previewOf(outcome.output, `in ${store.transcript.location}`)
+        yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: preview })
         const { cost: _reported, ...said } = outcome
         const result: SubagentResult = {
           ...said,
@@ -222,7 +230,18 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         background: request.background === true,
         description: request.description
       })
-      const hook = callProvider({ ...spec, request: runRequest, model: chosen }, progress)
+      const cap = yield* makeOutputCap(tree.limits.maxChildOutputBytes, handle)
+      // Past the cap the child is stopped (its provider's own stop: cancel, then its cleanup) and failed.
+      const hook = Effect.raceFirst(
+        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress),
+        cap.tripped.pipe(Effect.as<ChildOutcome>({ status: "failed", output: "", usage: emptyUsage, notes: cap.notes }))
+      ).pipe(Effect.tap(() =>
+        !cap.isOver() || store === undefined ? Effect.void : Clock.currentTimeMillis.pipe(
+          // The provider recorded the stop as a cancellation; every record says how the run really ended.
+          Effect.flatMap((now) => settleMeta(store, { status: "failed", endedAt: iso(now), notes: cap.notes })),
+          Effect.ignore({ log: "Warn", message: `could not record in ${handle}'s meta.json that it passed the output cap` })
+        )
+      ))
       const seconds = request.timeoutSeconds ?? tree.limits.timeoutSeconds
       const timeout = seconds > 0 ? Duration.seconds(seconds) : undefined
       const bounded: Effect.Effect<ChildOutcome> = timeout === undefined ? hook : Effect.timeoutOption(hook, timeout).pipe(

@@ -4,7 +4,7 @@
  */
 import { effectTests } from "@dsh/core/testing"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, Fiber, type Layer } from "effect"
 import { ProcessLauncher } from "../ProcessLauncher.ts"
 import { processExitedError, SubprocessError } from "../SubprocessError.ts"
 import { grandchildScript, readUntil, tempPidFile } from "../testing/ChildScripts.ts"
@@ -204,6 +204,24 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
           yield* child.stop
           assert.strictEqual((yield* child.exit).signal, "SIGKILL", "a child that ignores SIGTERM is killed with SIGKILL")
           assert.deepStrictEqual(yield* survivors([child.pid!, ...readPids(pids)]), [], "the whole tree is gone after the ladder")
+        })))
+
+      test.live("stopWithin cuts the grace short, even of a ladder already waiting on SIGTERM", () =>
+        withLauncher(Effect.gen(function*() {
+          const pids = yield* tempPidFile
+          const launcher = yield* ProcessLauncher
+          // A grace no test could wait out: only the hastened one lets this test end.
+          const child = yield* launcher.spawn({
+            command: "bash",
+            args: ["-c", grandchildScript("ignore-term"), "bash", pids],
+            killGrace: "1 hour"
+          })
+          yield* readUntil(child.stdout, "ready")
+          const stopping = yield* Effect.forkChild(child.stop)
+          yield* child.stopWithin("50 millis")
+          yield* Fiber.join(stopping)
+          assert.strictEqual((yield* child.exit).signal, "SIGKILL", "a child that ignores SIGTERM is killed after the short grace")
+          assert.deepStrictEqual(yield* survivors([child.pid!, ...readPids(pids)]), [], "the whole tree is gone")
         })))
 
       test.live("keeps a bounded stderr tail for the error of a failing child", () =>
