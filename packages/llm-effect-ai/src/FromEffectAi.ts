@@ -29,7 +29,7 @@ const streamWith = (
   Stream.suspend(() => {
     const mapper = makePartMapper(provider)
     const toolkit = toToolkit(request.tools)
-    const prompt = toPromptInput(request.messages)
+    const { prompt, warnings } = toPromptInput(request.messages)
     // dsh runs the tools: effect/ai must hand every call back untouched, known or not. The
     // toolkit's tools are typed `Tool.Any` (services `any`); with resolution off none are needed.
     const parts: Stream.Stream<Response.StreamPart<Record<string, never>, "deferred">, AiError.AiError> = toolkit === undefined
@@ -38,13 +38,13 @@ const streamWith = (
         Response.StreamPart<Record<string, never>, "deferred">,
         AiError.AiError
       >
-    return parts.pipe(
-      Stream.mapError((error: AiError.AiError) => toLlmError(provider, error)),
-      Stream.mapEffect((part) => {
-        const out = mapper.push(part)
-        return Array.isArray(out) ? Effect.succeed(out) : Effect.fail(out as LlmError)
-      }),
-      Stream.flattenIterable
+    const warningParts = warnings.map((message): StreamPart => ({ type: "warning", message: `${provider}: ${message}` }))
+    return Stream.fromIterable(warningParts).pipe(
+      Stream.concat(parts.pipe(
+        Stream.mapError((error: AiError.AiError) => toLlmError(provider, error)),
+        Stream.mapEffect(mapper.push),
+        Stream.flattenIterable
+      ))
     )
   })
 

@@ -209,4 +209,34 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
       // The layer is chosen by the model id and built for the call.
       assert.deepStrictEqual(ids, ["acme-large"])
     }).pipe(Effect.provide(ModelRegistry.layerWith([acme]))))
+
+  it.effect("what cannot cross becomes a dsh warning: a media part without data or URL, a generated file", () =>
+    Effect.gen(function*() {
+      const prompts: Array<Prompt.Prompt> = []
+      const service = yield* LanguageModel.make({
+        generateText: () => Effect.succeed([]),
+        streamText: (options) => {
+          prompts.push(options.prompt)
+          return Stream.make(
+            { type: "file", mediaType: "image/png", data: "iVBORw0KGgo=" },
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Here." },
+            { type: "text-end", id: "t" },
+            { type: "finish", reason: "stop", usage: finishUsage }
+          )
+        }
+      })
+      const model = fromEffectAi(service, { provider: "acme", model: "acme-1" })
+      const response = yield* model.generate({
+        messages: [{ role: "user", content: "draw", parts: [{ type: "text", text: "draw" }, { type: "image", mediaType: "image/png", url: "not a url" }] }],
+        tools: []
+      })
+      assert.strictEqual(response.message.content, "Here.")
+      assert.deepStrictEqual(response.warnings, [
+        "acme: left out an image part (image/png) with neither inline data nor a valid URL",
+        "acme: dropped a generated image/png file (dsh assistant messages carry no files)"
+      ])
+      const user = prompts[0]?.content[0]
+      assert.deepStrictEqual(user?.role === "user" ? user.content.map((p) => p.type) : [], ["text"])
+    }))
 })

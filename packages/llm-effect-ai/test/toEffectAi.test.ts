@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
-import { Effect, Schema, Stream } from "effect"
+import { ModelRegistry } from "@dsh/llm"
+import { makeScriptedAdapter, makeScriptedModel, type Script } from "@dsh/llm-scripted"
+import { Effect, Layer, Schema, Stream } from "effect"
 import { AiError, Chat, LanguageModel, Tool, Toolkit } from "effect/ai"
-import { layerFromModel } from "../src/index.ts"
+import { layerFromModel, layerFromSpec } from "../src/index.ts"
 import { recording, recordingModel, usage } from "./fixtures.ts"
 
 const script: Script = {
@@ -11,7 +12,8 @@ const script: Script = {
     { when: { lastUser: "^echo (.*)$", step: 0 }, reply: { text: "Calling.", toolCalls: [{ name: "Echo", arguments: { text: "{{1}}" } }] } },
     { when: { lastTool: "." }, reply: { text: "The tool said: {{lastTool}}" } },
     { when: { lastUser: "^hello$" }, reply: { text: "Hi there, friend.", usage: { input: 7, output: 4 } } },
-    { when: { lastUser: "^limit$" }, reply: { error: { reason: "RateLimited", detail: "slow down" } } }
+    { when: { lastUser: "^limit$" }, reply: { error: { reason: "RateLimited", detail: "slow down" } } },
+    { when: { lastUser: "^event$" }, reply: { text: "{\"title\":\"Launch\",\"day\":5}" } }
   ],
   fallback: { text: "You said: {{lastUser}}; before: {{users}}" }
 }
@@ -111,4 +113,12 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
       assert.strictEqual(error.reason._tag, "RateLimitError")
       assert.isTrue(error.isRetryable)
     }).pipe(Effect.provide(layerFromModel(makeScriptedModel(script)))))
+
+  it.effect("layerFromSpec resolves a dsh model spec through the ModelRegistry; generateObject works on it", () =>
+    Effect.gen(function*() {
+      const response = yield* LanguageModel.generateObject({ prompt: "event", schema: Schema.Struct({ title: Schema.String, day: Schema.Number }) })
+      assert.deepStrictEqual(response.value, { title: "Launch", day: 5 })
+    }).pipe(Effect.provide(layerFromSpec("scripted:bridge").pipe(
+      Layer.provide(ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { bridge: script } })]))
+    ))))
 })

@@ -1,5 +1,6 @@
 import { makeUsage, type Usage } from "@dsh/core"
 import { type FinishReason, LlmError, type StreamPart } from "@dsh/llm"
+import { Effect } from "effect"
 import { AiError, type Response } from "effect/ai"
 import { toLlmError } from "./errors.ts"
 import { reasoningPart } from "./reasoning.ts"
@@ -44,7 +45,11 @@ export const makePartMapper = (provider: string) => {
   const params = new Map<string, string>()
   const fail = (detail: string) => new LlmError({ reason: "BadResponse", provider, detail, retryable: false })
 
-  const push = (part: AnyStreamPart): ReadonlyArray<StreamPart> | LlmError => {
+  const push = (part: AnyStreamPart): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> => {
+    const out = map(part)
+    return out instanceof LlmError ? Effect.fail(out) : Effect.succeed(out)
+  }
+  const map = (part: AnyStreamPart): ReadonlyArray<StreamPart> | LlmError => {
     switch (part.type) {
       case "text-delta":
         return part.delta === "" ? [] : [{ type: "text-delta", text: part.delta }]

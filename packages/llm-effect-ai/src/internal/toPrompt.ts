@@ -4,16 +4,32 @@ import { Effect } from "effect"
 import { type Prompt, Tool, type Toolkit } from "effect/ai"
 import { reasoningMetadata } from "./reasoning.ts"
 
-const filePart = (part: Exclude<ContentPart, { type: "text" }>): Prompt.FilePartEncoded => ({
-  type: "file",
-  mediaType: part.mediaType,
-  // effect/ai takes inline data as base64 text and remote data as a URL.
-  data: part.data ?? new URL(part.url ?? ""),
-  ...(part.type === "file" && part.filename !== undefined ? { fileName: part.filename } : {})
-})
+type Media = Exclude<ContentPart, { type: "text" }>
 
-const contentPart = (part: ContentPart): Prompt.TextPartEncoded | Prompt.FilePartEncoded =>
-  part.type === "text" ? { type: "text", text: part.text } : filePart(part)
+/** Where effect/ai finds a media part: inline base64 text, or a URL; undefined when it has neither. */
+const mediaData = (part: Media): string | URL | undefined => {
+  if (part.data !== undefined) return part.data
+  return part.url !== undefined && URL.canParse(part.url) ? new URL(part.url) : undefined
+}
+
+/** The conversion collects what it had to leave out, for the stream's `warning` parts. */
+type Warn = (message: string) => void
+
+const contentParts = (parts: ReadonlyArray<ContentPart>, warn: Warn): Array<Prompt.TextPartEncoded | Prompt.FilePartEncoded> =>
+  parts.flatMap((part): Array<Prompt.TextPartEncoded | Prompt.FilePartEncoded> => {
+    if (part.type === "text") return [{ type: "text", text: part.text }]
+    const data = mediaData(part)
+    if (data === undefined) {
+      warn(`left out ${part.type === "image" ? "an image" : "a file"} part (${part.mediaType}) with neither inline data nor a valid URL`)
+      return []
+    }
+    return [{
+      type: "file",
+      mediaType: part.mediaType,
+      data,
+      ...(part.type === "file" && part.filename !== undefined ? { fileName: part.filename } : {})
+    }]
+  })
 
 /** Tool-call arguments are JSON text in dsh; effect/ai carries the parsed value (or the text if it is not JSON). */
 const parseArguments = (text: string): unknown => {
@@ -25,12 +41,12 @@ const parseArguments = (text: string): unknown => {
   }
 }
 
-const message = (m: Message): Prompt.MessageEncoded => {
+const message = (m: Message, warn: Warn): Prompt.MessageEncoded => {
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content }
     case "user":
-      return { role: "user", content: m.parts === undefined ? m.content : m.parts.map(contentPart) }
+      return { role: "user", content: m.parts === undefined ? m.content : contentParts(m.parts, warn) }
     case "assistant":
       return {
         role: "assistant",
@@ -59,14 +75,23 @@ const message = (m: Message): Prompt.MessageEncoded => {
           name: m.name,
           isFailure: m.isError === true,
           result: m.content,
-          ...(m.parts === undefined ? {} : { modelOutput: m.parts.map(contentPart) })
+          ...(m.parts === undefined ? {} : { modelOutput: contentParts(m.parts, warn) })
         }]
       }
   }
 }
 
-/** dsh's conversation as effect/ai's encoded prompt (what `LanguageModel.streamText({ prompt })` takes). */
-export const toPromptInput = (messages: ReadonlyArray<Message>): Array<Prompt.MessageEncoded> => messages.map(message)
+/**
+ * dsh's conversation as effect/ai's encoded prompt (what `LanguageModel.streamText({ prompt })`
+ * takes), with a warning for each part it could not send.
+ */
+export const toPromptInput = (
+  messages: ReadonlyArray<Message>
+): { readonly prompt: Array<Prompt.MessageEncoded>; readonly warnings: ReadonlyArray<string> } => {
+  const warnings: Array<string> = []
+  const prompt = messages.map((m) => message(m, (w) => warnings.push(w)))
+  return { prompt, warnings }
+}
 
 /**
  * dsh's tool specs as an effect/ai toolkit of dynamic tools with their JSON Schemas. It has
