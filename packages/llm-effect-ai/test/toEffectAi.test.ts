@@ -121,4 +121,23 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
     }).pipe(Effect.provide(layerFromSpec("scripted:bridge").pipe(
       Layer.provide(ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { bridge: script } })]))
     ))))
+
+  it.effect("a Chat gives a dsh model its own reasoning back, signature included, in later turns", () => {
+    const part = { type: "reasoning" as const, text: "Plan.", provider: "anthropic", signature: "sig-2" }
+    const { model, requests } = recordingModel((_, index) => [
+      ...(index === 0 ? [{ type: "reasoning" as const, part }] : []),
+      { type: "text-delta", text: `answer ${index}` },
+      { type: "finish", reason: "stop", usage }
+    ])
+    return Effect.gen(function*() {
+      const chat = yield* Chat.empty
+      yield* Stream.runDrain(chat.streamText({ prompt: "first" }))
+      yield* chat.generateText({ prompt: "second" })
+      assert.deepStrictEqual(requests[1]?.messages, [
+        { role: "user", content: "first" },
+        { role: "assistant", content: "answer 0", reasoning: [part] },
+        { role: "user", content: "second" }
+      ])
+    }).pipe(Effect.provide(layerFromModel(model)))
+  })
 })
