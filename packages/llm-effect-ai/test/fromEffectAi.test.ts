@@ -5,7 +5,7 @@ import { ModelRegistry, type StreamPart } from "@dsh/llm"
 import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
 import type { Toolbox } from "@dsh/tools"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
-import { AiError, LanguageModel, type Prompt, type Response } from "effect/ai"
+import { AiError, LanguageModel, Model, type Prompt, type Response } from "effect/ai"
 import { effectAiAdapter, fromEffectAi, toEffectAi } from "../src/index.ts"
 import { recordingModel, usage } from "./fixtures.ts"
 
@@ -193,9 +193,10 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
   const ids: Array<string> = []
   const acme = effectAiAdapter({
     name: "acme",
+    // An effect/ai `Model` (a layer that also names its provider and model) fits as it is.
     layer: (modelId) => {
       ids.push(modelId)
-      return Layer.effect(LanguageModel.LanguageModel, fakeProvider([]))
+      return Model.make("acme", modelId, Layer.effect(LanguageModel.LanguageModel, fakeProvider([])))
     }
   })
 
