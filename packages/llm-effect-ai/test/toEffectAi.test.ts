@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ModelRegistry } from "@dsh/llm"
+import { makeLanguageModel, ModelRegistry } from "@dsh/llm"
 import { makeScriptedAdapter, makeScriptedModel, type Script } from "@dsh/llm-scripted"
-import { Effect, Layer, Schema, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 import { AiError, Chat, LanguageModel, Tool, Toolkit } from "effect/ai"
 import { layerFromModel, layerFromSpec } from "../src/index.ts"
 import { recording, recordingModel, usage } from "./fixtures.ts"
@@ -140,4 +140,20 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
       ])
     }).pipe(Effect.provide(layerFromModel(model)))
   })
+
+  it.effect("interrupting effect/ai's stream interrupts the dsh model's", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const model = makeLanguageModel({
+        provider: "fake",
+        model: "hang",
+        stream: () =>
+          Stream.fromEffect(Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))))
+      })
+      const fiber = yield* Effect.forkChild(Stream.runDrain(LanguageModel.streamText({ prompt: "x" })).pipe(Effect.provide(layerFromModel(model))))
+      yield* Deferred.await(started)
+      yield* Fiber.interrupt(fiber)
+      yield* Deferred.await(interrupted)
+    }))
 })
