@@ -105,7 +105,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
       assert.deepStrictEqual(response.usage, { inputTokens: 12, outputTokens: 6, totalTokens: 18, cacheReadTokens: 2, reasoningTokens: 2 })
     }))
 
-  it.effect("reasoning and an image part survive dsh → effect/ai → dsh", () =>
+  it.effect("reasoning, images, files and tool messages survive dsh → effect/ai → dsh", () =>
     Effect.gen(function*() {
       const reasoning = { type: "reasoning" as const, text: "Look at it.", provider: "anthropic", signature: "sig-1", redactedData: "xyz", providerMetadata: { anthropic: { block: 0 } } }
       const { model: inner, requests } = recordingModel((): ReadonlyArray<StreamPart> => [
@@ -129,6 +129,10 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
           ]
         },
         { role: "assistant", content: "Earlier.", reasoning: [reasoning] },
+        // Malformed arguments and an error result cross unchanged too.
+        { role: "assistant", content: "", toolCalls: [{ id: "c9", name: "Echo", arguments: "{not json" }] },
+        { role: "tool", toolCallId: "c9", name: "Echo", content: "invalid arguments", isError: true },
+        { role: "tool", toolCallId: "c10", name: "Shot", content: "A screenshot:", parts: [{ type: "text", text: "A screenshot:" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }] },
         { role: "user", content: "Again." }
       ]
       const back = fromEffectAi(yield* toEffectAi(inner), { provider: "bridge", model: "fake-1" })

@@ -2,6 +2,7 @@ import type { ContentPart, Message, ReasoningPart, ToolCall } from "@dsh/core"
 import type { ModelRequest, ToolSpec } from "@dsh/llm"
 import { Base64 } from "effect/encoding"
 import { type LanguageModel, type Prompt, Tool } from "effect/ai"
+import { argumentsText } from "./json.ts"
 import { reasoningPart } from "./reasoning.ts"
 
 const mediaPart = (part: Prompt.FilePart): ContentPart => {
@@ -41,7 +42,7 @@ const messages = (message: Prompt.Message, provider: string): ReadonlyArray<Mess
         if (part.type === "text") text += part.text
         else if (part.type === "reasoning") reasoning.push(reasoningPart(part.text, part.options, provider))
         else if (part.type === "tool-call" && !part.providerExecuted) {
-          toolCalls.push({ id: part.id, name: part.name, arguments: typeof part.params === "string" ? part.params : JSON.stringify(part.params ?? {}) })
+          toolCalls.push({ id: part.id, name: part.name, arguments: argumentsText(part.params) })
         }
       }
       return [{

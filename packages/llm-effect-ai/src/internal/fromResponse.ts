@@ -3,6 +3,7 @@ import { type FinishReason, LlmError, type StreamPart } from "@dsh/llm"
 import { Effect } from "effect"
 import { AiError, type Response } from "effect/ai"
 import { toLlmError } from "./errors.ts"
+import { argumentsText } from "./json.ts"
 import { reasoningPart } from "./reasoning.ts"
 
 /** What a stream with tool-call resolution disabled and validation deferred yields. */
@@ -77,7 +78,7 @@ export const makePartMapper = (provider: string) => {
         if (part.providerExecuted) return []
         const raw = params.get(part.id)
         params.delete(part.id)
-        const args = raw !== undefined && raw !== "" ? raw : typeof part.params === "string" ? part.params : JSON.stringify(part.params ?? {})
+        const args = raw !== undefined && raw !== "" ? raw : argumentsText(part.params)
         return [{ type: "tool-call", call: { id: part.id, name: part.name, arguments: args } }]
       }
       case "file":

@@ -1,13 +1,12 @@
-import type { ContentPart, Message } from "@dsh/core"
+import type { ContentPart, MediaPart, Message } from "@dsh/core"
 import type { ToolSpec } from "@dsh/llm"
 import { Effect } from "effect"
 import { type Prompt, Tool, type Toolkit } from "effect/ai"
+import { parseArguments } from "./json.ts"
 import { reasoningMetadata } from "./reasoning.ts"
 
-type Media = Exclude<ContentPart, { type: "text" }>
-
 /** Where effect/ai finds a media part: inline base64 text, or a URL; undefined when it has neither. */
-const mediaData = (part: Media): string | URL | undefined => {
+const mediaData = (part: MediaPart): string | URL | undefined => {
   if (part.data !== undefined) return part.data
   return part.url !== undefined && URL.canParse(part.url) ? new URL(part.url) : undefined
 }
@@ -30,16 +29,6 @@ const contentParts = (parts: ReadonlyArray<ContentPart>, warn: Warn): Array<Prom
       ...(part.type === "file" && part.filename !== undefined ? { fileName: part.filename } : {})
     }]
   })
-
-/** Tool-call arguments are JSON text in dsh; effect/ai carries the parsed value (or the text if it is not JSON). */
-const parseArguments = (text: string): unknown => {
-  if (text.trim() === "") return {}
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
 
 const message = (m: Message, warn: Warn): Prompt.MessageEncoded => {
   switch (m.role) {

@@ -1,6 +1,7 @@
 import type { ReasoningPart, ToolCall, Usage } from "@dsh/core"
 import type { FinishReason, ModelResponse, StreamPart } from "@dsh/llm"
 import type { Response } from "effect/ai"
+import { parseArguments } from "./json.ts"
 import { reasoningMetadata } from "./reasoning.ts"
 
 /** dsh usage as effect/ai's: cache reads and writes are part of the input total in both. */
@@ -22,21 +23,11 @@ export const toUsage = (usage: Usage): typeof Response.Usage.Encoded => {
   }
 }
 
-/** dsh's arguments are JSON text; a text that is not JSON goes as is, for effect/ai to reject with its own error. */
-const params = (call: ToolCall): unknown => {
-  if (call.arguments.trim() === "") return {}
-  try {
-    return JSON.parse(call.arguments)
-  } catch {
-    return call.arguments
-  }
-}
-
 const toolCallPart = (call: ToolCall): Response.ToolCallPartEncoded => ({
   type: "tool-call",
   id: call.id,
   name: call.name,
-  params: params(call),
+  params: parseArguments(call.arguments),
   providerExecuted: false
 })
 
