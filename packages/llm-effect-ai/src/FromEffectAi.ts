@@ -8,9 +8,9 @@ import {
   type StreamPart
 } from "@dsh/llm"
 import { Effect, type Layer, Stream } from "effect"
-import { type AiError, LanguageModel, type Response } from "effect/ai"
+import { type AiError, LanguageModel } from "effect/ai"
 import { toLlmError } from "./internal/errors.ts"
-import { makePartMapper } from "./internal/fromResponse.ts"
+import { type AnyStreamPart, makePartMapper } from "./internal/fromResponse.ts"
 import { toPromptInput, toToolkit } from "./internal/toPrompt.ts"
 
 /** What a dsh model built from effect/ai calls itself. */
@@ -30,12 +30,13 @@ const streamWith = (
     const mapper = makePartMapper(provider)
     const toolkit = toToolkit(request.tools)
     const { prompt, warnings } = toPromptInput(request.messages)
-    // dsh runs the tools: effect/ai must hand every call back untouched, known or not. The
-    // toolkit's tools are typed `Tool.Any` (services `any`); with resolution off none are needed.
-    const parts: Stream.Stream<Response.StreamPart<Record<string, never>, "deferred">, AiError.AiError> = toolkit === undefined
-      ? service.streamText({ prompt })
-      : service.streamText({ prompt, toolkit, disableToolCallResolution: true, toolCallValidation: "deferred" }) as Stream.Stream<
-        Response.StreamPart<Record<string, never>, "deferred">,
+    // dsh runs the tools: effect/ai must hand every call back untouched, known or not (also when
+    // no tools are offered). The toolkit's tools are typed `Tool.Any` (services `any`): with
+    // resolution off, none are needed.
+    const parts = (toolkit === undefined
+      ? service.streamText({ prompt, disableToolCallResolution: true, toolCallValidation: "deferred" })
+      : service.streamText({ prompt, toolkit, disableToolCallResolution: true, toolCallValidation: "deferred" })) as Stream.Stream<
+        AnyStreamPart,
         AiError.AiError
       >
     const warningParts = warnings.map((message): StreamPart => ({ type: "warning", message: `${provider}: ${message}` }))

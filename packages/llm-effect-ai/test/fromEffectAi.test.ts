@@ -213,6 +213,9 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
       assert.deepStrictEqual(response.message.toolCalls?.map((c) => c.name), ["Echo"])
       // The layer is chosen by the model id and built for the call.
       assert.deepStrictEqual(ids, ["acme-large"])
+      // A call to a tool dsh did not offer still reaches dsh, which tells the model it does not exist.
+      const unoffered = yield* model.generate({ messages: [{ role: "user", content: "echo hi" }], tools: [] })
+      assert.deepStrictEqual(unoffered.message.toolCalls?.map((c) => c.arguments), ["{\"text\": \"hi\"}"])
     }).pipe(Effect.provide(ModelRegistry.layerWith([acme]))))
 
   it.effect("what cannot cross becomes a dsh warning: a media part without data or URL, a generated file", () =>
