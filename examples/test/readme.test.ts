@@ -33,6 +33,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "2 You are terse. 8192 {\"type\":\"enabled\",\"budget_tokens\":2048}",
     "2023-06-01"
   ],
+  "llm-effect-ai": ["You said: hi", "You said: hello"],
   "llm-openai": [
     "Let me look.",
     "tool call: Read {\"path\":\"README.md\"}",

@@ -1,0 +1,113 @@
+import type { ReasoningPart, ToolCall, Usage } from "@dsh/core"
+import type { FinishReason, ModelResponse, StreamPart } from "@dsh/llm"
+import type { Response } from "effect/ai"
+import { parseArguments } from "./json.ts"
+import { reasoningMetadata } from "./reasoning.ts"
+
+/** dsh usage as effect/ai's: cache reads and writes are part of the input total in both. */
+export const toUsage = (usage: Usage): typeof Response.Usage.Encoded => {
+  const read = usage.cacheReadTokens ?? 0
+  const write = usage.cacheWriteTokens ?? 0
+  const reasoning = usage.reasoningTokens ?? 0
+  return {
+    inputTokens: {
+      total: usage.inputTokens,
+      uncached: Math.max(0, usage.inputTokens - read - write),
+      ...(read > 0 ? { cacheRead: read } : {}),
+      ...(write > 0 ? { cacheWrite: write } : {})
+    },
+    outputTokens: {
+      total: usage.outputTokens,
+      ...(reasoning > 0 ? { reasoning, text: Math.max(0, usage.outputTokens - reasoning) } : {})
+    }
+  }
+}
+
+const toolCallPart = (call: ToolCall): Response.ToolCallPartEncoded => ({
+  type: "tool-call",
+  id: call.id,
+  name: call.name,
+  params: parseArguments(call.arguments),
+  providerExecuted: false
+})
+
+const finishPart = (reason: FinishReason, usage: Usage): Response.FinishPartEncoded => ({
+  type: "finish",
+  reason,
+  usage: toUsage(usage)
+})
+
+/** A collected dsh response as effect/ai's non-streaming parts (reasoning, text, tool calls, finish). */
+export const toResponseParts = (response: ModelResponse): Array<Response.PartEncoded> => [
+  ...(response.message.reasoning ?? []).map((r): Response.PartEncoded => ({ type: "reasoning", text: r.text, metadata: reasoningMetadata(r) })),
+  ...(response.message.content === "" ? [] : [{ type: "text" as const, text: response.message.content }]),
+  ...(response.message.toolCalls ?? []).map(toolCallPart),
+  finishPart(response.finishReason, response.usage)
+]
+
+/**
+ * A stateful mapper from dsh stream parts to effect/ai's encoded stream parts. effect/ai
+ * brackets text and reasoning with start/end parts under an id; dsh streams bare deltas, so
+ * the mapper opens a block at the first delta of each kind. A whole `reasoning` part closes
+ * the streamed reasoning block with its metadata (or is sent as one block when no deltas came
+ * first); tool calls and the finish close the text block. Warnings have no effect/ai part
+ * (the caller logs them).
+ */
+export const makeStreamEncoder = () => {
+  let counter = 0
+  let text: string | undefined
+  let thought: string | undefined
+
+  const closeText = (): Array<Response.StreamPartEncoded> => {
+    if (text === undefined) return []
+    const id = text
+    text = undefined
+    return [{ type: "text-end", id }]
+  }
+  const closeAll = (): Array<Response.StreamPartEncoded> => {
+    const parts = closeText()
+    if (thought !== undefined) parts.push({ type: "reasoning-end", id: thought })
+    thought = undefined
+    return parts
+  }
+  const reasoning = (part: ReasoningPart): Array<Response.StreamPartEncoded> => {
+    const metadata = reasoningMetadata(part)
+    if (thought !== undefined) {
+      const id = thought
+      thought = undefined
+      return [{ type: "reasoning-end", id, metadata }]
+    }
+    const id = `reasoning-${counter++}`
+    return [{ type: "reasoning-start", id }, { type: "reasoning-delta", id, delta: part.text }, { type: "reasoning-end", id, metadata }]
+  }
+
+  const push = (part: StreamPart): Array<Response.StreamPartEncoded> => {
+    switch (part.type) {
+      case "text-delta": {
+        const opening: Array<Response.StreamPartEncoded> = []
+        if (text === undefined) {
+          text = `text-${counter++}`
+          opening.push({ type: "text-start", id: text })
+        }
+        return [...opening, { type: "text-delta", id: text, delta: part.text }]
+      }
+      case "reasoning-delta": {
+        const opening: Array<Response.StreamPartEncoded> = []
+        if (thought === undefined) {
+          thought = `reasoning-${counter++}`
+          opening.push({ type: "reasoning-start", id: thought })
+        }
+        return [...opening, { type: "reasoning-delta", id: thought, delta: part.text }]
+      }
+      case "reasoning":
+        return reasoning(part.part)
+      case "tool-call":
+        return [...closeText(), toolCallPart(part.call)]
+      case "finish":
+        return [...closeAll(), finishPart(part.reason, part.usage)]
+      case "warning":
+        return []
+    }
+  }
+  return { push, end: closeAll }
+}
