@@ -137,6 +137,10 @@ const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: A
           case "finish":
             usage = part.usage
             return Effect.void
+          case "reasoning-delta":
+          case "reasoning":
+          case "warning":
+            return Effect.void
         }
       }),
       Effect.withSpan("LanguageModel.stream", { attributes: { provider: model.provider, model: model.model, messages: request.messages.length } })
