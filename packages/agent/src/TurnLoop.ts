@@ -2,8 +2,10 @@ import {
   addUsage,
   type AgentEvent,
   type AssistantMessage,
+  type ContentPart,
   emptyUsage,
   type Message,
+  type ReasoningPart,
   type RunStatus,
   type ToolCall,
   type ToolMessage,
@@ -27,6 +29,8 @@ export interface TurnOptions {
   /** The conversation so far (no system message). */
   readonly history: ReadonlyArray<Message>
   readonly prompt: string
+  /** The prompt as content parts (text, images, files), when it has more than text; `prompt` is its text. */
+  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
   readonly turn: number
   readonly maxSteps?: number | undefined
   readonly thinking?: ModelRequest["thinking"]
@@ -62,6 +66,12 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
     const added = yield* Ref.make<Array<Message>>([])
     const usage = yield* Ref.make<Usage>(emptyUsage)
     const emit = options.onEvent
+    // The same drop recurs on every step of a turn (the history is resent): say it once per turn.
+    const warned = yield* Ref.make(new Set<string>())
+    const warn = (message: string) =>
+      Ref.modify(warned, (seen) => seen.has(message) ? [false, seen] : [true, new Set([...seen, message])]).pipe(
+        Effect.flatMap((fresh) => fresh ? emit({ type: "notice", level: "warning", message }) : Effect.void)
+      )
     const push = (message: Message) =>
       Ref.update(added, (xs) => [...xs, message]).pipe(Effect.andThen(emit({ type: "message", message })))
 
@@ -82,7 +92,11 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         prompt: options.prompt,
         ...(options.thinking === undefined ? {} : { thinking: options.thinking })
       })
-      yield* push({ role: "user", content: options.prompt })
+      yield* push({
+        role: "user",
+        content: options.prompt,
+        ...(options.promptParts !== undefined && options.promptParts.length > 0 ? { parts: options.promptParts } : {})
+      })
       for (let step = 0; step < maxSteps; step++) {
         if (options.beforeStep !== undefined) {
           for (const m of yield* options.beforeStep) yield* push(m)
@@ -94,7 +108,7 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
           tools: toolbox.specs,
           thinking: options.thinking
         }
-        const response = yield* callModel(options.model, request, emit)
+        const response = yield* callModel(options.model, request, emit, warn)
         yield* Ref.update(usage, (u) => addUsage(u, response.usage))
         yield* emit({ type: "usage", model: `${options.model.provider}:${options.model.model}`, usage: response.usage })
         yield* push(response.message)
@@ -119,11 +133,21 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
     )
   }).pipe(Effect.withSpan("Agent.turn", { attributes: { agent: options.agent, turn: options.turn } }))
 
-/** Streams one model call, forwarding text deltas, and assembles the assistant message. */
-const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: AgentEvent) => Effect.Effect<void>) =>
+/**
+ * Streams one model call, forwarding text deltas, and assembles the assistant message with its
+ * reasoning (kept, so the provider can get it back). What the adapter could not send becomes a
+ * `notice` in the transcript, so a loss is visible to the user and to a parent reading it.
+ */
+const callModel = (
+  model: LanguageModelShape,
+  request: ModelRequest,
+  emit: (e: AgentEvent) => Effect.Effect<void>,
+  warn: (message: string) => Effect.Effect<void>
+) =>
   Effect.gen(function*() {
     let text = ""
     const calls: Array<ToolCall> = []
+    const reasoning: Array<ReasoningPart> = []
     let usage: Usage = emptyUsage
     yield* model.stream(request).pipe(
       Stream.runForEach((part) => {
@@ -137,17 +161,23 @@ const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: A
           case "finish":
             usage = part.usage
             return Effect.void
-          case "reasoning-delta":
           case "reasoning":
+            reasoning.push(part.part)
+            return Effect.void
           case "warning":
+            return warn(`${model.provider}:${model.model}: ${part.message}`)
+          case "reasoning-delta":
             return Effect.void
         }
       }),
       Effect.withSpan("LanguageModel.stream", { attributes: { provider: model.provider, model: model.model, messages: request.messages.length } })
     )
-    const message: AssistantMessage = calls.length > 0
-      ? { role: "assistant", content: text, toolCalls: calls }
-      : { role: "assistant", content: text }
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: text,
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      ...(reasoning.length > 0 ? { reasoning } : {})
+    }
     return { message, usage }
   })
 
