@@ -53,7 +53,11 @@ const thinking: Array<Message> = [
 describe("forkSeed and reasoning", () => {
   it("keeps only the reasoning the fork's provider produced", () => {
     const seed = forkSeed(thinking, { provider: "scripted" })
-    assert.deepStrictEqual(seed[1], { ...thinking[1], reasoning: [{ type: "reasoning", text: "from the script", provider: "scripted", signature: "scripted" }] })
+    assert.deepStrictEqual(seed[1], {
+      role: "assistant",
+      content: "thought",
+      reasoning: [{ type: "reasoning", text: "from the script", provider: "scripted", signature: "scripted" }]
+    })
     assert.deepStrictEqual(seed[2], { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "subagent", arguments: "{}" }] })
     assert.deepStrictEqual(forkSeed(thinking, { provider: "anthropic" })[2], thinking[2])
   })
