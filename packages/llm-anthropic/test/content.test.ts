@@ -136,6 +136,24 @@ describe("AnthropicAdapter content parts", () => {
       assert.deepStrictEqual(body.messages[1], { role: "assistant", content: [{ type: "text", text: "heard" }] })
     }))
 
+  it.live("with thinking off, thinking blocks are left out of the history", () =>
+    Effect.gen(function*() {
+      const server = yield* fakeServer({ replies: [{ text: "ok" }] })
+      const model = yield* modelFor(server.url)
+      const response = yield* model.generate({
+        messages: [
+          userMessage("x"),
+          { role: "assistant", content: "y", reasoning: [{ type: "reasoning", text: "t", provider: "anthropic", signature: "s" }] },
+          userMessage("z")
+        ],
+        tools: []
+      })
+      assert.isUndefined(response.warnings)
+      const body = bodyOf(server.requests[0]?.body)
+      assert.notProperty(body, "thinking")
+      assert.deepStrictEqual(body.messages[1], { role: "assistant", content: [{ type: "text", text: "y" }] })
+    }))
+
   it.live("a tool loop whose opening turn has no thinking block (an old transcript) continues with thinking off", () =>
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ text: "ok" }] })

@@ -122,9 +122,19 @@ export const toWireMessages = (
   return { system: system.length > 0 ? system.join("\n\n") : undefined, messages: out, warnings }
 }
 
+const isThinking = (block: WireContentBlock): boolean => block.type === "thinking" || block.type === "redacted_thinking"
+
+/** The messages without thinking blocks; assistant turns left empty are dropped (the API rejects them). */
+const withoutThinking = (messages: ReadonlyArray<WireMessage>): Array<WireMessage> =>
+  messages.flatMap((m) => {
+    if (m.role !== "assistant" || typeof m.content === "string" || !m.content.some(isThinking)) return [m]
+    const content = m.content.filter((b) => !isThinking(b))
+    return content.length > 0 ? [{ ...m, content }] : []
+  })
+
 const hasThinking = (message: WireMessage | undefined): boolean =>
   message !== undefined && typeof message.content !== "string" &&
-  message.content.some((b) => b.type === "thinking" || b.type === "redacted_thinking")
+  message.content.some(isThinking)
 
 /** Maps a provider-neutral request to a streaming Messages body (see `planRequest` for what it dropped). */
 export const toWireRequest = (
@@ -145,16 +155,17 @@ export const planRequest = (
   // Anthropic refuses a tool loop that continues with thinking on when the assistant turn that
   // opened it has no thinking block: so mid-loop, thinking stays on only if its blocks came back
   // (they do when this adapter produced them; not in transcripts written before they were kept).
-  const midToolLoop = request.messages.at(-1)?.role === "tool" &&
+  const loopWithoutThinking = request.messages.at(-1)?.role === "tool" &&
     !hasThinking(messages.findLast((m) => m.role === "assistant"))
-  const budget = effort === undefined || effort === "off" || midToolLoop
+  const budget = effort === undefined || effort === "off" || loopWithoutThinking
     ? 0
     : Math.min(THINKING_BUDGET[effort], maxTokens - 1024)
   const thinking = budget >= 1024
   const body: WireRequest = {
     model,
     max_tokens: maxTokens,
-    messages,
+    // With thinking off the blocks are left out: a plain conversation, as before they were kept.
+    messages: thinking ? messages : withoutThinking(messages),
     stream: true,
     ...(system !== undefined ? { system } : {}),
     ...(request.tools.length > 0
