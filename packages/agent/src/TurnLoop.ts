@@ -51,6 +51,8 @@ export interface TurnResult {
   readonly messages: ReadonlyArray<Message>
   readonly durationMs: number
   readonly error?: string | undefined
+  /** What the model adapter could not send or keep this turn (also `notice` events); absent when nothing. */
+  readonly warnings?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -81,8 +83,17 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         const total = yield* Ref.get(usage)
         const result = finalText(messages)
         const durationMs = (yield* Clock.currentTimeMillis) - started
+        const warnings = [...(yield* Ref.get(warned))]
         yield* emit({ type: "turn-end", turn: options.turn, status, result, usage: total, durationMs, error })
-        return { status, result, usage: total, messages, durationMs, error } satisfies TurnResult
+        return {
+          status,
+          result,
+          usage: total,
+          messages,
+          durationMs,
+          error,
+          ...(warnings.length > 0 ? { warnings } : {})
+        } satisfies TurnResult
       })
 
     const body = Effect.gen(function*() {

@@ -64,6 +64,7 @@ describe("content parts through the turn loop and the file store", () => {
       ])
       const result = yield* turn(home, id, first.model, "what is this?", [{ type: "text", text: "what is this?" }, image])
       assert.strictEqual(result.status, "completed")
+      assert.deepStrictEqual(result.warnings, ["anthropic:fake: a file was dropped"])
       assert.deepStrictEqual(first.requests[0]?.messages.at(-1), {
         role: "user",
         content: "what is this?",

@@ -70,12 +70,18 @@ describe("forkSeed and reasoning", () => {
       const model = makeLanguageModel({
         provider: scripted.provider,
         model: scripted.model,
-        stream: (request) => Stream.suspend(() => (requests.push(request), scripted.stream(request)))
+        stream: (request) =>
+          Stream.suspend(() => {
+            requests.push(request)
+            return Stream.concat(Stream.make({ type: "warning", message: "an image was dropped" } as const), scripted.stream(request))
+          })
       })
       const context = yield* makeAgentContext({ backends: [ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
       const parent: ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(thinking) }
       const r = yield* context.subagents.spawn({ prompt: "go", description: "go", agent: "fork" }, parent)
       assert.strictEqual(r.status, "completed")
+      // What the child's adapter dropped reaches the parent in the result's notes.
+      assert.include(r.notes ?? "", "an image was dropped")
       const seen = JSON.stringify(requests[0]?.messages)
       assert.include(seen, "from the script")
       assert.notInclude(seen, "from claude")
