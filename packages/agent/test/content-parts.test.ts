@@ -7,7 +7,7 @@ import { FileSessionStore } from "@dsh/session"
 import { makeToolbox } from "@dsh/tools"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { runPrompt } from "../src/index.ts"
+import { eventLine, runPrompt } from "../src/index.ts"
 
 const tempHome = Effect.acquireRelease(
   Effect.promise(() => mkdtemp(join(tmpdir(), "dsh-parts-"))),
@@ -48,6 +48,13 @@ const turn = (home: string, sessionId: string, model: ReturnType<typeof recordin
   }))
 
 describe("content parts through the turn loop and the file store", () => {
+  it("a log line names a message's media", () => {
+    assert.strictEqual(
+      eventLine({ type: "message", message: { role: "user", content: "see", parts: [{ type: "text", text: "see" }, image] } }),
+      "user: see [image image/png]"
+    )
+  })
+
   it.live("a turn with an image and reasoning is persisted and replayed into the next request", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
