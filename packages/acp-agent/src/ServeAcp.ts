@@ -6,6 +6,7 @@ import { isAbsolute } from "node:path"
 import { AcpServeError, toRequestError } from "./AcpServeError.ts"
 import { clientAsker } from "./internal/Permission.ts"
 import { type ClientFeatures, makeReporter, replayRecords } from "./internal/Reporter.ts"
+import { promptParts } from "./internal/PromptParts.ts"
 import { acpUsage, promptText } from "./internal/Updates.ts"
 
 /** The minimal logger `serveAcp` writes to (pino fits). Never stdout: that is the protocol's. */
@@ -193,13 +194,14 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
           return yield* new AcpServeError({ reason: "Busy", message: `session ${session.id} is already running a prompt` })
         }
         const text = promptText(params.prompt)
-        if (text.trim() === "") return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
+        const parts = promptParts(params.prompt)
+        if (text.trim() === "" && parts === undefined) return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
         const cancel = yield* Deferred.make<void>()
         session.running = cancel
         session.permissions ??= yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
         const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
         // A cancel goes through the host, which answers with what the turn said and spent so far.
-        const exit = yield* host.prompt({ sessionId: session.id, prompt: text, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel), tools: session.mcp?.tools }).pipe(
+        const exit = yield* host.prompt({ sessionId: session.id, prompt: text, promptParts: parts, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel), tools: session.mcp?.tools }).pipe(
           // Questions of every agent of the tree go to this client.
           Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
           Effect.provideService(Permissions, session.permissions),
@@ -233,7 +235,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
           protocolVersion: acp.PROTOCOL_VERSION,
           agentCapabilities: {
             loadSession: true,
-            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            promptCapabilities: { image: true, audio: false, embeddedContext: true },
             mcpCapabilities: { http: options.connectMcp !== undefined, sse: false },
             sessionCapabilities: { list: {} }
           },

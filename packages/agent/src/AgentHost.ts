@@ -1,5 +1,5 @@
 import type { AnyTool } from "@dsh/tools"
-import type { AgentEvent, RunStatus, Usage, WireRecord } from "@dsh/core"
+import type { AgentEvent, ContentPart, RunStatus, Usage, WireRecord } from "@dsh/core"
 import { Context, type Effect, Schema } from "effect"
 
 /**
@@ -45,6 +45,8 @@ export interface HostChildSummary {
 export interface HostPromptOptions {
   readonly sessionId: string
   readonly prompt: string
+  /** The prompt as content parts (text, images, files); `prompt` stays its text, for text-only readers. */
+  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
   /** A model spec the session uses from this prompt on (checked before anything runs). */
   readonly model?: string | undefined
   /** The main agent's live events (text deltas, tool calls, subagent start/end, …). */

@@ -1,4 +1,4 @@
-import type { AgentEvent, Message } from "@dsh/core"
+import type { AgentEvent, ContentPart, Message } from "@dsh/core"
 import { isEphemeral } from "@dsh/core"
 import type { LanguageModelShape, ModelRequest } from "@dsh/llm"
 import type { SessionError, SessionStatus, Transcript } from "@dsh/session"
@@ -17,6 +17,8 @@ export interface RunPromptOptions {
   /** Where the conversation lives; its history is loaded before the turn. */
   readonly transcript: Transcript
   readonly prompt: string
+  /** The prompt as content parts, when it carries images or files (`prompt` is its text). */
+  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
   readonly maxSteps?: number | undefined
   readonly thinking?: ModelRequest["thinking"]
   /** Live events (text deltas included), e.g. for stream-json output or a protocol client. */
@@ -56,6 +58,7 @@ export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, 
       toolbox: options.toolbox,
       history,
       prompt: options.prompt,
+      promptParts: options.promptParts,
       turn,
       maxSteps: options.maxSteps,
       thinking: options.thinking,

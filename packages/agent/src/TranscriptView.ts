@@ -8,8 +8,12 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
  */
 export const eventLine = (event: AgentEvent): string | undefined => {
   switch (event.type) {
-    case "message":
-      return `${event.message.role}: ${event.message.content}`
+    case "message": {
+      // Media is named, not shown: a reader sees that an image went with the text.
+      const parts = event.message.role === "user" || event.message.role === "tool" ? event.message.parts ?? [] : []
+      const media = parts.flatMap((p) => p.type === "text" ? [] : [` [${p.type} ${p.type === "file" ? p.filename ?? p.mediaType : p.mediaType}]`])
+      return `${event.message.role}: ${event.message.content}${media.join("")}`
+    }
     case "tool-call":
       return `→ ${event.name} ${event.input}`
     case "tool-result":

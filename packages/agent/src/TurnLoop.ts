@@ -2,8 +2,10 @@ import {
   addUsage,
   type AgentEvent,
   type AssistantMessage,
+  type ContentPart,
   emptyUsage,
   type Message,
+  type ReasoningPart,
   type RunStatus,
   type ToolCall,
   type ToolMessage,
@@ -27,6 +29,8 @@ export interface TurnOptions {
   /** The conversation so far (no system message). */
   readonly history: ReadonlyArray<Message>
   readonly prompt: string
+  /** The prompt as content parts (text, images, files), when it has more than text; `prompt` is its text. */
+  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
   readonly turn: number
   readonly maxSteps?: number | undefined
   readonly thinking?: ModelRequest["thinking"]
@@ -47,6 +51,8 @@ export interface TurnResult {
   readonly messages: ReadonlyArray<Message>
   readonly durationMs: number
   readonly error?: string | undefined
+  /** What the model adapter could not send or keep this turn (also `notice` events); absent when nothing. */
+  readonly warnings?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -62,6 +68,12 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
     const added = yield* Ref.make<Array<Message>>([])
     const usage = yield* Ref.make<Usage>(emptyUsage)
     const emit = options.onEvent
+    // The same drop recurs on every step of a turn (the history is resent): say it once per turn.
+    const warned = yield* Ref.make(new Set<string>())
+    const warn = (message: string) =>
+      Ref.modify(warned, (seen) => seen.has(message) ? [false, seen] : [true, new Set([...seen, message])]).pipe(
+        Effect.flatMap((fresh) => fresh ? emit({ type: "notice", level: "warning", message }) : Effect.void)
+      )
     const push = (message: Message) =>
       Ref.update(added, (xs) => [...xs, message]).pipe(Effect.andThen(emit({ type: "message", message })))
 
@@ -71,8 +83,17 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         const total = yield* Ref.get(usage)
         const result = finalText(messages)
         const durationMs = (yield* Clock.currentTimeMillis) - started
+        const warnings = [...(yield* Ref.get(warned))]
         yield* emit({ type: "turn-end", turn: options.turn, status, result, usage: total, durationMs, error })
-        return { status, result, usage: total, messages, durationMs, error } satisfies TurnResult
+        return {
+          status,
+          result,
+          usage: total,
+          messages,
+          durationMs,
+          error,
+          ...(warnings.length > 0 ? { warnings } : {})
+        } satisfies TurnResult
       })
 
     const body = Effect.gen(function*() {
@@ -82,7 +103,11 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         prompt: options.prompt,
         ...(options.thinking === undefined ? {} : { thinking: options.thinking })
       })
-      yield* push({ role: "user", content: options.prompt })
+      yield* push({
+        role: "user",
+        content: options.prompt,
+        ...(options.promptParts !== undefined && options.promptParts.length > 0 ? { parts: options.promptParts } : {})
+      })
       for (let step = 0; step < maxSteps; step++) {
         if (options.beforeStep !== undefined) {
           for (const m of yield* options.beforeStep) yield* push(m)
@@ -94,7 +119,7 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
           tools: toolbox.specs,
           thinking: options.thinking
         }
-        const response = yield* callModel(options.model, request, emit)
+        const response = yield* callModel(options.model, request, emit, warn)
         yield* Ref.update(usage, (u) => addUsage(u, response.usage))
         yield* emit({ type: "usage", model: `${options.model.provider}:${options.model.model}`, usage: response.usage })
         yield* push(response.message)
@@ -119,11 +144,21 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
     )
   }).pipe(Effect.withSpan("Agent.turn", { attributes: { agent: options.agent, turn: options.turn } }))
 
-/** Streams one model call, forwarding text deltas, and assembles the assistant message. */
-const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: AgentEvent) => Effect.Effect<void>) =>
+/**
+ * Streams one model call, forwarding text deltas, and assembles the assistant message with its
+ * reasoning (kept, so the provider can get it back). What the adapter could not send becomes a
+ * `notice` in the transcript, so a loss is visible to the user and to a parent reading it.
+ */
+const callModel = (
+  model: LanguageModelShape,
+  request: ModelRequest,
+  emit: (e: AgentEvent) => Effect.Effect<void>,
+  warn: (message: string) => Effect.Effect<void>
+) =>
   Effect.gen(function*() {
     let text = ""
     const calls: Array<ToolCall> = []
+    const reasoning: Array<ReasoningPart> = []
     let usage: Usage = emptyUsage
     yield* model.stream(request).pipe(
       Stream.runForEach((part) => {
@@ -137,15 +172,23 @@ const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: A
           case "finish":
             usage = part.usage
             return Effect.void
-          default:
+          case "reasoning":
+            reasoning.push(part.part)
+            return Effect.void
+          case "warning":
+            return warn(`${model.provider}:${model.model}: ${part.message}`)
+          case "reasoning-delta":
             return Effect.void
         }
       }),
       Effect.withSpan("LanguageModel.stream", { attributes: { provider: model.provider, model: model.model, messages: request.messages.length } })
     )
-    const message: AssistantMessage = calls.length > 0
-      ? { role: "assistant", content: text, toolCalls: calls }
-      : { role: "assistant", content: text }
+    const message: AssistantMessage = {
+      role: "assistant",
+      content: text,
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+      ...(reasoning.length > 0 ? { reasoning } : {})
+    }
     return { message, usage }
   })
 

@@ -29,12 +29,14 @@ export const makeUsage = (inputTokens: number, outputTokens: number, cache?: { r
 export const addUsage = (a: Usage, b: Usage): Usage => {
   const read = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0)
   const write = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0)
+  const reasoning = (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0)
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
     ...(read > 0 ? { cacheReadTokens: read } : {}),
-    ...(write > 0 ? { cacheWriteTokens: write } : {})
+    ...(write > 0 ? { cacheWriteTokens: write } : {}),
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {})
   }
 }
 

@@ -232,6 +232,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           yield* onEvent(notice)
         }
         yield* session.updateState((s) => ({ ...s, status: "running" }))
+        // The parts belong to the user's own prompt; later turns of the wake loop answer announcements.
         const turns = governed(rt, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
           runPrompt({
             agent: "main",
@@ -241,6 +242,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
             toolbox: Effect.succeed(toolbox),
             transcript: session.transcript,
             prompt: text,
+            promptParts: text === request.prompt ? request.promptParts : undefined,
             maxSteps: request.maxSteps,
             onEvent,
             beforeStep

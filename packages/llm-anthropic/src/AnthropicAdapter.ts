@@ -1,6 +1,6 @@
-import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint } from "@dsh/llm"
+import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint, type StreamPart } from "@dsh/llm"
 import { Effect, Stream } from "effect"
-import { decodeStreamEvent, makeEventParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
+import { decodeStreamEvent, makeEventParser, planRequest, PROVIDER } from "./internal/wire.ts"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "./names.ts"
 
 /** Where requests go when neither `config.baseUrl` nor `ANTHROPIC_BASE_URL` is set. */
@@ -14,7 +14,8 @@ export const ANTHROPIC_VERSION = "2023-06-01"
  * `ANTHROPIC_BASE_URL` / `ANTHROPIC_API_KEY` in `config.env`. `max_tokens` is mandatory
  * on this API: `config.maxOutputTokens`, else the request's, else 8192. A request's
  * `thinking` becomes `thinking: {type: "enabled", budget_tokens}` (low 2048, medium 8192, high
- * 24576 tokens, kept 1024 below `max_tokens`; not sent mid tool loop).
+ * 24576 tokens, kept 1024 below `max_tokens`). Thinking blocks go back with their signatures, so
+ * thinking stays on through tool loops; what the wire cannot take comes out as `warning` parts.
  */
 export const AnthropicAdapter: ModelAdapter = {
   name: PROVIDER,
@@ -37,11 +38,13 @@ export const AnthropicAdapter: ModelAdapter = {
         stream: (request) =>
           Stream.suspend(() => {
             const parser = makeEventParser()
-            return postSse({
+            const plan = planRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
+            const warnings = Stream.fromIterable(plan.warnings.map((message): StreamPart => ({ type: "warning", message })))
+            return Stream.concat(warnings, postSse({
               provider: PROVIDER,
               url,
               headers: { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, accept: "text/event-stream" },
-              body: toWireRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
+              body: plan.body
             }).pipe(
               Stream.mapEffect((event) =>
                 parseJsonEvent(PROVIDER, event.data).pipe(
@@ -51,7 +54,7 @@ export const AnthropicAdapter: ModelAdapter = {
               ),
               Stream.concat(Stream.fromEffect(Effect.suspend(parser.end))),
               Stream.flatMap((parts) => Stream.fromIterable(parts))
-            )
+            ))
           })
       })
     })

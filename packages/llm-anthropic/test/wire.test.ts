@@ -16,7 +16,7 @@ const run = (events: ReadonlyArray<unknown>) =>
 const start = { type: "message_start", message: { usage: { input_tokens: 10, cache_read_input_tokens: 5, output_tokens: 1 } } }
 
 describe("Anthropic wire", () => {
-  it.effect("ignores thinking blocks and pings, counts cached input tokens", () =>
+  it.effect("turns thinking blocks into reasoning parts, ignores pings, counts cached input tokens", () =>
     Effect.gen(function*() {
       const parts = yield* run([
         start,
@@ -31,6 +31,8 @@ describe("Anthropic wire", () => {
         { type: "message_stop" }
       ])
       assert.deepStrictEqual(parts, [
+        { type: "reasoning-delta", text: "hmm" },
+        { type: "reasoning", part: { type: "reasoning", text: "hmm", provider: "anthropic", signature: "sig" } },
         { type: "tool-call", call: { id: "t", name: "Now", arguments: "{}" } },
         { type: "finish", reason: "tool-calls", usage: { inputTokens: 15, outputTokens: 9, totalTokens: 24, cacheReadTokens: 5 } }
       ])

@@ -1,6 +1,6 @@
-import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint } from "@dsh/llm"
+import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint, type StreamPart } from "@dsh/llm"
 import { Effect, Stream } from "effect"
-import { decodeStreamChunk, makeChunkParser, PROVIDER, toWireRequest } from "./internal/wire.ts"
+import { decodeStreamChunk, makeChunkParser, PROVIDER, planRequest } from "./internal/wire.ts"
 import { OPENAI_MODEL_IDS } from "./names.ts"
 
 /** Where requests go when neither `config.baseUrl` nor `OPENAI_BASE_URL` is set. */
@@ -33,11 +33,13 @@ export const OpenAIAdapter: ModelAdapter = {
         stream: (request) =>
           Stream.suspend(() => {
             const parser = makeChunkParser()
-            return postSse({
+            const plan = planRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
+            const warnings = Stream.fromIterable(plan.warnings.map((message): StreamPart => ({ type: "warning", message })))
+            return Stream.concat(warnings, postSse({
               provider: PROVIDER,
               url,
               headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" },
-              body: toWireRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
+              body: plan.body
             }).pipe(
               Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
               Stream.mapEffect((event) =>
@@ -48,7 +50,7 @@ export const OpenAIAdapter: ModelAdapter = {
               ),
               Stream.concat(Stream.sync(() => parser.end())),
               Stream.flatMap((parts) => Stream.fromIterable(parts))
-            )
+            ))
           })
       })
     })

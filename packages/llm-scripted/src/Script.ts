@@ -23,6 +23,8 @@ export const ScriptToolCall = Schema.Struct({
 /** What the model answers: text, tool calls, or a failure, after an optional delay. */
 export const ScriptReply = Schema.Struct({
   text: Schema.optional(Schema.String),
+  /** Reasoning streamed before the answer (a `reasoning` part of provider `scripted`, signature `scripted`). */
+  reasoning: Schema.optional(Schema.String),
   toolCalls: Schema.optional(Schema.Array(ScriptToolCall)),
   usage: Schema.optional(Schema.Struct({ input: Schema.Number, output: Schema.Number })),
   delayMs: Schema.optional(Schema.Number),

@@ -87,7 +87,14 @@ export const makeScriptedModel = (script: Script, model = script.name ?? "script
         const usage = reply.usage === undefined
           ? makeUsage(estimateTokens(inputChars), estimateTokens(outputChars))
           : makeUsage(reply.usage.input, reply.usage.output)
+        const thought = reply.reasoning === undefined ? "" : renderTemplate(reply.reasoning, scope)
         const parts: Array<StreamPart> = [
+          ...(thought === ""
+            ? []
+            : [
+              ...chunks(thought).map((t): StreamPart => ({ type: "reasoning-delta", text: t })),
+              { type: "reasoning", part: { type: "reasoning", text: thought, provider: PROVIDER, signature: PROVIDER } } satisfies StreamPart
+            ]),
           ...chunks(text).map((t): StreamPart => ({ type: "text-delta", text: t })),
           ...calls.map((call): StreamPart => ({ type: "tool-call", call })),
           { type: "finish", reason: calls.length > 0 ? "tool-calls" : "stop", usage }

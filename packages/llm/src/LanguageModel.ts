@@ -74,6 +74,14 @@ export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): E
         case "tool-call":
           acc.calls.push(part.call)
           break
+        case "reasoning":
+          acc.reasoning.push(part.part)
+          break
+        case "warning":
+          acc.warnings.push(part.message)
+          break
+        case "reasoning-delta":
+          break
         case "finish":
           acc.reason = part.reason
           acc.usage = part.usage

@@ -73,3 +73,24 @@ describe("ModelRegistry", () => {
       assert.strictEqual(empty._tag, "LlmError")
     }))
 })
+
+describe("collectResponse with reasoning and warnings", () => {
+  it.effect("puts reasoning parts on the message in order, warnings on the response, and ignores reasoning deltas", () =>
+    Effect.gen(function*() {
+      const a = { type: "reasoning", text: "one", provider: "p", signature: "s1" } as const
+      const b = { type: "reasoning", text: "", provider: "p", redactedData: "r" } as const
+      const response = yield* collectResponse(Stream.fromIterable<StreamPart>([
+        { type: "warning", message: "an image was dropped" },
+        { type: "reasoning-delta", text: "one" },
+        { type: "reasoning", part: a },
+        { type: "reasoning", part: b },
+        { type: "text-delta", text: "hi" },
+        { type: "finish", reason: "stop", usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3, reasoningTokens: 1 } }
+      ]))
+      assert.deepStrictEqual(response.message, { role: "assistant", content: "hi", reasoning: [a, b] })
+      assert.deepStrictEqual(response.warnings, ["an image was dropped"])
+      const plain = yield* collectResponse(Stream.fromIterable<StreamPart>([{ type: "text-delta", text: "x" }]))
+      assert.notProperty(plain, "warnings")
+      assert.notProperty(plain.message, "reasoning")
+    }))
+})

@@ -1,4 +1,4 @@
-import type { AgentEvent, Message, Usage, WireRecord } from "@dsh/core"
+import type { AgentEvent, ContentPart, Message, ReasoningPart, Usage, WireRecord } from "@dsh/core"
 import { Schema, Tuple } from "effect"
 
 /**
@@ -12,23 +12,50 @@ export const UsageSchema = Schema.Struct({
   outputTokens: Schema.Number,
   totalTokens: Schema.Number,
   cacheReadTokens: Schema.optional(Schema.Number),
-  cacheWriteTokens: Schema.optional(Schema.Number)
+  cacheWriteTokens: Schema.optional(Schema.Number),
+  reasoningTokens: Schema.optional(Schema.Number)
 })
 
 export const RunStatusSchema = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
 
 const ToolCallSchema = Schema.Struct({ id: Schema.String, name: Schema.String, arguments: Schema.String })
 
+const media = { mediaType: Schema.String, data: Schema.optional(Schema.String), url: Schema.optional(Schema.String) }
+
+/** A message's content part (`@dsh/core` `ContentPart`): text, image or file. */
+export const ContentPartSchema = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("image"), ...media }),
+  Schema.Struct({ type: Schema.Literal("file"), ...media, filename: Schema.optional(Schema.String) })
+])
+
+/** A reasoning part (`@dsh/core` `ReasoningPart`); signature and metadata are opaque. */
+export const ReasoningPartSchema = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  text: Schema.String,
+  provider: Schema.optional(Schema.String),
+  signature: Schema.optional(Schema.String),
+  redactedData: Schema.optional(Schema.String),
+  providerMetadata: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+// The part fields are optional: messages written before they existed decode unchanged.
 export const MessageSchema = Schema.Union([
   Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }),
-  Schema.Struct({ role: Schema.Literal("user"), content: Schema.String }),
-  Schema.Struct({ role: Schema.Literal("assistant"), content: Schema.String, toolCalls: Schema.optional(Schema.Array(ToolCallSchema)) }),
+  Schema.Struct({ role: Schema.Literal("user"), content: Schema.String, parts: Schema.optional(Schema.Array(ContentPartSchema)) }),
+  Schema.Struct({
+    role: Schema.Literal("assistant"),
+    content: Schema.String,
+    toolCalls: Schema.optional(Schema.Array(ToolCallSchema)),
+    reasoning: Schema.optional(Schema.Array(ReasoningPartSchema))
+  }),
   Schema.Struct({
     role: Schema.Literal("tool"),
     toolCallId: Schema.String,
     name: Schema.String,
     content: Schema.String,
-    isError: Schema.optional(Schema.Boolean)
+    isError: Schema.optional(Schema.Boolean),
+    parts: Schema.optional(Schema.Array(ContentPartSchema))
   })
 ])
 
@@ -105,4 +132,6 @@ const agree = <T extends true>(): T | undefined => undefined
 agree<Same<typeof AgentEventSchema.Type, AgentEvent>>()
 agree<Same<typeof MessageSchema.Type, Message>>()
 agree<Same<typeof UsageSchema.Type, Usage>>()
+agree<Same<typeof ContentPartSchema.Type, ContentPart>>()
+agree<Same<typeof ReasoningPartSchema.Type, ReasoningPart>>()
 agree<Same<typeof WireRecordSchema.Type, WireRecord>>()

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { AgentEventSchema, RunStatusSchema, UsageSchema, WireRecordSchema } from "./EventSchema.ts"
+import { AgentEventSchema, ContentPartSchema, RunStatusSchema, UsageSchema, WireRecordSchema } from "./EventSchema.ts"
 import { RequestId } from "./Protocol.ts"
 
 /**
@@ -101,6 +101,8 @@ export type SessionLoadResult = typeof SessionLoadResult.Type
 export const SessionPromptParams = Schema.Struct({
   sessionId: Schema.String,
   prompt: Schema.String,
+  /** The prompt as content parts (text, images, files); `prompt` stays its text. */
+  promptParts: Schema.optional(Schema.Array(ContentPartSchema)),
   maxSteps: Schema.optional(Schema.Number)
 })
 export type SessionPromptParams = typeof SessionPromptParams.Type

@@ -138,6 +138,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         const run = Effect.provideService(host.prompt({
           sessionId,
           prompt: params.prompt,
+          promptParts: params.promptParts,
           maxSteps: params.maxSteps,
           onEvent: (event) => {
             if (event.type === "usage") usage = addUsage(usage, event.usage)

@@ -89,6 +89,17 @@ describe("serveSdk + SdkClient (in memory)", () => {
       assert.strictEqual(loaded.records?.[0]?.type, "turn-end")
     })))
 
+  it.live("a prompt's content parts reach the host", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const host = makeFakeHost()
+      const served = yield* serveFake(host)
+      const client = yield* SdkClient.connect({ ...served.client })
+      const session = yield* client.createSession({ cwd: "/tmp" })
+      const promptParts = [{ type: "text", text: "see" }, { type: "image", mediaType: "image/png", data: "AAAA" }] as const
+      yield* client.prompt({ sessionId: session.id, prompt: "see", promptParts })
+      assert.deepStrictEqual(host.parts, [promptParts])
+    })))
+
   it.live("session.cancel ends a running prompt as cancelled; a second prompt on the session is Busy", () =>
     Effect.scoped(Effect.gen(function*() {
       const served = yield* serveFake(makeFakeHost())

@@ -36,13 +36,15 @@ const info = (id: string, cwd: string): HostSessionInfo => ({
  * streams a descendant's events too, `big:N` streams N KiB of text deltas, `crash` dies;
  * anything else answers `echo <prompt>`.
  */
-export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<string> } => {
+export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<string>; readonly parts: Array<unknown> } => {
   const sessions = new Map<string, HostSessionInfo>()
   const prompts: Array<string> = []
+  const parts: Array<unknown> = []
   let n = 0
   const usage = makeUsage(10, 5)
   return {
     prompts,
+    parts,
     createSession: (o) =>
       Effect.sync(() => {
         const s = info(`s-${++n}`, o.cwd)
@@ -64,6 +66,7 @@ export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<strin
       Effect.gen(function*() {
         if (!sessions.has(o.sessionId)) return yield* new HostError({ reason: "NotFound", message: `no session ${o.sessionId}` })
         prompts.push(o.prompt)
+        if (o.promptParts !== undefined) parts.push(o.promptParts)
         const emit = (e: AgentEvent) => o.onEvent?.(e) ?? Effect.void
         const end = (status: "completed" | "cancelled", result: string, u: Usage) =>
           emit({ type: "turn-end", turn: 0, status, result, usage: u, durationMs: 1 })

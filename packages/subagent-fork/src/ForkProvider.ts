@@ -28,7 +28,7 @@ const start = (context: StartContext): Effect.Effect<ChildOutcome> =>
       toolPolicy: { tools: parent.definition.tools, disallowedTools: parent.definition.disallowedTools }
     }
     yield* context.saveContinuation(state)
-    const seed = forkSeed(yield* parent.history)
+    const seed = forkSeed(yield* parent.history, { provider: context.model.model.provider })
     // The seed goes into the child's own transcript, so a cold resume rebuilds the same context;
     // a fork whose seed is not on disk would resume without it, so failing to write it fails the run.
     if (store !== undefined) {

@@ -1,4 +1,4 @@
-import type { Message, ToolMessage } from "@dsh/core"
+import type { AssistantMessage, Message, ToolMessage } from "@dsh/core"
 
 /** Said in place of the result of a delegation call that is still in flight when forking. */
 export const FORK_CALL_NOTE = "This task was handed to a fork of this conversation: you are that fork. Its result will be reported from the fork."
@@ -9,11 +9,24 @@ export const FORK_NOTICE = "[fork notice] Everything above is your parent's conv
   "Work only on the task given below; your last message is the complete, self-contained result."
 
 /**
+ * The message without reasoning that `provider` did not produce: a provider accepts back only
+ * its own reasoning (Anthropic checks the signature), so a fork on another one gets none of it.
+ */
+export const keepReasoningOf = (provider: string) => (message: Message): Message => {
+  if (message.role !== "assistant" || message.reasoning === undefined) return message
+  const kept = message.reasoning.filter((r) => r.provider === provider)
+  if (kept.length === message.reasoning.length) return message
+  const { reasoning: _dropped, ...rest } = message
+  return (kept.length > 0 ? { ...rest, reasoning: kept } : rest) satisfies AssistantMessage
+}
+
+/**
  * The seed of a fork: the parent's conversation up to and including the message that
  * delegated, with every tool call of that message closed (not dropped) and nothing else
- * in flight, followed by the notice.
+ * in flight, followed by the notice. With `provider` (the fork's model adapter), reasoning
+ * parts of other providers are stripped.
  */
-export const forkSeed = (history: ReadonlyArray<Message>): Array<Message> => {
+export const forkSeed = (history: ReadonlyArray<Message>, options: { readonly provider?: string | undefined } = {}): Array<Message> => {
   let cut = history.length
   // The in-flight turn ends at the last assistant message; anything after it (partial tool
   // results of sibling calls) is in-flight state and is not copied.
@@ -23,7 +36,8 @@ export const forkSeed = (history: ReadonlyArray<Message>): Array<Message> => {
       break
     }
   }
-  const prefix = history.slice(0, cut)
+  const provider = options.provider
+  const prefix = provider === undefined ? history.slice(0, cut) : history.slice(0, cut).map(keepReasoningOf(provider))
   const last = prefix.at(-1)
   const closing: Array<ToolMessage> = last?.role === "assistant"
     ? (last.toolCalls ?? []).map((c) => ({ role: "tool", toolCallId: c.id, name: c.name, content: FORK_CALL_NOTE }))

@@ -6,7 +6,8 @@ import { MemorySessionStore, SessionStore } from "@dsh/session"
 import type { ParentInfo } from "@dsh/subagent"
 import { subagentProviderSuite } from "@dsh/subagent/conformance"
 import { conformanceScript } from "@dsh/subagent/testing"
-import { Effect } from "effect"
+import { makeLanguageModel, type ModelRequest } from "@dsh/llm"
+import { Effect, Stream } from "effect"
 import { FORK_NOTICE, ForkBackend, forkSeed } from "../src/index.ts"
 
 const history: Array<Message> = [
@@ -34,6 +35,58 @@ describe("forkSeed", () => {
     assert.notInclude(JSON.stringify(seed), "in-flight result")
     assert.strictEqual(seed.at(-1)?.content, FORK_NOTICE)
   })
+})
+
+const thinking: Array<Message> = [
+  { role: "user", content: "think about it" },
+  {
+    role: "assistant",
+    content: "thought",
+    reasoning: [
+      { type: "reasoning", text: "from claude", provider: "anthropic", signature: "sig" },
+      { type: "reasoning", text: "from the script", provider: "scripted", signature: "scripted" }
+    ]
+  },
+  { role: "assistant", content: "", reasoning: [{ type: "reasoning", text: "only claude", provider: "anthropic" }], toolCalls: [{ id: "c1", name: "subagent", arguments: "{}" }] }
+]
+
+describe("forkSeed and reasoning", () => {
+  it("keeps only the reasoning the fork's provider produced", () => {
+    const seed = forkSeed(thinking, { provider: "scripted" })
+    assert.deepStrictEqual(seed[1], {
+      role: "assistant",
+      content: "thought",
+      reasoning: [{ type: "reasoning", text: "from the script", provider: "scripted", signature: "scripted" }]
+    })
+    assert.deepStrictEqual(seed[2], { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "subagent", arguments: "{}" }] })
+    assert.deepStrictEqual(forkSeed(thinking, { provider: "anthropic" })[2], thinking[2])
+  })
+
+  it.live("a fork's model never sees another provider's reasoning from its parent", () =>
+    Effect.gen(function*() {
+      const session = yield* (yield* SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted" })
+      const scripted = makeScriptedModel({ rules: [], fallback: { text: "done" } })
+      const requests: Array<ModelRequest> = []
+      const model = makeLanguageModel({
+        provider: scripted.provider,
+        model: scripted.model,
+        stream: (request) =>
+          Stream.suspend(() => {
+            requests.push(request)
+            return Stream.concat(Stream.make({ type: "warning", message: "an image was dropped" } as const), scripted.stream(request))
+          })
+      })
+      const context = yield* makeAgentContext({ backends: [ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
+      const parent: ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(thinking) }
+      const r = yield* context.subagents.spawn({ prompt: "go", description: "go", agent: "fork" }, parent)
+      assert.strictEqual(r.status, "completed")
+      // What the child's adapter dropped reaches the parent in the result's notes.
+      assert.include(r.notes ?? "", "an image was dropped")
+      const seen = JSON.stringify(requests[0]?.messages)
+      assert.include(seen, "from the script")
+      assert.notInclude(seen, "from claude")
+      assert.notInclude(seen, "only claude")
+    }).pipe(Effect.provide(MemorySessionStore.layer), Effect.scoped))
 })
 
 describe("subagent-fork", () => {

@@ -1,4 +1,4 @@
-import { runPrompt } from "@dsh/agent"
+import { runPrompt, type TurnResult } from "@dsh/agent"
 import { emptyUsage, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
 import type { ChildMeta, ChildOutcome, ReportedResult, StartContext } from "@dsh/subagent"
@@ -91,14 +91,16 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       bindDisallowedTools(policy.disallowedTools),
       Effect.tap((r) => Ref.set(ended, r.status)),
       Effect.catchTag("SessionError", (e) =>
-        Ref.set(ended, "failed").pipe(Effect.as({ status: "failed" as const, result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }))),
+        Ref.set(ended, "failed").pipe(Effect.as<TurnResult>({ status: "failed", result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }))),
       Effect.ensuring(cleanup)
     )
     const report = yield* Ref.get(reported)
+    // The parent hears what the child's model could not be sent, next to any error.
+    const notes = [...(result.error === undefined ? [] : [result.error]), ...(result.warnings ?? [])]
     return {
       status: result.status,
       output: report === undefined ? result.result : report.json === undefined ? report.text : `${report.text}\n\n${JSON.stringify(report.json)}`,
       usage: result.usage,
-      ...(result.error === undefined ? {} : { notes: result.error })
+      ...(notes.length === 0 ? {} : { notes: notes.join("; ") })
     } satisfies ChildOutcome
   })

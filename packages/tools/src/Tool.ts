@@ -1,4 +1,4 @@
-import type { AgentEvent, Message } from "@dsh/core"
+import type { AgentEvent, MediaPart, Message } from "@dsh/core"
 import { Effect, Schema } from "effect"
 import type { z } from "zod"
 import { commandSubject, pathSubject, type PermissionSubject, type ToolKind, toolSubject } from "./PermissionSubject.ts"
@@ -35,6 +35,8 @@ export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
 export interface ToolOutput {
   readonly content: string
   readonly isError?: boolean | undefined
+  /** Images or files the result carries (a screenshot, a PDF page), after `content`'s text. */
+  readonly media?: ReadonlyArray<MediaPart> | undefined
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolMessage } from "@dsh/core"
+import type { MediaPart, ToolCall, ToolMessage } from "@dsh/core"
 import type { ToolSpec } from "@dsh/llm"
 import { Cause, Effect } from "effect"
 import * as z from "zod"
@@ -63,13 +63,18 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
   const names = visible.map((t) => t.name)
 
   const execute = (call: ToolCall, context: Omit<ToolContext, "callId">): Effect.Effect<ToolMessage> => {
-    const result = (content: string, isError: boolean): ToolMessage => ({
-      role: "tool",
-      toolCallId: call.id,
-      name: call.name,
-      content: truncateOutput(content, max),
-      ...(isError ? { isError: true } : {})
-    })
+    const result = (content: string, isError: boolean, media: ReadonlyArray<MediaPart> = []): ToolMessage => {
+      const text = truncateOutput(content, max)
+      return {
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: text,
+        ...(isError ? { isError: true } : {}),
+        // Parts only when there is media: a text-only result stays as it always was.
+        ...(media.length > 0 ? { parts: [...(text === "" ? [] : [{ type: "text" as const, text }]), ...media] } : {})
+      }
+    }
     return Effect.gen(function*() {
       const tool = byName.get(call.name)
       if (tool === undefined && own(call.name) && !inherited(call.name) && options.tools.some((t) => t.name === call.name)) {
@@ -102,7 +107,11 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
         if (!decision.allowed) return result(`Error: permission denied: ${decision.reason ?? decision.subject}`, true)
       }
       const output = yield* tool.execute(parsed.data, { ...context, callId: call.id }).pipe(
-        Effect.map((o) => typeof o === "string" ? { content: o, isError: false } : { content: o.content, isError: o.isError ?? false }),
+        Effect.map((o) =>
+          typeof o === "string"
+            ? { content: o, isError: false }
+            : { content: o.content, isError: o.isError ?? false, media: o.media ?? [] }
+        ),
         Effect.catchTag("ToolError", (e) => Effect.succeed({ content: `Error: ${e.message}`, isError: true })),
         // A defect in a handler is a bug, but it must not take the agent down: report it to the model.
         Effect.catchCause((cause) =>
@@ -111,7 +120,7 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
             : Effect.succeed({ content: `Error: ${call.name} crashed: ${Cause.pretty(cause).split("\n")[0]}`, isError: true })
         )
       )
-      return result(output.content, output.isError)
+      return result(output.content, output.isError, "media" in output ? output.media : [])
     })
   }
   return { names, specs, execute }

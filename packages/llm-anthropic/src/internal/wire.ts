@@ -15,6 +15,7 @@ import {
   type StreamPart
 } from "@dsh/llm"
 import { Effect, Predicate, Schema } from "effect"
+import { partsToBlocks, REASONING_PROVIDER, reasoningToBlocks, type WireMediaBlock, type WireThinkingBlock } from "./content.ts"
 
 /** The adapter's registry name, also used as `LlmError.provider`. */
 export const PROVIDER = "anthropic"
@@ -23,9 +24,15 @@ export const PROVIDER = "anthropic"
 export const DEFAULT_MAX_TOKENS = 8192
 
 export type WireContentBlock =
-  | { readonly type: "text"; readonly text: string }
+  | WireMediaBlock
+  | WireThinkingBlock
   | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown }
-  | { readonly type: "tool_result"; readonly tool_use_id: string; readonly content: string; readonly is_error?: true }
+  | {
+    readonly type: "tool_result"
+    readonly tool_use_id: string
+    readonly content: string | ReadonlyArray<WireMediaBlock>
+    readonly is_error?: true
+  }
 
 export interface WireMessage {
   readonly role: "user" | "assistant"
@@ -62,19 +69,25 @@ const parseInput = (args: string): unknown => {
   }
 }
 
-const toolResult = (message: ToolMessage): WireContentBlock => ({
-  type: "tool_result",
-  tool_use_id: message.toolCallId,
-  content: message.content,
-  ...(message.isError === true ? { is_error: true as const } : {})
-})
+const toolResult = (message: ToolMessage, warnings: Array<string>): WireContentBlock => {
+  // A result with images or PDFs goes as blocks; a text-only one stays a plain string.
+  const media = message.parts?.some((p) => p.type !== "text") === true
+  const blocks = media ? partsToBlocks(message.parts ?? [], `the result of ${message.name}`, warnings) : []
+  return {
+    type: "tool_result",
+    tool_use_id: message.toolCallId,
+    content: media && blocks.length > 0 ? blocks : message.content,
+    ...(message.isError === true ? { is_error: true as const } : {})
+  }
+}
 
 /** Chat messages to Anthropic turns: system text goes top-level, consecutive tool results share one user turn. */
 export const toWireMessages = (
   messages: ReadonlyArray<Message>
-): { readonly system: string | undefined; readonly messages: Array<WireMessage> } => {
+): { readonly system: string | undefined; readonly messages: Array<WireMessage>; readonly warnings: Array<string> } => {
   const system: Array<string> = []
   const out: Array<WireMessage> = []
+  const warnings: Array<string> = []
   let results: Array<WireContentBlock> | undefined
   for (const message of messages) {
     if (message.role !== "tool") results = undefined
@@ -82,11 +95,14 @@ export const toWireMessages = (
       case "system":
         system.push(message.content)
         break
-      case "user":
-        out.push({ role: "user", content: message.content })
+      case "user": {
+        const blocks = message.parts === undefined ? [] : partsToBlocks(message.parts, "a user message", warnings)
+        out.push({ role: "user", content: blocks.length > 0 ? blocks : message.content })
         break
+      }
       case "assistant": {
-        const blocks: Array<WireContentBlock> = []
+        // Thinking comes first, as Anthropic produced it: a tool loop continues only after it.
+        const blocks: Array<WireContentBlock> = reasoningToBlocks(message.reasoning ?? [], warnings)
         if (message.content !== "") blocks.push({ type: "text", text: message.content })
         for (const call of message.toolCalls ?? []) {
           blocks.push({ type: "tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) })
@@ -100,32 +116,56 @@ export const toWireMessages = (
           results = []
           out.push({ role: "user", content: results })
         }
-        results.push(toolResult(message))
+        results.push(toolResult(message, warnings))
     }
   }
-  return { system: system.length > 0 ? system.join("\n\n") : undefined, messages: out }
+  return { system: system.length > 0 ? system.join("\n\n") : undefined, messages: out, warnings }
 }
 
-/** Maps a provider-neutral request to a streaming Messages body. */
+const isThinking = (block: WireContentBlock): boolean => block.type === "thinking" || block.type === "redacted_thinking"
+
+/** The messages without thinking blocks; assistant turns left empty are dropped (the API rejects them). */
+const withoutThinking = (messages: ReadonlyArray<WireMessage>): Array<WireMessage> =>
+  messages.flatMap((m) => {
+    if (m.role !== "assistant" || typeof m.content === "string" || !m.content.some(isThinking)) return [m]
+    const content = m.content.filter((b) => !isThinking(b))
+    return content.length > 0 ? [{ ...m, content }] : []
+  })
+
+const hasThinking = (message: WireMessage | undefined): boolean =>
+  message !== undefined && typeof message.content !== "string" &&
+  message.content.some(isThinking)
+
+/** Maps a provider-neutral request to a streaming Messages body (see `planRequest` for what it dropped). */
 export const toWireRequest = (
   model: string,
   request: ModelRequest,
   options: { readonly maxOutputTokens?: number | undefined } = {}
-): WireRequest => {
+): WireRequest => planRequest(model, request, options).body
+
+/** The body, and a warning for each part or setting that could not be sent. */
+export const planRequest = (
+  model: string,
+  request: ModelRequest,
+  options: { readonly maxOutputTokens?: number | undefined } = {}
+): { readonly body: WireRequest; readonly warnings: ReadonlyArray<string> } => {
   const maxTokens = options.maxOutputTokens ?? request.maxOutputTokens ?? DEFAULT_MAX_TOKENS
-  const { messages, system } = toWireMessages(request.messages)
+  const { messages, system, warnings } = toWireMessages(request.messages)
   const effort = request.thinking
-  // Thinking blocks are not kept in our history, and Anthropic refuses a tool-use turn that
-  // continues with thinking on but without them: so thinking only starts fresh turns.
-  const midToolLoop = request.messages.at(-1)?.role === "tool"
-  const budget = effort === undefined || effort === "off" || midToolLoop
+  // Anthropic refuses a tool loop that continues with thinking on when the assistant turn that
+  // opened it has no thinking block: so mid-loop, thinking stays on only if its blocks came back
+  // (they do when this adapter produced them; not in transcripts written before they were kept).
+  const loopWithoutThinking = request.messages.at(-1)?.role === "tool" &&
+    !hasThinking(messages.findLast((m) => m.role === "assistant"))
+  const budget = effort === undefined || effort === "off" || loopWithoutThinking
     ? 0
     : Math.min(THINKING_BUDGET[effort], maxTokens - 1024)
   const thinking = budget >= 1024
-  return {
+  const body: WireRequest = {
     model,
     max_tokens: maxTokens,
-    messages,
+    // With thinking off the blocks are left out: a plain conversation, as before they were kept.
+    messages: thinking ? messages : withoutThinking(messages),
     stream: true,
     ...(system !== undefined ? { system } : {}),
     ...(request.tools.length > 0
@@ -135,6 +175,7 @@ export const toWireRequest = (
     // Anthropic does not accept a temperature together with thinking.
     ...(request.temperature !== undefined && !thinking ? { temperature: request.temperature } : {})
   }
+  return { body, warnings }
 }
 
 const OptNumber = Schema.optional(Schema.NullOr(Schema.Number))
@@ -156,11 +197,16 @@ export const StreamEvent = Schema.Struct({
     id: Schema.optional(Schema.String),
     name: Schema.optional(Schema.String),
     input: Schema.optional(Schema.Unknown),
-    text: Schema.optional(Schema.String)
+    text: Schema.optional(Schema.String),
+    thinking: Schema.optional(Schema.String),
+    signature: Schema.optional(Schema.String),
+    data: Schema.optional(Schema.String)
   })),
   delta: Schema.optional(Schema.Struct({
     type: Schema.optional(Schema.String),
     text: Schema.optional(Schema.String),
+    thinking: Schema.optional(Schema.String),
+    signature: Schema.optional(Schema.String),
     partial_json: Schema.optional(Schema.String),
     stop_reason: Schema.optional(Schema.NullOr(Schema.String))
   })),
@@ -215,6 +261,13 @@ interface OpenBlock {
   readonly initial: unknown
 }
 
+/** A thinking block being streamed: its text and signature arrive in deltas. */
+interface OpenThinking {
+  text: string
+  signature: string
+  readonly redactedData?: string | undefined
+}
+
 const inputTokensOf = (usage: typeof Usage.Type): number =>
   (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0)
 
@@ -228,6 +281,7 @@ const cacheOf = (usage: typeof Usage.Type) => ({ read: usage.cache_read_input_to
  */
 export const makeEventParser = () => {
   const blocks = new Map<number, OpenBlock>()
+  const thinking = new Map<number, OpenThinking>()
   let inputTokens = 0
   let outputTokens = 0
   let cache = { read: 0, write: 0 }
@@ -250,6 +304,10 @@ export const makeEventParser = () => {
         const block = event.content_block
         if (block?.type === "tool_use") {
           blocks.set(index, { id: block.id ?? "", name: block.name ?? "", json: "", initial: block.input })
+        } else if (block?.type === "thinking") {
+          thinking.set(index, { text: block.thinking ?? "", signature: block.signature ?? "" })
+        } else if (block?.type === "redacted_thinking") {
+          thinking.set(index, { text: "", signature: "", redactedData: block.data ?? "" })
         } else if (block?.type === "text" && Predicate.isString(block.text) && block.text !== "") {
           return Effect.succeed([{ type: "text-delta", text: block.text }])
         }
@@ -264,9 +322,31 @@ export const makeEventParser = () => {
           const block = blocks.get(index)
           if (block) block.json += delta.partial_json
         }
-        return Effect.succeed([]) // thinking, signatures, citations: not part of our vocabulary
+        const open = thinking.get(index)
+        if (open !== undefined && delta?.type === "thinking_delta" && Predicate.isString(delta.thinking) && delta.thinking !== "") {
+          open.text += delta.thinking
+          return Effect.succeed([{ type: "reasoning-delta", text: delta.thinking }])
+        }
+        if (open !== undefined && delta?.type === "signature_delta" && Predicate.isString(delta.signature)) {
+          open.signature += delta.signature
+        }
+        return Effect.succeed([]) // citations and later delta types: not part of our vocabulary
       }
       case "content_block_stop": {
+        const open = thinking.get(index)
+        if (open !== undefined) {
+          thinking.delete(index)
+          return Effect.succeed([{
+            type: "reasoning",
+            part: {
+              type: "reasoning",
+              text: open.text,
+              provider: REASONING_PROVIDER,
+              ...(open.redactedData !== undefined ? { redactedData: open.redactedData } : {}),
+              ...(open.signature !== "" ? { signature: open.signature } : {})
+            }
+          }])
+        }
         const block = blocks.get(index)
         if (block === undefined) return Effect.succeed([])
         blocks.delete(index)

@@ -52,6 +52,20 @@ const anthropicWire: FakeWire = {
       event("ping", {})
     ]
     let block = 0
+    for (const thought of reply.reasoning ?? []) {
+      if (thought.redactedData !== undefined) {
+        head.push(event("content_block_start", { index: block, content_block: { type: "redacted_thinking", data: thought.redactedData } }))
+      } else {
+        // Like Anthropic: the text in thinking_deltas, then the signature in one signature_delta.
+        head.push(event("content_block_start", { index: block, content_block: { type: "thinking", thinking: "", signature: "" } }))
+        for (const piece of chunkText(thought.text ?? "")) {
+          head.push(event("content_block_delta", { index: block, delta: { type: "thinking_delta", thinking: piece } }))
+        }
+        head.push(event("content_block_delta", { index: block, delta: { type: "signature_delta", signature: thought.signature ?? "" } }))
+      }
+      head.push(event("content_block_stop", { index: block }))
+      block++
+    }
     const text = chunkText(reply.text ?? "")
     if (text.length > 0) {
       head.push(event("content_block_start", { index: block, content_block: { type: "text", text: "" } }))

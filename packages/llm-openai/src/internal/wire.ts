@@ -16,6 +16,7 @@ import {
 } from "@dsh/llm"
 import { Effect, Predicate, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { foreignReasoningWarning, movedResultParts, REASONING_PROVIDER, toUserParts, type WireUserPart } from "./content.ts"
 
 /** The adapter's registry name, also used as `LlmError.provider`. */
 export const PROVIDER = "openai"
@@ -28,7 +29,7 @@ export interface WireToolCall {
 
 export type WireMessage =
   | { readonly role: "system"; readonly content: string }
-  | { readonly role: "user"; readonly content: string }
+  | { readonly role: "user"; readonly content: string | ReadonlyArray<WireUserPart> }
   | { readonly role: "assistant"; readonly content: string | null; readonly tool_calls?: ReadonlyArray<WireToolCall> }
   | { readonly role: "tool"; readonly tool_call_id: string; readonly content: string }
 
@@ -53,12 +54,18 @@ export interface WireRequest {
   readonly temperature?: number
 }
 
-const toWireMessage = (message: Message): WireMessage => {
+const toWireMessage = (message: Message, warnings: Array<string>): WireMessage => {
   switch (message.role) {
     case "system":
-    case "user":
       return { role: message.role, content: message.content }
+    case "user": {
+      const parts = message.parts === undefined ? [] : toUserParts(message.parts, "a user message", warnings)
+      // Text-only stays a plain string: every compatible server takes that.
+      return { role: "user", content: parts.some((p) => p.type !== "text") ? parts : message.content }
+    }
     case "assistant": {
+      const foreign = foreignReasoningWarning(message)
+      if (foreign !== undefined) warnings.push(foreign)
       const calls = message.toolCalls ?? []
       if (calls.length === 0) return { role: "assistant", content: message.content }
       return {
@@ -77,17 +84,43 @@ const toWireMessage = (message: Message): WireMessage => {
   }
 }
 
-/** Maps a provider-neutral request to a streaming Chat Completions body. */
+/** Messages to the wire; a run of tool results is followed by one user message with their images. */
+export const toWireMessages = (messages: ReadonlyArray<Message>): { readonly messages: Array<WireMessage>; readonly warnings: Array<string> } => {
+  const out: Array<WireMessage> = []
+  const warnings: Array<string> = []
+  let moved: Array<WireUserPart> = []
+  const flush = () => {
+    if (moved.length > 0) out.push({ role: "user", content: moved })
+    moved = []
+  }
+  for (const message of messages) {
+    if (message.role !== "tool") flush()
+    out.push(toWireMessage(message, warnings))
+    if (message.role === "tool") moved.push(...movedResultParts(message, warnings))
+  }
+  flush()
+  return { messages: out, warnings }
+}
+
+/** Maps a provider-neutral request to a streaming Chat Completions body (see `planRequest` for what it dropped). */
 export const toWireRequest = (
   model: string,
   request: ModelRequest,
   options: { readonly maxOutputTokens?: number | undefined } = {}
-): WireRequest => {
+): WireRequest => planRequest(model, request, options).body
+
+/** The body, and a warning for each part that could not be sent. */
+export const planRequest = (
+  model: string,
+  request: ModelRequest,
+  options: { readonly maxOutputTokens?: number | undefined } = {}
+): { readonly body: WireRequest; readonly warnings: ReadonlyArray<string> } => {
   const maxTokens = options.maxOutputTokens ?? request.maxOutputTokens
   const thinking = request.thinking
-  return {
+  const { messages, warnings } = toWireMessages(request.messages)
+  const body: WireRequest = {
     model,
-    messages: request.messages.map(toWireMessage),
+    messages,
     stream: true,
     stream_options: { include_usage: true },
     ...(request.tools.length > 0
@@ -102,6 +135,7 @@ export const toWireRequest = (
     ...(thinking !== undefined && thinking !== "off" ? { reasoning_effort: thinking } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {})
   }
+  return { body, warnings }
 }
 
 // Every field is optional and nullable: OpenAI-compatible servers differ in what they send.
@@ -122,6 +156,9 @@ const Choice = Schema.Struct({
   index: OptNumber,
   delta: Schema.optional(Schema.NullOr(Schema.Struct({
     content: OptString,
+    // Reasoning text as DeepSeek and vLLM (`reasoning_content`) or OpenRouter (`reasoning`) stream it.
+    reasoning_content: OptString,
+    reasoning: OptString,
     tool_calls: Schema.optional(Schema.NullOr(Schema.Array(ToolCallDelta)))
   }))),
   finish_reason: OptString
@@ -134,7 +171,8 @@ export const StreamChunk = Schema.Struct({
     prompt_tokens: OptNumber,
     completion_tokens: OptNumber,
     // OpenAI counts prompt tokens served from its cache here (they are part of prompt_tokens).
-    prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: OptNumber })))
+    prompt_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ cached_tokens: OptNumber }))),
+    completion_tokens_details: Schema.optional(Schema.NullOr(Schema.Struct({ reasoning_tokens: OptNumber })))
   }))),
   error: Schema.optional(Schema.Unknown)
 })
@@ -199,6 +237,15 @@ export const makeChunkParser = () => {
   let lastIndex = -1
   let reason: FinishReason | undefined
   let usage: Usage = makeUsage(0, 0)
+  let reasoning = ""
+
+  // The reasoning streamed so far, as one part: released when the answer itself starts.
+  const releaseReasoning = (): Array<StreamPart> => {
+    if (reasoning === "") return []
+    const part: StreamPart = { type: "reasoning", part: { type: "reasoning", text: reasoning, provider: REASONING_PROVIDER } }
+    reasoning = ""
+    return [part]
+  }
 
   const releaseCalls = (): Array<StreamPart> => {
     const out: Array<StreamPart> = []
@@ -237,9 +284,15 @@ export const makeChunkParser = () => {
     const out: Array<StreamPart> = []
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
     const delta = choice?.delta
-    if (Predicate.isString(delta?.content) && delta.content !== "") {
-      out.push({ type: "text-delta", text: delta.content })
+    const thought = delta?.reasoning_content ?? delta?.reasoning
+    if (Predicate.isString(thought) && thought !== "") {
+      reasoning += thought
+      out.push({ type: "reasoning-delta", text: thought })
     }
+    if (Predicate.isString(delta?.content) && delta.content !== "") {
+      out.push(...releaseReasoning(), { type: "text-delta", text: delta.content })
+    }
+    if ((delta?.tool_calls ?? []).length > 0) out.push(...releaseReasoning())
     for (const fragment of delta?.tool_calls ?? []) {
       const slot = slotFor(fragment)
       if (slot.id === "" && Predicate.isString(fragment.id)) slot.id = fragment.id
@@ -251,21 +304,26 @@ export const makeChunkParser = () => {
     }
     if (Predicate.isString(choice?.finish_reason) && choice.finish_reason !== "") {
       reason = mapFinishReason(choice.finish_reason)
-      out.push(...releaseCalls())
+      out.push(...releaseReasoning(), ...releaseCalls())
     }
     if (chunk.usage) {
-      usage = makeUsage(chunk.usage.prompt_tokens ?? 0, chunk.usage.completion_tokens ?? 0, {
-        read: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
-      })
+      const reasoningTokens = chunk.usage.completion_tokens_details?.reasoning_tokens ?? 0
+      usage = {
+        ...makeUsage(chunk.usage.prompt_tokens ?? 0, chunk.usage.completion_tokens ?? 0, {
+          read: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
+        }),
+        ...(reasoningTokens > 0 ? { reasoningTokens } : {})
+      }
     }
     return Effect.succeed(out)
   }
 
   /** Releases any calls still pending and the finish part. */
   const end = (): ReadonlyArray<StreamPart> => {
+    const thoughts = releaseReasoning()
     const calls = releaseCalls()
     const finalReason = reason ?? (calls.length > 0 ? "tool-calls" : "stop")
-    return [...calls, { type: "finish", reason: finalReason, usage }]
+    return [...thoughts, ...calls, { type: "finish", reason: finalReason, usage }]
   }
 
   return { push, end }

@@ -36,6 +36,9 @@ const openAIWire: FakeWire = {
         ...extra
       })
     const head: Array<string> = [chunk({ delta: { role: "assistant", content: "" } })]
+    for (const thought of reply.reasoning ?? []) {
+      for (const piece of chunkText(thought.text ?? "")) head.push(chunk({ delta: { reasoning_content: piece } }))
+    }
     for (const piece of chunkText(reply.text ?? "")) head.push(chunk({ delta: { content: piece } }))
     const calls = reply.toolCalls ?? []
     calls.forEach((call, i) => {
@@ -61,7 +64,8 @@ const openAIWire: FakeWire = {
         usage: {
           prompt_tokens: reply.usage.input,
           completion_tokens: reply.usage.output,
-          total_tokens: reply.usage.input + reply.usage.output
+          total_tokens: reply.usage.input + reply.usage.output,
+          ...(reply.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reply.reasoningTokens } } : {})
         }
       }))
     }

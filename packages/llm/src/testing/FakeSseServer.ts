@@ -13,6 +13,14 @@ export interface FakeReply {
   readonly text?: string
   /** Each call's arguments are streamed in at least two pieces; the id defaults to a deterministic one. */
   readonly toolCalls?: ReadonlyArray<{ readonly id?: string; readonly name: string; readonly arguments: unknown }>
+  /**
+   * Reasoning streamed before the text. Anthropic fake: a `thinking` block per entry (with its
+   * `signature`), or a `redacted_thinking` block for `redactedData`. OpenAI fake: the texts as
+   * `reasoning_content` deltas.
+   */
+  readonly reasoning?: ReadonlyArray<{ readonly text?: string; readonly signature?: string; readonly redactedData?: string }>
+  /** OpenAI fake: reported as `completion_tokens_details.reasoning_tokens` with `usage`. */
+  readonly reasoningTokens?: number
   /** Reported at the end of the stream (OpenAI fake: omitted when unset, like Ollama or llama.cpp). */
   readonly usage?: { readonly input: number; readonly output: number }
   /** HTTP status; at 400 or above the reply is `errorBody` (or a vendor-shaped default) instead of a stream. */
