@@ -86,14 +86,6 @@ export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): E
           acc.reason = part.reason
           acc.usage = part.usage
           break
-        case "reasoning":
-          acc.reasoning.push(part.part)
-          break
-        case "warning":
-          acc.warnings.push(part.message)
-          break
-        case "reasoning-delta":
-          break
       }
       return acc
     }

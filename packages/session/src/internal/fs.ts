@@ -110,6 +110,21 @@ export const ensureDir = async (path: string): Promise<void> => {
   await Promise.all(parents.map(syncDir))
 }
 
+/** A fresh temp name in `path`'s directory (same filesystem, so a rename or link is atomic). */
+const tempBeside = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+
+/** Creates `file` (private, refused if it exists) holding `data`, synced to disk. */
+const writeSynced = async (file: string, data: string): Promise<void> => {
+  const handle = await open(file, "wx", PRIVATE_FILE)
+  try {
+    await handle.writeFile(data, "utf8")
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
 /**
  * Replaces `path` atomically: write a temp file in the same directory, fsync it, rename it
  * over the target, fsync the directory. A crash at any point leaves either the old file or
@@ -117,15 +132,9 @@ export const ensureDir = async (path: string): Promise<void> => {
  */
 export const writeFileAtomic = async (path: string, data: string): Promise<void> => {
   const dir = dirname(path)
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  const temp = tempBeside(path)
   try {
-    const handle = await open(temp, "wx", PRIVATE_FILE)
-    try {
-      await handle.writeFile(data, "utf8")
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
+    await writeSynced(temp, data)
     await rename(temp, path)
   } catch (cause) {
     await unlink(temp).catch(() => undefined)
@@ -141,15 +150,9 @@ export const writeFileAtomic = async (path: string, data: string): Promise<void>
  */
 export const writeFileExclusive = async (path: string, data: string): Promise<boolean> => {
   const dir = dirname(path)
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  const temp = tempBeside(path)
   try {
-    const handle = await open(temp, "wx", PRIVATE_FILE)
-    try {
-      await handle.writeFile(data, "utf8")
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
+    await writeSynced(temp, data)
     await link(temp, path)
   } catch (cause) {
     if (errorCode(cause) === "EEXIST") return false
