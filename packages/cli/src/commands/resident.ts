@@ -15,9 +15,11 @@ const directory = (ctx: CliContext): string =>
 
 const mb = (bytes: number | undefined) => (bytes === undefined ? "?" : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
 
-const line = (r: ResidentStatus): string =>
-  `resident ${r.pid}${r.name === "" ? "" : ` (${r.name})`}  build ${r.build}  idle ${r.idleSeconds}s  ` +
-  `memory ${mb(r.rssBytes)} (spare ${r.ready ? mb(r.spareRssBytes) : "loading"})  starts served ${r.served}${r.running > 0 ? `  running ${r.running}` : ""}`
+/** One line a resident; one started by an earlier dsh of this directory reports less (then "?"). */
+const line = (r: Partial<ResidentStatus> & Pick<ResidentStatus, "pid" | "build">): string =>
+  `resident ${r.pid}${(r.name ?? "") === "" ? "" : ` (${r.name})`}  build ${r.build}  idle ${r.idleSeconds ?? "?"}s  ` +
+  `memory ${mb(r.rssBytes)} (spare ${r.ready === true ? mb(r.spareRssBytes) : "loading"})  starts served ${r.served ?? "?"}` +
+  `${(r.running ?? 0) > 0 ? `  running ${r.running}` : ""}${r.served === undefined ? "  (an earlier dsh: dsh resident stop ends it)" : ""}`
 
 /**
  * `dsh resident status [--json]`: this user's residents of this build (pid, build, idle time,
