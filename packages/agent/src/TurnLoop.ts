@@ -137,6 +137,8 @@ const callModel = (model: LanguageModelShape, request: ModelRequest, emit: (e: A
           case "finish":
             usage = part.usage
             return Effect.void
+          default:
+            return Effect.void
         }
       }),
       Effect.withSpan("LanguageModel.stream", { attributes: { provider: model.provider, model: model.model, messages: request.messages.length } })

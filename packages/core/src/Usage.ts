@@ -11,6 +11,8 @@ export interface Usage {
   readonly cacheReadTokens?: number | undefined
   /** Of `inputTokens`: written to the provider's prompt cache. */
   readonly cacheWriteTokens?: number | undefined
+  /** Of `outputTokens`: spent on reasoning (present only when the provider reported any). */
+  readonly reasoningTokens?: number | undefined
 }
 
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }

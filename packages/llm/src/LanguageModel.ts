@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolCall, Usage } from "@dsh/core"
+import type { AssistantMessage, Message, ReasoningPart, ToolCall, Usage } from "@dsh/core"
 import { emptyUsage } from "@dsh/core"
 import { Effect, Stream } from "effect"
 import type { LlmError } from "./LlmError.ts"
@@ -26,11 +26,18 @@ export type StreamPart =
   | { readonly type: "text-delta"; readonly text: string }
   | { readonly type: "tool-call"; readonly call: ToolCall }
   | { readonly type: "finish"; readonly reason: FinishReason; readonly usage: Usage }
+  /** Reasoning text as it streams (for live display); the whole part follows as `reasoning`. */
+  | { readonly type: "reasoning-delta"; readonly text: string }
+  /** One finished reasoning part, with the provider's signature or metadata. */
+  | { readonly type: "reasoning"; readonly part: ReasoningPart }
+  /** Something the adapter could not send or keep (e.g. an image the wire does not take). */
+  | { readonly type: "warning"; readonly message: string }
 
 export interface ModelResponse {
   readonly message: AssistantMessage
   readonly finishReason: FinishReason
   readonly usage: Usage
+  readonly warnings?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -51,7 +58,14 @@ export interface LanguageModelShape {
 export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): Effect.Effect<ModelResponse, E, R> =>
   Stream.runFold(
     parts,
-    () => ({ text: "", calls: [] as Array<ToolCall>, reason: "stop" as FinishReason, usage: emptyUsage }),
+    () => ({
+      text: "",
+      calls: [] as Array<ToolCall>,
+      reasoning: [] as Array<ReasoningPart>,
+      warnings: [] as Array<string>,
+      reason: "stop" as FinishReason,
+      usage: emptyUsage
+    }),
     (acc, part) => {
       switch (part.type) {
         case "text-delta":
@@ -63,15 +77,28 @@ export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): E
         case "finish":
           acc.reason = part.reason
           acc.usage = part.usage
+          break
+        case "reasoning":
+          acc.reasoning.push(part.part)
+          break
+        case "warning":
+          acc.warnings.push(part.message)
+          break
+        case "reasoning-delta":
+          break
       }
       return acc
     }
   ).pipe(Effect.map((acc): ModelResponse => ({
-    message: acc.calls.length > 0
-      ? { role: "assistant", content: acc.text, toolCalls: acc.calls }
-      : { role: "assistant", content: acc.text },
+    message: {
+      role: "assistant",
+      content: acc.text,
+      ...(acc.calls.length > 0 ? { toolCalls: acc.calls } : {}),
+      ...(acc.reasoning.length > 0 ? { reasoning: acc.reasoning } : {})
+    },
     finishReason: acc.calls.length > 0 && acc.reason === "stop" ? "tool-calls" : acc.reason,
-    usage: acc.usage
+    usage: acc.usage,
+    ...(acc.warnings.length > 0 ? { warnings: acc.warnings } : {})
   })))
 
 /** Builds a model from its one primitive, `stream`. */
