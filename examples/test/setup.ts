@@ -2,14 +2,14 @@
 // test run, into one app that every test file shares (`inject("app")`). The app is
 // `examples/harness` plus what the README examples import; those examples are copied into its
 // `readme/` directory, with a tsconfig that checks them under the harness's strict settings.
-import { cpSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { TestProject } from "vitest/node"
 import { dependenciesOf, installExample, packWorkspace, ROOT } from "./support.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The installed app: `examples/harness` plus the README examples in `readme/`. */
+    /** The installed app: `examples/harness`, the README examples in `readme/`, `examples/ai-sdk-model` in `ai-sdk-model/`. */
     app: string
     /** Every workspace package's packed tarball, by package name. */
     tarballs: Record<string, string>
@@ -17,11 +17,29 @@ declare module "vitest" {
 }
 
 const README_EXAMPLES = join(ROOT, "examples", "readme")
+/** `examples/ai-sdk-model`, installed into the same app (its `ai-sdk-model/` directory) by the same npm install. */
+const AI_SDK_EXAMPLE = join(ROOT, "examples", "ai-sdk-model")
+const HARNESS_DEV = new Set(["@types/node", "typescript", "vitest"])
+
+/** The example's dependencies: its `@dsh/*` packages, and the rest from the registry (what the harness has aside). */
+const exampleDependencies = (dir: string) => {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+  const all = Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })
+  return {
+    packages: all.filter(([n]) => n.startsWith("@dsh/")).map(([n]) => n),
+    registry: Object.fromEntries(all.filter(([n]) => !n.startsWith("@dsh/") && !HARNESS_DEV.has(n)))
+  }
+}
 
 export default function setup(project: TestProject): () => void {
   const tarballs = packWorkspace()
   const readme = dependenciesOf(README_EXAMPLES)
-  const app = installExample("harness", tarballs, { packages: ["@dsh/cli", ...readme.packages], registry: readme.registry })
+  const aiSdk = exampleDependencies(AI_SDK_EXAMPLE)
+  const app = installExample("harness", tarballs, {
+    packages: ["@dsh/cli", ...readme.packages, ...aiSdk.packages],
+    registry: { ...aiSdk.registry, ...readme.registry }
+  })
+  cpSync(AI_SDK_EXAMPLE, join(app, "ai-sdk-model"), { recursive: true, filter: (src) => !src.includes("node_modules") })
   const dir = join(app, "readme")
   for (const file of readdirSync(README_EXAMPLES).filter((f) => f.endsWith(".ts"))) {
     cpSync(join(README_EXAMPLES, file), join(dir, file))
