@@ -6,7 +6,7 @@ import { must } from "./support.ts"
 const dir = join(inject("app"), "ai-sdk-model")
 
 describe("examples/ai-sdk-model installed from the tarballs", () => {
-  it("type-checks strictly against the published declarations", () => {
+  it("type-checks against the published declarations", () => {
     must("npx", ["tsc", "-p", "tsconfig.json"], dir)
   })
 
