@@ -5,14 +5,14 @@
 // A second, small app (`examples/no-runner`, with every package that has a `testing` entry) is
 // installed once too, alongside the first: it must have no test runner at all, so it cannot
 // share the first's node_modules.
-import { cpSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { TestProject } from "vitest/node"
 import { dependenciesOf, installExamples, packWorkspace, ROOT, testingPackages } from "./support.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The installed app: `examples/harness` plus the README examples in `readme/`. */
+    /** The installed app: `examples/harness`, the README examples in `readme/`, `examples/ai-sdk-model` in `ai-sdk-model/`. */
     app: string
     /** `examples/no-runner` installed with every package that has a `testing` entry, and no test runner. */
     noRunnerApp: string
@@ -22,14 +22,32 @@ declare module "vitest" {
 }
 
 const README_EXAMPLES = join(ROOT, "examples", "readme")
+/** `examples/ai-sdk-model`, installed into the same app (its `ai-sdk-model/` directory) by the same npm install. */
+const AI_SDK_EXAMPLE = join(ROOT, "examples", "ai-sdk-model")
+const HARNESS_DEV = new Set(["@types/node", "typescript", "vitest"])
+
+/** The example's dependencies: its `@dsh/*` packages, and the rest from the registry (what the harness has aside). */
+const exampleDependencies = (dir: string) => {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> }
+  const all = Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })
+  return {
+    packages: all.filter(([n]) => n.startsWith("@dsh/")).map(([n]) => n),
+    registry: Object.fromEntries(all.filter(([n]) => !n.startsWith("@dsh/") && !HARNESS_DEV.has(n)))
+  }
+}
 
 export default async function setup(project: TestProject): Promise<() => void> {
   const tarballs = packWorkspace()
   const readme = dependenciesOf(README_EXAMPLES)
+  const aiSdk = exampleDependencies(AI_SDK_EXAMPLE)
   const [app, noRunnerApp] = await installExamples(tarballs, [
-    { example: "harness", options: { packages: ["@dsh/cli", ...readme.packages], registry: readme.registry } },
+    {
+      example: "harness",
+      options: { packages: ["@dsh/cli", ...readme.packages, ...aiSdk.packages], registry: { ...aiSdk.registry, ...readme.registry } }
+    },
     { example: "no-runner", options: { packages: testingPackages() } }
   ])
+  cpSync(AI_SDK_EXAMPLE, join(app, "ai-sdk-model"), { recursive: true, filter: (src) => !src.includes("node_modules") })
   const dir = join(app, "readme")
   for (const file of readdirSync(README_EXAMPLES).filter((f) => f.endsWith(".ts"))) {
     cpSync(join(README_EXAMPLES, file), join(dir, file))

@@ -21,7 +21,7 @@ export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url
   withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags, cluster: makeClusterProvider() }))).pipe(
     Layer.provideMerge(member(url, settings.config)),
     Layer.provideMerge(configLayer(settings.config)),
-    Layer.provideMerge(modelRegistryLayer(settings.config))
+    Layer.provideMerge(modelRegistryLayer(settings.config, ctx))
   )
 
 /** `dsh runner`: a member of the cluster that hosts the sessions' children with the reference harness. */
@@ -39,7 +39,7 @@ export const runnerLayer = (ctx: CliContext, settings: HarnessSettings, url: str
     Layer.provide(host),
     Layer.provideMerge(member(url, settings.config, listen)),
     Layer.provideMerge(configLayer(settings.config)),
-    Layer.provideMerge(modelRegistryLayer(settings.config))
+    Layer.provideMerge(modelRegistryLayer(settings.config, ctx))
   )
 }
 

@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "./CliError.ts"
+import { BUILTIN_ADAPTERS } from "./Providers.ts"
 
 /** What `$DSH_HOME/config.toml` holds (see `HarnessConfig`). */
 export type DshConfig = HarnessConfig
@@ -30,7 +31,12 @@ export const loadConfigFile = (path: string): Effect.Effect<DshConfig, UsageErro
       try: async () => (await import("smol-toml")).parse(text) as Record<string, unknown>,
       catch: (e) => new UsageError({ message: `${path}: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}` })
     })
-    return yield* decodeHarnessConfig(raw, path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+    const config = yield* decodeHarnessConfig(raw, path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+    const taken = config.providers.find((p) => BUILTIN_ADAPTERS.includes(p.name))
+    if (taken !== undefined) {
+      return yield* new UsageError({ message: `${path}: [providers.${taken.name}] is not allowed: "${taken.name}" is a built-in model adapter; pick another name` })
+    }
+    return config
   })
 
 /** The `[acp.agents.*]` of a loaded config, strictly: an invalid entry is a usage error naming its key. */

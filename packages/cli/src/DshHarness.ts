@@ -1,6 +1,6 @@
 import { type CheckedModels, fileAgents, type FileAgentsOptions, Harness, type HarnessOptions } from "@dsh/harness"
 import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
-import { type AcpAgentConfig, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
+import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { residentDir } from "@dsh/cli-resident"
+import { providerEnvNames, providersToml } from "./Providers.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
@@ -62,7 +63,18 @@ export const dshBackends = <R = never>(
 ) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
-  const builtinAcp = dshAcpAgent({ command: self.command, args: self.args, maxDepth, sandbox: config.sandbox })
+  // Children are dsh processes with private homes: they get the parent's `[providers]`
+  // (searched where the parent searches) and the variables those read.
+  const providerEnv = providerEnvNames(config.providers)
+  const configToml = config.providers.length === 0 ? undefined : providersToml(config.providers, ctx)
+  const builtinAcp = dshAcpAgent({
+    command: self.command,
+    args: self.args,
+    maxDepth,
+    sandbox: config.sandbox,
+    configToml,
+    passEnv: [...DSH_CHILD_ENV, ...providerEnv]
+  })
   return Effect.all([
     Effect.succeed(SpawnProvider),
     Effect.succeed(ForkBackend),
@@ -71,7 +83,8 @@ export const dshBackends = <R = never>(
     makeDshSdkBackend({
       command: self.command,
       args: [...self.args, "sdk"],
-      env: forwardedEnv(ctx.env),
+      env: { ...forwardedEnv(ctx.env), ...Object.fromEntries(providerEnv.flatMap((n) => ctx.env[n] === undefined ? [] : [[n, ctx.env[n]!]])) },
+      childConfigToml: configToml,
       childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) }),
       childSandbox: config.sandbox
     }),

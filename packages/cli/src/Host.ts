@@ -18,7 +18,7 @@ const checkModels = (ctx: CliContext, config: DshConfig) =>
     const registry = yield* ModelRegistry
     return yield* checkModelsConfig(config.models, registry, join(ctx.home, "config.toml"))
   }).pipe(
-    Effect.provide(modelRegistryLayer(config)),
+    Effect.provide(modelRegistryLayer(config, ctx)),
     Effect.mapError((e) => new UsageError({ message: e.message }))
   )
 
@@ -44,7 +44,7 @@ export const loadHarnessSettings = (ctx: CliContext): Effect.Effect<HarnessSetti
 export const hostLayerOf = (ctx: CliContext, settings: HarnessSettings, flags?: PermissionFlags | undefined) =>
   dshHarnessLayer(ctx, settings, flags).pipe(
     Layer.provideMerge(configLayer(settings.config)),
-    Layer.provideMerge(modelRegistryLayer(settings.config))
+    Layer.provideMerge(modelRegistryLayer(settings.config, ctx))
   )
 
 /**

@@ -41,7 +41,7 @@ export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray
       yield* Effect.gen(function*() {
         const registry = yield* ModelRegistry
         return yield* registry.resolve(model, { env: ctx.env, cwd })
-      }).pipe(Effect.provide(modelRegistryLayer(config)))
+      }).pipe(Effect.provide(modelRegistryLayer(config, { ...ctx, cwd })))
     }
     const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd }, permissions)))
     return { serve, cwd, agent: values.agent, model: values.model }

@@ -7,6 +7,7 @@ import { join } from "node:path"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { cliLoggerLayer } from "./Logger.ts"
+import { providerAdapters } from "./Providers.ts"
 import { makeStoreTrouble, StoreTrouble } from "./StoreTrouble.ts"
 
 /**
@@ -35,8 +36,15 @@ export const MODEL_ADAPTERS: ReadonlyArray<ModelAdapter> = [
   })
 ]
 
-/** The CLI's models with config.toml's `[models]` aliases (over the adapters' own `sonnet`, `opus`, `haiku`). */
-export const modelRegistryLayer = (config?: DshConfig) => ModelRegistry.layerWith(MODEL_ADAPTERS, { aliases: config?.models.aliases })
+/**
+ * The CLI's models with config.toml's `[models]` aliases (over the adapters' own `sonnet`, `opus`,
+ * `haiku`) and its `[providers.<name>]` (installed AI SDK providers, found from `ctx`'s home and cwd).
+ */
+export const modelRegistryLayer = (config?: DshConfig, ctx?: Pick<CliContext, "home" | "cwd" | "env">) =>
+  ModelRegistry.layerWith(
+    [...MODEL_ADAPTERS, ...(config === undefined || ctx === undefined ? [] : providerAdapters(config.providers, ctx))],
+    { aliases: config?.models.aliases }
+  )
 
 /**
  * The services every command runs with: models, local processes, logs. The session store is

@@ -6,6 +6,7 @@ import { PERMISSION_MODES, parsePermissionMode, type PermissionSettings, Permiss
 import { Effect, Layer, Result } from "effect"
 import { ConfigError, configError } from "./ConfigError.ts"
 import { decodeModelsConfig, type ModelsConfig } from "./ModelsConfig.ts"
+import { decodeProvidersConfig, type ProviderConfig } from "./ProvidersConfig.ts"
 
 export * from "./ConfigError.ts"
 
@@ -49,6 +50,8 @@ export interface HarnessConfig {
   readonly acpKeepAliveSeconds?: number | undefined
   /** `[models]` aliases, `[subagents] model` and `[pricing."<spec>"]` (see `ModelsConfig`). */
   readonly models: ModelsConfig
+  /** `[providers.<name>]`: installed AI SDK providers, each a model adapter `<name>:<model id>` (see `ProviderConfig`). */
+  readonly providers: ReadonlyArray<ProviderConfig>
   /**
    * `[subagents] archive_after_minutes`: how long after a child's run ended its transcript moves
    * into the session's archive (default 60; 0 = never). Also what `dsh sessions prune` archives.
@@ -168,6 +171,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     store,
     acpKeepAliveSeconds: number("acp", "keep_alive_seconds"),
     models: decodeModelsConfig(raw, fail),
+    providers: decodeProvidersConfig(raw, fail),
     archiving: { afterMinutes: number("subagents", "archive_after_minutes") },
     cluster: { enabled: boolean("cluster", "enabled") ?? false },
     raw

@@ -224,6 +224,8 @@ export const dshAcpAgent = (options: {
   readonly passEnv?: ReadonlyArray<string> | undefined
   /** The parent's `[sandbox]`, written to the child's config so its Bash is confined the same way. */
   readonly sandbox?: SandboxSettings | undefined
+  /** More TOML for the child's `config.toml`, e.g. the parent's `[providers.*]` so the child reaches the same models. */
+  readonly configToml?: string | undefined
 }): AcpAgentConfig => ({
   name: "dsh",
   description: "a dsh agent in its own process (over ACP): isolated memory and crash boundary, same tools and model",
@@ -238,7 +240,7 @@ export const dshAcpAgent = (options: {
       const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? 1
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))
       yield* Effect.tryPromise({
-        try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}`, { mode: 0o600 }),
+        try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}${options.configToml ?? ""}`, { mode: 0o600 }),
         catch: (e) => `cannot write the child's config: ${e instanceof Error ? e.message : String(e)}`
       })
       return { args: ["--model", model], env: { DSH_HOME: home } }

@@ -42,6 +42,8 @@ export interface DshSdkProviderOptions {
   readonly childLimits?: ((context: StartContext) => SubagentLimitsInput | undefined) | undefined
   /** `[sandbox]` written to the child's `config.toml`, so its Bash is confined as the parent's is. */
   readonly childSandbox?: SandboxSettings | undefined
+  /** More TOML for the child's `config.toml`, e.g. the parent's `[providers.*]` so the child reaches the same models. */
+  readonly childConfigToml?: string | undefined
 }
 
 /**

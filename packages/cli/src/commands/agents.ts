@@ -60,7 +60,7 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const listing = yield* Effect.gen(function*() {
       const registry = yield* ModelRegistry
       return yield* agentListing(resolved, { tools: BUILTIN_TOOL_NAMES, backendTypes, canonicalModel: registry.canonical })
-    }).pipe(Effect.provide(modelRegistryLayer(config)))
+    }).pipe(Effect.provide(modelRegistryLayer(config, ctx)))
     const doc = { ...listing, acpAgents }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {

@@ -9,6 +9,7 @@ import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { writeLine } from "../Output.ts"
 import { exposedWarning, findExposed } from "../Privacy.ts"
+import { providerStatuses } from "../Providers.ts"
 
 const list = (xs: ReadonlyArray<string> | undefined) => (xs === undefined || xs.length === 0 ? "(none)" : xs.join(", "))
 
@@ -31,6 +32,7 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const bwrap = yield* probeBwrap(launcher, { path: ctx.env.PATH })
     const settings = config._tag === "Success" ? config.success : undefined
     const exposed = yield* findExposed(ctx.home)
+    const providers = yield* providerStatuses(settings?.providers ?? [], ctx)
     const report = {
       version: VERSION,
       node: { version: process.version, path: process.execPath },
@@ -38,7 +40,8 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       config: { path: configFile, exists: existsSync(configFile), ...(config._tag === "Failure" ? { error: config.failure.message } : {}) },
       permissions: settings?.permissions ?? {},
       sandbox: settings?.sandbox ?? { mode: "auto", network: false, writable: [] },
-      bwrap
+      bwrap,
+      providers
     }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(report))
     const p = report.permissions
@@ -57,6 +60,7 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
         ? "            [sandbox] mode = \"on\": Bash is refused until bubblewrap works (apt-get install bubblewrap)"
         : "            [sandbox] mode = \"auto\": Bash runs unconfined (apt-get install bubblewrap to confine it)")
     }
+    for (const p of providers) lines.push(`provider    ${p.name} (${p.package}): ${p.status === "ok" ? "loads" : p.reason}`)
     if (exposed !== undefined) lines.push(exposedWarning(ctx.home, exposed))
     for (const line of lines) yield* writeLine(ctx.stdout, line)
   })

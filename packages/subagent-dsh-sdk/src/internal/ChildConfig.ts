@@ -31,16 +31,21 @@ export const sandboxToml = (sandbox: SandboxSettings): string =>
   `[sandbox]\nmode = ${JSON.stringify(sandbox.mode)}\nnetwork = ${sandbox.network}\nwritable = ${JSON.stringify(sandbox.writable)}\n`
 
 /** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits and the sandbox it inherits. */
-export const writeChildConfig = (dir: string, limits: SubagentLimitsInput | undefined, sandbox?: SandboxSettings | undefined): Effect.Effect<void, ChildSetupError> =>
+export const writeChildConfig = (
+  dir: string,
+  limits: SubagentLimitsInput | undefined,
+  sandbox?: SandboxSettings | undefined,
+  extra?: string | undefined
+): Effect.Effect<void, ChildSetupError> =>
   Effect.tryPromise({
     try: async () => {
       // The child's own DSH_HOME (its sessions): owner-only like the parent's (umask only narrows).
       await mkdir(dir, { recursive: true, mode: 0o700 })
-      if (limits === undefined && sandbox === undefined) return
+      if (limits === undefined && sandbox === undefined && extra === undefined) return
       const lines = TOML_KEYS.flatMap(([k, toml]) => (limits?.[k] === undefined ? [] : [`${toml} = ${Math.max(0, limits[k])}`]))
       await writeFile(
         join(dir, "config.toml"),
-        `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n${sandbox === undefined ? "" : sandboxToml(sandbox)}`,
+        `# Written by the dsh-sdk backend for this child.\n[limits]\n${lines.join("\n")}\n${sandbox === undefined ? "" : sandboxToml(sandbox)}${extra ?? ""}`,
         { mode: 0o600 }
       )
     },

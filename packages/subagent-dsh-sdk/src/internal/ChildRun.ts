@@ -68,7 +68,7 @@ export const sdkChildBackend = (
         })
       }
       const home = childHomeOf(store.location)
-      yield* writeChildConfig(home, options.childLimits?.(context), options.childSandbox)
+      yield* writeChildConfig(home, options.childLimits?.(context), options.childSandbox, options.childConfigToml)
       return {
         command: options.command,
         args: options.args ?? ["sdk"],
