@@ -3,7 +3,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { startFakeAnthropicServer } from "@dsh/llm-anthropic/testing"
 import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import type { ModelAdapter } from "@dsh/llm"
-import { modelAdapterSuite } from "@dsh/llm/testing"
+import { modelAdapterSuite } from "@dsh/llm/conformance"
 import { aiSdkAdapter } from "../src/index.ts"
 
 // Real AI SDK providers over the same fakes the hand-written adapters run against: the bridge
