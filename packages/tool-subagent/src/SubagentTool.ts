@@ -2,6 +2,7 @@ import { type AgentType, callerOf, type ParentInfo, type SubagentError, type Sub
 import { defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
+import { delegationKindOf } from "./DelegationPermission.ts"
 
 export const SUBAGENT_TOOL_NAME = "subagent"
 
@@ -61,6 +62,7 @@ export const makeSubagentTool = (parent: ParentInfo) =>
     const subagents = yield* Subagents
     const types = yield* subagents.availableTypes(parent)
     const defaultType = defaultTypeOf(types)
+    const kindOf = delegationKindOf(subagents, types)
     return defineTool({
       name: SUBAGENT_TOOL_NAME,
       description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +
@@ -68,6 +70,9 @@ export const makeSubagentTool = (parent: ParentInfo) =>
         "subagent calls in one response run in parallel. With background: true the call returns at once and the " +
         "result is announced to you when the child ends.\n\nAgent types:\n" + describeTypes(types),
       parameters: SubagentParams,
+      // A delegation is a permission subject like any call: `subagent(<type>)`, asked in the
+      // default mode only when the child can write or is another vendor's agent.
+      permission: { kind: (p) => kindOf(p.agent ?? defaultType), specifier: (p) => p.agent ?? defaultType },
       summarize: (p) => `${p.agent ?? defaultType}: ${p.description}`,
       execute: (p, context) => {
         const request = {
