@@ -85,7 +85,12 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       return
     }
     if (extra.length > 0) return yield* new UsageError({ message: "usage: dsh subagents info HANDLE --session ID" })
-    const found = yield* find(handle)
+    const child = yield* find(handle)
+    // Profile warnings (patterns that can never match) are in the child's transcript; a
+    // transcript that cannot be read has none to show, and `log` reports it missing.
+    const records = yield* Effect.orElseSucceed(Effect.map(Effect.flatMap(session.child(child.handle), (c) => c.transcript.read), (t) => t.records), () => [])
+    const warnings = records.flatMap((r) => (r.type === "notice" && r.level === "warning" ? [r.message] : []))
+    const found = warnings.length === 0 ? child : { ...child, warnings }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(found))
     for (const [k, v] of Object.entries(found)) {
       yield* writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
