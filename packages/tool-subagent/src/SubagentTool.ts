@@ -26,7 +26,7 @@ export const runParams = {
       "(claude-haiku-4-5) or inherit (yours). One that cannot be used is skipped, with a note in the result"
   ),
   thinking: z.enum(["off", "low", "medium", "high"]).optional().describe("How much the child's model should reason before answering"),
-  timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
+  timeoutSeconds: z.number().nonnegative().optional().describe("Wall-clock limit for the child, in seconds; 0: none (default: the session's limit)"),
   background: z.boolean().optional().describe(
     "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
   )
