@@ -25,7 +25,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     if (sub !== "list" && sub !== "info" && sub !== "log" && sub !== "send" && sub !== "stop" && sub !== "watch") {
       return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop, watch)` })
     }
-    const session = yield* requireSession(values.session)
+    const session = yield* requireSession(values.session, { cwd: ctx.cwd, notice: (line) => writeLine(ctx.stderr, line) })
     if (sub === "watch") {
       if (handle !== undefined) return yield* new UsageError({ message: `subagents watch takes no argument (got "${handle}")` })
       return yield* subagentsWatchCommand(session, ctx)
