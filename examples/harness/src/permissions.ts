@@ -53,8 +53,9 @@ const host = Harness.layer({
     const sandbox = yield* makeSandbox({ mode: "auto", network: false, writable: [] }, yield* ProcessLauncher)
     return yield* makeBuiltinToolsWith({ sandbox })
   }),
-  // The rules of every agent of a session: deny beats ask beats allow beats the mode.
-  permissions: { mode: "default", allow: ["Bash(echo *)"], deny: ["Bash(rm *)"] },
+  // The rules of every agent of a session: deny beats ask beats allow beats the mode. Delegating
+  // to a child with write tools asks in the default mode; `subagent(worker)` allows it.
+  permissions: { mode: "default", allow: ["subagent(worker)", "Bash(echo *)"], deny: ["Bash(rm *)"] },
   model: "scripted:permissions"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-permissions-home-")) }),

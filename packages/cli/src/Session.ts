@@ -33,26 +33,37 @@ export const openRequestedSession = (opts: {
   readonly notice: (line: string) => Effect.Effect<void>
 }) =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
     if (opts.session !== undefined && opts.continue === true) {
       return yield* new UsageError({ message: "use either --session or --continue, not both" })
     }
     if (opts.session !== undefined) return yield* openOrRecover(opts.session, opts.cwd, opts.model, opts.notice)
-    if (opts.continue === true) {
-      const latest = yield* store.latest({ cwd: opts.cwd })
-      // A newer session that cannot be read might be the one meant: say so rather than pick another.
-      const broken = (yield* store.unreadable).find((u) => latest === undefined || u.id > latest.id)
-      if (broken !== undefined) return yield* new RunFailed({ message: `cannot tell which session to continue: ${broken.error} (use --session ID)` })
-      if (latest === undefined) return yield* new UsageError({ message: `no session to continue in ${opts.cwd}` })
-      return latest
-    }
+    if (opts.continue === true) return yield* latestSession(opts.cwd, "continue")
     return undefined as SessionHandle | undefined
   })
 
-/** `--session ID` for the commands that inspect a session. */
-export const requireSession = (id: string | undefined) =>
+/** The latest session of `cwd`, as `--continue` picks it; `purpose` words the errors. */
+const latestSession = (cwd: string, purpose: "continue" | "inspect") =>
   Effect.gen(function*() {
-    if (id === undefined) return yield* new UsageError({ message: "--session ID is required" })
+    const store = yield* SessionStore
+    const latest = yield* store.latest({ cwd })
+    // A newer session that cannot be read might be the one meant: say so rather than pick another.
+    const broken = (yield* store.unreadable).find((u) => latest === undefined || u.id > latest.id)
+    if (broken !== undefined) return yield* new RunFailed({ message: `cannot tell which session to ${purpose}: ${broken.error} (use --session ID)` })
+    if (latest === undefined) return yield* new UsageError({ message: `no session to ${purpose} in ${cwd} (use --session ID)` })
+    return latest
+  })
+
+/**
+ * `--session ID` for the commands that inspect a session. Without it, the latest session of the
+ * working directory (as `dsh run --continue` picks it), named in one line through `notice`.
+ */
+export const requireSession = (id: string | undefined, latestOf: { readonly cwd: string; readonly notice: (line: string) => Effect.Effect<void> }) =>
+  Effect.gen(function*() {
+    if (id === undefined) {
+      const latest = yield* latestSession(latestOf.cwd, "inspect")
+      yield* latestOf.notice(`dsh: session ${latest.id} (the latest in ${latestOf.cwd}; --session ID picks another)`)
+      return latest
+    }
     const store = yield* SessionStore
     // Readers never write: the rebuild is left to the command that runs the session.
     return yield* store.open(id).pipe(Effect.catchIf(

@@ -12,10 +12,10 @@ Usage:
   dsh agents list [--json] [--cwd DIR] [--trust-project]
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
-  dsh sessions report ID --html FILE
+  dsh sessions report [ID] --html FILE   (no ID: the latest session of this directory)
   dsh sessions prune --older-than AGE [--dry-run] [--json]   (AGE like 30d, 12h, 90m)
-  dsh subagents list|info|log|send|stop [HANDLE|'#N'|all] ["message"] --session ID [--json] [--limit N] [--tools]
-  dsh subagents watch --session ID
+  dsh subagents list|info|log|send|stop [HANDLE|'#N'|all] ["message"] [--session ID] [--json] [--limit N] [--tools]
+  dsh subagents watch [--session ID]   (no --session: the latest session of this directory)
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio; permission flags as for run)
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
   dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)

@@ -75,7 +75,7 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       assert.include(String(meta.command), "acp --model openai:gpt-fake")
       // The child kept its own state under the parent's session, scrubbed of the secret.
       const childHome = join(dir, "dsh-home")
-      assert.include(readFileSync(join(childHome, "config.toml"), "utf8"), "max_depth = 0")
+      assert.include(readFileSync(join(childHome, "config.toml"), "utf8"), "max_depth = 1")
     }).pipe(Effect.scoped), 30_000)
 })
 

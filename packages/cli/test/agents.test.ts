@@ -62,12 +62,12 @@ describe("agent files in dsh run", () => {
     try {
       const home = makeHome()
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const first = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT create"], { cwd: tempDir(), env })
+      const first = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT create"], { cwd: tempDir(), env })
       const id = (JSON.parse(first.stdout) as { sessionId: string }).sessionId
       const refusals = body(server.requests[2]!).messages.filter((m) => m.role === "tool").slice(-2).map((m) => m.content)
-      expect(refusals[0]).toMatch(/"haiku-writer" already exists/)
-      expect(refusals[1]).toMatch(/"coder" already exists/)
-      const second = await runDsh(["run", "--session", id, "--output-format", "json", "PARENT delegate"], { env })
+      expect(refusals[0]).toMatch(/'haiku-writer' already exists/)
+      expect(refusals[1]).toMatch(/'coder' already exists/)
+      const second = await runDsh(["run", "--allow", "subagent", "--session", id, "--output-format", "json", "PARENT delegate"], { env })
       expect(JSON.parse(second.stdout)).toMatchObject({ status: "completed", subagents: [{ name: "haiku-writer-1", agent: "haiku-writer", status: "completed" }] })
       const child = server.requests.find((r) => firstUser(r) === "CHILD haiku please")!
       expect(body(child).messages[0]?.content).toContain("You write haiku only.")

@@ -32,7 +32,7 @@ const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`
 
 /** `dsh run PROMPT` on a pseudo-terminal: what it prints, and a way to type answers. */
 const onTerminal = (prompt: string, home: string, cwd: string) => {
-  const command = [DSH, "run", "--model", `scripted:${scriptFile}`, prompt].map(quote).join(" ")
+  const command = [DSH, "run", "--allow", "subagent", "--model", `scripted:${scriptFile}`, prompt].map(quote).join(" ")
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DSH_HOME: home, TERM: "dumb" },

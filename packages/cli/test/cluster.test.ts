@@ -97,7 +97,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
         ? spawnCalls(["CHILD spawn grandchildren"], { agent: "coder" })
         : { text: "parent ended" }
     const c = await cluster(respond, `[limits]\nmax_concurrent = ${GRANDCHILDREN + 4}\nmax_depth = 2\n`)
-    const running = c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT delegate"])
+    const running = c.dsh(["run", "--cluster", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT delegate"])
     await until(() => c.server.requests.filter((r) => firstUser(r).startsWith("GRAND")).length === GRANDCHILDREN, "every grandchild asking the model")
     const listed = await c.dsh(["sessions", "list", "--json"])
     const sessionId = (JSON.parse(listed.stdout) as { sessions: Array<{ id: string }> }).sessions[0]!.id

@@ -69,8 +69,8 @@ describe("fork", () => {
       const home = makeHome()
       const cwd = project()
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      await runDsh(["run", "--model", "openai:any", "PARENT turn one"], { cwd, env })
-      const second = await runDsh(["run", "--continue", "--output-format", "json", "PARENT turn two"], { cwd, env })
+      await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "PARENT turn one"], { cwd, env })
+      const second = await runDsh(["run", "--allow", "subagent", "--continue", "--output-format", "json", "PARENT turn two"], { cwd, env })
       expect(JSON.parse(second.stdout)).toMatchObject({ status: "completed", subagents: [{ name: "fork-1", agent: "fork", provider: "fork", status: "completed" }] })
       const forkRequest = server.requests.find((r) => users(r).some((u) => u.startsWith("[fork notice]")))!
       const parentRequest = server.requests.find((r) => lastUser(r) === "PARENT turn two")!
@@ -106,7 +106,7 @@ describe("continuable children", () => {
     try {
       const home = makeHome()
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const run = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
+      const run = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
       const out = JSON.parse(run.stdout) as { sessionId: string; status: string }
       expect(out.status).toBe("completed")
       // The report became the child's result; the warm continuation saw the earlier exchange.
@@ -137,7 +137,7 @@ describe("continuable children", () => {
     try {
       const home = makeHome(FAST_RETRIES)
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const run = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
+      const run = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
       const out = JSON.parse(run.stdout) as { sessionId: string; subagents: Array<{ name: string; status: string }> }
       expect(out.subagents).toEqual([expect.objectContaining({ name: "coder-1", status: "failed" })])
       const parentSaw = JSON.stringify(msgs(server.requests.at(-1)!))
@@ -156,7 +156,7 @@ describe("continuable children", () => {
     const server = await startFakeOpenAIServer({ replies: [{ text: "hi" }] })
     try {
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const run = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
+      const run = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
       const id = (JSON.parse(run.stdout) as { sessionId: string }).sessionId
       const r = await runDsh(["subagents", "send", "nobody-1", "hello", "--session", id], { env })
       expect(r.code).toBe(2)
@@ -180,7 +180,7 @@ describe("background runs", () => {
     })
     try {
       const home = makeHome()
-      const run = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], {
+      const run = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], {
         cwd: project(),
         env: { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
       })
@@ -216,7 +216,7 @@ describe("background runs", () => {
       const home = makeHome()
       const cwd = project()
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const first = startDsh(["run", "--model", "openai:any", "PARENT"], env, cwd)
+      const first = startDsh(["run", "--allow", "subagent", "--model", "openai:any", "PARENT"], env, cwd)
       await parentHangs.promise
       const sessionId = readdirSync(join(home, "sessions"))[0]!
       const tasksDir = join(home, "sessions", sessionId, "tasks")
@@ -230,9 +230,9 @@ describe("background runs", () => {
       }
       first.child.kill("SIGKILL")
       await first.exited
-      const second = await runDsh(["run", "--session", sessionId, "--output-format", "json", "PARENT after restart"], { env })
+      const second = await runDsh(["run", "--allow", "subagent", "--session", sessionId, "--output-format", "json", "PARENT after restart"], { env })
       expect(JSON.parse(second.stdout)).toMatchObject({ status: "completed", result: "seen 1" })
-      const third = await runDsh(["run", "--session", sessionId, "--output-format", "json", "PARENT once more"], { env })
+      const third = await runDsh(["run", "--allow", "subagent", "--session", sessionId, "--output-format", "json", "PARENT once more"], { env })
       expect(JSON.parse(third.stdout)).toMatchObject({ result: "seen 1" })
     } finally {
       await server.close()
@@ -260,7 +260,7 @@ describe("stop", () => {
     try {
       const home = makeHome("[limits]\nmax_depth = 2\n")
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const run = startDsh(["run", "--model", "openai:any", "PARENT"], env, project())
+      const run = startDsh(["run", "--allow", "subagent", "--model", "openai:any", "PARENT"], env, project())
       await hanging.promise
       const sessionId = readdirSync(join(home, "sessions"))[0]!
       const before = await children(home, sessionId)

@@ -74,10 +74,10 @@ describe("one owner per session", { timeout: 90_000 }, () => {
   it("a second run on a session being run exits 2 naming the owner; the history does not fork", async () => {
     const server = await model((r) => (users(r).includes("FIRST") ? { hang: true } : { text: "second" }))
     const home = makeHome()
-    const first = start(["run", "--model", "openai:any", "FIRST"], envOf(home, server))
+    const first = start(["run", "--allow", "subagent", "--model", "openai:any", "FIRST"], envOf(home, server))
     const { id, dir } = await sessionDir(home)
     await until("the first run's model call", () => (server.requests.length > 0 ? true : undefined))
-    const second = await runDsh(["run", "--session", id, "SECOND"], { env: envOf(home, server) })
+    const second = await runDsh(["run", "--allow", "subagent", "--session", id, "SECOND"], { env: envOf(home, server) })
     expect(second.code).toBe(2)
     expect(second.stderr.trim().split("\n")).toHaveLength(1)
     // The owner is the process running the session: the one spawned, or the resident's spare
@@ -92,7 +92,7 @@ describe("one owner per session", { timeout: 90_000 }, () => {
   it("after kill -9, readers say lost at once; the prompt and the subagent call are already on disk", async () => {
     const server = await model((r) => (firstUser(r).startsWith("CHILD") ? { hang: true } : assistants(r) === 0 ? bg("CHILD hangs") : { hang: true }))
     const home = makeHome()
-    const run = start(["run", "--model", "openai:any", "PARENT"], envOf(home, server))
+    const run = start(["run", "--allow", "subagent", "--model", "openai:any", "PARENT"], envOf(home, server))
     const { id, dir } = await sessionDir(home)
     await until("the child's model call", () => (server.requests.some((r) => firstUser(r).startsWith("CHILD")) ? true : undefined))
     run.child.kill("SIGKILL")
@@ -110,7 +110,7 @@ describe("one owner per session", { timeout: 90_000 }, () => {
     // The child's model call never returns: it is running while the messages arrive.
     const server = await model((r) => (firstUser(r).startsWith("CHILD") ? { hang: true } : assistants(r) === 0 ? bg("CHILD works") : { hang: true }))
     const home = makeHome()
-    const run = start(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], envOf(home, server))
+    const run = start(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], envOf(home, server))
     const { id, dir } = await sessionDir(home)
     await until("the child's first model call", () => (server.requests.some((r) => firstUser(r).startsWith("CHILD")) ? true : undefined))
     const [a, b] = await Promise.all([
@@ -142,7 +142,7 @@ describe("signals", { timeout: 90_000 }, () => {
           : { hang: true }
       })
       const home = makeHome()
-      const run = start(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], envOf(home, server))
+      const run = start(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], envOf(home, server))
       const { dir } = await sessionDir(home)
       // All three children are running (each has called the model).
       await until("three children at work", () => (server.requests.filter((r) => firstUser(r).startsWith("CHILD")).length >= 3 ? true : undefined))
@@ -196,7 +196,7 @@ describe("bad records and settings", { timeout: 90_000 }, () => {
   it("a child whose transcript is gone: log exits 1 with one line, send refuses", async () => {
     const server = await model((r) => (firstUser(r).startsWith("CHILD") ? { text: "child done" } : assistants(r) === 0 ? call("subagent", { description: "c", agent: "explore", prompt: "CHILD task" }) : { text: "ok" }))
     const home = makeHome()
-    const done = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], { env: envOf(home, server) })
+    const done = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { env: envOf(home, server) })
     const { sessionId } = JSON.parse(done.stdout) as { sessionId: string }
     rmSync(join(home, "sessions", sessionId, "agents", "explore-1"), { recursive: true })
     const log = await runDsh(["subagents", "log", "explore-1", "--session", sessionId], { env: { DSH_HOME: home } })
@@ -216,7 +216,7 @@ describe("bad records and settings", { timeout: 90_000 }, () => {
       expect(r.stderr).toMatch(/from \d+ to \d+/)
     }
     const server = await model((r) => (firstUser(r).startsWith("CHILD") ? { text: "slow but done", delayMs: 1500 } : assistants(r) === 0 ? call("subagent", { description: "c", agent: "explore", prompt: "CHILD slow" }) : { text: "ok" }))
-    const r = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], { env: { ...envOf(makeHome("[limits]\ntimeout_seconds = 0\n"), server) } })
+    const r = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { env: { ...envOf(makeHome("[limits]\ntimeout_seconds = 0\n"), server) } })
     expect(JSON.parse(r.stdout)).toMatchObject({ status: "completed", subagents: [{ name: "explore-1", status: "completed" }] })
   })
 
@@ -247,7 +247,7 @@ describe("background work", { timeout: 90_000 }, () => {
     })
     const home = makeHome("[limits]\nmax_depth = 2\n")
     // `coder` may delegate (explore may not), and below the depth limit of 2 it gets the tool.
-    const r = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "PARENT"], { env: envOf(home, server) })
+    const r = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { env: envOf(home, server) })
     const out = JSON.parse(r.stdout) as { status: string; sessionId: string; subagents: Array<{ name: string; status: string }> }
     expect(out.status).toBe("completed")
     const dir = join(home, "sessions", out.sessionId)
@@ -272,14 +272,14 @@ describe("background work", { timeout: 90_000 }, () => {
     })
     const home = makeHome()
     const cwd = tempDir("dsh-cwd-")
-    const run = start(["run", "--model", "openai:any", "PARENT"], envOf(home, server), cwd)
+    const run = start(["run", "--allow", "subagent", "--model", "openai:any", "PARENT"], envOf(home, server), cwd)
     const { dir } = await sessionDir(home)
     await until("the quick child's outcome on disk", () => (tasks(dir).some((t) => t.status === "completed") ? true : undefined))
     run.child.kill("SIGKILL")
     await run.exited
-    const again = await runDsh(["run", "--continue", "--model", "openai:any", "--output-format", "json", "AFTER"], { env: envOf(home, server), cwd })
+    const again = await runDsh(["run", "--allow", "subagent", "--continue", "--model", "openai:any", "--output-format", "json", "AFTER"], { env: envOf(home, server), cwd })
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "completed", result: "seen: lost,quick" })
-    const once = await runDsh(["run", "--continue", "--model", "openai:any", "--output-format", "json", "ONCE MORE"], { env: envOf(home, server), cwd })
+    const once = await runDsh(["run", "--allow", "subagent", "--continue", "--model", "openai:any", "--output-format", "json", "ONCE MORE"], { env: envOf(home, server), cwd })
     expect(JSON.parse(once.stdout)).toMatchObject({ result: "seen: " })
   })
 })

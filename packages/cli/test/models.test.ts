@@ -62,7 +62,7 @@ describe("models: aliases, the children's default, fallback, thinking and cost",
     try {
       const home = makeHome(CONFIG)
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      const r = await runDsh(["run", "--model", "openai:main-model", "--output-format", "json", "go"], { cwd: tempDir(), env })
+      const r = await runDsh(["run", "--allow", "subagent", "--model", "openai:main-model", "--output-format", "json", "go"], { cwd: tempDir(), env })
       expect(r.stderr).toBe("")
       expect(r.code).toBe(0)
       const out = JSON.parse(r.stdout) as { sessionId: string; cost: number; subagents: Array<{ name: string; cost: number }> }
@@ -102,7 +102,7 @@ describe("models: aliases, the children's default, fallback, thinking and cost",
       expect(wire).toMatch(/"type":"turn-start".*"thinking":"high"/)
 
       // A background child's announcement carries its cost.
-      const follow = await runDsh(["run", "--session", id, "--output-format", "json", "and one in the background"], { env })
+      const follow = await runDsh(["run", "--allow", "subagent", "--session", id, "--output-format", "json", "and one in the background"], { env })
       expect(JSON.parse(follow.stdout)).toMatchObject({ status: "completed", result: "heard it" })
       const announcement = server.requests.flatMap((q) => body(q).messages).map((m) => text(m.content)).find((t) => t.includes("[subagent announcement]"))!
       expect(announcement).toContain("Cost: $0.0012")
@@ -122,7 +122,7 @@ describe("models: aliases, the children's default, fallback, thinking and cost",
       }
     })
     try {
-      const r = await runDsh(["run", "--model", "sonnet", "--output-format", "json", "think"], {
+      const r = await runDsh(["run", "--allow", "subagent", "--model", "sonnet", "--output-format", "json", "think"], {
         cwd: tempDir(),
         env: { DSH_HOME: makeHome(), ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test" }
       })

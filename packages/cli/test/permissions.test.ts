@@ -165,7 +165,7 @@ describe("permissions across the tree", () => {
     const home = makeHome()
     mkdirSync(join(home, "agents"))
     writeFileSync(join(home, "agents", "pusher.md"), "---\ndescription: pushes\ntools: Bash\n---\nYou push.\n")
-    const r = await run("delegate pusher git push origin main", ["--allow", "Bash", "--deny", "Bash(git push*)"], { home })
+    const r = await run("delegate pusher git push origin main", ["--allow", "subagent", "--allow", "Bash", "--deny", "Bash(git push*)"], { home })
     expect(r.code, r.stderr).toBe(0)
     expect(r.json.result).toContain("Bash(git push origin main) is denied by the rule \"Bash(git push*)\"")
     expect(permissions(home, r.json.sessionId, "pusher-1")).toMatchObject([{ subject: "Bash(git push origin main)", decision: "denied", rule: "deny: Bash(git push*)" }])
@@ -176,14 +176,14 @@ describe("permissions across the tree", () => {
   }, 60_000)
 
   it("create_subagent cannot widen: a created agent with Bash is still under the parent's rules", async () => {
-    const r = await run("create rm -rf victim", ["--allow", "Bash", "--deny", "Bash(rm *)"])
+    const r = await run("create rm -rf victim", ["--allow", "subagent", "--allow", "Bash", "--deny", "Bash(rm *)"])
     expect(r.code, r.stderr).toBe(0)
     expect(r.json.result).toContain("Bash(rm -rf victim) is denied by the rule \"Bash(rm *)\"")
     expect(permissions(r.home, r.json.sessionId, "wide-1")).toMatchObject([{ decision: "denied", rule: "deny: Bash(rm *)" }])
   }, 60_000)
 
   it("an sdk:dsh child's question goes to its parent, whose rules answer; the parent's deny narrows the child", async () => {
-    const allowed = await run("delegate sdk:dsh echo from-the-child", ["--allow", "Bash(echo *)"])
+    const allowed = await run("delegate sdk:dsh echo from-the-child", ["--allow", "subagent", "--allow", "Bash(echo *)"])
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(allowed.json.result).toContain("from-the-child")
     // The child asked (its own rules: default mode); its client, the parent, answered by rule.
@@ -198,17 +198,17 @@ describe("permissions across the tree", () => {
   it("an ACP child's permission request is decided by rule from its kind and command, not its title", async () => {
     const agent = resolve(import.meta.dirname, "fixtures/asking-agent.mjs")
     const config = `[acp.agents.codex]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(agent)}]\n`
-    const allowed = await run("delegate acp:codex git status --short", ["--allow", "Bash(git status*)"], { config })
+    const allowed = await run("delegate acp:codex git status --short", ["--allow", "subagent", "--allow", "Bash(git status*)"], { config })
     expect(allowed.code, allowed.stderr).toBe(0)
     expect(allowed.json.result).toContain("approved: git status --short")
     expect(permissions(allowed.home, allowed.json.sessionId, "acp-codex-1")).toMatchObject([
       { id: "call-1", subject: "Bash(git status --short)", decision: "allowed", via: "rule", rule: "allow: Bash(git status*)" }
     ])
     // No rule allows it and no one can be asked: denied, with the reason the child's model reads.
-    const denied = await run("delegate acp:codex git push", ["--allow", "Bash(git status*)"], { config })
+    const denied = await run("delegate acp:codex git push", ["--allow", "subagent", "--allow", "Bash(git status*)"], { config })
     expect(denied.json.result).toContain("rejected: git push (Bash(git push) needs approval (mode: default)")
     // A rule on the vendor's title ("echo") means nothing.
-    const titled = await run("delegate acp:codex git push", ["--allow", "echo", "--allow", "Bash(echo*)"], { config })
+    const titled = await run("delegate acp:codex git push", ["--allow", "subagent", "--allow", "echo", "--allow", "Bash(echo*)"], { config })
     expect(titled.json.result).toContain("rejected: git push")
   }, 60_000)
 })

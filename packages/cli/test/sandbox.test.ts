@@ -90,7 +90,7 @@ describe.skipIf(!works)("a vendor ACP agent with sandbox = true", () => {
     const pids: Record<string, string> = {}
     for (const sandbox of [true, false]) {
       const config = `[sandbox]\nmode = "on"\n[acp.agents.boxed]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(agent)}]\nsandbox = ${sandbox}\n`
-      const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", "delegate acp:boxed pid"], { cwd: tempDir("dsh-sbx-acp-"), env: { DSH_HOME: makeHome(config) } })
+      const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${script}`, "--output-format", "json", "delegate acp:boxed pid"], { cwd: tempDir("dsh-sbx-acp-"), env: { DSH_HOME: makeHome(config) } })
       expect(r.code, r.stderr).toBe(0)
       pids[String(sandbox)] = /pid (\d+)/.exec((JSON.parse(r.stdout) as { result: string }).result)?.[1] ?? "none"
     }

@@ -59,7 +59,7 @@ describe("vendor ACP children under dsh run", { timeout: 90_000 }, () => {
   it("item 5: after a kill -9 of dsh run, the ACP child (which ignores SIGTERM and EOF) and its helper are gone", async () => {
     const pids = join(tempDir("dsh-vendor-pids-"), "pids")
     const home = makeHome(agentToml("codex", { exitOnEof: false, ignoreSigterm: true, pidFile: pids }))
-    const run = spawn(DSH, ["run", "--model", `scripted:${parentScript()}`, "delegate acp:codex silent"], {
+    const run = spawn(DSH, ["run", "--allow", "subagent", "--model", `scripted:${parentScript()}`, "delegate acp:codex silent"], {
       cwd: tempDir("dsh-vendor-cwd-"),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DSH_HOME: home },
       stdio: "ignore"
@@ -75,7 +75,7 @@ describe("vendor ACP children under dsh run", { timeout: 90_000 }, () => {
 
   it("item 6: an invalid [acp.agents.*] entry is exit 2 naming the key; agents list shows it with the reason", async () => {
     const home = makeHome([agentToml("good", {}), "[acp.agents.broken]", "args = [\"--acp\"]", ""].join("\n"))
-    const r = await runDsh(["run", "--model", "scripted", "hello"], { env: { DSH_HOME: home } })
+    const r = await runDsh(["run", "--allow", "subagent", "--model", "scripted", "hello"], { env: { DSH_HOME: home } })
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split("\n")).toHaveLength(1)
     expect(r.stderr).toContain("[acp.agents.broken] \"command\" is required")
@@ -100,7 +100,7 @@ describe("vendor ACP children under dsh run", { timeout: 90_000 }, () => {
       agentToml("plain", {})
     ].join("\n"))
     const env = { DSH_HOME: home }
-    const first = await runDsh(["run", "--model", `scripted:${parentScript()}`, "--allow", "Bash(git status*)", "--output-format", "json", "delegate acp:codex run git status"], { env })
+    const first = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${parentScript()}`, "--allow", "Bash(git status*)", "--output-format", "json", "delegate acp:codex run git status"], { env })
     expect(first.stderr).toBe("")
     expect(first.code).toBe(0)
     expect((JSON.parse(first.stdout) as { result: string }).result).toBe("Parent got: done: ran git status")
@@ -123,7 +123,7 @@ describe("vendor ACP children under dsh run", { timeout: 90_000 }, () => {
     expect(sent.stdout.trim()).toBe("recall: run git status")
 
     // An agent that cannot load sessions is refused, naming why.
-    const second = await runDsh(["run", "--session", id, "delegate acp:plain whoami"], { env })
+    const second = await runDsh(["run", "--allow", "subagent", "--session", id, "delegate acp:plain whoami"], { env })
     expect(second.code).toBe(0)
     const refused = await runDsh(["subagents", "send", "acp-plain-1", "whoami", "--session", id], { env })
     expect(refused.code).toBe(2)
@@ -132,7 +132,7 @@ describe("vendor ACP children under dsh run", { timeout: 90_000 }, () => {
 
   it("item 7: within a run, send_message continues the finished ACP child warm: the same process and session", async () => {
     const home = makeHome(agentToml("claude", { exitOnEof: false }))
-    const r = await runDsh(["run", "--model", `scripted:${parentScript()}`, "continue acp:claude acp-claude-1 whoami"], { env: { DSH_HOME: home } })
+    const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${parentScript()}`, "continue acp:claude acp-claude-1 whoami"], { env: { DSH_HOME: home } })
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     const { dir } = sessionOf(home)

@@ -219,7 +219,7 @@ export const dshAcpAgent = (options: {
   readonly command: string
   /** What precedes `acp`: Node flags and the CLI's main script. */
   readonly args: ReadonlyArray<string>
-  /** The session tree's depth limit (default 1); a function when the tree is built later. */
+  /** The session tree's depth limit (default: the tree's own limit); a function when the tree is built later. */
   readonly maxDepth?: number | (() => number) | undefined
   readonly passEnv?: ReadonlyArray<string> | undefined
   /** The parent's `[sandbox]`, written to the child's config so its Bash is confined the same way. */
@@ -237,7 +237,7 @@ export const dshAcpAgent = (options: {
     Effect.gen(function*() {
       const model = childModelSpec(context)
       const home = yield* childHome(context)
-      const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? 1
+      const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? context.tree.limits.maxDepth
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))
       yield* Effect.tryPromise({
         try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}${options.configToml ?? ""}`, { mode: 0o600 }),

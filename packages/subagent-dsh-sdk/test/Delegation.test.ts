@@ -81,7 +81,7 @@ describe("dsh-sdk backend end to end (dsh run parents, dsh sdk children, a local
 
   it.live("a parent delegates to an SDK child that delegates to an in-process grandchild; usage rolls up; both transcripts are on disk", () =>
     Effect.gen(function*() {
-      const run = yield* dsh(["run", "--model", "openai:fake", "--output-format", "json", "MAIN start"])
+      const run = yield* dsh(["run", "--allow", "subagent", "--model", "openai:fake", "--output-format", "json", "MAIN start"])
       assert.strictEqual(run.code, 0, run.stderr)
       const summary = JSON.parse(run.stdout) as { sessionId: string; status: string; result: string; subagents: Array<Record<string, string>> }
       sessionId = summary.sessionId
@@ -129,7 +129,7 @@ describe("dsh-sdk backend end to end (dsh run parents, dsh sdk children, a local
       const sessionsBefore = existsSync(join(home, "sessions")) ? readdirSync(join(home, "sessions")) : []
       const abortedBefore = server.aborted
       const requestsBefore = server.requests.length
-      const parent = spawn(process.execPath, [DSH_MAIN, "run", "--model", "openai:fake", "MAIN start"], { cwd: home, env: env(), stdio: "ignore" })
+      const parent = spawn(process.execPath, [DSH_MAIN, "run", "--allow", "subagent", "--model", "openai:fake", "MAIN start"], { cwd: home, env: env(), stdio: "ignore" })
       const exited = new Promise<number | null>((resolve) => parent.on("exit", (code) => resolve(code)))
       // The grandchild is waiting on the model: the whole tree is up.
       assert.isTrue(yield* eventually(() => server.requests.slice(requestsBefore).some((r) => turnOf(r).user.startsWith("GRANDCHILD"))))

@@ -50,6 +50,12 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
     // What its ancestors disallow binds it too; what it disallows binds everything it starts.
     const toolbox = makeToolbox({ tools: child.tools, policy, inheritedDisallowed: yield* InheritedDisallowedTools })
     const transcript = context.store?.transcript ?? makeMemoryTranscript(`memory:${handle}`)
+    // Patterns of the child's profile that can never match, said where its run is recorded.
+    for (const message of child.warnings ?? []) {
+      const notice = { type: "notice", level: "warning", message } as const
+      yield* transcript.append(notice).pipe(Effect.ignore({ log: "Warn", message: `could not record a warning in ${handle}'s transcript` }))
+      yield* context.onEvent(notice)
+    }
     const meta: ChildMeta = {
       handle,
       runId: context.runId,

@@ -6,7 +6,7 @@ export interface SubagentLimitsShape {
   readonly maxConcurrent: number
   /** Default wall-clock timeout per child run; 0 means no timeout. */
   readonly timeoutSeconds: number
-  /** Nesting depth: children at this depth are not offered `subagent` (1 = only the main agent delegates). */
+  /** Nesting depth: children at this depth are not offered `subagent` (1 = only the main agent delegates; default 2). */
   readonly maxDepth: number
   /** Children per session tree. */
   readonly maxChildren: number
@@ -22,7 +22,9 @@ export const MAX_DEPTH_CEILING = 5
 export const defaultLimits: SubagentLimitsShape = {
   maxConcurrent: 8,
   timeoutSeconds: 600,
-  maxDepth: 1,
+  // 2, as the seed has it: the default `coder` may hand a naturally separate part to its own
+  // `explore`; `explore` and `plan` list no subagents, so they never delegate.
+  maxDepth: 2,
   maxChildren: 200,
   maxChildOutputBytes: 10 * 1024 * 1024
 }

@@ -191,6 +191,12 @@ export interface ChildContext {
   /** Tools that exist in the child's context, before its agent policy narrows them. */
   readonly tools: ReadonlyArray<AnyTool>
   readonly systemPrompt: string
+  /**
+   * What the child's profile says that can never take effect (a tool pattern no tool matches):
+   * the driver writes each as a warning `notice` at the top of the child's transcript, as the
+   * main agent's are written to its own.
+   */
+  readonly warnings?: ReadonlyArray<string> | undefined
 }
 
 /**

@@ -47,7 +47,7 @@ describe("Subagents", () => {
       assert.include(unknown.message, "available: coder, explore")
       assert.strictEqual((yield* spawn("coder", { ...parent, definition: testDefinition("main", { subagents: ["explore"] }) })).reason, "NotAllowed")
       assert.strictEqual((yield* spawn("remote")).reason, "Unsupported")
-      assert.strictEqual((yield* spawn("coder", { ...parent, depth: 1 })).reason, "DepthLimit")
+      assert.strictEqual((yield* spawn("coder", { ...parent, depth: 2 })).reason, "DepthLimit")
       const ok = yield* subagents.spawn({ prompt: "go", description: "t", agent: "coder" }, parent)
       assert.strictEqual(ok.status, "completed")
       const cap = yield* spawn("coder")

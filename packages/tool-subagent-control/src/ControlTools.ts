@@ -20,6 +20,7 @@ const SendMessageParams = z.object({
   background: z.boolean().optional().describe("Return at once; the reply is announced to you when it is ready")
 })
 const ListAgentsParams = z.object({})
+const AgentsListParams = z.object({})
 const WaitParams = z.object({
   handles: z.array(z.string()).optional().describe("Only these subagents (default: all your background subagents)"),
   timeoutSeconds: z.number().positive().max(3600).default(300).describe("How long to wait at most")
@@ -67,6 +68,55 @@ const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo) =>
       })
   })
 
+/** One agent type as `agents_list` shows it, and whether (and why not) the caller may use it. */
+export interface AgentTypeListing {
+  readonly name: string
+  readonly description: string
+  readonly allowed: boolean
+  readonly reason?: string | undefined
+}
+
+/**
+ * Every agent type of the caller's context (fixed and created at runtime), each with whether
+ * the caller may delegate to it: its `subagents` list must allow it, and a backend must run it.
+ */
+export const listAgentTypes = (subagents: SubagentsShape, caller: ParentInfo): Effect.Effect<ReadonlyArray<AgentTypeListing>> =>
+  Effect.gen(function*() {
+    const available = new Set((yield* subagents.availableTypes(caller)).map((t) => t.name))
+    const backed = new Set(yield* subagents.providers.names)
+    const fixed = new Map((yield* subagents.types.entries).map(([name, t]) => [name, t] as const))
+    return (yield* subagents.typeNames).map((name): AgentTypeListing => {
+      const type = fixed.get(name)
+      const description = type?.description ?? subagents.tree.dynamicTypes.get(name)?.description ?? ""
+      if (available.has(name)) return { name, description, allowed: true }
+      const reason = type !== undefined && !backed.has(type.provider)
+        ? `no backend "${type.provider}" runs it here`
+        : `not in ${caller.handle}'s subagents list`
+      return { name, description, allowed: false, reason }
+    })
+  })
+
+/**
+ * `agents_list` (OpenClaw's tool of that name): the agent types the caller can spawn with the
+ * `subagent` tool, with what each is for — and the ones it may not use, with why. Unlike
+ * `list_agents`, which lists child instances, this lists types.
+ */
+const makeAgentsListTool = (subagents: SubagentsShape, caller: ParentInfo) =>
+  defineTool({
+    name: "agents_list",
+    description: "List the agent types you can delegate to with the subagent tool, with what each is for, and the " +
+      "types you may not use. (list_agents lists the subagents you already started.)",
+    parameters: AgentsListParams,
+    execute: () =>
+      Effect.map(listAgentTypes(subagents, caller), (types) => {
+        const allowed = types.filter((t) => t.allowed)
+        const denied = types.filter((t) => !t.allowed)
+        const line = (t: AgentTypeListing) => `- ${t.name}: ${t.description}${t.reason === undefined ? "" : ` (${t.reason})`}`
+        const head = allowed.length === 0 ? "You may not delegate to any agent type." : `You may delegate to:\n${allowed.map(line).join("\n")}`
+        return denied.length === 0 ? head : `${head}\n\nNot allowed for you:\n${denied.map(line).join("\n")}`
+      })
+  })
+
 /** `wait`: blocks until background subagents finish (or the timeout), so a model never polls. */
 const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   defineTool({
@@ -88,11 +138,11 @@ const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   })
 
 /** The names of the tools `makeControlTools` makes. */
-export const CONTROL_TOOL_NAMES: ReadonlyArray<string> = ["send_message", "list_agents", "wait"]
+export const CONTROL_TOOL_NAMES: ReadonlyArray<string> = ["send_message", "list_agents", "agents_list", "wait"]
 
-/** `send_message`, `list_agents` and `wait` for `caller`, over the `Subagents` of its context. */
+/** `send_message`, `list_agents`, `agents_list` and `wait` for `caller`, over the `Subagents` of its context. */
 export const makeControlTools = (caller: ParentInfo) =>
   Effect.gen(function*() {
     const subagents = yield* Subagents
-    return [makeSendMessageTool(subagents, caller), makeListAgentsTool(subagents, caller), makeWaitTool(subagents, caller)]
+    return [makeSendMessageTool(subagents, caller), makeListAgentsTool(subagents, caller), makeAgentsListTool(subagents, caller), makeWaitTool(subagents, caller)]
   })

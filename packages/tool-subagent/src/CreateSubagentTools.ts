@@ -15,25 +15,37 @@ export interface CreateSubagentOptions {
 }
 
 // Parameter schemas are built once: tools are made for every agent context.
+// The seed's parameters are `name` and `system_prompt`; `systemPrompt` stays accepted as an alias
+// (earlier releases and camelCase-minded models), and `description` is optional.
 const CreateParams = z.object({
   name: z.string().describe("kebab-case, unique, at most 64 characters, e.g. sql-reviewer"),
-  description: z.string().describe("What the agent is for; shown when choosing a subagent type"),
-  systemPrompt: z.string().describe("The agent's system prompt"),
+  system_prompt: z.string().optional().describe("The agent's system prompt: its role, limits and output format"),
+  systemPrompt: z.string().optional().describe("Alias of system_prompt"),
+  description: z.string().optional().describe("What the agent is for (default: the system prompt's first sentence)"),
   tools: z.array(z.string()).optional().describe("Tools it may use, a subset of yours (default: all of yours)")
 })
 const UpdateParams = z.object({
   name: z.string().describe("The created agent type"),
   description: z.string().optional().describe("New description"),
-  systemPrompt: z.string().optional().describe("New system prompt"),
+  system_prompt: z.string().optional().describe("New system prompt"),
+  systemPrompt: z.string().optional().describe("Alias of system_prompt"),
   tools: z.array(z.string()).optional().describe("New tool subset (of your tools)")
 })
 const DeleteParams = z.object({ name: z.string().describe("The created agent type") })
 
 const fail = (message: string) => Effect.fail(new ToolError({ message }))
 
+/** The first sentence of a prompt (or its first line), bounded: the description when none is given. */
+export const firstSentence = (text: string): string => {
+  const line = text.trim().split("\n")[0]?.trim() ?? ""
+  const end = line.search(/[.!?。！？](\s|$)/)
+  const sentence = end === -1 ? line : line.slice(0, end + 1)
+  return sentence.length > MAX_DESCRIPTION_CHARS ? `${sentence.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : sentence
+}
+
 const checkPrompt = (systemPrompt: string, description: string) =>
   systemPrompt.trim() === ""
-    ? fail("systemPrompt is empty")
+    ? fail("system_prompt is empty")
     : systemPrompt.length > MAX_SYSTEM_PROMPT_CHARS
     ? fail(`systemPrompt is ${systemPrompt.length} characters; the limit is ${MAX_SYSTEM_PROMPT_CHARS}`)
     : description.trim() === ""
@@ -55,7 +67,7 @@ const persisted = <A, E extends { readonly message: string }>(effect: Effect.Eff
   effect.pipe(Effect.mapError((e) => new ToolError({ message: `could not save the session's agent types: ${e.message}` })))
 
 /**
- * `create_subagent {name, systemPrompt, description, tools?}` (and `update_subagent`,
+ * `create_subagent {name, system_prompt, description?, tools?}` (and `update_subagent`,
  * `delete_subagent`) over the `Subagents` of the creator's context: registers a new agent type
  * at once (the next `subagent` call can use it), persisted with the session and restored when
  * it is loaded. Names are validated and never clash with an existing type.
@@ -76,27 +88,32 @@ const createTools = (subagents: Subagents["Service"], parent: ParentInfo, option
     })
   const create = defineTool({
     name: "create_subagent",
-    description: "Create a new agent type for delegation: a name, what it is for, its system prompt, and optionally " +
-      "the subset of your tools it may use. It can be used by the subagent tool right away and stays for the session.",
+    description: "Create a new agent type for delegation: a name and its system prompt (optionally what it is for, " +
+      "and the subset of your tools it may use). It can be used by the subagent tool right away and stays for the session.",
     parameters: CreateParams,
     summarize: (p) => `create ${p.name}`,
     execute: (p) =>
       Effect.gen(function*() {
         const invalid = validateAgentName(p.name)
         if (invalid !== undefined) return yield* fail(invalid)
-        yield* checkPrompt(p.systemPrompt, p.description)
+        const systemPrompt = p.system_prompt ?? p.systemPrompt
+        if (systemPrompt === undefined) return yield* fail("system_prompt is required: the new agent's role, limits and output format")
+        const description = p.description ?? firstSentence(systemPrompt)
+        yield* checkPrompt(systemPrompt, description)
         const existing = yield* subagents.typeNames
-        if (existing.includes(p.name)) return yield* fail(`an agent type named "${p.name}" already exists; choose another name`)
+        if (existing.includes(p.name)) return yield* fail(`Subagent with name '${p.name}' already exists; choose another name.`)
         const tools = yield* narrowTools(p.tools, options.creatorTools)
         yield* persisted(dynamic.put({
           name: p.name,
-          description: p.description,
-          systemPrompt: p.systemPrompt,
+          description,
+          systemPrompt,
           tools,
           createdBy: parent.handle,
           createdAt: new Date(yield* Clock.currentTimeMillis).toISOString()
         }))
-        return `Created agent type "${p.name}" with tools: ${tools.join(", ") || "(none)"}. Delegate to it with the subagent tool (agent: "${p.name}").`
+        // The seed's success result: the message, then every type now available (fixed and dynamic).
+        const available = yield* subagents.typeNames
+        return `Subagent '${p.name}' created successfully.\nAvailable subagents: ${available.join(", ")}`
       })
   })
   const update = defineTool({
@@ -106,7 +123,8 @@ const createTools = (subagents: Subagents["Service"], parent: ParentInfo, option
     execute: (p) =>
       Effect.gen(function*() {
         const spec = yield* mineOnly(p.name)
-        const next = { ...spec, ...(p.description === undefined ? {} : { description: p.description }), ...(p.systemPrompt === undefined ? {} : { systemPrompt: p.systemPrompt }) }
+        const prompt = p.system_prompt ?? p.systemPrompt
+        const next = { ...spec, ...(p.description === undefined ? {} : { description: p.description }), ...(prompt === undefined ? {} : { systemPrompt: prompt }) }
         yield* checkPrompt(next.systemPrompt, next.description)
         const tools = p.tools === undefined ? spec.tools : yield* narrowTools(p.tools, options.creatorTools)
         yield* persisted(dynamic.put({ ...next, tools }))

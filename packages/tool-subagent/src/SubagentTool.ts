@@ -2,6 +2,7 @@ import { type AgentType, callerOf, type ParentInfo, type SubagentError, type Sub
 import { DEFAULT_MAX_OUTPUT_CHARS, defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
+import { delegationKindOf } from "./DelegationPermission.ts"
 
 export const SUBAGENT_TOOL_NAME = "subagent"
 
@@ -29,7 +30,7 @@ export const runParams = {
       "(claude-haiku-4-5) or inherit (yours). One that cannot be used is skipped, with a note in the result"
   ),
   thinking: z.enum(["off", "low", "medium", "high"]).optional().describe("How much the child's model should reason before answering"),
-  timeoutSeconds: z.number().positive().optional().describe("Wall-clock limit for the child, in seconds"),
+  timeoutSeconds: z.number().nonnegative().optional().describe("Wall-clock limit for the child, in seconds; 0: none (default: the session's limit)"),
   background: z.boolean().optional().describe(
     "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
   )
@@ -65,6 +66,7 @@ export const makeSubagentTool = (parent: ParentInfo) =>
     const subagents = yield* Subagents
     const types = yield* subagents.availableTypes(parent)
     const defaultType = defaultTypeOf(types)
+    const kindOf = delegationKindOf(subagents, types)
     return defineTool({
       name: SUBAGENT_TOOL_NAME,
       description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +
@@ -72,6 +74,9 @@ export const makeSubagentTool = (parent: ParentInfo) =>
         "subagent calls in one response run in parallel. With background: true the call returns at once and the " +
         "result is announced to you when the child ends.\n\nAgent types:\n" + describeTypes(types),
       parameters: SubagentParams,
+      // A delegation is a permission subject like any call: `subagent(<type>)`, asked in the
+      // default mode only when the child can write or is another vendor's agent.
+      permission: { kind: (p) => kindOf(p.agent ?? defaultType), specifier: (p) => p.agent ?? defaultType },
       summarize: (p) => `${p.agent ?? defaultType}: ${p.description}`,
       execute: (p, context) => {
         const request = {

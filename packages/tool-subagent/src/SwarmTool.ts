@@ -2,6 +2,7 @@ import { type BatchEntry, callerOf, type ParentInfo, type SpawnRequest, Subagent
 import { defineTool, ToolError } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
+import { delegationKindOf } from "./DelegationPermission.ts"
 import { defaultTypeOf, describeTypes, runParams } from "./SubagentTool.ts"
 
 export const SWARM_TOOL_NAME = "swarm"
@@ -105,6 +106,7 @@ export const makeSwarmTool = (parent: ParentInfo) =>
     const subagents = yield* Subagents
     const types = yield* subagents.availableTypes(parent)
     const defaultType = defaultTypeOf(types)
+    const kindOf = delegationKindOf(subagents, types)
     return defineTool({
       name: SWARM_TOOL_NAME,
       description: `Fan one task out over a list of items: a child per item (up to ${MAX_SWARM_ITEMS}), all of the same agent ` +
@@ -114,6 +116,8 @@ export const makeSwarmTool = (parent: ParentInfo) =>
         "question each). With background: true it returns at once and each outcome is announced.\n\nAgent types:\n" +
         describeTypes(types),
       parameters: SwarmParams,
+      // `swarm(<type>)`: asked like the `subagent` call it fans out (see DelegationPermission).
+      permission: { kind: (p) => kindOf(p.agent ?? defaultType), specifier: (p) => p.agent ?? defaultType },
       summarize: (p) => `${p.agent ?? defaultType} × ${p.items.length}`,
       execute: (p, context) =>
         Effect.gen(function*() {

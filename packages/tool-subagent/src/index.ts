@@ -2,3 +2,4 @@
 export * from "./SubagentTool.ts"
 export * from "./SwarmTool.ts"
 export * from "./CreateSubagentTools.ts"
+export * from "./DelegationPermission.ts"

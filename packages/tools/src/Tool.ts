@@ -63,7 +63,8 @@ export interface Tool<P = unknown> {
  * file it touches, which rules match with `Tool(pattern)`.
  */
 export interface ToolPermission<P> {
-  readonly kind: ToolKind
+  /** A function when it depends on the call (a delegation is `read` or not by the child's tools). */
+  readonly kind: ToolKind | ((params: P) => ToolKind)
   /** The file a call touches, as given: rules see it relative to the working directory. */
   readonly path?: ((params: P) => string | undefined) | undefined
   /** The command line a call runs: rules see it and each of its simple commands. */
@@ -75,7 +76,8 @@ export interface ToolPermission<P> {
 /** A call as permission rules see it. */
 export const subjectOf = <P>(tool: Tool<P>, params: P, cwd: string): Effect.Effect<PermissionSubject> => {
   const permission = tool.permission
-  const kind: ToolKind = permission?.kind ?? (tool.needsApproval ? "other" : "read")
+  const declared = permission?.kind
+  const kind: ToolKind = typeof declared === "function" ? declared(params) : declared ?? (tool.needsApproval ? "other" : "read")
   const command = permission?.command?.(params)
   if (command !== undefined) return Effect.succeed(commandSubject(tool.name, command, kind))
   const path = permission?.path?.(params)
@@ -101,7 +103,7 @@ export const defineTool = <S extends z.ZodType>(tool: {
 }): Tool<z.output<S>> => ({
   ...tool,
   parameters: tool.parameters as unknown as z.ZodType<z.output<S>>,
-  needsApproval: tool.needsApproval ?? (tool.permission !== undefined && tool.permission.kind !== "read")
+  needsApproval: tool.needsApproval ?? (tool.permission !== undefined && tool.permission.kind !== "read" && typeof tool.permission.kind !== "function")
 })
 
 /** Fails a handler with a message for the model. */

@@ -41,12 +41,13 @@ const writeAtomic = (path: string, text: string) =>
  */
 export const sessionsReportCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
-    const { values, positionals } = yield* parseFlags(args, { html: { type: "string" } }, "sessions report")
-    const [id, ...extra] = positionals
-    if (id === undefined || extra.length > 0 || values.html === undefined || values.html === "") {
+    const { values, positionals } = yield* parseFlags(args, { html: { type: "string" }, session: { type: "string" } }, "sessions report")
+    const [positional, ...extra] = positionals
+    if (extra.length > 0 || values.html === undefined || values.html === "" || (positional !== undefined && values.session !== undefined)) {
       return yield* new UsageError({ message: "usage: dsh sessions report ID --html FILE" })
     }
-    const session = yield* requireSession(id)
+    // Without an id, the working directory's latest session, as `dsh subagents …` picks it.
+    const session = yield* requireSession(positional ?? values.session, { cwd: ctx.cwd, notice: (line) => writeLine(ctx.stderr, line) })
     const report = yield* loadSessionReport(session)
     const file = resolve(ctx.cwd, values.html)
     yield* writeAtomic(file, renderReportHtml(report))

@@ -51,7 +51,7 @@ const cluster = async (runnerConfig: string) => {
   const parentEnv = { ...model, DSH_HOME: makeHome() }
   const cwd = tempDir("dsh-cluster-perm-cwd-")
   const run = async (flags: ReadonlyArray<string>) => {
-    const r = await runDsh(["run", "-p", "--cluster", ...flags, "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], { env: parentEnv, cwd })
+    const r = await runDsh(["run", "-p", "--cluster", "--allow", "subagent", ...flags, "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], { env: parentEnv, cwd })
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     const [child] = await readChildren(url, (JSON.parse(r.stdout) as { sessionId: string }).sessionId, ["coder-1"])

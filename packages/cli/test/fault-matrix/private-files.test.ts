@@ -29,7 +29,7 @@ describe("session files are private whatever the umask", { timeout: 120_000 }, (
       const home = join(tempDir("dsh-private-"), "home")
       const cwd = project()
       const env = { DSH_HOME: home }
-      const r = await runDshUnder(umask, ["run", "--model", "scripted:script.json", "--output-format", "json", "go"], { env, cwd })
+      const r = await runDshUnder(umask, ["run", "--allow", "subagent", "--model", "scripted:script.json", "--output-format", "json", "go"], { env, cwd })
       expect(r.code, r.stderr).toBe(0)
       const { sessionId } = JSON.parse(r.stdout) as { sessionId: string }
       const report = join(tempDir("dsh-report-"), "report.html")
@@ -70,7 +70,7 @@ describe("out-of-process children's homes are private too", { timeout: 120_000 }
         { reply: { text: "done" } }
       ]
     }))
-    const r = await runDshUnder("022", ["run", "--model", `scripted:${join(cwd, "script.json")}`, "--output-format", "json", "go"], { env: { DSH_HOME: home }, cwd })
+    const r = await runDshUnder("022", ["run", "--allow", "subagent", "--model", `scripted:${join(cwd, "script.json")}`, "--output-format", "json", "go"], { env: { DSH_HOME: home }, cwd })
     expect(r.code, r.stderr).toBe(0)
     const { subagents } = JSON.parse(r.stdout) as { subagents: Array<{ status: string }> }
     expect(subagents.map((c) => c.status)).toEqual(["completed", "completed"])
@@ -86,7 +86,7 @@ describe("dsh doctor and a home other users can open", { timeout: 60_000 }, () =
     const home = join(tempDir("dsh-private-"), "home")
     const cwd = project()
     const env = { DSH_HOME: home }
-    expect((await runDshUnder("022", ["run", "--model", "scripted:script.json", "go"], { env, cwd })).code).toBe(0)
+    expect((await runDshUnder("022", ["run", "--allow", "subagent", "--model", "scripted:script.json", "go"], { env, cwd })).code).toBe(0)
     const clean = await runDsh(["doctor"], { env })
     expect(clean.code).toBe(0)
     expect(clean.stdout).not.toContain("go-rwx")

@@ -1,4 +1,4 @@
-import type { AgentCatalog, AgentDefinition } from "@dsh/agent"
+import { type AgentCatalog, type AgentDefinition, agentPolicyWarnings } from "@dsh/agent"
 import type { RegistryError } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
 import {
@@ -88,9 +88,13 @@ export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: Subag
 /** What a child's context is: as any agent's, plus `report` for continuable children. */
 export const childContextFactory = (plan: ContextPlan): ChildContextFactory => (child, tree) =>
   agentContext(plan, { handle: child.handle, depth: child.depth, cwd: child.cwd, model: child.model, definition: child.type.definition }, tree).pipe(
-    Effect.orDie,
-    Effect.map(({ tools }) => ({
-      tools: child.report === undefined ? tools : [...tools, makeReportTool({ report: child.report, resultSchema: child.resultSchema })],
-      systemPrompt: plan.catalog.render(child.type.definition, child.cwd)
-    }))
+    Effect.flatMap(({ subagents, tools }) =>
+      Effect.map(subagents.typeNames, (typeNames) => {
+        const all = child.report === undefined ? tools : [...tools, makeReportTool({ report: child.report, resultSchema: child.resultSchema })]
+        // The same pattern warnings as a main agent's, now that the child's tool set is known.
+        const warnings = agentPolicyWarnings(child.type.definition, all.map((t) => t.name), typeNames)
+        return { tools: all, systemPrompt: plan.catalog.render(child.type.definition, child.cwd), ...(warnings.length === 0 ? {} : { warnings }) }
+      })
+    ),
+    Effect.orDie
   )
