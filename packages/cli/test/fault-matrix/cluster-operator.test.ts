@@ -1,0 +1,157 @@
+import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { postgresForTests } from "@dsh/testing-pg"
+import { spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { type Runner, shardHolders, startRunner, until } from "../cluster-support.ts"
+import { DSH, type DshResult, makeHome, runDsh, tempDir } from "../support.ts"
+
+/**
+ * Issue 24, item 6: `dsh run --cluster` as a new operator meets it — no runner alive, a signal
+ * mid-run, `--listen HOST:0`, a store that refuses connections. Real processes, real signals,
+ * an embedded PostgreSQL.
+ */
+const pg = await postgresForTests()
+afterAll(() => pg?.stop())
+
+interface Body {
+  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
+}
+const messages = (r: FakeRequest) => (r.body as Body).messages
+const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
+
+// The parent delegates one child; the child's model never answers (`hang`), unless told otherwise.
+const respond = (r: FakeRequest): FakeReply =>
+  firstUser(r).startsWith("CHILD")
+    ? { hang: true }
+    : step(r) === 0
+    ? { toolCalls: [{ name: "subagent", arguments: { description: "wait", prompt: "CHILD wait", agent: "explore" } }] }
+    : { text: "parent done" }
+
+let runners: Array<Runner> = []
+let servers: Array<FakeServer> = []
+afterEach(async () => {
+  for (const r of runners) r.kill("SIGKILL")
+  await Promise.all(runners.map((r) => r.exited))
+  await Promise.all(servers.map((s) => s.close()))
+  runners = []
+  servers = []
+})
+
+/** `./dsh args` started, with a handle to signal it. */
+const startDsh = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const child = spawn(DSH, [...args], { cwd: tempDir(), env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), DSH_RESIDENT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()))
+  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()))
+  const done = new Promise<DshResult>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })))
+  return { child, done }
+}
+
+/** A port that refuses connections: bound once, then closed. */
+const refusedPort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 1))
+    })
+  })
+
+describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, item 6)", () => {
+  it("no runner alive: one notice naming the store (password redacted), then exit 1 after runner_wait_seconds", async () => {
+    const url = await pg!.createDatabase()
+    const server = await startFakeOpenAIServer({ respond })
+    servers.push(server)
+    const home = makeHome("[cluster]\nrunner_wait_seconds = 1\n")
+    const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    const started = Date.now()
+    const run = await runDsh(["run", "--cluster", "--model", "openai:any", "PARENT", "--store", url], { env, cwd: tempDir() })
+    console.log(`no runner: exit ${run.code} after ${Date.now() - started} ms`)
+    expect(run.code).toBe(1)
+    const lines = run.stderr.trimEnd().split("\n")
+    expect(lines.filter((l) => l.includes("waiting for a runner"))).toHaveLength(1)
+    expect(lines[0]).toMatch(/^dsh: waiting for a runner \(none registered in postgres:\/\//)
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toMatch(/^dsh: .*no runner .*postgres:\/\//)
+    expect(run.stderr).not.toContain(`:${pg!.password}@`)
+    expect(lines[0]).toContain(url.replace(`:${pg!.password}@`, "@"))
+
+    const json = await runDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], { env, cwd: tempDir() })
+    expect(json.code).toBe(1)
+    const summary = JSON.parse(json.stdout) as { status: string; sessionId: string }
+    expect(summary.status).toBe("failed")
+    expect(json.stderr.split("\n").filter((l) => l.includes("waiting for a runner"))).toHaveLength(1)
+  }, 120_000)
+
+  it("SIGTERM during a cluster run whose child blocks: the run ends and the child is recorded cancelled", async () => {
+    const url = await pg!.createDatabase()
+    const server = await startFakeOpenAIServer({ respond })
+    servers.push(server)
+    const env = { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    runners.push(await startRunner(url, env))
+    await until(async () => (await shardHolders(url)) === 1, "the runner holding shards")
+    const run = startDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], env)
+    await until(() => server.requests.some((r) => firstUser(r).startsWith("CHILD")), "the child asking the model")
+    const signalled = Date.now()
+    run.child.kill("SIGTERM")
+    const ended = await run.done
+    console.log(`SIGTERM: exit ${ended.code} after ${Date.now() - signalled} ms`)
+    expect(ended.code).not.toBeNull()
+    const summary = JSON.parse(ended.stdout) as { sessionId: string; status: string }
+    expect(summary.status).toBe("cancelled")
+    const list = await runDsh(["subagents", "list", "--session", summary.sessionId, "--json", "--store", url], { env })
+    const children = (JSON.parse(list.stdout) as { subagents: Array<{ name: string; status: string }> }).subagents
+    expect(children).toMatchObject([{ name: "explore-1", status: "cancelled" }])
+  }, 120_000)
+
+  it("SIGTERM while waiting for a runner: the run ends at once, its child recorded cancelled", async () => {
+    const url = await pg!.createDatabase()
+    const server = await startFakeOpenAIServer({ respond })
+    servers.push(server)
+    const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 600\n"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    const run = startDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], env)
+    const stderr: Array<string> = []
+    run.child.stderr.on("data", (c: Buffer) => stderr.push(c.toString()))
+    await until(() => stderr.join("").includes("waiting for a runner"), "the waiting notice")
+    const signalled = Date.now()
+    run.child.kill("SIGTERM")
+    const ended = await run.done
+    console.log(`SIGTERM while waiting: exit ${ended.code} after ${Date.now() - signalled} ms`)
+    expect(ended.code).toBe(1)
+    expect(JSON.parse(ended.stdout)).toMatchObject({ status: "cancelled" })
+  }, 120_000)
+
+  it("dsh runner --listen 127.0.0.1:0 binds a free port, advertises it, and a parent uses it", async () => {
+    const url = await pg!.createDatabase()
+    const server = await startFakeOpenAIServer({ respond: (r) => firstUser(r).startsWith("CHILD") ? { text: "child done" } : step(r) === 0 ? respond(r) : { text: "parent done" } })
+    servers.push(server)
+    const env = { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    const runner = await startRunner(url, env, ["--listen", "127.0.0.1:0"])
+    runners.push(runner)
+    expect(runner.address).toMatch(/^127\.0\.0\.1:\d+$/)
+    expect(runner.address).not.toBe("127.0.0.1:0")
+    await until(async () => (await shardHolders(url)) === 1, "the runner holding shards")
+    const run = await runDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], { env })
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", subagents: [{ name: "explore-1", status: "completed" }] })
+  }, 120_000)
+
+  it("a store URL that refuses connections: one line naming the store and what to check, exit 1", async () => {
+    const port = await refusedPort()
+    const url = `postgres://dsh:secret-pw@127.0.0.1:${port}/dsh`
+    const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 1\n"), DSH_RESIDENT: "0" }
+    for (const args of [["run", "--cluster", "--model", "scripted", "PARENT"], ["runner"]]) {
+      const started = Date.now()
+      const r = await runDsh([...args, "--store", url], { env })
+      console.log(`refused store (${args[0]}): exit ${r.code} after ${Date.now() - started} ms`)
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`^dsh: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}: .*\\(store postgres://dsh@127\\.0\\.0\\.1:${port}/dsh: check .*\\)\\n$`))
+      expect(r.stderr).not.toContain("secret-pw")
+    }
+  }, 120_000)
+})
