@@ -4,7 +4,7 @@ import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
 import { Clock, Duration, Effect, Fiber, Ref } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
-import { awaitRunnerIfSql, type RunnerWaitOptions } from "./RunnerPresence.ts"
+import { awaitRunnerIfSql, type RunnerWaitOptions, watchRunners } from "./RunnerPresence.ts"
 
 export interface ClusterProviderOptions extends RunnerWaitOptions {
   /** The provider's name, as agent types name it. Default `cluster`. */
@@ -44,6 +44,10 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
           Effect.flatMap((told) => told ? Effect.void : options.onWaiting?.(notice) ?? Effect.logWarning(notice))
         )
     }).pipe(Effect.tap(() => Ref.set(noticed, false)))
+    // While a run waits for its answer: its runner gone with none to take over, or the database gone.
+    const lost = watchRunners({ ...options, onWaiting: () => Effect.void }).pipe(
+      Effect.catch((e) => Effect.succeed(failed(e.message)))
+    )
 
     const runOnce = (context: StartContext, runId: string, message: string | undefined, late: Array<string>) =>
       Effect.gen(function*() {
@@ -91,7 +95,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
         }))
         const answer = (exit: Fiber.Fiber<OutcomeRecord, unknown>) =>
           Fiber.join(exit).pipe(Effect.catch((e) => Effect.succeed(failed(`the cluster could not run ${context.handle}: ${firstLine(e)}`))))
-        return yield* answer(call).pipe(
+        return yield* Effect.raceFirst(answer(call), lost).pipe(
           // Stopped or timed out here: the runner stops it and answers the run with what it did so far.
           // Both steps share one grace: a runner that is gone (its shard unassigned) answers neither,
           // and the Stop message would otherwise be retried until a runner takes the shard.
@@ -101,7 +105,8 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
               yield* entity.Stop({ sessionId: session.id, handle: context.handle }).pipe(Effect.timeout(grace), Effect.ignore)
               const left = Math.max(0, deadline - (yield* Clock.currentTimeMillis))
               const outcome = yield* answer(call).pipe(Effect.timeoutOption(Duration.millis(left)))
-              if (outcome._tag === "None") return yield* Fiber.interrupt(call)
+              // Interrupting a persisted call writes to the database, which may be gone: not waited for past the grace.
+              if (outcome._tag === "None") return yield* Fiber.interrupt(call).pipe(Effect.timeout(grace), Effect.ignore)
               // What the child said and spent reaches the parent's record of the run.
               if (outcome.value.output !== "") {
                 yield* context.onEvent({ type: "message", message: { role: "assistant", content: outcome.value.output } })

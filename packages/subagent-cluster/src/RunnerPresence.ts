@@ -1,4 +1,4 @@
-import { Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Duration, Effect, Option, Ref, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
 /** A cluster with no live runner, or a store the cluster cannot reach, for longer than the wait. */
@@ -53,7 +53,8 @@ class NoneYet extends Schema.TaggedError<NoneYet>()("NoneYet", { cause: Schema.o
 
 /**
  * Waits until a runner is registered and alive in the cluster's database. Without one it tells
- * `onWaiting` once (`waiting for a runner (none registered in <store>)`) and looks again four
+ * `onWaiting` once (`waiting for a runner (none registered in <store>)`; not when the database
+ * cannot be reached) and looks again four
  * times a second; after `wait` it fails with `ClusterUnavailable`, naming the store and what to
  * check. Interruptible at any point (it holds nothing).
  */
@@ -67,11 +68,17 @@ export const awaitRunner = (options: RunnerWaitOptions = {}): Effect.Effect<void
     )
     const first = yield* Effect.result(check)
     if (first._tag === "Success") return
+    // The notice is for a database without runners; an unreachable one gets the failure alone.
     const notice = `waiting for a runner (none registered in ${store})`
-    yield* options.onWaiting === undefined ? Effect.logWarning(notice) : options.onWaiting(notice)
-    let last = first.failure
+    const told = yield* Ref.make(false)
+    const tell = (e: NoneYet) =>
+      e.cause !== undefined ? Effect.void : Ref.getAndSet(told, true).pipe(
+        Effect.flatMap((done) => done ? Effect.void : options.onWaiting === undefined ? Effect.logWarning(notice) : options.onWaiting(notice))
+      )
+    yield* tell(first.failure)
+    const last = yield* Ref.make(first.failure)
     const found = yield* check.pipe(
-      Effect.tapError((e) => Effect.sync(() => (last = e))),
+      Effect.tapError((e) => Effect.andThen(Ref.set(last, e), tell(e))),
       Effect.retry(Schedule.spaced("250 millis")),
       Effect.timeoutOption(wait),
       // The retry never gives up by itself: only the timeout ends it.
@@ -79,14 +86,15 @@ export const awaitRunner = (options: RunnerWaitOptions = {}): Effect.Effect<void
     )
     if (Option.isSome(found)) return
     const seconds = Duration.toSeconds(wait)
-    return yield* last.cause === undefined
+    const cause = (yield* Ref.get(last)).cause
+    return yield* cause === undefined
       ? new ClusterUnavailable({
         reason: "NoRunner",
         message: `no runner registered in ${store} after ${seconds} s: start one (dsh runner --store …) or check that the runners use this same database`
       })
       : new ClusterUnavailable({
         reason: "StoreUnreachable",
-        message: `cannot reach the store ${store}: ${last.cause} (check that PostgreSQL is running there and the URL, user and password are right)`
+        message: `cannot reach the store ${store}: ${cause} (check that PostgreSQL is running there and the URL, user and password are right)`
       })
   })
 
@@ -95,3 +103,19 @@ export const awaitRunnerIfSql = (options: RunnerWaitOptions = {}): Effect.Effect
   Effect.serviceOption(SqlClient.SqlClient).pipe(
     Effect.flatMap((sql) => Option.isNone(sql) ? Effect.void : awaitRunner(options).pipe(Effect.provideService(SqlClient.SqlClient, sql.value)))
   )
+
+/**
+ * Watches a run's cluster while the run waits for its answer: once a second it looks for a live
+ * runner; when there is none (its runner died and none took over) or the database cannot be
+ * reached, it waits as `awaitRunner` does and fails when that wait fails. Never succeeds; without
+ * a SQL client in the context it waits forever (nothing to watch).
+ */
+export const watchRunners = (options: RunnerWaitOptions = {}): Effect.Effect<never, ClusterUnavailable> =>
+  Effect.serviceOption(SqlClient.SqlClient).pipe(Effect.flatMap((sql) => {
+    if (Option.isNone(sql)) return Effect.never
+    const look = liveRunnerCount.pipe(
+      Effect.flatMap((n) => (n > 0 ? Effect.void : awaitRunner(options))),
+      Effect.catch(() => awaitRunner(options))
+    )
+    return Effect.andThen(Effect.sleep("1 second"), look).pipe(Effect.forever, Effect.provideService(SqlClient.SqlClient, sql.value))
+  }))
