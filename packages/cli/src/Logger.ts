@@ -1,4 +1,4 @@
-import { Cause, Effect, Layer, Logger, type LogLevel } from "effect"
+import { Cause, Context, Effect, Layer, Logger, type LogLevel } from "effect"
 import { mkdirSync, openSync, writeSync } from "node:fs"
 import { dirname } from "node:path"
 import type { Writable } from "node:stream"
@@ -93,8 +93,23 @@ const text = (message: unknown): string =>
   (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join(" ")
 
 /**
+ * Which warnings of a fiber also go to stderr (all by default; every warning goes to the log
+ * file). A cluster run keeps those after its store became unreachable off stderr: they are
+ * consequences of the one line its failure prints.
+ */
+export const StderrWarnings = Context.Reference<(line: string) => boolean>("@dsh/cli/StderrWarnings", {
+  defaultValue: () => () => true
+})
+
+/** `StderrWarnings` that turns quiet from the first warning that PostgreSQL cannot be reached. */
+export const quietOnceStoreDown = (): ((line: string) => boolean) => {
+  let down = false
+  return (line) => !(down ||= line.startsWith("cannot reach PostgreSQL"))
+}
+
+/**
  * Effect's logs to `file` (see `fileLogger`); warnings and errors also as one line on
- * `stderr`, where a user sees them and stdout stays parseable.
+ * `stderr`, where a user sees them and stdout stays parseable (warnings as `StderrWarnings` says).
  */
 export const cliLoggerLayer = (options: { readonly file: string; readonly stderr: Writable }): Layer.Layer<never> =>
   Layer.unwrap(Effect.sync(() => {
@@ -105,6 +120,7 @@ export const cliLoggerLayer = (options: { readonly file: string; readonly stderr
         if (level === undefined) return
         const line = text(o.message)
         log[level](o.cause.reasons.length === 0 ? {} : { cause: Cause.pretty(o.cause) }, line)
+        if (level === "warn" && !o.fiber.getRef(StderrWarnings)(line)) return
         if (level === "warn" || level === "error" || level === "fatal") options.stderr.write(`dsh: ${level === "warn" ? "warning" : level}: ${line}\n`)
       })
     ])

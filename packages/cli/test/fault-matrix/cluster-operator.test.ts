@@ -1,7 +1,7 @@
 import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { postgresForTests } from "@dsh/testing-pg"
 import { spawn } from "node:child_process"
-import { createServer } from "node:net"
+import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { type Runner, shardHolders, startRunner, until } from "../cluster-support.ts"
@@ -60,6 +60,43 @@ const refusedPort = () =>
       probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 1))
     })
   })
+
+/**
+ * A TCP relay to PostgreSQL on a port of its own: `cut` drops every connection and stops
+ * listening (the database went away), `restore` listens on the same port again.
+ */
+const relay = async (target: { readonly host: string; readonly port: number }) => {
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = createConnection(target.port, target.host)
+        for (const x of [client, upstream]) {
+          sockets.add(x)
+          x.on("close", () => sockets.delete(x))
+          x.on("error", () => x.destroy())
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      s.once("error", reject)
+      s.listen(port, "127.0.0.1", () => {
+        server = s
+        const address = s.address()
+        resolve(typeof address === "object" && address !== null ? address.port : port)
+      })
+    })
+  const port = await listen(0)
+  return {
+    port,
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const x of sockets) x.destroy()
+        server?.close(() => resolve())
+      }),
+    restore: () => listen(port).then(() => undefined)
+  }
+}
 
 describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, item 6)", () => {
   it("no runner alive: one notice naming the store (password redacted), then exit 1 after runner_wait_seconds", async () => {
@@ -154,4 +191,38 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
       expect(r.stderr).not.toContain("secret-pw")
     }
   }, 120_000)
+
+  it("PostgreSQL goes away mid-run: one line naming the store, exit 1; once it is back, the session continues", async () => {
+    const direct = await pg!.createDatabase()
+    const db = new URL(direct)
+    const proxy = await relay({ host: db.hostname, port: Number(db.port) })
+    db.port = String(proxy.port)
+    const url = db.toString()
+    // The parent's second prompt ("again") is answered at once: it shows the session carries on.
+    const lastUser = (r: FakeRequest) => messages(r).findLast((m) => m.role === "user")?.content ?? ""
+    const server = await startFakeOpenAIServer({ respond: (r) => lastUser(r).includes("again") ? { text: "carried on" } : respond(r) })
+    servers.push(server)
+    const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 2\n"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    runners.push(await startRunner(url, env))
+    await until(async () => (await shardHolders(direct)) === 1, "the runner holding shards")
+    const run = startDsh(["run", "--cluster", "--model", "openai:any", "PARENT", "--store", url], env)
+    await until(() => server.requests.some((r) => firstUser(r).startsWith("CHILD")), "the child asking the model")
+    const cut = Date.now()
+    await proxy.cut()
+    const ended = await run.done
+    console.log(`database gone: exit ${ended.code} after ${Date.now() - cut} ms; stderr: ${ended.stderr}`)
+    expect(ended.code).toBe(1)
+    expect(ended.stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(ended.stderr).toContain(url.replace(`:${pg!.password}@`, "@"))
+    expect(ended.stderr).not.toContain(pg!.password)
+
+    // Back again: the records left are a session that a later run continues.
+    await proxy.restore()
+    const listed = await runDsh(["sessions", "list", "--json", "--store", url], { env })
+    const [session] = (JSON.parse(listed.stdout) as { sessions: Array<{ id: string }> }).sessions
+    const again = await runDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "--session", session!.id, "PARENT again", "--store", url], { env })
+    expect(again.stderr).toBe("")
+    expect(again.code).toBe(0)
+    expect(JSON.parse(again.stdout)).toMatchObject({ sessionId: session!.id, status: "completed", result: "carried on" })
+  }, 180_000)
 })
