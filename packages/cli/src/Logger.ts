@@ -101,10 +101,14 @@ export const StderrWarnings = Context.Reference<(line: string) => boolean>("@dsh
   defaultValue: () => () => true
 })
 
-/** `StderrWarnings` that turns quiet from the first warning that PostgreSQL cannot be reached. */
+// The first words of the store going away, whichever part of the process notices it first:
+// a session's listener (`@dsh/session-pg`) or the cluster lane's (`@dsh/subagent-cluster`).
+const STORE_DOWN = ["cannot reach PostgreSQL", "the lane no longer hears releases"]
+
+/** `StderrWarnings` that turns quiet from the first warning that the store cannot be reached. */
 export const quietOnceStoreDown = (): ((line: string) => boolean) => {
   let down = false
-  return (line) => !(down ||= line.startsWith("cannot reach PostgreSQL"))
+  return (line) => !(down ||= STORE_DOWN.some((start) => line.startsWith(start)))
 }
 
 /**

@@ -13,7 +13,7 @@ export interface ClusterProviderOptions extends RunnerWaitOptions {
   readonly runsOn?: string | undefined
   /**
    * How long a stopped child's runner may take to stop it and hand back what it did so far;
-   * past it the run is given up here (the runner still stops the child). Default 1.5 s, so a
+   * past it the run is given up here (the runner still stops the child). Default 1 s, so a
    * signal ends a cluster run at once even when the runner is gone.
    */
   readonly stopGrace?: Duration.Input | undefined
@@ -34,7 +34,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
   Effect.gen(function*() {
     const clientFor = yield* ChildEntity.client
     const runsOn = options.runsOn ?? "spawn"
-    const grace = Duration.fromInputUnsafe(options.stopGrace ?? "1500 millis")
+    const grace = Duration.fromInputUnsafe(options.stopGrace ?? "1 second")
     // One notice while children wait for a runner, however many wait at once.
     const noticed = yield* Ref.make(false)
     const ready = awaitRunnerIfSql({
@@ -103,10 +103,10 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
             Effect.gen(function*() {
               const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(grace)
               yield* entity.Stop({ sessionId: session.id, handle: context.handle }).pipe(Effect.timeout(grace), Effect.ignore)
-              const left = Math.max(0, deadline - (yield* Clock.currentTimeMillis))
-              const outcome = yield* answer(call).pipe(Effect.timeoutOption(Duration.millis(left)))
+              const left = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(Math.max(0, deadline - now)))
+              const outcome = yield* answer(call).pipe(Effect.timeoutOption(yield* left))
               // Interrupting a persisted call writes to the database, which may be gone: not waited for past the grace.
-              if (outcome._tag === "None") return yield* Fiber.interrupt(call).pipe(Effect.timeout(grace), Effect.ignore)
+              if (outcome._tag === "None") return yield* Fiber.interrupt(call).pipe(Effect.timeout(yield* left), Effect.ignore)
               // What the child said and spent reaches the parent's record of the run.
               if (outcome.value.output !== "") {
                 yield* context.onEvent({ type: "message", message: { role: "assistant", content: outcome.value.output } })

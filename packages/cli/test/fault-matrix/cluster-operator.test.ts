@@ -145,7 +145,30 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
     expect(children).toMatchObject([{ name: "explore-1", status: "cancelled" }])
   }, 120_000)
 
-  it("SIGTERM while waiting for a runner: the run ends at once, its child recorded cancelled", async () => {
+  it("SIGTERM after the child's only runner died (kill -9): the run ends and the child is recorded cancelled", async () => {
+    const url = await pg!.createDatabase()
+    const server = await startFakeOpenAIServer({ respond })
+    servers.push(server)
+    const env = { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    const runner = await startRunner(url, env)
+    runners.push(runner)
+    await until(async () => (await shardHolders(url)) === 1, "the runner holding shards")
+    const run = startDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], env)
+    await until(() => server.requests.some((r) => firstUser(r).startsWith("CHILD")), "the child asking the model")
+    runner.kill("SIGKILL")
+    await runner.exited
+    // Nobody answers the child's Run or Stop now: the stop must not wait for a runner to come.
+    const signalled = Date.now()
+    run.child.kill("SIGTERM")
+    const ended = await run.done
+    console.log(`SIGTERM without a runner: exit ${ended.code} after ${Date.now() - signalled} ms`)
+    const summary = JSON.parse(ended.stdout) as { sessionId: string; status: string }
+    expect(summary.status).toBe("cancelled")
+    const list = await runDsh(["subagents", "list", "--session", summary.sessionId, "--json", "--store", url], { env })
+    expect((JSON.parse(list.stdout) as { subagents: Array<{ name: string; status: string }> }).subagents).toMatchObject([{ name: "explore-1", status: "cancelled" }])
+  }, 120_000)
+
+  it("SIGTERM while waiting for a runner: the run ends, cancelled", async () => {
     const url = await pg!.createDatabase()
     const server = await startFakeOpenAIServer({ respond })
     servers.push(server)
