@@ -39,15 +39,19 @@ export const liveRunnerCount: Effect.Effect<number, ClusterUnavailable, SqlClien
   const rows = yield* sql<{ readonly n: number }>`
     SELECT count(*)::int AS n FROM cluster_runners
     WHERE healthy AND last_heartbeat > NOW() - make_interval(secs => ${LIVE_WITHIN_SECONDS})`.pipe(
-      // No table yet: no runner ever started on this database.
-      Effect.catchIf((e) => /cluster_runners/.test(String(e.reason?.message ?? e.message)), () => Effect.succeed([{ n: 0 }]))
+      // No table yet (SQLSTATE 42P01): no runner ever started on this database.
+      Effect.catchIf((e) => driverError(e)?.code === "42P01", () => Effect.succeed([{ n: 0 }]))
     )
   return rows[0]?.n ?? 0
-}).pipe(Effect.mapError((e) =>
-  e instanceof ClusterUnavailable ? e : new ClusterUnavailable({ reason: "StoreUnreachable", message: firstLine(e) })
-))
+}).pipe(Effect.mapError((e) => new ClusterUnavailable({ reason: "StoreUnreachable", message: firstLine(driverError(e)?.message ?? e.message) })))
 
-const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split("\n")[0] ?? ""
+/** The driver's own error under a `SqlError` (`connect ECONNREFUSED …`, a SQLSTATE `code`). */
+const driverError = (e: { readonly reason?: unknown }): { readonly code?: unknown; readonly message?: string } | undefined => {
+  const cause = (e.reason as { readonly cause?: unknown } | undefined)?.cause
+  return typeof cause === "object" && cause !== null ? cause as { readonly code?: unknown; readonly message?: string } : undefined
+}
+
+const firstLine = (text: string): string => text.split("\n")[0] ?? text
 
 class NoneYet extends Schema.TaggedError<NoneYet>()("NoneYet", { cause: Schema.optional(Schema.String) }) {}
 
