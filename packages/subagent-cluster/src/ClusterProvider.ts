@@ -1,7 +1,7 @@
 import { addUsage, emptyUsage, makeId } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
-import { Clock, Duration, Effect, Fiber, Ref } from "effect"
+import { Clock, Console, Duration, Effect, Fiber, Ref } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
 import { awaitRunnerIfSql, type RunnerWaitOptions, watchRunners } from "./RunnerPresence.ts"
@@ -41,7 +41,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
       ...options,
       onWaiting: (notice) =>
         Ref.getAndSet(noticed, true).pipe(
-          Effect.flatMap((told) => told ? Effect.void : options.onWaiting?.(notice) ?? Effect.logWarning(notice))
+          Effect.flatMap((told) => told ? Effect.void : options.onWaiting?.(notice) ?? Console.error(notice))
         )
     }).pipe(Effect.tap(() => Ref.set(noticed, false)))
     // While a run waits for its answer: its runner gone with none to take over, or the database gone.

@@ -1,4 +1,4 @@
-import { Duration, Effect, Option, Ref, Schedule, Schema } from "effect"
+import { Console, Duration, Effect, Option, Ref, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
 /** A cluster with no live runner, or a store the cluster cannot reach, for longer than the wait. */
@@ -13,7 +13,7 @@ export interface RunnerWaitOptions {
   readonly wait?: Duration.Input | undefined
   /** The store as messages name it (see `displayStore`); default "the cluster's database". */
   readonly store?: string | undefined
-  /** Told once when no runner is registered yet (default: a warning in Effect's log). */
+  /** Told once when no runner is registered yet (default: one line on stderr, through Effect's `Console`). */
   readonly onWaiting?: ((notice: string) => Effect.Effect<void>) | undefined
 }
 
@@ -77,7 +77,7 @@ export const awaitRunner = (options: RunnerWaitOptions = {}): Effect.Effect<void
     const told = yield* Ref.make(false)
     const tell = (e: NoneYet) =>
       e.cause !== undefined ? Effect.void : Ref.getAndSet(told, true).pipe(
-        Effect.flatMap((done) => done ? Effect.void : options.onWaiting === undefined ? Effect.logWarning(notice) : options.onWaiting(notice))
+        Effect.flatMap((done) => done ? Effect.void : options.onWaiting === undefined ? Console.error(notice) : options.onWaiting(notice))
       )
     yield* tell(first.failure)
     const last = yield* Ref.make(first.failure)
