@@ -24,3 +24,16 @@ describe("[subagents] archive_after_minutes", () => {
       }
     }))
 })
+
+describe("[cluster] runner_wait_seconds", () => {
+  it.effect("is read as given, unset when absent; out of range is an error naming the key", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* decodeHarnessConfig({ cluster: { runner_wait_seconds: 2.5 } }, "config.toml")).cluster.runnerWaitSeconds, 2.5)
+      assert.strictEqual((yield* decodeHarnessConfig({}, "config.toml")).cluster.runnerWaitSeconds, undefined)
+      for (const bad of [-1, "10", 86_401]) {
+        const error = yield* Effect.flip(decodeHarnessConfig({ cluster: { runner_wait_seconds: bad } }, "config.toml"))
+        assert.strictEqual(error.key, "[cluster] runner_wait_seconds")
+        assert.include(error.message, "it must be a number from 0 to 86400")
+      }
+    }))
+})
