@@ -37,15 +37,16 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
     const grace = Duration.fromInputUnsafe(options.stopGrace ?? "1 second")
     // One notice while children wait for a runner, however many wait at once.
     const noticed = yield* Ref.make(false)
-    const ready = awaitRunnerIfSql({
+    const waiting: RunnerWaitOptions = {
       ...options,
       onWaiting: (notice) =>
         Ref.getAndSet(noticed, true).pipe(
           Effect.flatMap((told) => told ? Effect.void : options.onWaiting?.(notice) ?? Console.error(notice))
         )
-    }).pipe(Effect.tap(() => Ref.set(noticed, false)))
+    }
+    const ready = awaitRunnerIfSql(waiting).pipe(Effect.tap(() => Ref.set(noticed, false)))
     // While a run waits for its answer: its runner gone with none to take over, or the database gone.
-    const lost = watchRunners({ ...options, onWaiting: () => Effect.void }).pipe(
+    const lost = watchRunners(waiting).pipe(
       Effect.catch((e) => Effect.succeed(failed(e.message)))
     )
 

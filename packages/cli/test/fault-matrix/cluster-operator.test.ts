@@ -168,6 +168,31 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
     expect((JSON.parse(list.stdout) as { subagents: Array<{ name: string; status: string }> }).subagents).toMatchObject([{ name: "explore-1", status: "cancelled" }])
   }, 120_000)
 
+  it("the child's only runner killed mid-run, none to take over: the child fails naming the store, the parent goes on", async () => {
+    const url = await pg!.createDatabase()
+    const server = await startFakeOpenAIServer({ respond })
+    servers.push(server)
+    const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 1\n"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
+    const runner = await startRunner(url, env)
+    runners.push(runner)
+    await until(async () => (await shardHolders(url)) === 1, "the runner holding shards")
+    const run = startDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], env)
+    await until(() => server.requests.some((r) => firstUser(r).startsWith("CHILD")), "the child asking the model")
+    runner.kill("SIGKILL")
+    await runner.exited
+    const killed = Date.now()
+    const ended = await run.done
+    // A killed runner's row stays fresh until its heartbeat is 35 s old; then the wait (1 s) runs out.
+    console.log(`runner killed: the run ended after ${Date.now() - killed} ms`)
+    expect(ended.code).toBe(0)
+    expect(ended.stderr.trimEnd().split("\n")).toEqual([`dsh: waiting for a runner (none registered in ${url.replace(`:${pg!.password}@`, "@")})`])
+    const summary = JSON.parse(ended.stdout) as { sessionId: string; result: string; subagents: Array<{ name: string; status: string }> }
+    expect(summary).toMatchObject({ result: "parent done", subagents: [{ name: "explore-1", status: "failed" }] })
+    // What the parent's model was told of the child names the store.
+    const last = server.requests.filter((r) => !firstUser(r).startsWith("CHILD")).at(-1)!
+    expect(messages(last).some((m) => (m.content ?? "").includes("no runner registered in postgres://"))).toBe(true)
+  }, 150_000)
+
   it("SIGTERM while waiting for a runner: the run ends, cancelled", async () => {
     const url = await pg!.createDatabase()
     const server = await startFakeOpenAIServer({ respond })
