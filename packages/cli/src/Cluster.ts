@@ -1,11 +1,23 @@
 import { configLayer, Harness, makeSessionHost } from "@dsh/harness"
-import { ChildEntityLive, ChildHost, ChildHostError, clusterMemberLayer, makeClusterProvider, type RunnerAddressInput } from "@dsh/subagent-cluster"
-import { Effect, Layer } from "effect"
+import {
+  awaitRunner,
+  ChildEntityLive,
+  ChildHost,
+  ChildHostError,
+  clusterMemberLayer,
+  displayStore,
+  makeClusterProvider,
+  type RunnerAddressInput
+} from "@dsh/subagent-cluster"
+import { Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { RunFailed } from "./CliError.ts"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dshHarnessOptions, type HarnessSettings, withSandbox } from "./DshHarness.ts"
 import type { PermissionFlags } from "./Permissions.ts"
+import { writeLine } from "./Output.ts"
+import { RunGate } from "./RunGate.ts"
 import { modelRegistryLayer } from "./Runtime.ts"
 
 /**
@@ -16,13 +28,27 @@ import { modelRegistryLayer } from "./Runtime.ts"
 const member = (url: string, config: DshConfig, runner?: RunnerAddressInput) =>
   clusterMemberLayer({ url, runner: runner === undefined ? undefined : { listen: runner } }).pipe(Layer.provide(configLayer(config)))
 
-/** `dsh run --cluster`: the host, whose delegates run on the runners; it hosts nothing itself. */
-export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url: string, flags?: PermissionFlags | undefined) =>
-  withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags, cluster: makeClusterProvider() }))).pipe(
+/** How long a run waits for a live runner: `[cluster] runner_wait_seconds`, default 10. */
+const runnerWait = (config: DshConfig) => Duration.seconds(config.cluster.runnerWaitSeconds ?? 10)
+
+/**
+ * `dsh run --cluster`: the host, whose delegates run on the runners; it hosts nothing itself.
+ * The run waits for a live runner first (one notice on stderr, then a failed run naming the
+ * store), and so does each child's run (a runner gone mid-run fails that child, not the wait).
+ */
+export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url: string, flags?: PermissionFlags | undefined) => {
+  const wait = { wait: runnerWait(settings.config), store: displayStore(url), onWaiting: (notice: string) => writeLine(ctx.stderr, `dsh: ${notice}`) }
+  const gate = Layer.effect(RunGate, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return awaitRunner(wait).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+  }))
+  return withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags, cluster: makeClusterProvider(wait) }))).pipe(
+    Layer.merge(gate),
     Layer.provideMerge(member(url, settings.config)),
     Layer.provideMerge(configLayer(settings.config)),
     Layer.provideMerge(modelRegistryLayer(settings.config, ctx))
   )
+}
 
 /** `dsh runner`: a member of the cluster that hosts the sessions' children with the reference harness. */
 export const runnerLayer = (ctx: CliContext, settings: HarnessSettings, url: string, listen: RunnerAddressInput) => {

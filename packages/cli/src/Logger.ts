@@ -1,4 +1,4 @@
-import { Cause, Effect, Layer, Logger, type LogLevel } from "effect"
+import { Cause, Context, Effect, Layer, Logger, type LogLevel } from "effect"
 import { mkdirSync, openSync, writeSync } from "node:fs"
 import { dirname } from "node:path"
 import type { Writable } from "node:stream"
@@ -94,9 +94,28 @@ const text = (message: unknown): string =>
   (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join(" ")
 
 /**
+ * Which warnings of a fiber also go to stderr (all by default; every warning goes to the log
+ * file). A cluster run keeps those after its store became unreachable off stderr: they are
+ * consequences of the one line its failure prints.
+ */
+export const StderrWarnings = Context.Reference<(line: string) => boolean>("@dsh/cli/StderrWarnings", {
+  defaultValue: () => () => true
+})
+
+// The first words of the store going away, whichever part of the process notices it first:
+// a session's listener (`@dsh/session-pg`) or the cluster lane's (`@dsh/subagent-cluster`).
+const STORE_DOWN = ["cannot reach PostgreSQL", "the lane no longer hears releases"]
+
+/** `StderrWarnings` that turns quiet from the first warning that the store cannot be reached. */
+export const quietOnceStoreDown = (): ((line: string) => boolean) => {
+  let down = false
+  return (line) => !(down ||= STORE_DOWN.some((start) => line.startsWith(start)))
+}
+
+/**
  * Effect's logs to `file` (see `fileLogger`); warnings and errors also as one line on
- * `stderr`, where a user sees them and stdout stays parseable — except the session store's
- * failures, which go to `storeTrouble` (the command says them once).
+ * `stderr`, where a user sees them and stdout stays parseable (warnings as `StderrWarnings` says) —
+ * except the session store's failures, which go to `storeTrouble` (the command says them once).
  */
 export const cliLoggerLayer = (options: { readonly file: string; readonly stderr: Writable; readonly storeTrouble?: StoreTroubleShape | undefined }): Layer.Layer<never> =>
   Layer.unwrap(Effect.sync(() => {
@@ -110,6 +129,7 @@ export const cliLoggerLayer = (options: { readonly file: string; readonly stderr
         // A failing store is said once, by the command (see StoreTrouble), not per failed write.
         const store = options.storeTrouble === undefined ? undefined : storeFailureOf(o.cause)
         if (store !== undefined) return options.storeTrouble!.note(line, store)
+        if (level === "warn" && !o.fiber.getRef(StderrWarnings)(line)) return
         if (level === "warn" || level === "error" || level === "fatal") options.stderr.write(`dsh: ${level === "warn" ? "warning" : level}: ${line}\n`)
       })
     ])

@@ -120,5 +120,9 @@ export const withHostedStore = <I, A, E, R>(
       return yield* new UsageError({ message: `${why} needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); sessions are in ${chosen.spec.home}` })
     }
     const { clusterHostLayer, clusterFailures } = yield* Effect.promise(() => import("./Cluster.ts"))
-    return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags))))
+    const { StderrWarnings, quietOnceStoreDown } = yield* Effect.promise(() => import("./Logger.ts"))
+    return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags)))).pipe(
+      // The store gone mid-run: one line (the run's failure), the warnings that follow in the log file.
+      Effect.provideService(StderrWarnings, quietOnceStoreDown())
+    )
   })

@@ -20,7 +20,7 @@ Usage:
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
   dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)
   dsh resident status|stop [--json]                    (the opt-in warm resident: DSH_RESIDENT=1 or [cli] resident = true)
-  dsh runner --store postgres://… [--listen HOST:PORT]   (hosts cluster children until SIGTERM)
+  dsh runner --store postgres://… [--listen HOST:PORT]   (hosts cluster children until SIGTERM; port 0: a free one)
   dsh demo
   dsh --version
 

@@ -16,10 +16,10 @@ export interface Runner {
   readonly kill: (signal: NodeJS.Signals) => void
 }
 
-/** Starts `./dsh runner --store URL`; resolves on its ready line (`dsh runner listening on HOST:PORT`). */
-export const startRunner = (url: string, env: Record<string, string>): Promise<Runner> =>
+/** Starts `./dsh runner --store URL [args]`; resolves on its ready line (`dsh runner listening on HOST:PORT`). */
+export const startRunner = (url: string, env: Record<string, string>, args: ReadonlyArray<string> = []): Promise<Runner> =>
   new Promise((ready, fail) => {
-    const child: ChildProcess = spawn(DSH, ["runner", "--store", url], {
+    const child: ChildProcess = spawn(DSH, ["runner", "--store", url, ...args], {
       cwd: tmpdir(),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
       stdio: ["ignore", "pipe", "pipe"]

@@ -103,7 +103,7 @@ describe.skipIf(pg === undefined)("sessions in PostgreSQL (--store postgres://â€
     const r = await runDsh(["sessions", "list", "--store", `postgres://dsh:s3cret@127.0.0.1:${port}/dsh`], { env: { DSH_HOME: home } })
     expect(r.code).toBe(1)
     expect(r.stdout).toBe("")
-    expect(r.stderr).toBe(`dsh: cannot reach PostgreSQL at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`)
+    expect(r.stderr).toBe(`dsh: cannot reach PostgreSQL at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port} (store postgres://dsh@127.0.0.1:${port}/dsh: check that PostgreSQL runs there and accepts connections, and the URL)\n`)
   }, 30_000)
 
   it("a refused login is one line without the password (exit 1)", async () => {

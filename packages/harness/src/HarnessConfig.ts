@@ -60,8 +60,10 @@ export interface HarnessConfig {
   /**
    * `[cluster] enabled = true`: children of in-process agent types run on the runners of a cluster
    * (`@dsh/subagent-cluster`), which needs a `postgres://` store. Default false.
+   * `[cluster] runner_wait_seconds`: how long a run waits for a live runner before it fails
+   * (default 10 when unset).
    */
-  readonly cluster: { readonly enabled: boolean }
+  readonly cluster: { readonly enabled: boolean; readonly runnerWaitSeconds?: number | undefined }
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -84,7 +86,8 @@ export const CONFIG_RANGES = {
   "llm.retry_base_ms": { min: 1, max: 60_000, integer: true },
   "acp.context_window": { min: 1, max: 100_000_000, integer: true },
   "acp.keep_alive_seconds": { min: 0, max: 24 * 3600 },
-  "subagents.archive_after_minutes": { min: 0, max: 525_600, integer: true }
+  "subagents.archive_after_minutes": { min: 0, max: 525_600, integer: true },
+  "cluster.runner_wait_seconds": { min: 0, max: 24 * 3600 }
 } as const satisfies Record<string, Range>
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -173,7 +176,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     models: decodeModelsConfig(raw, fail),
     providers: decodeProvidersConfig(raw, fail),
     archiving: { afterMinutes: number("subagents", "archive_after_minutes") },
-    cluster: { enabled: boolean("cluster", "enabled") ?? false },
+    cluster: { enabled: boolean("cluster", "enabled") ?? false, runnerWaitSeconds: number("cluster", "runner_wait_seconds") },
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)

@@ -38,3 +38,16 @@ describe("[limits] max_child_output_bytes", () => {
       }
     }))
 })
+
+describe("[cluster] runner_wait_seconds", () => {
+  it.effect("is read as given, unset when absent; out of range is an error naming the key", () =>
+    Effect.gen(function*() {
+      assert.strictEqual((yield* decodeHarnessConfig({ cluster: { runner_wait_seconds: 2.5 } }, "config.toml")).cluster.runnerWaitSeconds, 2.5)
+      assert.strictEqual((yield* decodeHarnessConfig({}, "config.toml")).cluster.runnerWaitSeconds, undefined)
+      for (const bad of [-1, "10", 86_401]) {
+        const error = yield* Effect.flip(decodeHarnessConfig({ cluster: { runner_wait_seconds: bad } }, "config.toml"))
+        assert.strictEqual(error.key, "[cluster] runner_wait_seconds")
+        assert.include(error.message, "it must be a number from 0 to 86400")
+      }
+    }))
+})

@@ -151,7 +151,7 @@ describe.skipIf(pg === undefined)("PgSessionStore locations and errors", () => {
       const port = yield* closedPort
       const error = yield* Effect.flip(Layer.build(PgSessionStore.layer({ url: `postgres://dsh:s3cret@127.0.0.1:${port}/dsh` })))
       assert.strictEqual(error.reason, "Io")
-      assert.strictEqual(error.message, `cannot reach PostgreSQL at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`)
+      assert.strictEqual(error.message, `cannot reach PostgreSQL at 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port} (store postgres://dsh@127.0.0.1:${port}/dsh: check that PostgreSQL runs there and accepts connections, and the URL)`)
     }))
 
   it.live("a refused login is one line without the password", () =>

@@ -1,16 +1,21 @@
 import { addUsage, emptyUsage, makeId } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
-import { Clock, type Duration, Effect, Fiber } from "effect"
+import { Clock, Console, Duration, Effect, Fiber, Ref } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
+import { awaitRunnerIfSql, type RunnerWaitOptions, watchRunners } from "./RunnerPresence.ts"
 
-export interface ClusterProviderOptions {
+export interface ClusterProviderOptions extends RunnerWaitOptions {
   /** The provider's name, as agent types name it. Default `cluster`. */
   readonly name?: string | undefined
   /** The provider that runs the children on the runners. Default `spawn` (in process, cold-continuable). */
   readonly runsOn?: string | undefined
-  /** How long a stopped child's runner may take to hand back what the child did so far. Default 30 s. */
+  /**
+   * How long a stopped child's runner may take to stop it and hand back what it did so far;
+   * past it the run is given up here (the runner still stops the child). Default 1 s, so a
+   * signal ends a cluster run at once even when the runner is gone.
+   */
   readonly stopGrace?: Duration.Input | undefined
 }
 
@@ -29,12 +34,29 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
   Effect.gen(function*() {
     const clientFor = yield* ChildEntity.client
     const runsOn = options.runsOn ?? "spawn"
-    const grace = options.stopGrace ?? "30 seconds"
+    const grace = Duration.fromInputUnsafe(options.stopGrace ?? "1 second")
+    // One notice while children wait for a runner, however many wait at once.
+    const noticed = yield* Ref.make(false)
+    const waiting: RunnerWaitOptions = {
+      ...options,
+      onWaiting: (notice) =>
+        Ref.getAndSet(noticed, true).pipe(
+          Effect.flatMap((told) => told ? Effect.void : options.onWaiting?.(notice) ?? Console.error(notice))
+        )
+    }
+    const ready = awaitRunnerIfSql(waiting).pipe(Effect.tap(() => Ref.set(noticed, false)))
+    // While a run waits for its answer: its runner gone with none to take over, or the database gone.
+    const lost = watchRunners(waiting).pipe(
+      Effect.catch((e) => Effect.succeed(failed(e.message)))
+    )
 
     const runOnce = (context: StartContext, runId: string, message: string | undefined, late: Array<string>) =>
       Effect.gen(function*() {
         const session = context.tree.session
         if (session === undefined) return failed("cluster children need a session in a store the runners share (--store postgres://…)")
+        // Without a live runner the run would wait in the message table for one forever.
+        const waited = yield* Effect.result(ready)
+        if (waited._tag === "Failure") return failed(waited.failure.message)
         const entity = clientFor(childEntityId(session.id, context.handle))
         const { request, parent, type } = context
         // The rules this child is decided by travel with it: the runner narrows its own by them.
@@ -74,13 +96,18 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
         }))
         const answer = (exit: Fiber.Fiber<OutcomeRecord, unknown>) =>
           Fiber.join(exit).pipe(Effect.catch((e) => Effect.succeed(failed(`the cluster could not run ${context.handle}: ${firstLine(e)}`))))
-        return yield* answer(call).pipe(
+        return yield* Effect.raceFirst(answer(call), lost).pipe(
           // Stopped or timed out here: the runner stops it and answers the run with what it did so far.
+          // Both steps share one grace: a runner that is gone (its shard unassigned) answers neither,
+          // and the Stop message would otherwise be retried until a runner takes the shard.
           Effect.onInterrupt(() =>
             Effect.gen(function*() {
+              const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(grace)
               yield* entity.Stop({ sessionId: session.id, handle: context.handle }).pipe(Effect.timeout(grace), Effect.ignore)
-              const outcome = yield* answer(call).pipe(Effect.timeoutOption(grace))
-              if (outcome._tag === "None") return yield* Fiber.interrupt(call)
+              const left = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(Math.max(0, deadline - now)))
+              const outcome = yield* answer(call).pipe(Effect.timeoutOption(yield* left))
+              // Interrupting a persisted call writes to the database, which may be gone: not waited for past the grace.
+              if (outcome._tag === "None") return yield* Fiber.interrupt(call).pipe(Effect.timeout(yield* left), Effect.ignore)
               // What the child said and spent reaches the parent's record of the run.
               if (outcome.value.output !== "") {
                 yield* context.onEvent({ type: "message", message: { role: "assistant", content: outcome.value.output } })

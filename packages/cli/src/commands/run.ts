@@ -13,6 +13,7 @@ import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeLine, writeSummary
 import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 import { Asker } from "@dsh/tools"
 import { residentLostReason } from "../ResidentLost.ts"
+import { RunGate } from "../RunGate.ts"
 import { openRequestedSession } from "../Session.ts"
 import { StoreTrouble } from "../StoreTrouble.ts"
 
@@ -113,6 +114,17 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"))
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
+    // With --cluster: a live runner first (a signal meanwhile cancels the run at once).
+    const gate = yield* Effect.raceFirst(
+      Effect.result(yield* RunGate),
+      Effect.as(ctx.interrupted, undefined)
+    )
+    if (gate === undefined || gate._tag === "Failure") {
+      const summary = { sessionId: session.id, status: gate === undefined ? "cancelled" as const : "failed" as const, result: "", usage: emptyUsage, subagents: [] }
+      logger.info({ status: summary.status }, "run end")
+      yield* writeSummary(input.format, ctx.stdout, summary)
+      return yield* new RunFailed({ message: gate === undefined ? "run cancelled" : gate.failure.message })
+    }
     // On a terminal, text output draws the live tree of the agents (and leaves it with a summary).
     const live = input.format === "text" && input.onEvent === undefined && isLiveTerminal(ctx.stdout, ctx.env)
     // Questions go to the terminal (one at a time, naming the agent), or nowhere: then `ask` denies.

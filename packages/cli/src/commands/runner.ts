@@ -8,19 +8,19 @@ import { chooseStore, takeStoreFlag } from "../Store.ts"
 
 const FLAGS = { listen: { type: "string" } } as const
 
-/** `HOST:PORT`, `HOST` or `:PORT` (the missing part: 127.0.0.1, or a free port picked here). */
+/** `HOST:PORT`, `HOST` or `:PORT` (the missing part: 127.0.0.1, or a free port picked here; so is port 0). */
 const parseListen = (value: string | undefined) =>
   Effect.gen(function*() {
     const text = value ?? ""
     const colon = text.lastIndexOf(":")
     const host = (colon === -1 ? text : text.slice(0, colon)).replace(/^\[(.*)\]$/, "$1") || "127.0.0.1"
     const portText = colon === -1 ? "" : text.slice(colon + 1)
-    if (portText === "") return { host, port: yield* freePort(host) }
-    const port = Number(portText)
-    if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      return yield* new UsageError({ message: `--listen must be HOST:PORT with a port from 1 to 65535 (got "${text}")` })
+    const port = portText === "" ? 0 : Number(portText)
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      return yield* new UsageError({ message: `--listen must be HOST:PORT with a port from 0 to 65535 (got "${text}")` })
     }
-    return { host, port }
+    // Port 0: a free one, picked here, is what the runner listens on and advertises.
+    return { host, port: port === 0 ? yield* freePort(host) : port }
   })
 
 /** A port nothing listens on now on `host` (the runner binds it a moment later). */

@@ -32,7 +32,8 @@ export const toSessionError = (db: Pick<Db, "target" | "address">, what: string)
   const why = causeText(error)
   switch (error.reason._tag) {
     case "ConnectionError":
-      return new SessionError({ reason: "Io", detail: `cannot reach PostgreSQL at ${db.address}: ${why}` })
+      // What to check goes with it: an operator's first question is whether the URL or the server is wrong.
+      return new SessionError({ reason: "Io", detail: `cannot reach PostgreSQL at ${db.address}: ${why} (store ${db.target}: check that PostgreSQL runs there and accepts connections, and the URL)` })
     case "AuthenticationError":
     case "AuthorizationError":
       return new SessionError({ reason: "Io", detail: `PostgreSQL at ${db.address} refused the login to ${db.target}: ${why}` })
