@@ -53,7 +53,10 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       `permissions mode ${p.mode ?? "default"}; allow ${list(p.allow)}; ask ${list(p.ask)}; deny ${list(p.deny)}`,
       `sandbox     mode ${report.sandbox.mode}, network ${report.sandbox.network}, writable ${list(report.sandbox.writable)}`,
       `bwrap       ${bwrapLine(bwrap)}`,
-      `resident    ${(yield* Effect.promise(() => residentSetting(ctx.env))).reason}`
+      `resident    ${(yield* Effect.promise(() => residentSetting(ctx.env))).reason}`,
+      // The seed's warning: what a session directory holds is as sensitive as what the tools saw.
+      `sessions    ${join(ctx.home, "sessions")} holds prompts, model output and tool results (which may include secrets a tool printed); ` +
+      (exposed === undefined ? "owner-only (0700 directories, 0600 files)" : "some of it is open to other users (see the warning below)")
     ]
     if (!bwrap.works && report.sandbox.mode !== "off") {
       lines.push(report.sandbox.mode === "on"
