@@ -1,8 +1,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { spawn } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -15,7 +15,10 @@ const SCRIPT = {
     { when: { lastUser: "^stream" }, reply: { text: "one two three four five six seven eight nine ten" } },
     // Says something (the test's signal that it runs), looks around, then never answers.
     { when: { lastUser: "^hang", step: 0 }, reply: { text: "working on it", toolCalls: [{ name: "Glob", arguments: { pattern: "*.json" } }] } },
-    { when: { lastUser: "^hang" }, reply: { hang: true } }
+    { when: { lastUser: "^hang" }, reply: { hang: true } },
+    // A Write needs approval in the default mode: the MCP client is asked, when it can be.
+    { when: { lastUser: "^write (\\S+)", step: 0 }, reply: { text: "writing", toolCalls: [{ name: "Write", arguments: { path: "{{1}}", content: "from the child\n" } }] } },
+    { when: { lastUser: "^write", step: 1 }, reply: { text: "tool said: {{lastTool}}" } }
   ],
   fallback: { text: "fallback answer" }
 }
@@ -122,9 +125,8 @@ describe("dsh mcp over real stdio, with the SDK's own client", () => {
     await running
     abort.abort("the user changed their mind")
     await expect(call).rejects.toThrow()
-    const before = await childStatuses(world)
-    // Stopping is asynchronous to the abort: `stop` of the same handle settles it and reports it stopped or idle.
-    const handle = Object.keys(before).at(-1)!
+    // The abort rejects the call at once and the server stops the child meanwhile; `wait` returns once it is down.
+    const handle = Object.keys(await childStatuses(world)).at(-1)!
     await client.callTool({ name: "wait", arguments: { handles: [handle] } })
     expect((await childStatuses(world))[handle]).toBe("cancelled")
   })
@@ -133,6 +135,34 @@ describe("dsh mcp over real stdio, with the SDK's own client", () => {
     const result = await client.callTool({ name: "subagent", arguments: { description: "x", prompt: "echo x", agent: "nope" } })
     expect(result.isError).toBe(true)
     expect(text(result)).toMatch(/unknown agent type "nope".*coder.*explore/)
+  })
+})
+
+describe("dsh mcp permission questions", () => {
+  it("go to a client with the elicitation capability, whose answer decides", async () => {
+    const world = setup()
+    const client = new Client({ name: "dsh-mcp-test", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } })
+    const asked: Array<string> = []
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message)
+      return { action: "accept", content: { decision: "allow once" } }
+    })
+    await client.connect(new StdioClientTransport({ command: DSH, args: world.args, env: world.env, cwd: world.cwd, stderr: "pipe" }))
+    const result = await client.callTool({ name: "subagent", arguments: { description: "write", prompt: "write note.md" } })
+    await client.close()
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toContain("note.md")
+    expect(text(result)).not.toContain("needs approval")
+    expect(readFileSync(join(world.cwd, "note.md"), "utf8")).toBe("from the child\n")
+  })
+
+  it("are denials naming the rule for a client without it", async () => {
+    const world = setup()
+    const client = await connect(world)
+    const result = await client.callTool({ name: "subagent", arguments: { description: "write", prompt: "write note.md" } })
+    await client.close()
+    expect(text(result)).toMatch(/Write\(note\.md\) needs approval \(mode: default\).*elicitation/)
+    expect(existsSync(join(world.cwd, "note.md"))).toBe(false)
   })
 })
 
