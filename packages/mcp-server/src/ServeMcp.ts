@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, FiberSet } from "effect"
 import { mcpAsker } from "./internal/ElicitAsker.ts"
-import { makeLineTransport } from "./internal/LineTransport.ts"
+import { makeLineTransport } from "./LineTransport.ts"
 import { callTool, type ChildListeners, toCallResult } from "./internal/ToolCall.ts"
 import { makeStopTool } from "./StopTool.ts"
 import { parseTranscriptUri, transcriptUri } from "./TranscriptUri.ts"

@@ -6,8 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Deferred, Effect, Fiber } from "effect"
 import { PassThrough } from "node:stream"
 import * as z from "zod"
-import { makeLineTransport } from "../src/internal/LineTransport.ts"
-import { parseTranscriptUri, serveMcp, transcriptUri } from "../src/index.ts"
+import { makeLineTransport, parseTranscriptUri, serveMcp, transcriptUri } from "../src/index.ts"
 
 const session = { id: "s1", agent: "main", cwd: "/tmp", model: "scripted", status: "idle", createdAt: "", updatedAt: "" }
 

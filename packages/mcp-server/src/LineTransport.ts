@@ -12,6 +12,7 @@ const INVALID_REQUEST = -32600
  * neither reports the end of its input nor answers a malformed line; this one does both: a line
  * that is not JSON, or not a JSON-RPC message, gets a JSON-RPC error response (id `null`, or the
  * line's id when it has one) and the connection goes on; the input's end closes the transport.
+ * Either side may use it: a client over a `PassThrough` pair in tests, as the README shows.
  */
 export const makeLineTransport = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Transport => {
   let buffer = Buffer.alloc(0)
