@@ -1,3 +1,4 @@
+import { fakeAcpAgentArgs, fakeAcpAgentScript } from "@dsh/subagent-acp/testing"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -23,8 +24,8 @@ const SCRIPT = {
   fallback: { text: "fallback answer" }
 }
 
-const setup = () => {
-  const home = makeHome()
+const setup = (config?: string) => {
+  const home = makeHome(config)
   const cwd = tempDir("dsh-mcp-project-")
   const script = join(cwd, "script.json")
   writeFileSync(script, JSON.stringify(SCRIPT))
@@ -32,9 +33,9 @@ const setup = () => {
   return { home, cwd, env, args: ["mcp", "--model", `scripted:${script}`] }
 }
 
-const connect = async (world: ReturnType<typeof setup>) => {
+const connect = async (world: ReturnType<typeof setup>, extraArgs: ReadonlyArray<string> = []) => {
   const client = new Client({ name: "dsh-mcp-test", version: "0.0.0" })
-  await client.connect(new StdioClientTransport({ command: DSH, args: world.args, env: world.env, cwd: world.cwd, stderr: "pipe" }))
+  await client.connect(new StdioClientTransport({ command: DSH, args: [...world.args, ...extraArgs], env: world.env, cwd: world.cwd, stderr: "pipe" }))
   return client
 }
 
@@ -135,6 +136,40 @@ describe("dsh mcp over real stdio, with the SDK's own client", () => {
     const result = await client.callTool({ name: "subagent", arguments: { description: "x", prompt: "echo x", agent: "nope" } })
     expect(result.isError).toBe(true)
     expect(text(result)).toMatch(/unknown agent type "nope".*coder.*explore/)
+  })
+})
+
+describe("dsh mcp sessions", () => {
+  it("one new session per connection; --continue serves the latest, whose children continue", async () => {
+    const world = setup()
+    const first = await connect(world)
+    await first.callTool({ name: "subagent", arguments: { description: "echo", prompt: "echo one" } })
+    await first.close()
+    const again = await connect(world, ["--continue"])
+    const reply = await again.callTool({ name: "send_message", arguments: { to: "coder-1", message: "echo two" } })
+    await again.close()
+    expect(text(reply)).toContain("echo: two")
+    expect(sessionIds(world.home)).toHaveLength(1)
+    const fresh = await connect(world)
+    expect(text(await fresh.callTool({ name: "list_agents", arguments: {} }))).toBe("You have no subagents.")
+    await fresh.close()
+    expect(sessionIds(world.home)).toHaveLength(2)
+  })
+})
+
+describe("dsh mcp backends", () => {
+  it("reaches another vendor's ACP agent configured in [acp.agents.*]", async () => {
+    const world = setup([
+      "[acp.agents.vendor]",
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = ${JSON.stringify([fakeAcpAgentScript(), ...fakeAcpAgentArgs({})])}`,
+      ""
+    ].join("\n"))
+    const client = await connect(world)
+    const result = await client.callTool({ name: "subagent", arguments: { description: "vendor", prompt: "whoami", agent: "acp:vendor" } })
+    await client.close()
+    expect(result.isError).toBe(false)
+    expect(text(result)).toContain("[subagent acp-vendor-1 (acp:vendor) · completed")
   })
 })
 
