@@ -157,6 +157,28 @@ describe("dsh mcp sessions", () => {
   })
 })
 
+describe("dsh mcp flags", () => {
+  it("--agent-file binds the session's main agent: its disallowedTools hide tools from the client", async () => {
+    const world = setup()
+    const file = join(world.cwd, "lead.md")
+    writeFileSync(file, "---\nname: lead\ndescription: leads without waiting\ndisallowedTools: wait\n---\nYou lead.\n")
+    const client = await connect(world, ["--agent-file", file])
+    const { tools } = await client.listTools()
+    await client.close()
+    expect(tools.map((t) => t.name).sort()).toEqual(["list_agents", "send_message", "stop", "subagent"])
+  })
+
+  it("bad usage is exit 2 with one line on stderr, before anything is served", async () => {
+    const world = setup()
+    for (const args of [["extra"], ["--model", "nope:x"], ["--cwd", "/nonexistent/dir"], ["--session", "nosuch"], ["--agent", "a", "--continue"]]) {
+      const r = await runDsh(["mcp", ...args], { env: world.env, cwd: world.cwd })
+      expect(r.code, args.join(" ")).toBe(2)
+      expect(r.stdout).toBe("")
+      expect(r.stderr.trim().split("\n"), args.join(" ")).toHaveLength(1)
+    }
+  })
+})
+
 describe("dsh mcp backends", () => {
   it("reaches another vendor's ACP agent configured in [acp.agents.*]", async () => {
     const world = setup([
