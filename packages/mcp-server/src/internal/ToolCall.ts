@@ -24,10 +24,13 @@ export interface CallDeps {
   readonly stop: (handle: string) => Effect.Effect<unknown, unknown>
 }
 
+/** Completes when the client cancels the request; the listener goes with the call. */
 const aborted = (signal: AbortSignal) =>
   Effect.callback<void>((resume) => {
     if (signal.aborted) return resume(Effect.void)
-    signal.addEventListener("abort", () => resume(Effect.void), { once: true })
+    const onAbort = () => resume(Effect.void)
+    signal.addEventListener("abort", onAbort, { once: true })
+    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
 
 export const toCallResult = (message: Pick<ToolMessage, "content" | "isError">): CallToolResult => ({
