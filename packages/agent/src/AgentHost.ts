@@ -1,6 +1,6 @@
-import type { AnyTool } from "@dsh/tools"
+import type { AnyTool, Toolbox } from "@dsh/tools"
 import type { AgentEvent, ContentPart, RunStatus, Usage, WireRecord } from "@dsh/core"
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, Schema, type Scope } from "effect"
 
 /**
  * Why a host operation was refused or failed. `InvalidInput` and `NotFound` are the caller's to
@@ -115,6 +115,31 @@ export interface AgentHostShape {
   readonly sendToChild: (options: HostSendOptions) => Effect.Effect<HostChildReply, HostError>
   /** Stops a child (or `all`) and its descendants, wherever they run; returns the handles stopped. */
   readonly stopChild: (options: { readonly sessionId: string; readonly handle: string }) => Effect.Effect<ReadonlyArray<string>, HostError>
+  /**
+   * The session's main agent for a caller that makes its tool calls itself instead of running
+   * its model (`dsh mcp`: the MCP client is the parent). Holds the session's runtime (and its
+   * lease) for the calling scope. Optional: a host that cannot lend its main agent omits it.
+   */
+  readonly openMain?: ((options: HostOpenMainOptions) => Effect.Effect<HostMainAgent, HostError, Scope.Scope>) | undefined
+}
+
+export interface HostOpenMainOptions {
+  readonly sessionId: string
+  /** Tools the main agent has on top of the harness's own (its policy and the rules apply). */
+  readonly tools?: ReadonlyArray<AnyTool> | undefined
+  /** Every descendant's live events, tagged with its handle. */
+  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+}
+
+/** A session's main agent lent to a caller: its toolbox (policy applied), under the session's rules. */
+export interface HostMainAgent {
+  readonly sessionId: string
+  readonly cwd: string
+  readonly toolbox: Toolbox
+  /** Runs `effect` (a toolbox call) as the main agent's turns run: the session's permission rules, its disallowed tools. */
+  readonly governed: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** A child's transcript records (its `wire.jsonl`). */
+  readonly childTranscript: (handle: string) => Effect.Effect<ReadonlyArray<WireRecord>, HostError>
 }
 
 export interface HostSendOptions {

@@ -49,6 +49,10 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
       return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/acp.ts")).pipe(Effect.flatMap((m) => m.acpCommand(args, ctx))))
     case "sdk":
       return stored(rest, ctx, (args) => Effect.promise(() => import("./commands/sdk.ts")).pipe(Effect.flatMap((m) => m.sdkCommand(args, ctx))))
+    case "mcp":
+      return Effect.promise(() => import("./commands/mcp.ts")).pipe(
+        Effect.flatMap((m) => hostedStored(rest, ctx, (args) => m.parseMcpArgs(args, ctx), (input) => input.permissions, (input) => m.executeMcp(input, ctx)))
+      )
     case "doctor":
     case "sandbox":
       return Effect.promise(() => import("./commands/doctor.ts")).pipe(Effect.flatMap((m) => m.doctorCommand(command === "sandbox" ? rest.filter((a) => a !== "check") : rest, ctx)))

@@ -18,6 +18,8 @@ Usage:
   dsh subagents watch [--session ID]   (no --session: the latest session of this directory)
   dsh acp [--agent NAME] [--model SPEC] [--cwd DIR]   (serves ACP on stdio; permission flags as for run)
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
+  dsh mcp [--agent NAME | --agent-file PATH] [--model SPEC] [--session ID | --continue] [--cwd DIR]
+          (serves subagent, send_message, list_agents, wait, stop over MCP on stdio; permission flags as for run)
   dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)
   dsh resident status|stop [--json]                    (the opt-in warm resident: DSH_RESIDENT=1 or [cli] resident = true)
   dsh runner --store postgres://… [--listen HOST:PORT]   (hosts cluster children until SIGTERM; port 0: a free one)
@@ -32,7 +34,7 @@ Model specs: scripted[:<file>], openai:<model> (OPENAI_BASE_URL, OPENAI_API_KEY)
 Rules: Tool or Tool(pattern), e.g. Read, Bash(git status*), Write(.env), mcp__*;
        deny > ask > allow > the mode. Without a terminal, or with -p, "ask" denies.
 State lives in $DSH_HOME (default ~/.dsh); config.toml has [permissions] and [sandbox].
-Sessions may live elsewhere: --store DIR|postgres://… on run, sessions, subagents, acp and sdk
+Sessions may live elsewhere: --store DIR|postgres://… on run, sessions, subagents, acp, sdk and mcp
 (or DSH_STORE, or store = "…" in config.toml).
 `
 

@@ -325,7 +325,29 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         return { session: info(yield* session.readState), children: done?.children ?? 0, notes: done?.notes ?? [] }
       })).pipe(Effect.withSpan("AgentHost.recoverSession", { attributes: { sessionId: recover.sessionId } }))
 
+    const openMain: NonNullable<AgentHostShape["openMain"]> = (open) =>
+      toHostError(Effect.gen(function*() {
+        const rt = yield* openRuntime(open.sessionId, open.onChildEvent)
+        const toolbox = makeToolbox({
+          tools: [...rt.main.tools, ...(open.tools ?? [])],
+          policy: { tools: rt.catalog.main.tools, disallowedTools: rt.catalog.main.disallowedTools },
+          inheritedDisallowed: disallowedBySettings(rt.permissions?.settings ?? [])
+        })
+        return {
+          sessionId: rt.session.id,
+          cwd: rt.state.cwd,
+          toolbox,
+          governed: (effect) => governed(rt, effect),
+          childTranscript: (handle) =>
+            toHostError(rt.session.child(handle).pipe(
+              Effect.flatMap((child) => child.transcript.read),
+              Effect.map((r) => r.records)
+            ))
+        }
+      }))
+
     const host: AgentHostShape = {
+      openMain,
       createSession,
       recoverSession,
       loadSession: (id) =>
