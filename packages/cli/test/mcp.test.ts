@@ -30,7 +30,9 @@ const setup = (config?: string) => {
   const script = join(cwd, "script.json")
   writeFileSync(script, JSON.stringify(SCRIPT))
   const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DSH_HOME: home, DSH_RESIDENT: "0" }
-  return { home, cwd, env, args: ["mcp", "--model", `scripted:${script}`] }
+  // Delegating to `coder` asks in the default mode (a type with write tools), as for `dsh run`:
+  // the client allows it, and the children's own tool calls still go by the rules.
+  return { home, cwd, env, args: ["mcp", "--model", `scripted:${script}`, "--allow", "subagent"] }
 }
 
 const connect = async (world: ReturnType<typeof setup>, extraArgs: ReadonlyArray<string> = []) => {
