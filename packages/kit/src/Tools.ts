@@ -1,0 +1,105 @@
+import type { ChildInfo, ChildResult, ChildRun, Queued } from "./Results.ts"
+import type { Subagents } from "./Kit.ts"
+
+/** A tool any agent loop can offer its model: JSON Schema parameters and a Promise `execute`. */
+export interface KitToolDefinition {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: Readonly<Record<string, unknown>>
+  /** Runs the tool; the abort signal stops the child (and its descendants) the call started. Resolves to text for the model. */
+  readonly execute: (args: unknown, options?: { readonly signal?: AbortSignal | undefined }) => Promise<string>
+}
+
+export interface KitTools {
+  /** `subagent`, `send_message`, `list_agents` and `wait` as plain definitions. */
+  readonly definitions: () => ReadonlyArray<KitToolDefinition>
+  /**
+   * The same as AI SDK tools (`tool()` of `ai`, an optional peer loaded only here), by name,
+   * for `generateText({ tools })` or a `ToolLoopAgent`.
+   */
+  readonly aiSdk: () => Promise<Record<string, unknown>>
+}
+
+const str = (description: string) => ({ type: "string", description })
+
+const describe = (r: ChildResult | ChildRun | Queued | ChildInfo): string => {
+  if ("text" in r) return `[${r.handle} · ${r.status}]\n${r.text}${r.notes === undefined ? "" : `\nNotes: ${r.notes}`}`
+  if (r.status === "accepted") return `accepted ${r.handle}: it runs in the background; use wait to get its result`
+  if (r.status === "queued") return `${r.handle} is running: it gets the message at its next step`
+  return `${r.handle} (${(r as ChildInfo).agent}) is ${r.status}`
+}
+
+const record = (args: unknown): Record<string, unknown> => (typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {})
+const text = (args: Record<string, unknown>, key: string): string => (typeof args[key] === "string" ? (args[key] as string) : "")
+
+/** A failure the model should see is a result it can act on, not a thrown error. */
+const asResult = (p: Promise<string>) => p.catch((e: unknown) => `Error: ${e instanceof Error ? e.message : String(e)}`)
+
+export const makeKitTools = (kit: Subagents): KitTools => {
+  const definitions = (): ReadonlyArray<KitToolDefinition> => [
+    {
+      name: "subagent",
+      description: "Hand a focused task to a subagent that works in its own context and returns only its result. " +
+        "Use list_agents to see which agents exist. background: true returns at once; collect the result with wait.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          agent: str("The agent to run"),
+          prompt: str("The complete task: the subagent sees nothing else"),
+          description: str("A 3-5 word label"),
+          background: { type: "boolean", description: "Return at once; get the result with wait" }
+        },
+        required: ["agent", "prompt"],
+        additionalProperties: false
+      },
+      execute: (args, o) => {
+        const a = record(args)
+        const base = { agent: text(a, "agent"), prompt: text(a, "prompt"), ...(a.description === undefined ? {} : { description: text(a, "description") }), signal: o?.signal }
+        return asResult(a.background === true ? kit.delegate({ ...base, background: true }).then(describe) : kit.delegate(base).then(describe))
+      }
+    },
+    {
+      name: "send_message",
+      description: "Send a message to a subagent by its handle: a finished one continues with its context and answers; a running one reads it at its next step.",
+      inputSchema: { type: "object", properties: { to: str("The subagent's handle, e.g. researcher-1"), message: str("The message") }, required: ["to", "message"], additionalProperties: false },
+      execute: (args, o) => asResult(kit.send(text(record(args), "to"), text(record(args), "message"), { signal: o?.signal }).then(describe))
+    },
+    {
+      name: "list_agents",
+      description: "List the subagents started so far, with their handles and status.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      execute: () => asResult(kit.children().then((all) => (all.length === 0 ? "no subagents yet" : all.map(describe).join("\n"))))
+    },
+    {
+      name: "wait",
+      description: "Wait for background subagents to finish (the given handles, or all) and return their results.",
+      inputSchema: {
+        type: "object",
+        properties: { handles: { type: "array", items: { type: "string" }, description: "Handles to wait for; default all" }, timeoutSeconds: { type: "number", description: "Give up after this long" } },
+        additionalProperties: false
+      },
+      execute: (args, o) => {
+        const a = record(args)
+        const handles = Array.isArray(a.handles) ? a.handles.filter((h): h is string => typeof h === "string") : undefined
+        const timeoutMs = typeof a.timeoutSeconds === "number" ? a.timeoutSeconds * 1000 : undefined
+        return asResult(kit.wait(handles, { signal: o?.signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) }).then((rs) => (rs.length === 0 ? "nothing to wait for" : rs.map(describe).join("\n\n"))))
+      }
+    }
+  ]
+  const aiSdk = async () => {
+    // Loaded only here: apps that never use the AI SDK need not install it.
+    const ai = await import("ai").catch(() => undefined)
+    if (ai === undefined) throw new Error("kit.tools.aiSdk() needs the AI SDK: npm install ai")
+    const tools: Record<string, unknown> = {}
+    for (const d of definitions()) {
+      tools[d.name] = ai.tool({
+        description: d.description,
+        inputSchema: ai.jsonSchema(d.inputSchema as Parameters<typeof ai.jsonSchema>[0]),
+        execute: (args: unknown, options: { readonly abortSignal?: AbortSignal | undefined }) => d.execute(args, { signal: options.abortSignal })
+      })
+    }
+    return tools
+  }
+  return { definitions, aiSdk }
+}
