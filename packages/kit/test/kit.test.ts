@@ -1,0 +1,151 @@
+import { setTimeout as sleep } from "node:timers/promises"
+import { afterEach, describe, expect, it } from "vitest"
+import * as z from "zod"
+import { createSubagents, type Subagents, SubagentsError } from "../src/index.ts"
+import { agents, model } from "./script.ts"
+
+const open: Array<Subagents> = []
+const kit = async () => {
+  const k = await createSubagents({ model, agents })
+  open.push(k)
+  return k
+}
+afterEach(async () => {
+  for (const k of open.splice(0)) await k.close()
+})
+
+/** The error a promise rejects with. */
+const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError)
+
+describe("@dsh/kit", () => {
+  it("hello subagent: the lead delegates and answers from the child's result", async () => {
+    const k = await kit()
+    const result = await k.prompt("hello")
+    expect(result.status).toBe("completed")
+    expect(result.text).toBe("lead: researched: What is the answer?")
+    expect(result.children.map((c) => `${c.handle} ${c.status}`)).toEqual(["researcher-1 completed"])
+    expect(result.sessionId).toMatch(/\S/)
+  })
+
+  it("delegates in the foreground and continues a finished child with send", async () => {
+    const k = await kit()
+    const first = await k.delegate({ agent: "researcher", prompt: "topic A" })
+    expect(first).toMatchObject({ handle: "researcher-1", status: "completed", text: "researched: topic A" })
+    const again = await k.send(first, "and the sources?")
+    expect(again).toMatchObject({ handle: "researcher-1", status: "completed" })
+    expect("text" in again && again.text).toMatch(/^sources: the docs/)
+  })
+
+  it("background children: wait returns their results; announcements hand each outcome out once", async () => {
+    const k = await kit()
+    const run = await k.delegate({ agent: "researcher", prompt: "topic B", background: true })
+    expect(run).toMatchObject({ status: "accepted", handle: "researcher-1" })
+    const [waited] = await k.wait([run])
+    expect(waited).toMatchObject({ handle: "researcher-1", status: "completed", text: "researched: topic B" })
+
+    await k.delegate({ agent: "researcher", prompt: "topic C", background: true })
+    let heard = await k.announcements()
+    // Polled, not timed: the outcome is recorded when the child's run has ended.
+    while (heard.length === 0) {
+      await sleep(5)
+      heard = await k.announcements()
+    }
+    expect(heard.map((a) => `${a.handle} ${a.status} ${a.result?.text}`)).toEqual(["researcher-2 completed researched: topic C"])
+    expect(await k.announcements()).toEqual([])
+  })
+
+  it("stop all stops running children", async () => {
+    const k = await kit()
+    const started = new Promise<void>((resolve) => k.on("turn-start", () => resolve()))
+    await k.delegate({ agent: "waiter", prompt: "wait", background: true })
+    await started
+    expect(await k.stop("all")).toEqual(["waiter-1"])
+    const [done] = await k.wait()
+    expect(done).toMatchObject({ handle: "waiter-1", status: "cancelled" })
+  })
+
+  it("an abort signal stops the child it started", async () => {
+    const k = await kit()
+    const abort = new AbortController()
+    const off = k.on("turn-start", (e) => e.handle === "waiter-1" && abort.abort())
+    const error = await rejection(k.delegate({ agent: "waiter", prompt: "wait", signal: abort.signal }))
+    off()
+    expect(error).toBeInstanceOf(SubagentsError)
+    expect(error.reason).toBe("Aborted")
+    expect((await k.children()).map((c) => `${c.handle} ${c.status}`)).toEqual(["waiter-1 cancelled"])
+  })
+
+  it("on hears children's events until unsubscribed", async () => {
+    const k = await kit()
+    const seen: Array<string> = []
+    const off = k.on("*", (e) => seen.push(`${e.handle} ${e.type}`))
+    await k.delegate({ agent: "researcher", prompt: "topic D" })
+    off()
+    await k.delegate({ agent: "researcher", prompt: "topic E" })
+    expect(seen).toContain("researcher-1 turn-start")
+    expect(seen).toContain("researcher-1 text-delta")
+    expect(seen).toContain("researcher-1 turn-end")
+    expect(seen.some((s) => s.startsWith("researcher-2"))).toBe(false)
+  })
+
+  describe("typed results", () => {
+    const Person = z.object({ name: z.string(), age: z.number() })
+
+    it("returns the reported JSON parsed with its schema's type", async () => {
+      const k = await kit()
+      const result = await k.delegate({ agent: "extractor", prompt: "valid", schema: Person })
+      const age: number = result.value.age
+      expect(age).toBe(36)
+      expect(result.value).toEqual({ name: "Ada", age: 36 })
+    })
+
+    it("an invalid report is refused to the child, which then reports validly", async () => {
+      const k = await kit()
+      const result = await k.delegate({ agent: "extractor", prompt: "invalid-once", schema: Person })
+      expect(result.value).toEqual({ name: "Ada", age: 36 })
+    })
+
+    it("a result the schema refuses is sent back to the child once", async () => {
+      const k = await kit()
+      const Adult = z.object({ name: z.string(), age: z.number().min(18) })
+      const result = await k.delegate({ agent: "extractor", prompt: "refined", schema: Adult })
+      expect(result.value).toEqual({ name: "Ada", age: 36 })
+    })
+
+    it("a child that never reports validly fails with InvalidResult", async () => {
+      const k = await kit()
+      const error = await rejection(k.delegate({ agent: "stubborn", prompt: "a person", schema: Person }))
+      expect(error.reason).toBe("InvalidResult")
+      expect(error.message).toMatch(/^stubborn-1 did not report a valid result: /)
+    })
+
+    it("a schema that is not a Standard Schema is a one-line InvalidSchema error", async () => {
+      const k = await kit()
+      const error = await rejection(k.delegate({ agent: "extractor", prompt: "valid", schema: { type: "object" } as never }))
+      expect(error.reason).toBe("InvalidSchema")
+      expect(error.message).not.toContain("\n")
+      expect(await k.children()).toEqual([])
+    })
+  })
+
+  it("an unknown agent is an error naming the available ones", async () => {
+    const k = await kit()
+    const error = await rejection(k.delegate({ agent: "nobody", prompt: "hi" }))
+    expect(error.reason).toBe("UnknownAgent")
+    expect(error.message).toContain("extractor, fork, researcher, stubborn, waiter")
+  })
+
+  it("an unsupported model object is a typed error", async () => {
+    const error = await rejection(createSubagents({ model: { specificationVersion: "v4" } as never, agents }))
+    expect(error.reason).toBe("UnsupportedModel")
+  })
+
+  it("calls after close fail with Closed", async () => {
+    const k = await createSubagents({ model, agents })
+    await k.close()
+    await k.close()
+    const error = await rejection(k.delegate({ agent: "researcher", prompt: "late" }))
+    expect(error.reason).toBe("Closed")
+    expect((await rejection(k.prompt("hello"))).reason).toBe("Closed")
+  })
+})

@@ -1,0 +1,35 @@
+import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
+
+const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] })
+
+/** One script plays every agent of the tests; each child is known by its system prompt. */
+export const script: Script = {
+  rules: [
+    // researcher: answers, and follows up when continued
+    { when: { system: "^You research", lastUser: "^and the sources" }, reply: { text: "sources: the docs (asked first: {{1}})" } },
+    { when: { system: "^You research" }, reply: { text: "researched: {{lastUser}}" } },
+    // waiter: never answers until stopped
+    { when: { system: "^You wait" }, reply: { hang: true } },
+    // extractor: reports structured results, or never does
+    { when: { system: "^You extract", lastUser: "^valid", step: 0 }, reply: call("report", { result: "found Ada", json: { name: "Ada", age: 36 } }) },
+    { when: { system: "^You extract", lastUser: "^invalid-once", step: 0 }, reply: call("report", { result: "found Ada", json: { name: "Ada", age: "old" } }) },
+    { when: { system: "^You extract", lastUser: "^invalid-once", step: 1 }, reply: call("report", { result: "fixed", json: { name: "Ada", age: 36 } }) },
+    { when: { system: "^You extract", lastUser: "^refined", step: 0 }, reply: call("report", { result: "found a child", json: { name: "Ada", age: 3 } }) },
+    { when: { system: "^You extract", lastUser: "^Your result was not accepted", step: 0 }, reply: call("report", { result: "older now", json: { name: "Ada", age: 36 } }) },
+    // stubborn: never reports, however often it is asked
+    { when: { system: "^You refuse" }, reply: { text: "no structure here" } },
+    { when: { system: "^You extract" }, reply: { text: "done" } },
+    // the lead
+    { when: { lastUser: "^hello", step: 0 }, reply: call("subagent", { agent: "researcher", description: "one question", prompt: "What is the answer?" }) },
+    { reply: { text: "lead: {{lastTool|firstLine}}" } }
+  ]
+}
+
+export const model = makeScriptedModel(script)
+
+export const agents = {
+  researcher: { description: "answers one question", instructions: "You research one question." },
+  waiter: { description: "never finishes", instructions: "You wait forever." },
+  extractor: { description: "extracts a person", instructions: "You extract a person." },
+  stubborn: { description: "never reports", instructions: "You refuse to report." }
+}
