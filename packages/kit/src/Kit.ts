@@ -166,7 +166,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
     tools: undefined as unknown as KitTools,
     close: async () => {
       if (closed) return
-      await run(withCore((core) => Effect.flatMap(core.runtime(), (rt) => rt.tree.stopHeld("all", "user")))).catch(() => undefined)
+      await run(withCore((core) => core.stopAll)).catch(() => undefined)
       closed = true
       await runtime.dispose()
     },

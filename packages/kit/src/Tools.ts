@@ -16,9 +16,10 @@ export interface KitTools {
   readonly definitions: () => ReadonlyArray<KitToolDefinition>
   /**
    * The same as AI SDK tools (`tool()` of `ai`, an optional peer loaded only here), by name,
-   * for `generateText({ tools })` or a `ToolLoopAgent`.
+   * for `generateText({ tools })` or a `ToolLoopAgent`. The kit's types cannot name `ai`'s (it
+   * may not be installed): say which you get, `aiSdk<ToolSet>()`.
    */
-  readonly aiSdk: () => Promise<Record<string, unknown>>
+  readonly aiSdk: <T = Record<string, unknown>>() => Promise<T>
 }
 
 const str = (description: string) => ({ type: "string", description })
@@ -87,7 +88,7 @@ export const makeKitTools = (kit: Subagents): KitTools => {
       }
     }
   ]
-  const aiSdk = async () => {
+  const aiSdk = async <T,>(): Promise<T> => {
     // Loaded only here: apps that never use the AI SDK need not install it.
     const ai = await import("ai").catch(() => undefined)
     if (ai === undefined) throw new Error("kit.tools.aiSdk() needs the AI SDK: npm install ai")
@@ -99,7 +100,7 @@ export const makeKitTools = (kit: Subagents): KitTools => {
         execute: (args: unknown, options: { readonly abortSignal?: AbortSignal | undefined }) => d.execute(args, { signal: options.abortSignal })
       })
     }
-    return tools
+    return tools as T
   }
   return { definitions, aiSdk }
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest"
 import * as z from "zod"
@@ -147,5 +150,31 @@ describe("@dsh/kit", () => {
     const error = await rejection(k.delegate({ agent: "researcher", prompt: "late" }))
     expect(error.reason).toBe("Closed")
     expect((await rejection(k.prompt("hello"))).reason).toBe("Closed")
+  })
+})
+
+describe("@dsh/kit stores", () => {
+  it("a file store keeps the session: a new kit continues it by id, and its children", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-kit-"))
+    const first = await createSubagents({ model, agents, store: { dir } })
+    const { sessionId } = await first.prompt("hello")
+    await first.close()
+    const second = await createSubagents({ model, agents, store: { dir } })
+    const again = await second.prompt("hello", { sessionId })
+    await second.close()
+    rmSync(dir, { recursive: true, force: true })
+    expect(again.sessionId).toBe(sessionId)
+    expect(again.children.map((c) => c.handle)).toEqual(["researcher-1", "researcher-2"])
+  })
+
+  it("an unknown session id is NotFound", async () => {
+    const k = await kit()
+    expect((await rejection(k.prompt("hello", { sessionId: "20260101T000000-deadbeef" }))).reason).toBe("NotFound")
+  })
+
+  it("bad agent names are refused when the kit is created", async () => {
+    const error = await rejection(createSubagents({ model, agents: { "Bad Name": agents.researcher } }))
+    expect(error.reason).toBe("InvalidOptions")
+    expect(error.message).toBe("agent name \"Bad Name\" must be kebab-case (a-z, 0-9, -)")
   })
 })

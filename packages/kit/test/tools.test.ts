@@ -57,7 +57,7 @@ describe("kit.tools", () => {
         { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] }
       ]
     })
-    const result = await generateText({ model: lead, tools: (await k.tools.aiSdk()) as ToolSet, prompt: "research topic C", stopWhen: stepCountIs(3) })
+    const result = await generateText({ model: lead, tools: await k.tools.aiSdk<ToolSet>(), prompt: "research topic C", stopWhen: stepCountIs(3) })
     expect(result.text).toBe("done")
     const toolResults = result.steps.flatMap((s) => s.toolResults)
     expect(toolResults.map((r) => r.output)).toEqual(["[researcher-1 · completed]\nresearched: topic C"])

@@ -43,6 +43,8 @@ export interface KitCoreShape {
   readonly cwd: string
   /** The kit's own session (created on first use), or a stored one by id (opened on first use). */
   readonly runtime: (sessionId?: string | undefined) => Effect.Effect<SessionRuntime, SubagentsError>
+  /** Stops every child of every session this kit opened (none is opened for it). */
+  readonly stopAll: Effect.Effect<void>
   /** Runs `effect` under the kit's permission rules, when it was given any. */
   readonly governed: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The lead's turns on `text`, in the wake loop of background delegation. */
@@ -150,7 +152,9 @@ export const makeKitCore = (
         return result
       }).pipe(Effect.mapError(failed("prompt")))
 
-    return { model, cwd, runtime, governed, prompt } satisfies KitCoreShape
+    const stopAll = Effect.suspend(() => Effect.forEach([...runtimes.values()], (rt) => rt.tree.stopHeld("all", "user"), { discard: true }))
+
+    return { model, cwd, runtime, stopAll, governed, prompt } satisfies KitCoreShape
   })
 
 /** The kit's core as a layer over a store and a model registry. */
