@@ -1,10 +1,10 @@
-import type { SpawnRequest, SubagentResult } from "@dsh/subagent"
+import { reportedJsonOf, type SpawnRequest, type SubagentResult } from "@dsh/subagent"
 import { Effect } from "effect"
 import type { StandardSchemaV1 } from "../ResultSchema.ts"
 import { type ChildResult, type ChildRun, toChildResult, type TypedChildResult } from "../Results.ts"
 import { SubagentsError } from "../SubagentsError.ts"
 import type { KitCoreShape, SessionRuntime } from "./core.ts"
-import { jsonSchemaOf, reportedJson, validate } from "./schema.ts"
+import { jsonSchemaOf, validate } from "./schema.ts"
 
 export interface DelegateRequest {
   readonly agent: string
@@ -35,7 +35,7 @@ const typed = <A>(core: KitCoreShape, rt: SessionRuntime, first: SubagentResult,
     const check = (r: SubagentResult) =>
       Effect.gen(function*() {
         if (r.status !== "completed") return { ok: false as const, issues: `the child ended ${r.status}${r.notes === undefined ? "" : `: ${r.notes}`}`, final: true }
-        const reported = reportedJson(r.output)
+        const reported = reportedJsonOf(r.output)
         if (!reported.found) return { ok: false as const, issues: "it did not call `report` with `json`", final: false }
         const checked = yield* validate(schema, reported.json)
         return checked.ok ? checked : { ...checked, final: false }

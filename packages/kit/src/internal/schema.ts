@@ -38,17 +38,3 @@ export const validate = <A>(schema: StandardSchemaV1<A>, value: unknown): Effect
       ? { ok: true as const, value: result.value }
       : { ok: false as const, issues: result.issues.map((i) => `${pathOf(i.path)}: ${i.message}`).join("; ") }
   })
-
-/**
- * The JSON a child reported: `report` appends it to the result text as its last paragraph
- * (`<text>\n\n<json>`, one line), so it is the part after the last blank line.
- */
-export const reportedJson = (output: string): { readonly found: true; readonly json: unknown } | { readonly found: false } => {
-  const at = output.lastIndexOf("\n\n")
-  const tail = (at < 0 ? output : output.slice(at + 2)).trim()
-  try {
-    return { found: true, json: JSON.parse(tail) as unknown }
-  } catch {
-    return { found: false }
-  }
-}
