@@ -17,6 +17,13 @@ export interface KitAgent {
   readonly subagents?: ReadonlyArray<string> | undefined
 }
 
+/**
+ * The agents children run as: a record by name (kebab-case), or a list of records and
+ * directories of Markdown agent files (`".claude/agents"`, relative to `cwd`; every file there
+ * must load). A later entry's agent replaces an earlier one of the same name.
+ */
+export type KitAgents = Readonly<Record<string, KitAgent>> | ReadonlyArray<string | Readonly<Record<string, KitAgent>>>
+
 /** The main agent of `kit.prompt`. */
 export interface KitMain {
   readonly instructions?: string | undefined
@@ -49,8 +56,8 @@ export interface CreateSubagentsOptions {
    * `@dsh/llm-ai-sdk`.
    */
   readonly model: string | LanguageModelShape
-  /** The agents children run as, by name (kebab-case). */
-  readonly agents: Readonly<Record<string, KitAgent>>
+  /** The agents children run as (see `KitAgents`). */
+  readonly agents: KitAgents
   /** The lead of `kit.prompt`; default a generic lead that delegates to `agents`. */
   readonly main?: KitMain | undefined
   /**

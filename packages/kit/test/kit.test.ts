@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -153,7 +153,7 @@ describe("@dsh/kit", () => {
   })
 })
 
-describe("@dsh/kit stores", () => {
+describe("@dsh/kit options: stores, agent files, names", () => {
   it("a file store keeps the session: a new kit continues it by id, and its children", async () => {
     const dir = mkdtempSync(join(tmpdir(), "dsh-kit-"))
     const first = await createSubagents({ model, agents, store: { dir } })
@@ -170,6 +170,19 @@ describe("@dsh/kit stores", () => {
   it("an unknown session id is NotFound", async () => {
     const k = await kit()
     expect((await rejection(k.prompt("hello", { sessionId: "20260101T000000-deadbeef" }))).reason).toBe("NotFound")
+  })
+
+  it("agents from a directory of agent files, beside agents in code", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-kit-agents-"))
+    writeFileSync(join(dir, "reviewer.md"), "---\nname: reviewer\ndescription: reviews code\n---\nYou review code.\n")
+    const k = await createSubagents({ model, agents: [dir, agents] })
+    open.push(k)
+    expect(await k.delegate({ agent: "reviewer", prompt: "src/a.ts" })).toMatchObject({ handle: "reviewer-1", text: "reviewed: src/a.ts" })
+    writeFileSync(join(dir, "notes.md"), "just notes\n")
+    const error = await rejection(createSubagents({ model, agents: [dir] }))
+    rmSync(dir, { recursive: true, force: true })
+    expect(error.reason).toBe("InvalidOptions")
+    expect(error.message).toMatch(/notes\.md: /)
   })
 
   it("bad agent names are refused when the kit is created", async () => {

@@ -8,6 +8,8 @@ export const script: Script = {
     // researcher: answers, and follows up when continued
     { when: { system: "^You research", lastUser: "^and the sources" }, reply: { text: "sources: the docs (asked first: {{1}})" } },
     { when: { system: "^You research" }, reply: { text: "researched: {{lastUser}}" } },
+    // reviewer: from an agent file
+    { when: { system: "^You review" }, reply: { text: "reviewed: {{lastUser}}" } },
     // waiter: never answers until stopped
     { when: { system: "^You wait" }, reply: { hang: true } },
     // extractor: reports structured results, or never does

@@ -10,6 +10,7 @@ import { makePermissions, makeToolbox, Permissions, type PermissionsShape } from
 import { Context, Effect, Layer, Scope, Semaphore } from "effect"
 import type { CreateSubagentsOptions } from "../Options.ts"
 import { SubagentsError } from "../SubagentsError.ts"
+import { kitAgents } from "./agents.ts"
 import { resolveModel } from "./model.ts"
 
 /** What the lead may use besides its own tools: delegation and the control tools. */
@@ -17,8 +18,6 @@ const DELEGATION_TOOLS = ["subagent", "swarm", "send_message", "list_agents", "w
 
 const DEFAULT_LEAD = "You are the lead agent. Hand focused tasks to the subagents that fit them with the `subagent` tool, " +
   "then answer the user from their results."
-
-const NAME = /^[a-z][a-z0-9-]*$/
 
 const definition = (name: string, description: string, systemPrompt: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
   name,
@@ -68,12 +67,7 @@ export const makeKitCore = (
     const model = given._tag === "Model" ? given.model : yield* registry.resolve(given.spec).pipe(Effect.mapError(failed(`model "${given.spec}"`)))
     const modelSpec = given._tag === "Spec" ? given.spec : `${model.provider}:${model.model}`
 
-    for (const name of Object.keys(options.agents)) {
-      if (!NAME.test(name)) return yield* Effect.fail(new SubagentsError("InvalidOptions", `agent name "${name}" must be kebab-case (a-z, 0-9, -)`))
-    }
-    const delegates = Object.entries(options.agents).map(([name, a]) =>
-      definition(name, a.description, a.instructions, { tools: a.tools, model: a.model, subagents: a.subagents ?? [] })
-    )
+    const delegates = yield* kitAgents(options.agents, cwd)
     const main = options.main
     const lead = definition("main", "the lead", main?.instructions ?? DEFAULT_LEAD, main?.tools === undefined ? {} : { tools: [...main.tools, ...DELEGATION_TOOLS] })
     const catalog = staticCatalog({ main: lead, delegates })
