@@ -109,7 +109,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
     throw e
   })
 
-  const kit: Subagents = {
+  const calls: Omit<Subagents, "tools" | typeof Symbol.asyncDispose> = {
     prompt: (text, o) =>
       run(withCore((core) =>
         Effect.gen(function*() {
@@ -163,15 +163,12 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
           return taken.map(toAnnouncement)
         })
       )),
-    tools: undefined as unknown as KitTools,
     close: async () => {
       if (closed) return
       await run(withCore((core) => core.stopAll)).catch(() => undefined)
       closed = true
       await runtime.dispose()
-    },
-    [Symbol.asyncDispose]: () => kit.close()
+    }
   }
-  Object.assign(kit, { tools: makeKitTools(kit) })
-  return kit
+  return { ...calls, tools: makeKitTools(calls), [Symbol.asyncDispose]: calls.close }
 }

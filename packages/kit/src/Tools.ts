@@ -20,6 +20,12 @@ export interface KitTools {
    * may not be installed): say which you get, `aiSdk<ToolSet>()`.
    */
   readonly aiSdk: <T = Record<string, unknown>>() => Promise<T>
+  /**
+   * The same as OpenAI Agents SDK function tools (`tool()` of `@openai/agents`, an optional peer
+   * loaded only here), for `new Agent({ tools })`; the run's abort signal stops the child. Name
+   * the type you get: `openaiAgents<Array<FunctionTool>>()`.
+   */
+  readonly openaiAgents: <T = ReadonlyArray<unknown>>() => Promise<T>
 }
 
 const str = (description: string) => ({ type: "string", description })
@@ -37,7 +43,10 @@ const text = (args: Record<string, unknown>, key: string): string => (typeof arg
 /** A failure the model should see is a result it can act on, not a thrown error. */
 const asResult = (p: Promise<string>) => p.catch((e: unknown) => `Error: ${e instanceof Error ? e.message : String(e)}`)
 
-export const makeKitTools = (kit: Subagents): KitTools => {
+/** The kit calls the tools delegate through. */
+export type ToolCalls = Pick<Subagents, "delegate" | "send" | "wait" | "children">
+
+export const makeKitTools = (kit: ToolCalls): KitTools => {
   const definitions = (): ReadonlyArray<KitToolDefinition> => [
     {
       name: "subagent",
@@ -102,5 +111,20 @@ export const makeKitTools = (kit: Subagents): KitTools => {
     }
     return tools as T
   }
-  return { definitions, aiSdk }
+  const openaiAgents = async <T,>(): Promise<T> => {
+    // Loaded only here, as the AI SDK is.
+    const agents = await import("@openai/agents").catch(() => undefined)
+    if (agents === undefined) throw new Error("kit.tools.openaiAgents() needs the OpenAI Agents SDK: npm install @openai/agents")
+    return definitions().map((d) =>
+      agents.tool({
+        name: d.name,
+        description: d.description,
+        // Non-strict: our schemas have optional fields, which strict mode does not allow.
+        parameters: { ...d.inputSchema, required: (d.inputSchema.required as Array<string> | undefined) ?? [], additionalProperties: true } as never,
+        strict: false,
+        execute: (args: unknown, _context: unknown, details?: { readonly signal?: AbortSignal | undefined }) => d.execute(args, { signal: details?.signal })
+      })
+    ) as T
+  }
+  return { definitions, aiSdk, openaiAgents }
 }

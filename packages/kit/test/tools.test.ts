@@ -1,3 +1,4 @@
+import { type FunctionTool, RunContext } from "@openai/agents"
 import { generateText, stepCountIs, type ToolSet } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { afterEach, describe, expect, it } from "vitest"
@@ -63,5 +64,13 @@ describe("kit.tools", () => {
     expect(toolResults.map((r) => r.output)).toEqual(["[researcher-1 · completed]\nresearched: topic C"])
     // The model saw the child's result in its second call.
     expect(JSON.stringify(lead.doGenerateCalls[1]?.prompt)).toContain("researched: topic C")
+  })
+
+  it("openaiAgents(): function tools of the OpenAI Agents SDK that delegate through the kit", async () => {
+    const k = await kit()
+    const tools = await k.tools.openaiAgents<Array<FunctionTool>>()
+    expect(tools.map((t) => t.name)).toEqual(["subagent", "send_message", "list_agents", "wait"])
+    const output = await tools[0]!.invoke(new RunContext(), JSON.stringify({ agent: "researcher", prompt: "topic D" }))
+    expect(output).toBe("[researcher-1 · completed]\nresearched: topic D")
   })
 })
