@@ -1,3 +1,4 @@
+import { makeEffectAiTools } from "./EffectAiTools.ts"
 import type { ChildInfo, ChildResult, ChildRun, Queued } from "./Results.ts"
 import type { Subagents } from "./Kit.ts"
 
@@ -26,6 +27,8 @@ export interface KitTools {
    * the type you get: `openaiAgents<Array<FunctionTool>>()`.
    */
   readonly openaiAgents: <T = ReadonlyArray<unknown>>() => Promise<T>
+  /** The same as an `effect/ai` `Toolkit` and the `Layer` of its handlers, for Effect programs. */
+  readonly effectAi: () => ReturnType<typeof makeEffectAiTools>
 }
 
 const str = (description: string) => ({ type: "string", description })
@@ -126,5 +129,5 @@ export const makeKitTools = (kit: ToolCalls): KitTools => {
       })
     ) as T
   }
-  return { definitions, aiSdk, openaiAgents }
+  return { definitions, aiSdk, openaiAgents, effectAi: () => makeEffectAiTools(definitions()) }
 }

@@ -1,5 +1,6 @@
 import { type FunctionTool, RunContext } from "@openai/agents"
 import { generateText, stepCountIs, type ToolSet } from "ai"
+import { Effect, Stream } from "effect"
 import { MockLanguageModelV4 } from "ai/test"
 import { afterEach, describe, expect, it } from "vitest"
 import { createSubagents, type Subagents } from "../src/index.ts"
@@ -72,5 +73,16 @@ describe("kit.tools", () => {
     expect(tools.map((t) => t.name)).toEqual(["subagent", "send_message", "list_agents", "wait"])
     const output = await tools[0]!.invoke(new RunContext(), JSON.stringify({ agent: "researcher", prompt: "topic D" }))
     expect(output).toBe("[researcher-1 · completed]\nresearched: topic D")
+  })
+
+  it("effectAi(): an effect/ai toolkit whose handlers delegate through the kit", async () => {
+    const k = await kit()
+    const { toolkit, layer } = k.tools.effectAi()
+    const results = await Effect.runPromise(Effect.gen(function*() {
+      const handlers = yield* toolkit
+      const stream = yield* handlers.handle("subagent", { agent: "researcher", prompt: "topic E" })
+      return yield* Stream.runCollect(stream)
+    }).pipe(Effect.provide(layer)))
+    expect(results.map((r) => r.result)).toEqual(["[researcher-1 · completed]\nresearched: topic E"])
   })
 })
