@@ -1,4 +1,5 @@
 import type { LanguageModelShape } from "@dsh/llm"
+import type { AcpAgentConfig } from "@dsh/subagent-acp"
 import type { BackendInput } from "@dsh/harness"
 import type { PermissionSettings } from "@dsh/tools"
 import type { AnyTool } from "@dsh/tools"
@@ -66,6 +67,12 @@ export interface CreateSubagentsOptions {
    * `makeAcpBackend` of `@dsh/subagent-acp`, here.
    */
   readonly backends?: ReadonlyArray<BackendInput> | undefined
+  /**
+   * ACP agents children may run as (`{ name, description, command, args?, passEnv?, env? }`:
+   * Claude Code, Gemini CLI, `dsh acp`, …), each the agent type `acp:<name>`, added to
+   * `backends`. Their processes run under a scrubbed environment and end with the kit.
+   */
+  readonly acp?: ReadonlyArray<AcpAgentConfig> | undefined
   /** dsh tools every agent may use (before each agent's `tools` narrows them). */
   readonly tools?: ReadonlyArray<AnyTool> | undefined
   readonly store?: KitStore | undefined

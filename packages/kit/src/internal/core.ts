@@ -4,13 +4,12 @@ import { makeAgentContext } from "@dsh/harness"
 import { type LanguageModelShape, ModelRegistry } from "@dsh/llm"
 import { type SessionHandle, SessionStore } from "@dsh/session"
 import { normalizeLimits, type SubagentTree } from "@dsh/subagent"
-import { ForkBackend } from "@dsh/subagent-fork"
-import { SpawnProvider } from "@dsh/subagent-spawn"
 import { makePermissions, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Context, Effect, Layer, Scope, Semaphore } from "effect"
 import type { CreateSubagentsOptions } from "../Options.ts"
 import { SubagentsError } from "../SubagentsError.ts"
 import { kitAgents } from "./agents.ts"
+import { kitBackends } from "./backends.ts"
 import { resolveModel } from "./model.ts"
 
 /** What the lead may use besides its own tools: delegation and the control tools. */
@@ -68,6 +67,7 @@ export const makeKitCore = (
     const modelSpec = given._tag === "Spec" ? given.spec : `${model.provider}:${model.model}`
 
     const delegates = yield* kitAgents(options.agents, cwd)
+    const backends = yield* kitBackends(options)
     const main = options.main
     const lead = definition("main", "the lead", main?.instructions ?? DEFAULT_LEAD, main?.tools === undefined ? {} : { tools: [...main.tools, ...DELEGATION_TOOLS] })
     const catalog = staticCatalog({ main: lead, delegates })
@@ -85,7 +85,7 @@ export const makeKitCore = (
         yield* session.acquire
         const context = yield* makeAgentContext({
           catalog,
-          backends: options.backends ?? [SpawnProvider, ForkBackend],
+          backends,
           tools: options.tools,
           model,
           session,
