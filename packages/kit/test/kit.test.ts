@@ -4,6 +4,8 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest"
 import * as z from "zod"
+import { defineTool } from "@dsh/tools"
+import { Effect } from "effect"
 import { createSubagents, type Subagents, SubagentsError } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
@@ -135,7 +137,7 @@ describe("@dsh/kit", () => {
     const k = await kit()
     const error = await rejection(k.delegate({ agent: "nobody", prompt: "hi" }))
     expect(error.reason).toBe("UnknownAgent")
-    expect(error.message).toContain("extractor, fork, researcher, stubborn, waiter")
+    expect(error.message).toContain("deployer, extractor, fork, researcher, stubborn, waiter")
   })
 
   it("an unsupported model object is a typed error", async () => {
@@ -183,6 +185,29 @@ describe("@dsh/kit options: stores, agent files, names", () => {
     rmSync(dir, { recursive: true, force: true })
     expect(error.reason).toBe("InvalidOptions")
     expect(error.message).toMatch(/notes\.md: /)
+  })
+
+  it("the app's tools run under the kit's permission rules, and decisions are events", async () => {
+    const deploy = defineTool({
+      name: "deploy",
+      description: "deploys",
+      parameters: z.object({ env: z.string().describe("where") }),
+      needsApproval: true,
+      permission: { kind: "execute", specifier: (p) => p.env },
+      execute: (p) => Effect.succeed(`deployed to ${p.env}`)
+    })
+    const k = await createSubagents({ model, agents, tools: [deploy], permissions: { mode: "bypass", deny: ["deploy(production)"] } })
+    open.push(k)
+    const decisions: Array<string> = []
+    k.on("permission", (e) => decisions.push(`${e.handle} ${e.subject} ${e.decision}`))
+    expect((await k.delegate({ agent: "deployer", prompt: "staging" })).text).toBe("deploy said: deployed to staging")
+    expect((await k.delegate({ agent: "deployer", prompt: "production" })).text).toMatch(/^deploy said: Error: /)
+    expect(decisions).toEqual(["deployer-1 deploy(staging) allowed", "deployer-2 deploy(production) denied"])
+  })
+
+  it("malformed permission rules are refused when the kit is created", async () => {
+    const error = await rejection(createSubagents({ model, agents, permissions: { deny: ["Bash(unclosed"] } }))
+    expect(error.reason).toBe("InvalidOptions")
   })
 
   it("bad agent names are refused when the kit is created", async () => {

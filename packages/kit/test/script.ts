@@ -10,6 +10,9 @@ export const script: Script = {
     { when: { system: "^You research" }, reply: { text: "researched: {{lastUser}}" } },
     // reviewer: from an agent file
     { when: { system: "^You review" }, reply: { text: "reviewed: {{lastUser}}" } },
+    // deployer: calls the app's deploy tool, then says what it heard
+    { when: { system: "^You deploy", step: 0 }, reply: call("deploy", { env: "{{lastUser}}" }) },
+    { when: { system: "^You deploy" }, reply: { text: "deploy said: {{lastTool|firstLine}}" } },
     // waiter: never answers until stopped
     { when: { system: "^You wait" }, reply: { hang: true } },
     // extractor: reports structured results, or never does
@@ -33,5 +36,6 @@ export const agents = {
   researcher: { description: "answers one question", instructions: "You research one question." },
   waiter: { description: "never finishes", instructions: "You wait forever." },
   extractor: { description: "extracts a person", instructions: "You extract a person." },
-  stubborn: { description: "never reports", instructions: "You refuse to report." }
+  stubborn: { description: "never reports", instructions: "You refuse to report." },
+  deployer: { description: "deploys", instructions: "You deploy.", tools: ["deploy"] }
 }
