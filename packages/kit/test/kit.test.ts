@@ -80,6 +80,16 @@ describe("@dsh/kit", () => {
     expect((await k.children()).map((c) => `${c.handle} ${c.status}`)).toEqual(["waiter-1 cancelled"])
   })
 
+  it("an abort signal stops the child's descendants too", async () => {
+    const k = await createSubagents({ model, agents, limits: { maxDepth: 2 } })
+    open.push(k)
+    const abort = new AbortController()
+    k.on("turn-start", (e) => e.handle === "waiter-1" && abort.abort())
+    expect((await rejection(k.delegate({ agent: "manager", prompt: "manage", signal: abort.signal }))).reason).toBe("Aborted")
+    const children = await k.children()
+    expect(children.map((c) => `${c.handle} ${c.parent} ${c.status}`).sort()).toEqual(["manager-1 main cancelled", "waiter-1 manager-1 cancelled"])
+  })
+
   it("on hears children's events until unsubscribed", async () => {
     const k = await kit()
     const seen: Array<string> = []
@@ -137,7 +147,7 @@ describe("@dsh/kit", () => {
     const k = await kit()
     const error = await rejection(k.delegate({ agent: "nobody", prompt: "hi" }))
     expect(error.reason).toBe("UnknownAgent")
-    expect(error.message).toContain("deployer, extractor, fork, researcher, stubborn, waiter")
+    expect(error.message).toContain("deployer, extractor, fork, manager, researcher, stubborn, waiter")
   })
 
   it("an unsupported model object is a typed error", async () => {

@@ -13,6 +13,8 @@ export const script: Script = {
     // deployer: calls the app's deploy tool, then says what it heard
     { when: { system: "^You deploy", step: 0 }, reply: call("deploy", { env: "{{lastUser}}" }) },
     { when: { system: "^You deploy" }, reply: { text: "deploy said: {{lastTool|firstLine}}" } },
+    // manager: hands its task to a waiter of its own (a grandchild of the kit)
+    { when: { system: "^You manage", step: 0 }, reply: call("subagent", { agent: "waiter", description: "wait", prompt: "wait" }) },
     // waiter: never answers until stopped
     { when: { system: "^You wait" }, reply: { hang: true } },
     // extractor: reports structured results, or never does
@@ -37,5 +39,6 @@ export const agents = {
   waiter: { description: "never finishes", instructions: "You wait forever." },
   extractor: { description: "extracts a person", instructions: "You extract a person." },
   stubborn: { description: "never reports", instructions: "You refuse to report." },
-  deployer: { description: "deploys", instructions: "You deploy.", tools: ["deploy"] }
+  deployer: { description: "deploys", instructions: "You deploy.", tools: ["deploy"] },
+  manager: { description: "delegates to a waiter", instructions: "You manage a waiter.", subagents: ["waiter"] }
 }
