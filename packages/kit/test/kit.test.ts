@@ -5,7 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest"
 import * as z from "zod"
 import { defineTool } from "@dsh/tools"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { createSubagents, type Subagents, SubagentsError } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
@@ -132,6 +132,20 @@ describe("@dsh/kit", () => {
       const error = await rejection(k.delegate({ agent: "stubborn", prompt: "a person", schema: Person }))
       expect(error.reason).toBe("InvalidResult")
       expect(error.message).toMatch(/^stubborn-1 did not report a valid result: /)
+    })
+
+    it("Effect Schema: with its Standard JSON Schema, or with the JSON Schema passed", async () => {
+      const k = await kit()
+      const EffectPerson = Schema.Struct({ name: Schema.String, age: Schema.Number })
+      const standard = Schema.toStandardSchemaV1(EffectPerson)
+      const both = await k.delegate({ agent: "extractor", prompt: "valid", schema: Schema.toStandardJSONSchemaV1(standard) })
+      const age: number = both.value.age
+      expect(age).toBe(36)
+      const error = await rejection(k.delegate({ agent: "extractor", prompt: "valid", schema: standard }))
+      expect(error.reason).toBe("InvalidSchema")
+      expect(error.message).toBe("this effect schema has no Standard JSON Schema (~standard.jsonSchema): pass its JSON Schema as `jsonSchema`")
+      const jsonSchema = { type: "object", properties: { name: { type: "string" }, age: { type: "number" } }, required: ["name", "age"] }
+      expect((await k.delegate({ agent: "extractor", prompt: "valid", schema: standard, jsonSchema })).value).toEqual({ name: "Ada", age: 36 })
     })
 
     it("a schema that is not a Standard Schema is a one-line InvalidSchema error", async () => {

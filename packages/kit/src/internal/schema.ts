@@ -3,7 +3,7 @@ import type { StandardResult, StandardSchemaV1 } from "../ResultSchema.ts"
 import { SubagentsError } from "../SubagentsError.ts"
 
 const isStandard = (u: unknown): u is StandardSchemaV1 =>
-  typeof u === "object" && u !== null && "~standard" in u &&
+  (typeof u === "object" || typeof u === "function") && u !== null && "~standard" in u &&
   typeof (u as StandardSchemaV1)["~standard"]?.validate === "function"
 
 /**
