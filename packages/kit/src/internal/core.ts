@@ -5,7 +5,7 @@ import { type LanguageModelShape, ModelRegistry } from "@dsh/llm"
 import { type SessionHandle, SessionStore } from "@dsh/session"
 import { normalizeLimits, type SubagentTree } from "@dsh/subagent"
 import { makePermissions, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
-import { Context, Effect, Layer, Scope, Semaphore } from "effect"
+import { Context, Effect, Layer, Ref, Scope, Semaphore } from "effect"
 import type { CreateSubagentsOptions } from "../Options.ts"
 import { SubagentsError } from "../SubagentsError.ts"
 import { kitAgents } from "./agents.ts"
@@ -100,11 +100,11 @@ export const makeKitCore = (
 
     // Runtimes by session id, built once each; the kit's own is the first one made without an id.
     const runtimes = new Map<string, SessionRuntime>()
-    let own: string | undefined
+    const own = yield* Ref.make<string | undefined>(undefined)
     const lock = yield* Semaphore.make(1)
     const runtime = (sessionId?: string) =>
       lock.withPermit(Effect.gen(function*() {
-        const id = sessionId ?? own
+        const id = sessionId ?? (yield* Ref.get(own))
         if (id !== undefined) {
           const known = runtimes.get(id)
           if (known !== undefined) return known
@@ -117,7 +117,7 @@ export const makeKitCore = (
         }
         const session = yield* store.create({ agent: "main", cwd, model: modelSpec }).pipe(Effect.mapError(failed("session")))
         const rt = yield* open(session)
-        own = rt.id
+        yield* Ref.set(own, rt.id)
         runtimes.set(rt.id, rt)
         return rt
       }))
