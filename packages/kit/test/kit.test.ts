@@ -59,6 +59,20 @@ describe("@dsh/kit", () => {
     expect(await k.announcements()).toEqual([])
   })
 
+  it("the lead of prompt is main's instructions", async () => {
+    const k = await createSubagents({ model, agents, main: { instructions: "You are Bob, the lead." } })
+    open.push(k)
+    expect((await k.prompt("a question")).text).toBe("Bob here, with a question")
+  })
+
+  it("wait lists a child still running after its timeout as it is", async () => {
+    const k = await kit()
+    const run = await k.delegate({ agent: "waiter", prompt: "wait", background: true })
+    const [still] = await k.wait([run], { timeoutMs: 1 })
+    expect(still).toMatchObject({ handle: "waiter-1", agent: "waiter" })
+    expect(still && "text" in still).toBe(false)
+  })
+
   it("stop all stops running children", async () => {
     const k = await kit()
     const started = new Promise<void>((resolve) => k.on("turn-start", () => resolve()))

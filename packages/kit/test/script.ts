@@ -27,6 +27,7 @@ export const script: Script = {
     { when: { system: "^You refuse" }, reply: { text: "no structure here" } },
     { when: { system: "^You extract" }, reply: { text: "done" } },
     // the lead
+    { when: { system: "^You are Bob" }, reply: { text: "Bob here, with {{lastUser}}" } },
     { when: { lastUser: "^hello", step: 0 }, reply: call("subagent", { agent: "researcher", description: "one question", prompt: "What is the answer?" }) },
     { reply: { text: "lead: {{lastTool|firstLine}}" } }
   ]
