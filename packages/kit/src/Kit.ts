@@ -23,7 +23,8 @@ import {
   toChildResult,
   type TypedChildResult
 } from "./Results.ts"
-import { fromCause, SubagentsError } from "./SubagentsError.ts"
+import { fromCause } from "./internal/errors.ts"
+import { SubagentsError } from "./SubagentsError.ts"
 import { makeKitTools, type KitTools } from "./Tools.ts"
 
 /** What every call may take: an `AbortSignal` that stops it (and the children it started). */

@@ -1,5 +1,3 @@
-import { Cause } from "effect"
-
 /** Why a kit call failed. */
 export type SubagentsErrorReason =
   /** `delegate`/`send` named an agent or handle the kit does not have; the message lists what it has. */
@@ -10,7 +8,7 @@ export type SubagentsErrorReason =
   | "InvalidResult"
   /** `schema` is not a Standard Schema, or has no JSON Schema to show the child. */
   | "InvalidSchema"
-  /** A session or child that does not exist. */
+  /** A session or child handle that does not exist (the message lists the kit's children). */
   | "NotFound"
   /** `model` is neither a spec string nor a dsh `LanguageModelShape`. */
   | "UnsupportedModel"
@@ -37,27 +35,3 @@ export class SubagentsError extends Error {
 
 /** True for a `SubagentsError`, whatever copy of the package made it. */
 export const isSubagentsError = (u: unknown): u is SubagentsError => u instanceof Error && u.name === "SubagentsError" && "reason" in u
-
-const messageOf = (u: unknown): string =>
-  typeof u === "object" && u !== null && "message" in u && typeof u.message === "string" ? u.message : String(u)
-
-/** A tagged dsh error's reason, mapped to the kit's. */
-const reasonOf = (u: unknown): SubagentsErrorReason => {
-  const tagged = u as { readonly _tag?: unknown; readonly reason?: unknown }
-  if (tagged._tag === "SubagentError" && tagged.reason === "UnknownType") return "UnknownAgent"
-  if (tagged._tag === "SubagentError" && tagged.reason === "NotFound") return "NotFound"
-  if (tagged._tag === "SessionError" && tagged.reason === "NotFound") return "NotFound"
-  return "Failed"
-}
-
-/** The `SubagentsError` a failed Cause stands for: its first typed failure, an interruption, or a defect. */
-export const fromCause = (cause: Cause.Cause<unknown>): SubagentsError => {
-  const failure = cause.reasons.find(Cause.isFailReason)
-  if (failure !== undefined) {
-    const e = failure.error
-    return isSubagentsError(e) ? e : new SubagentsError(reasonOf(e), messageOf(e), { cause: e })
-  }
-  const defect = cause.reasons.find(Cause.isDieReason)
-  if (defect !== undefined) return isSubagentsError(defect.defect) ? defect.defect : new SubagentsError("Failed", messageOf(defect.defect), { cause: defect.defect })
-  return new SubagentsError("Aborted", "the call was aborted")
-}

@@ -178,6 +178,14 @@ describe("@dsh/kit", () => {
     expect(error.message).toContain("deployer, extractor, fork, manager, researcher, stubborn, waiter")
   })
 
+  it("a handle that does not exist is NotFound, naming the kit's children", async () => {
+    const k = await kit()
+    await k.delegate({ agent: "researcher", prompt: "topic F" })
+    const error = await rejection(k.send("nobody-1", "hi"))
+    expect(error.reason).toBe("NotFound")
+    expect(error.message).toBe("no child is named \"nobody-1\"; yours: researcher-1")
+  })
+
   it("an unsupported model object is a typed error", async () => {
     const error = await rejection(createSubagents({ model: { specificationVersion: "v4" } as never, agents }))
     expect(error.reason).toBe("UnsupportedModel")

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import type { StandardSchemaV1 } from "../ResultSchema.ts"
 import { type ChildResult, type ChildRun, toChildResult, type TypedChildResult } from "../Results.ts"
 import { SubagentsError } from "../SubagentsError.ts"
+import { reasonOf } from "./errors.ts"
 import type { KitCoreShape, SessionRuntime } from "./core.ts"
 import { jsonSchemaOf, validate } from "./schema.ts"
 
@@ -19,8 +20,7 @@ export interface DelegateRequest {
 
 const label = (prompt: string) => prompt.trim().split(/\s+/).slice(0, 5).join(" ")
 
-const refusal = (e: { readonly reason: string; readonly message: string }) =>
-  new SubagentsError(e.reason === "UnknownType" ? "UnknownAgent" : e.reason === "NotFound" ? "NotFound" : "Failed", e.message, { cause: e })
+const refusal = (e: { readonly reason: string; readonly message: string }) => new SubagentsError(reasonOf(e), e.message, { cause: e })
 
 const feedback = (problem: string, json: Readonly<Record<string, unknown>>) =>
   `Your result was not accepted: ${problem}. Call \`report\` again with \`json\` matching this JSON Schema:\n${JSON.stringify(json)}`
