@@ -105,7 +105,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
     })
 
   // Fail now, not at the first call, when the options cannot work.
-  await run(withCore(() => Effect.void)).catch(async (e: unknown) => {
+  const agentTypes = await run(withCore((core) => Effect.succeed(core.agentTypes))).catch(async (e: unknown) => {
     await runtime.dispose()
     throw e
   })
@@ -171,5 +171,5 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
       await runtime.dispose()
     }
   }
-  return { ...calls, tools: makeKitTools(calls), [Symbol.asyncDispose]: calls.close }
+  return { ...calls, tools: makeKitTools(calls, agentTypes), [Symbol.asyncDispose]: calls.close }
 }

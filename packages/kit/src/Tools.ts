@@ -49,16 +49,20 @@ const asResult = (p: Promise<string>) => p.catch((e: unknown) => `Error: ${e ins
 /** The kit calls the tools delegate through. */
 export type ToolCalls = Pick<Subagents, "delegate" | "send" | "wait" | "children">
 
-export const makeKitTools = (kit: ToolCalls): KitTools => {
+/** The types a `subagent` call may name, with what each is for (the model reads them). */
+export type AgentTypes = ReadonlyArray<{ readonly name: string; readonly description: string }>
+
+export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools => {
   const definitions = (): ReadonlyArray<KitToolDefinition> => [
     {
       name: "subagent",
-      description: "Hand a focused task to a subagent that works in its own context and returns only its result. " +
-        "Use list_agents to see which agents exist. background: true returns at once; collect the result with wait.",
+      description: "Hand a focused task to a subagent that works in its own context and returns only its result; it sees " +
+        "nothing but the prompt. background: true returns at once; collect the result with wait.\n\nAgents:\n" +
+        agentTypes.map((t) => `- ${t.name}: ${t.description}`).join("\n"),
       inputSchema: {
         type: "object",
         properties: {
-          agent: str("The agent to run"),
+          agent: { type: "string", enum: agentTypes.map((t) => t.name), description: "The agent to run" },
           prompt: str("The complete task: the subagent sees nothing else"),
           description: str("A 3-5 word label"),
           background: { type: "boolean", description: "Return at once; get the result with wait" }
@@ -80,7 +84,7 @@ export const makeKitTools = (kit: ToolCalls): KitTools => {
     },
     {
       name: "list_agents",
-      description: "List the subagents started so far, with their handles and status.",
+      description: "List the subagents started so far, with their handles (for send_message and wait) and status.",
       inputSchema: { type: "object", properties: {}, additionalProperties: false },
       execute: () => asResult(kit.children().then((all) => (all.length === 0 ? "no subagents yet" : all.map(describe).join("\n"))))
     },

@@ -38,6 +38,8 @@ export interface SessionRuntime {
 
 export interface KitCoreShape {
   readonly model: LanguageModelShape
+  /** The agent types children may run as: the kit's agents, then the backends' own (`fork`, `acp:*`). */
+  readonly agentTypes: ReadonlyArray<{ readonly name: string; readonly description: string }>
   readonly cwd: string
   /** The kit's own session (created on first use), or a stored one by id (opened on first use). */
   readonly runtime: (sessionId?: string | undefined) => Effect.Effect<SessionRuntime, SubagentsError>
@@ -146,9 +148,14 @@ export const makeKitCore = (
         return result
       }).pipe(Effect.mapError(failed("prompt")))
 
+    const agentTypes = [
+      ...delegates.map((d) => ({ name: d.name, description: d.description })),
+      ...backends.flatMap((b) => ("provider" in b ? b.types.map((t) => ({ name: t.name, description: t.description })) : []))
+    ]
+
     const stopAll = Effect.suspend(() => Effect.forEach([...runtimes.values()], (rt) => rt.tree.stopHeld("all", "user"), { discard: true }))
 
-    return { model, cwd, runtime, stopAll, governed, prompt } satisfies KitCoreShape
+    return { model, agentTypes, cwd, runtime, stopAll, governed, prompt } satisfies KitCoreShape
   })
 
 /** The kit's core as a layer over a store and a model registry. */
