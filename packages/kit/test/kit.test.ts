@@ -104,6 +104,16 @@ describe("@dsh/kit", () => {
     expect(children.map((c) => `${c.handle} ${c.parent} ${c.status}`).sort()).toEqual(["manager-1 main cancelled", "waiter-1 manager-1 cancelled"])
   })
 
+  it("an aborted prompt stops the children it started, and only those", async () => {
+    const k = await kit()
+    const before = await k.delegate({ agent: "waiter", prompt: "wait", background: true })
+    const abort = new AbortController()
+    k.on("turn-start", (e) => e.handle === "waiter-2" && abort.abort())
+    expect((await rejection(k.prompt("start a waiter", { signal: abort.signal }))).reason).toBe("Aborted")
+    const status = Object.fromEntries((await k.children()).map((c) => [c.handle, c.status]))
+    expect(status).toEqual({ [before.handle]: "running", "waiter-2": "cancelled" })
+  })
+
   it("on hears children's events until unsubscribed", async () => {
     const k = await kit()
     const seen: Array<string> = []

@@ -29,6 +29,7 @@ export const script: Script = {
     // the lead
     { when: { system: "^You are Bob" }, reply: { text: "Bob here, with {{lastUser}}" } },
     { when: { lastUser: "^hello", step: 0 }, reply: call("subagent", { agent: "researcher", description: "one question", prompt: "What is the answer?" }) },
+    { when: { lastUser: "^start a waiter", step: 0 }, reply: call("subagent", { agent: "waiter", description: "wait", prompt: "wait", background: true }) },
     { reply: { text: "lead: {{lastTool|firstLine}}" } }
   ]
 }

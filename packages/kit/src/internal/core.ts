@@ -128,6 +128,11 @@ export const makeKitCore = (
       Effect.gen(function*() {
         const toolbox = makeToolbox({ tools: rt.context.tools, policy: { tools: catalog.main.tools } })
         yield* rt.session.updateState((s) => ({ ...s, status: "running" }))
+        const before = new Set(rt.tree.descriptors.all().map((d) => d.handle))
+        // The lead's children this prompt started (their descendants go with them).
+        const startedHere = Effect.suspend(() =>
+          Effect.forEach(rt.tree.descriptors.all().filter((d) => d.parent === "main" && !before.has(d.handle)), (d) => rt.tree.stopHeld(d.handle, "user"), { discard: true })
+        )
         const result = yield* rt.tree.runTurns("main", text, (turnText, beforeStep) =>
           runPrompt({
             agent: "main",
@@ -141,8 +146,8 @@ export const makeKitCore = (
           })
         ).pipe(
           governed,
-          // An aborted prompt stops the children it left running in the background too.
-          Effect.onInterrupt(() => rt.tree.stopHeld("all", "user"))
+          // An aborted prompt stops the children it started, background ones too.
+          Effect.onInterrupt(() => startedHere)
         )
         yield* rt.session.updateState((s) => ({ ...s, status: statusOfResult(result) }))
         return result
