@@ -56,7 +56,7 @@ export interface Subagents extends AsyncDisposable {
   stop(handle: string | ChildRun | "all"): Promise<ReadonlyArray<string>>
   /** Every child of the kit's session, with its status. */
   children(): Promise<ReadonlyArray<ChildInfo>>
-  /** Hears every child's live events (`*` for all); returns the function that stops listening. */
+  /** Hears every child's live events, and the lead's as handle `main` (`*` for all); returns the function that stops listening. */
   on<N extends ChildEventName>(event: N, listener: (event: N extends "*" ? ChildEvent : Extract<AgentEvent, { readonly type: N }> & { readonly handle: string }) => void): () => void
   /** Background outcomes of `parent` (default `main`, the kit's own children) not handed out yet; each comes once. */
   announcements(parent?: string): Promise<ReadonlyArray<Announcement>>

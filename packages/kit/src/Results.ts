@@ -68,7 +68,7 @@ export interface Announcement {
   readonly result?: ChildResult | undefined
 }
 
-/** A child's live event: dsh's `AgentEvent` with the child's handle. */
+/** A live event: dsh's `AgentEvent` with the handle of the child that produced it (`main` for the lead). */
 export type ChildEvent = AgentEvent & { readonly handle: string }
 
 /** The event names `on` takes: `turn-start` (a run starts), `text-delta`, `tool-call`, `turn-end`, `permission`, … or `*`. */

@@ -25,7 +25,10 @@ const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it r
 describe("@dsh/kit", () => {
   it("hello subagent: the lead delegates and answers from the child's result", async () => {
     const k = await kit()
+    const said: Array<string> = []
+    k.on("text-delta", (e) => e.handle === "main" && said.push(e.text))
     const result = await k.prompt("hello")
+    expect(said.join("")).toBe(result.text)
     expect(result.status).toBe("completed")
     expect(result.text).toBe("lead: researched: What is the answer?")
     expect(result.children.map((c) => `${c.handle} ${c.status}`)).toEqual(["researcher-1 completed"])

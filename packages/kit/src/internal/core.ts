@@ -142,6 +142,8 @@ export const makeKitCore = (
             toolbox: Effect.succeed(toolbox),
             transcript: rt.session.transcript,
             prompt: turnText,
+            // The lead's events go to the kit's listeners too, as handle `main`.
+            onEvent: (event) => Effect.sync(() => onChildEvent("main", event)),
             beforeStep
           })
         ).pipe(
