@@ -138,6 +138,14 @@ describe("README examples in the repository", () => {
     }
   })
 
+  it("the root README's first example is the kit's, byte for byte", () => {
+    const blocks = exampleBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md")
+    expect(blocks[0]?.file).toBe("examples/readme/kit.ts")
+    for (const block of blocks) {
+      expect(block.code, `README.md differs from ${block.file} (node scripts/readme-examples.ts --write)`).toBe(readFileSync(join(ROOT, block.file), "utf8"))
+    }
+  })
+
   it("every example file is a package's, with its expected output listed here", () => {
     const dirs = packagesWithExamples().map((p) => p.dir)
     const files = exampleFiles().map((f) => f.replace(/\.ts$/, "")).sort()
