@@ -175,6 +175,11 @@ describe("@dsh/kit", () => {
       expect((await k.delegate({ agent: "extractor", prompt: "valid", schema: standard, jsonSchema })).value).toEqual({ name: "Ada", age: 36 })
     })
 
+    it("an agent whose tools list omits report still gets it", async () => {
+      const k = await kit()
+      expect((await k.delegate({ agent: "deployer", prompt: "which tools?" })).text).toBe("report is offered")
+    })
+
     it("a schema that is not a Standard Schema is a one-line InvalidSchema error", async () => {
       const k = await kit()
       const error = await rejection(k.delegate({ agent: "extractor", prompt: "valid", schema: { type: "object" } as never }))

@@ -11,6 +11,7 @@ export const script: Script = {
     // reviewer: from an agent file
     { when: { system: "^You review" }, reply: { text: "reviewed: {{lastUser}}" } },
     // deployer: calls the app's deploy tool, then says what it heard
+    { when: { system: "^You deploy", lastUser: "^which tools", hasTool: "report" }, reply: { text: "report is offered" } },
     { when: { system: "^You deploy", step: 0 }, reply: call("deploy", { env: "{{lastUser}}" }) },
     { when: { system: "^You deploy" }, reply: { text: "deploy said: {{lastTool|firstLine}}" } },
     // manager: hands its task to a waiter of its own (a grandchild of the kit)

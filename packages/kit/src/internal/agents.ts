@@ -6,6 +6,12 @@ import { SubagentsError } from "../SubagentsError.ts"
 
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
+/**
+ * `report` is how a child hands a (typed) result back, not a capability: an agent whose `tools`
+ * list omits it keeps it, so `delegate({ schema })` works for every agent.
+ */
+const withReport = (tools: ReadonlyArray<string> | undefined) => (tools === undefined || tools.includes("report") ? tools : [...tools, "report"])
+
 const fromRecord = (agents: Readonly<Record<string, KitAgent>>) =>
   Effect.forEach(Object.entries(agents), ([name, a]) =>
     NAME.test(name)
@@ -13,7 +19,7 @@ const fromRecord = (agents: Readonly<Record<string, KitAgent>>) =>
         name,
         description: a.description,
         systemPrompt: a.instructions,
-        tools: a.tools,
+        tools: withReport(a.tools),
         model: a.model,
         // A kit's agent delegates only where it says it may.
         subagents: a.subagents ?? [],
@@ -30,7 +36,7 @@ const fromDir = (dir: string, cwd: string) =>
     const loaded: Array<AgentDefinition> = []
     for (const r of [...scan.results, ...scan.extra]) {
       if (r._tag === "Invalid") return yield* Effect.fail(new SubagentsError("InvalidOptions", `${r.path}: ${r.reason}`))
-      loaded.push(r.definition)
+      loaded.push({ ...r.definition, tools: withReport(r.definition.tools) })
     }
     if (loaded.length === 0) return yield* Effect.fail(new SubagentsError("InvalidOptions", `${dir}: no agent files (*.md) there`))
     return loaded
