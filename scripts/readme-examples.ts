@@ -72,16 +72,22 @@ export const syncedReadme = (readme: string, name?: string): string => {
   return out
 }
 
+/** Every README with marked examples: the root README (its first example is the kit's), then each package's. */
+export const readmesWithExamples = (): ReadonlyArray<{ readonly name: string; readonly readme: string }> => [
+  { name: "README.md", readme: join(ROOT, "README.md") },
+  ...packagesWithExamples().map(({ dir, readme }) => ({ name: `packages/${dir}/README.md`, readme }))
+]
+
 if (import.meta.main) {
   const write = process.argv.includes("--write")
   let stale = 0
-  for (const { dir, readme } of packagesWithExamples()) {
+  for (const { name, readme } of readmesWithExamples()) {
     const text = readFileSync(readme, "utf8")
-    const synced = syncedReadme(text, `packages/${dir}/README.md`)
+    const synced = syncedReadme(text, name)
     if (synced === text) continue
     stale++
     if (write) writeFileSync(readme, synced)
-    console.log(`${write ? "updated" : "differs"}: packages/${dir}/README.md`)
+    console.log(`${write ? "updated" : "differs"}: ${name}`)
   }
   if (!write && stale > 0) process.exitCode = 1
 }

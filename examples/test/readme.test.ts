@@ -25,6 +25,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
   "cli-resident": ["off", "on: DSH_RESIDENT=1", "off: DSH_RESIDENT=0", "the same process: []", "a reniced caller: [ 'nice' ]"],
   "core": ["unknown provider \"acp\"; available: fork", "turn-start → message", "2500 tokens, $0.0135", /^20261129T175430-[0-9a-f]{8}$/],
   "harness": ["My researcher says: The answer is 42.", "researcher-1 (researcher on spawn): completed"],
+  "kit": ["My researcher says: The answer is 42.", "researcher-1 (researcher): completed"],
   "llm": ["text-delta, text-delta, text-delta, finish", "hello from dsh (stop, 13 tokens)", "echo:v2 echo:v1 echo:echo-3", "unknown model adapter \"openai\"; available: echo"],
   "llm-ai-sdk": ["hello from the AI SDK (stop, 8 tokens)"],
   "llm-anthropic": [
@@ -136,6 +137,14 @@ describe("README examples in the repository", () => {
         expect(block.code, `packages/${dir}/README.md differs from ${block.file} (node scripts/readme-examples.ts --write)`)
           .toBe(readFileSync(join(ROOT, block.file), "utf8"))
       }
+    }
+  })
+
+  it("the root README's first example is the kit's, byte for byte", () => {
+    const blocks = exampleBlocks(readFileSync(join(ROOT, "README.md"), "utf8"), "README.md")
+    expect(blocks[0]?.file).toBe("examples/readme/kit.ts")
+    for (const block of blocks) {
+      expect(block.code, `README.md differs from ${block.file} (node scripts/readme-examples.ts --write)`).toBe(readFileSync(join(ROOT, block.file), "utf8"))
     }
   })
 

@@ -1,7 +1,7 @@
 import { runPrompt, type TurnResult } from "@dsh/agent"
 import { emptyUsage, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
-import type { ChildMeta, ChildOutcome, ReportedResult, StartContext } from "@dsh/subagent"
+import { type ChildMeta, type ChildOutcome, type ReportedResult, reportedOutput, type StartContext } from "@dsh/subagent"
 import { bindDisallowedTools, InheritedDisallowedTools, makeToolbox, type ToolPolicy } from "@dsh/tools"
 import { Clock, Effect, Ref } from "effect"
 import { makeMemoryTranscript } from "./MemoryTranscript.ts"
@@ -105,7 +105,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
     const notes = [...(result.error === undefined ? [] : [result.error]), ...(result.warnings ?? [])]
     return {
       status: result.status,
-      output: report === undefined ? result.result : report.json === undefined ? report.text : `${report.text}\n\n${JSON.stringify(report.json)}`,
+      output: report === undefined ? result.result : reportedOutput(report),
       usage: result.usage,
       ...(notes.length === 0 ? {} : { notes: notes.join("; ") })
     } satisfies ChildOutcome

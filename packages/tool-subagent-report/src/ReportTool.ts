@@ -5,6 +5,16 @@ import * as z from "zod"
 
 export const REPORT_TOOL_NAME = "report"
 
+/**
+ * The parent's JSON Schema as the model sees `json`'s parameter schema (merged in by
+ * `z.toJSONSchema` from the field's metadata); a schema with references keeps only the
+ * description, since its `$ref`s would point at the wrong root.
+ */
+const shownSchema = (schema: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined => {
+  const { $schema: _ignored, $id: _id, ...rest } = schema
+  return JSON.stringify(rest).includes("\"$ref\"") ? undefined : rest
+}
+
 const issuesOf = (error: z.ZodError) =>
   error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ")
 
@@ -19,6 +29,11 @@ export const makeReportTool = (options: {
   readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
 }) => {
   const schema = options.resultSchema === undefined ? undefined : z.fromJSONSchema(options.resultSchema as Parameters<typeof z.fromJSONSchema>[0])
+  const shown = options.resultSchema === undefined ? undefined : shownSchema(options.resultSchema)
+  // Validated in the handler either way, so a mismatch reads as this tool's own error.
+  const json = shown === undefined
+    ? z.unknown().optional().describe("Structured result, when the parent asked for one")
+    : z.unknown().optional().meta({ ...shown, description: "The structured result, matching the parent's JSON Schema (required)" })
   return defineTool({
     name: REPORT_TOOL_NAME,
     description: "Hand your result to the agent that delegated this task. Use it when the task is done (or you " +
@@ -26,7 +41,7 @@ export const makeReportTool = (options: {
       (schema === undefined ? "" : `\nThe result must include \`json\` matching this JSON Schema:\n${JSON.stringify(options.resultSchema)}`),
     parameters: z.object({
       result: z.string().min(1).describe("The complete, self-contained result for the parent"),
-      json: z.unknown().optional().describe("Structured result, when the parent asked for one")
+      json
     }),
     execute: (params) =>
       Effect.gen(function*() {

@@ -33,4 +33,13 @@ describe("the report tool", () => {
       assert.isUndefined(ok.isError)
       assert.deepStrictEqual(reports, [{ text: "x", json: { count: 3 } }])
     }))
+
+  it.effect("shows the model the parent's JSON Schema as the parameters of json", () =>
+    Effect.sync(() => {
+      const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { count: { type: "number" } }, required: ["count"] }
+      const json = (setup(schema).toolbox.specs[0]?.parameters as { properties: Record<string, unknown> }).properties.json
+      assert.deepStrictEqual(json, { type: "object", properties: { count: { type: "number" } }, required: ["count"], description: "The structured result, matching the parent's JSON Schema (required)" })
+      const plain = (setup().toolbox.specs[0]?.parameters as { properties: Record<string, unknown> }).properties.json
+      assert.deepStrictEqual(plain, { description: "Structured result, when the parent asked for one" })
+    }))
 })

@@ -1,4 +1,4 @@
-import { type AgentType, callerOf, type ParentInfo, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
+import { type AgentType, callerOf, type ParentInfo, reportedJsonOf, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
 import { DEFAULT_MAX_OUTPUT_CHARS, defineTool, ToolError, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
@@ -43,10 +43,36 @@ const SubagentParams = z.object({
   prompt: z.string().min(1).describe("The complete task for the child, with all the context it needs"),
   agent: z.string().optional().describe("The agent type to use (default: coder, or the only type offered)"),
   ...runParams,
+  resultSchema: z.record(z.string(), z.unknown()).optional().describe(
+    "A JSON Schema the child's result must match: the child reports JSON that matches it, and this call returns {result: <that JSON>, handle, status, text}"
+  ),
   cleanup: z.enum(["keep", "delete"]).optional().describe(
     "What happens to the child's transcript once you have its result: keep (default) archives it after a while; delete archives it at once. Either way you can still continue the child"
   )
 })
+
+/** A JSON Schema the `report` tool can check with (it builds its validator the same way); the reason when not. */
+const unusableSchema = (schema: Readonly<Record<string, unknown>>): string | undefined => {
+  try {
+    z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0])
+    return undefined
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
+  }
+}
+
+/**
+ * A structured child's result: its reported JSON under `result`, with its handle, status and
+ * text; an error result when it ended without reporting JSON.
+ */
+export const structuredResult = (r: SubagentResult): ToolOutput => {
+  const reported = r.status === "completed" ? reportedJsonOf(r.output) : { found: false as const }
+  if (!reported.found) return { content: `${formatResult(r)}
+The child did not report a structured result (report with json).`, isError: true }
+  const at = r.output.lastIndexOf("\n\n")
+  const text = at < 0 ? "" : r.output.slice(0, at)
+  return { content: JSON.stringify({ result: reported.json, handle: r.handle, status: r.status, text }) }
+}
 
 /** The types offered, one line each, for a delegation tool's description. */
 export const describeTypes = (types: ReadonlyArray<AgentType>): string =>
@@ -86,12 +112,17 @@ export const makeSubagentTool = (parent: ParentInfo) =>
           model: p.model,
           thinking: p.thinking,
           timeoutSeconds: p.timeoutSeconds,
-          cleanup: p.cleanup
+          cleanup: p.cleanup,
+          resultSchema: p.resultSchema
         }
+        const unusable = p.resultSchema === undefined ? undefined : unusableSchema(p.resultSchema)
+        if (unusable !== undefined) return Effect.fail(new ToolError({ message: `resultSchema is not a JSON Schema the child can report against: ${unusable}` }))
         const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
           ? subagents.spawnBackground(request, caller).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
-          : subagents.spawn(request, caller).pipe(Effect.map((r) => ({ content: formatResult(r), isError: r.status !== "completed" })))
+          : subagents.spawn(request, caller).pipe(Effect.map((r): ToolOutput =>
+            p.resultSchema !== undefined ? structuredResult(r) : { content: formatResult(r), isError: r.status !== "completed" }
+          ))
         return run.pipe(Effect.mapError((e) => new ToolError({ message: e.message })))
       }
     })

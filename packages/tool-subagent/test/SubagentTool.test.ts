@@ -11,7 +11,14 @@ import { makeSubagentTool } from "../src/index.ts"
 const setup = (allowedTypes?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const fixture = makeFixtureProvider({
-      reply: ({ prompt }) => (prompt.includes("hang") ? { hang: true } : prompt.includes("fail") ? { output: "", status: "failed", notes: "it broke" } : { output: `did: ${prompt}`, tokens: 12 })
+      reply: ({ prompt }) =>
+        prompt.includes("hang")
+          ? { hang: true }
+          : prompt.includes("fail")
+          ? { output: "", status: "failed", notes: "it broke" }
+          : prompt.includes("structured")
+          ? { output: "Found them.\n\n{\"files\":[\"a.ts\"]}" }
+          : { output: `did: ${prompt}`, tokens: 12 }
     })
     const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
     const subagents = yield* makeSubagents({
@@ -76,5 +83,21 @@ describe("the subagent tool", () => {
       const bad = yield* toolbox.execute(call({ description: "t", prompt: "x", cleanup: "shred" }), ctx)
       assert.isTrue(bad.isError)
       assert.include(bad.content, "invalid arguments for subagent")
+    }).pipe(Effect.scoped))
+
+  it.effect("with resultSchema, returns the child's reported JSON under result, or an error result without it", () =>
+    Effect.gen(function*() {
+      const { toolbox } = yield* setup()
+      const ctx = { cwd: "/tmp", agent: "main" }
+      const resultSchema = { type: "object", properties: { files: { type: "array", items: { type: "string" } } }, required: ["files"] }
+      const structured = yield* toolbox.execute(call({ description: "t", prompt: "structured list", resultSchema }), ctx)
+      assert.isUndefined(structured.isError)
+      assert.deepStrictEqual(JSON.parse(structured.content), { result: { files: ["a.ts"] }, handle: "coder-1", status: "completed", text: "Found them." })
+      const plain = yield* toolbox.execute(call({ description: "t", prompt: "no json", resultSchema }), ctx)
+      assert.isTrue(plain.isError)
+      assert.include(plain.content, "The child did not report a structured result")
+      const bad = yield* toolbox.execute(call({ description: "t", prompt: "x", resultSchema: { type: 7 } }), ctx)
+      assert.isTrue(bad.isError)
+      assert.include(bad.content, "resultSchema is not a JSON Schema the child can report against")
     }).pipe(Effect.scoped))
 })

@@ -1,0 +1,137 @@
+import { makeEffectAiTools } from "./EffectAiTools.ts"
+import type { ChildInfo, ChildResult, ChildRun, Queued } from "./Results.ts"
+import type { Subagents } from "./Kit.ts"
+
+/** A tool any agent loop can offer its model: JSON Schema parameters and a Promise `execute`. */
+export interface KitToolDefinition {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the arguments. */
+  readonly inputSchema: Readonly<Record<string, unknown>>
+  /** Runs the tool; the abort signal stops the child (and its descendants) the call started. Resolves to text for the model. */
+  readonly execute: (args: unknown, options?: { readonly signal?: AbortSignal | undefined }) => Promise<string>
+}
+
+export interface KitTools {
+  /** `subagent`, `send_message`, `list_agents` and `wait` as plain definitions. */
+  readonly definitions: () => ReadonlyArray<KitToolDefinition>
+  /**
+   * The same as AI SDK tools (`tool()` of `ai`, an optional peer loaded only here), by name,
+   * for `generateText({ tools })` or a `ToolLoopAgent`. The kit's types cannot name `ai`'s (it
+   * may not be installed): say which you get, `aiSdk<ToolSet>()`.
+   */
+  readonly aiSdk: <T = Record<string, unknown>>() => Promise<T>
+  /**
+   * The same as OpenAI Agents SDK function tools (`tool()` of `@openai/agents`, an optional peer
+   * loaded only here), for `new Agent({ tools })`; the run's abort signal stops the child. Name
+   * the type you get: `openaiAgents<Array<FunctionTool>>()`.
+   */
+  readonly openaiAgents: <T = ReadonlyArray<unknown>>() => Promise<T>
+  /** The same as an `effect/ai` `Toolkit` and the `Layer` of its handlers, for Effect programs. */
+  readonly effectAi: () => ReturnType<typeof makeEffectAiTools>
+}
+
+const str = (description: string) => ({ type: "string", description })
+
+const describe = (r: ChildResult | ChildRun | Queued | ChildInfo): string => {
+  if ("text" in r) return `[${r.handle} · ${r.status}]\n${r.text}${r.notes === undefined ? "" : `\nNotes: ${r.notes}`}`
+  if (r.status === "accepted") return `accepted ${r.handle}: it runs in the background; use wait to get its result`
+  if (r.status === "queued") return `${r.handle} is running: it gets the message at its next step`
+  return `${r.handle} (${(r as ChildInfo).agent}) is ${r.status}`
+}
+
+const record = (args: unknown): Record<string, unknown> => (typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {})
+const text = (args: Record<string, unknown>, key: string): string => (typeof args[key] === "string" ? (args[key] as string) : "")
+
+/** A failure the model should see is a result it can act on, not a thrown error. */
+const asResult = (p: Promise<string>) => p.catch((e: unknown) => `Error: ${e instanceof Error ? e.message : String(e)}`)
+
+/** The kit calls the tools delegate through. */
+export type ToolCalls = Pick<Subagents, "delegate" | "send" | "wait" | "children">
+
+/** The types a `subagent` call may name, with what each is for (the model reads them). */
+export type AgentTypes = ReadonlyArray<{ readonly name: string; readonly description: string }>
+
+export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools => {
+  const definitions = (): ReadonlyArray<KitToolDefinition> => [
+    {
+      name: "subagent",
+      description: "Hand a focused task to a subagent that works in its own context and returns only its result; it sees " +
+        "nothing but the prompt. background: true returns at once; collect the result with wait.\n\nAgents:\n" +
+        agentTypes.map((t) => `- ${t.name}: ${t.description}`).join("\n"),
+      inputSchema: {
+        type: "object",
+        properties: {
+          agent: { type: "string", enum: agentTypes.map((t) => t.name), description: "The agent to run" },
+          prompt: str("The complete task: the subagent sees nothing else"),
+          description: str("A 3-5 word label"),
+          background: { type: "boolean", description: "Return at once; get the result with wait" }
+        },
+        required: ["agent", "prompt"],
+        additionalProperties: false
+      },
+      execute: (args, o) => {
+        const a = record(args)
+        const base = { agent: text(a, "agent"), prompt: text(a, "prompt"), ...(a.description === undefined ? {} : { description: text(a, "description") }), signal: o?.signal }
+        return asResult(a.background === true ? kit.delegate({ ...base, background: true }).then(describe) : kit.delegate(base).then(describe))
+      }
+    },
+    {
+      name: "send_message",
+      description: "Send a message to a subagent by its handle: a finished one continues with its context and answers; a running one reads it at its next step.",
+      inputSchema: { type: "object", properties: { to: str("The subagent's handle, e.g. researcher-1"), message: str("The message") }, required: ["to", "message"], additionalProperties: false },
+      execute: (args, o) => asResult(kit.send(text(record(args), "to"), text(record(args), "message"), { signal: o?.signal }).then(describe))
+    },
+    {
+      name: "list_agents",
+      description: "List the subagents started so far, with their handles (for send_message and wait) and status.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      execute: () => asResult(kit.children().then((all) => (all.length === 0 ? "no subagents yet" : all.map(describe).join("\n"))))
+    },
+    {
+      name: "wait",
+      description: "Wait for background subagents to finish (the given handles, or all) and return their results.",
+      inputSchema: {
+        type: "object",
+        properties: { handles: { type: "array", items: { type: "string" }, description: "Handles to wait for; default all" }, timeoutSeconds: { type: "number", description: "Give up after this long" } },
+        additionalProperties: false
+      },
+      execute: (args, o) => {
+        const a = record(args)
+        const handles = Array.isArray(a.handles) ? a.handles.filter((h): h is string => typeof h === "string") : undefined
+        const timeoutMs = typeof a.timeoutSeconds === "number" ? a.timeoutSeconds * 1000 : undefined
+        return asResult(kit.wait(handles, { signal: o?.signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) }).then((rs) => (rs.length === 0 ? "nothing to wait for" : rs.map(describe).join("\n\n"))))
+      }
+    }
+  ]
+  const aiSdk = async <T,>(): Promise<T> => {
+    // Loaded only here: apps that never use the AI SDK need not install it.
+    const ai = await import("ai").catch(() => undefined)
+    if (ai === undefined) throw new Error("kit.tools.aiSdk() needs the AI SDK: npm install ai")
+    const tools: Record<string, unknown> = {}
+    for (const d of definitions()) {
+      tools[d.name] = ai.tool({
+        description: d.description,
+        inputSchema: ai.jsonSchema(d.inputSchema as Parameters<typeof ai.jsonSchema>[0]),
+        execute: (args: unknown, options: { readonly abortSignal?: AbortSignal | undefined }) => d.execute(args, { signal: options.abortSignal })
+      })
+    }
+    return tools as T
+  }
+  const openaiAgents = async <T,>(): Promise<T> => {
+    // Loaded only here, as the AI SDK is.
+    const agents = await import("@openai/agents").catch(() => undefined)
+    if (agents === undefined) throw new Error("kit.tools.openaiAgents() needs the OpenAI Agents SDK: npm install @openai/agents")
+    return definitions().map((d) =>
+      agents.tool({
+        name: d.name,
+        description: d.description,
+        // Non-strict: our schemas have optional fields, which strict mode does not allow.
+        parameters: { ...d.inputSchema, required: (d.inputSchema.required as Array<string> | undefined) ?? [], additionalProperties: true } as never,
+        strict: false,
+        execute: (args: unknown, _context: unknown, details?: { readonly signal?: AbortSignal | undefined }) => d.execute(args, { signal: details?.signal })
+      })
+    ) as T
+  }
+  return { definitions, aiSdk, openaiAgents, effectAi: () => makeEffectAiTools(definitions()) }
+}
