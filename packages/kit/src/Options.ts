@@ -50,13 +50,24 @@ export interface KitLimits {
   readonly maxChildren?: number | undefined
 }
 
+/**
+ * An AI SDK language model, as far as the kit needs to know one (`LanguageModelV2`–`V4` of
+ * `@ai-sdk/provider` all fit): described by shape, so the kit's types need no AI SDK installed.
+ */
+export interface AiSdkModelLike {
+  readonly specificationVersion: "v2" | "v3" | "v4"
+  readonly provider: string
+  readonly modelId: string
+  readonly doStream: (options: never) => PromiseLike<unknown>
+}
+
 export interface CreateSubagentsOptions {
   /**
-   * A dsh model spec (`scripted:<file>`, `openai:gpt-4.1-mini`, `anthropic:claude-sonnet-4-5`)
-   * or a dsh `LanguageModelShape` (e.g. `makeScriptedModel(script)`). AI SDK models come with
-   * `@dsh/llm-ai-sdk`.
+   * A dsh model spec (`scripted:<file>`, `openai:gpt-4.1-mini`, `anthropic:claude-sonnet-4-5`),
+   * an AI SDK language model (`openai("gpt-4.1")`, `createOpenAICompatible(…)(id)`: bridged by
+   * `@dsh/llm-ai-sdk`), or a dsh `LanguageModelShape` (e.g. `makeScriptedModel(script)`).
    */
-  readonly model: string | LanguageModelShape
+  readonly model: string | LanguageModelShape | AiSdkModelLike
   /** The agents children run as (see `KitAgents`). */
   readonly agents: KitAgents
   /** The lead of `kit.prompt`; default a generic lead that delegates to `agents`. */

@@ -205,8 +205,9 @@ describe("@dsh/kit", () => {
   })
 
   it("an unsupported model object is a typed error", async () => {
-    const error = await rejection(createSubagents({ model: { specificationVersion: "v4" } as never, agents }))
+    const error = await rejection(createSubagents({ model: { specificationVersion: "v9" } as never, agents }))
     expect(error.reason).toBe("UnsupportedModel")
+    expect(error.message).toContain("v2, v3 and v4")
   })
 
   it("calls after close fail with Closed", async () => {

@@ -21,6 +21,30 @@ const usage = {
   outputTokens: { total: 5, text: 5, reasoning: undefined }
 }
 
+describe("an AI SDK model as the kit's model", () => {
+  it("runs the children through @dsh/llm-ai-sdk", async () => {
+    const child = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(c) {
+            c.enqueue({ type: "text-start", id: "t" })
+            c.enqueue({ type: "text-delta", id: "t", delta: "from the AI SDK model" })
+            c.enqueue({ type: "text-end", id: "t" })
+            c.enqueue({ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage })
+            c.close()
+          }
+        })
+      })
+    })
+    const k = await createSubagents({ model: child, agents })
+    open.push(k)
+    const result = await k.delegate({ agent: "researcher", prompt: "topic Z" })
+    expect(result.text).toBe("from the AI SDK model")
+    expect(child.doStreamCalls).toHaveLength(1)
+    expect(JSON.stringify(child.doStreamCalls[0]?.prompt)).toContain("topic Z")
+  })
+})
+
 describe("kit.tools", () => {
   it("definitions(): plain tools with JSON Schemas that delegate through the kit", async () => {
     const k = await kit()

@@ -9,19 +9,31 @@ const isDshModel = (u: object): u is LanguageModelShape =>
   "provider" in u && "model" in u && typeof (u as { stream?: unknown }).stream === "function"
 
 /**
- * What `model` of `createSubagents` is. The one place that tells model kinds apart.
- * TODO(@dsh/llm-ai-sdk): an AI SDK model (`specificationVersion` in the object) becomes
- * `{ _tag: "Model", model: fromAiSdk(model) }` here once that package lands.
+ * What `model` of `createSubagents` is. The one place that tells model kinds apart: a spec, an
+ * AI SDK language model (`specificationVersion`: V2–V4, bridged by `@dsh/llm-ai-sdk`, loaded
+ * only for one), or a dsh model.
  */
 export const resolveModel = (model: unknown): Effect.Effect<ResolvedModel, SubagentsError> => {
   if (typeof model === "string") return Effect.succeed({ _tag: "Spec", spec: model })
   if (typeof model === "object" && model !== null) {
     if ("specificationVersion" in model) {
-      return Effect.fail(
-        new SubagentsError("UnsupportedModel", "AI SDK models need @dsh/llm-ai-sdk (not available yet): pass a dsh model spec such as \"openai:gpt-4.1-mini\" meanwhile")
-      )
+      const version = (model as { specificationVersion?: unknown }).specificationVersion
+      if (version !== "v2" && version !== "v3" && version !== "v4") {
+        return Effect.fail(new SubagentsError("UnsupportedModel", `an AI SDK model of specification ${String(version)}: dsh takes v2, v3 and v4`))
+      }
+      return Effect.tryPromise({
+        try: () => import("@dsh/llm-ai-sdk"),
+        catch: (e) => new SubagentsError("UnsupportedModel", `AI SDK models need @dsh/llm-ai-sdk: ${e instanceof Error ? e.message : String(e)}`)
+      }).pipe(Effect.flatMap(({ fromAiSdk }) =>
+        Effect.try({
+          try: (): ResolvedModel => ({ _tag: "Model", model: fromAiSdk(model as Parameters<typeof fromAiSdk>[0]) }),
+          catch: (e) => new SubagentsError("UnsupportedModel", `not an AI SDK language model dsh can use: ${e instanceof Error ? e.message : String(e)}`)
+        })
+      ))
     }
     if (isDshModel(model)) return Effect.succeed({ _tag: "Model", model })
   }
-  return Effect.fail(new SubagentsError("UnsupportedModel", "model must be a dsh model spec (\"openai:gpt-4.1-mini\", \"scripted:<file>\") or a dsh LanguageModelShape"))
+  return Effect.fail(
+    new SubagentsError("UnsupportedModel", "model must be a dsh model spec (\"openai:gpt-4.1-mini\", \"scripted:<file>\"), an AI SDK language model or a dsh LanguageModelShape")
+  )
 }
