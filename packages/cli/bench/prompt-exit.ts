@@ -53,7 +53,7 @@ const samples: Record<string, Array<number>> = { baseline: [], stubborn: [], dsh
 for (let i = 0; i < RUNS; i++) {
   samples.baseline!.push(await exitAfterAnswer(["-e", "0"], env))
   for (const [name, prompt] of Object.entries(cases)) {
-    samples[name]!.push(await exitAfterAnswer([MAIN, "run", "--output-format", "stream-json", "--model", `scripted:${script}`, prompt], env))
+    samples[name]!.push(await exitAfterAnswer([MAIN, "run", "--allow", "subagent", "--output-format", "stream-json", "--model", `scripted:${script}`, prompt], env))
   }
 }
 const b = median(samples.baseline!)

@@ -98,7 +98,7 @@ describe("dsh run delegating over ACP", () => {
     ].join("\n")
     for (const agent of ["acp:dsh", "acp:echo"]) {
       const home = makeHome(config)
-      const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", `delegate to ${agent}`], { env: { DSH_HOME: home } })
+      const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${script}`, "--output-format", "json", `delegate to ${agent}`], { env: { DSH_HOME: home } })
       expect(r.stderr).toBe("")
       expect(r.code).toBe(0)
       const out = JSON.parse(r.stdout) as { result: string; subagents: Array<{ agent: string; provider: string; status: string }> }

@@ -39,7 +39,7 @@ describe("[providers.<name>]: installed AI SDK providers as models", { timeout: 
       try {
         const home = makeHome(providerConfig(server.url))
         installCompat(home)
-        const r = await runDsh(["run", "-p", "--model", "fast", "--output-format", "json", "delegate"], {
+        const r = await runDsh(["run", "-p", "--allow", "subagent", "--model", "fast", "--output-format", "json", "delegate"], {
           cwd: tempDir("dsh-project-"),
           env: { DSH_HOME: home, LOCAL_KEY: "sk-local", DSH_RESIDENT: "0" }
         })

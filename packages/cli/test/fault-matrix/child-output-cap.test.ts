@@ -16,7 +16,7 @@ const bytesUnder = (dir: string): number =>
 describe("fault matrix: a child's output is bounded", { timeout: 90_000 }, () => {
   it("a child flooding 16 MB is failed at a 1 MiB cap; the session stores at most about one copy of the cap", async () => {
     const home = makeHome([`[limits]\nmax_child_output_bytes = ${CAP}\n`, agentToml("flood", {})].join("\n"))
-    const r = await runDsh(["run", "--model", `scripted:${delegateScriptFile()}`, "--output-format", "json", "delegate acp:flood flood 16"], {
+    const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${delegateScriptFile()}`, "--output-format", "json", "delegate acp:flood flood 16"], {
       env: { DSH_HOME: home, DSH_RESIDENT: "0" }
     })
     expect(r.code, r.stderr).toBe(0)
@@ -51,7 +51,7 @@ describe("fault matrix: a child's output is bounded", { timeout: 90_000 }, () =>
         { when: { lastUser: "^delegate", step: 1 }, reply: { text: "done" } }
       ]
     }))
-    const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", "delegate"], { env: { DSH_HOME: home, DSH_RESIDENT: "0" } })
+    const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${script}`, "--output-format", "json", "delegate"], { env: { DSH_HOME: home, DSH_RESIDENT: "0" } })
     expect(r.code, r.stderr).toBe(0)
     const doc = JSON.parse(r.stdout) as { subagents: Array<{ status: string }> }
     expect(doc.subagents.map((s) => s.status)).toEqual(["failed"])

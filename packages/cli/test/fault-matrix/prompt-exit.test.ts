@@ -13,7 +13,7 @@ describe("fault matrix: prompt exit", { timeout: 90_000 }, () => {
   it("dsh run exits after its answer with a warm ACP child that ignores EOF and SIGTERM, and leaves no process behind", async () => {
     const pids = join(tempDir("dsh-exit-pids-"), "pids")
     const home = makeHome(agentToml("stubborn", { exitOnEof: false, ignoreSigterm: true, pidFile: pids }))
-    const r = await runDsh(["run", "--model", `scripted:${delegateScriptFile()}`, "delegate acp:stubborn CONFORMANCE echo done"], {
+    const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${delegateScriptFile()}`, "delegate acp:stubborn CONFORMANCE echo done"], {
       env: { DSH_HOME: home, DSH_RESIDENT: "0" }
     })
     expect(r.stderr).toBe("")
@@ -45,7 +45,7 @@ describe("fault matrix: prompt exit", { timeout: 90_000 }, () => {
         { when: { lastUser: "^say hi" }, reply: { text: "hi" } }
       ]
     }))
-    const r = await runDsh(["run", "--model", `scripted:${script}`, "--output-format", "json", "both"], { env: { DSH_HOME: home, DSH_RESIDENT: "0" } })
+    const r = await runDsh(["run", "--allow", "subagent", "--model", `scripted:${script}`, "--output-format", "json", "both"], { env: { DSH_HOME: home, DSH_RESIDENT: "0" } })
     expect(r.code, r.stderr).toBe(0)
     const doc = JSON.parse(r.stdout) as { result: string; subagents: Array<{ provider: string; status: string }> }
     expect(doc.result).toBe("both answered")

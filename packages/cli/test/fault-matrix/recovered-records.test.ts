@@ -48,7 +48,7 @@ describe("fault matrix: records of recovered children", { timeout: 90_000 }, () 
     const home = makeHome(agentToml("stubborn", { exitOnEof: false, ignoreSigterm: true }))
     const cwd = tempDir("dsh-recover-cwd-")
     const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DSH_HOME: home, DSH_RESIDENT: "0", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-    const run = spawn(DSH, ["run", "--model", "openai:any", "PARENT"], { cwd, env, stdio: "ignore" })
+    const run = spawn(DSH, ["run", "--allow", "subagent", "--model", "openai:any", "PARENT"], { cwd, env, stdio: "ignore" })
     launched.push(run)
     const exited = new Promise((resolve) => run.on("close", resolve))
     const sessions = join(home, "sessions")
@@ -66,7 +66,7 @@ describe("fault matrix: records of recovered children", { timeout: 90_000 }, () 
     // The drivers died with their owner: nothing wrote how the runs ended.
     expect(handles.map((h) => metaStatus(dir, h))).toEqual(["running", "running"])
 
-    const again = await runDsh(["run", "--continue", "--model", "openai:any", "--output-format", "json", "AFTER"], { env, cwd })
+    const again = await runDsh(["run", "--continue", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "AFTER"], { env, cwd })
     expect(again.code, again.stderr).toBe(0)
     const state = readJson(join(dir, "state.json")).subagents as Record<string, { status: string; runId: string }>
     const tasks = readdirSync(join(dir, "tasks")).filter((f) => f.endsWith(".json")).map((f) => readJson(join(dir, "tasks", f)))
