@@ -33,6 +33,10 @@ export const runParams = {
   timeoutSeconds: z.number().nonnegative().optional().describe("Wall-clock limit for the child, in seconds; 0: none (default: the session's limit)"),
   background: z.boolean().optional().describe(
     "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
+  ),
+  isolation: z.enum(["worktree"]).optional().describe(
+    "worktree: the child works in a new git worktree of this repository (branch dsh/<handle>), so parallel children never " +
+      "overwrite each other's files; removed if the child changed nothing, else kept and named in the result"
   )
 }
 
@@ -86,7 +90,8 @@ export const makeSubagentTool = (parent: ParentInfo) =>
           model: p.model,
           thinking: p.thinking,
           timeoutSeconds: p.timeoutSeconds,
-          cleanup: p.cleanup
+          cleanup: p.cleanup,
+          isolation: p.isolation
         }
         const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true

@@ -129,7 +129,8 @@ export const makeSwarmTool = (parent: ParentInfo) =>
             agent,
             model: p.model,
             thinking: p.thinking,
-            timeoutSeconds: p.timeoutSeconds
+            timeoutSeconds: p.timeoutSeconds,
+            isolation: p.isolation
           }))
           const entries = yield* subagents.spawnAll(requests, callerOf(parent, context), { background: p.background === true }).pipe(
             Effect.mapError((e) => new ToolError({ message: `swarm refused: ${e.message}` }))
