@@ -54,7 +54,11 @@ export interface WorktreesShape {
 
 export class Worktrees extends Context.Service<Worktrees, WorktreesShape>()("@dsh/subagent/Worktrees") {}
 
-const lastLine = (text: string) => text.trim().split("\n").filter((l) => l.trim() !== "").pop() ?? ""
+/** What git said went wrong: its `fatal:`/`error:` line, else its last line. */
+const lastLine = (text: string) => {
+  const lines = text.trim().split("\n").filter((l) => l.trim() !== "")
+  return lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.pop() ?? ""
+}
 
 /** Worktrees over `launcher` (git runs as a process like any other the harness starts). */
 export const makeWorktrees = (launcher: ProcessLauncherShape): WorktreesShape => {
