@@ -34,7 +34,7 @@ interface Out {
  * A main agent that delegates `tasks` in one response (each a coder with `isolation: "worktree"`);
  * a child told "write X" writes X into shared.txt, one told "look" changes nothing.
  */
-const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string>, extra: ReadonlyArray<string> = []) => {
+const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string>, agent = "coder", swarm = false) => {
   const server = await startFakeOpenAIServer({
     respond: (r) => {
       const first = firstUser(r)
@@ -42,15 +42,20 @@ const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string
       if (first.startsWith("write ")) {
         return results.length === 0 ? { toolCalls: [{ name: "Write", arguments: { path: "shared.txt", content: `${first.slice(6)}\n` } }] } : { text: `wrote ${first.slice(6)}` }
       }
+      if (first.startsWith("escape ")) {
+        return results.length === 0 ? { toolCalls: [{ name: "Write", arguments: { path: first.slice(7), content: "escaped\n" } }] } : { text: `the write said: ${results[0]}` }
+      }
       if (first === "look") return { text: "nothing to change" }
       return results.length === 0
-        ? { toolCalls: tasks.map((t) => ({ name: "subagent", arguments: { description: t, prompt: t, agent: "coder", isolation: "worktree" } })) }
+        ? swarm
+          ? { toolCalls: [{ name: "swarm", arguments: { agent, prompt: "{{item}}", items: tasks, isolation: "worktree" } }] }
+          : { toolCalls: tasks.map((t) => ({ name: "subagent", arguments: { description: t, prompt: t, agent, isolation: "worktree" } })) }
         : { text: results.join("\n---\n") }
     }
   })
   try {
     const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
-    const r = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "--allow", "subagent", "--allow", "Write", ...extra, "go"], { cwd, env })
+    const r = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "--allow", "subagent", "--allow", "swarm", "--allow", "Write", "go"], { cwd, env })
     expect(r.code, r.stderr).toBe(0)
     return JSON.parse(r.stdout) as Out
   } finally {
@@ -100,6 +105,28 @@ describe("isolation: worktree", () => {
     for (const p of trees) expect(existsSync(p)).toBe(false)
   }, 90_000)
 
+  for (const agent of ["sdk:dsh", "acp:dsh"]) {
+    it(`runs an out-of-process ${agent} child in its worktree`, async () => {
+      const cwd = repo()
+      const out = await delegating(cwd, makeHome(), ["write gamma"], agent)
+      const handle = agent.replace(":", "-") + "-1"
+      expect(out.result).toContain(`on branch dsh/${handle}`)
+      expect(readFileSync(join(cwd, "shared.txt"), "utf8")).toBe("original\n")
+      const tree = worktreeDirs(cwd).find((p) => p.endsWith(handle))!
+      expect(readFileSync(join(tree, "shared.txt"), "utf8")).toBe("gamma\n")
+    }, 60_000)
+  }
+
+  it("gives each child of a swarm its own worktree, named in the swarm's notes", async () => {
+    const cwd = repo()
+    const out = await delegating(cwd, makeHome(), ["write one", "write two"], "coder", true)
+    expect(out.result).toContain("Notes (2):")
+    expect(out.result).toMatch(/- #1 write one \(coder-1\): the child's changes are kept in worktree .* on branch dsh\/coder-1/)
+    expect(readFileSync(join(cwd, "shared.txt"), "utf8")).toBe("original\n")
+    const contents = worktreeDirs(cwd).filter((p) => p !== cwd).map((p) => readFileSync(join(p, "shared.txt"), "utf8")).sort()
+    expect(contents).toEqual(["one\n", "two\n"])
+  }, 60_000)
+
   it("removes the worktree and branch of a child that changed nothing", async () => {
     const cwd = repo()
     const home = makeHome()
@@ -110,6 +137,14 @@ describe("isolation: worktree", () => {
     expect(worktreeDirs(cwd)).toEqual([cwd])
     const info = await runDsh(["subagents", "info", "coder-1", "--session", out.sessionId, "--json"], { env: { DSH_HOME: home } })
     expect((JSON.parse(info.stdout) as { worktree?: unknown }).worktree).toBeUndefined()
+  }, 60_000)
+
+  it("confines the child's file tools to its worktree: the main working tree is out of reach", async () => {
+    const cwd = repo()
+    const out = await delegating(cwd, makeHome(), [`escape ${join(cwd, "shared.txt")}`])
+    expect(out.result).toMatch(/the write said: Error: .*outside/)
+    expect(readFileSync(join(cwd, "shared.txt"), "utf8")).toBe("original\n")
+    expect(branches(cwd)).toEqual(["main"])
   }, 60_000)
 
   it("is a tool error outside a git repository, naming why", async () => {
