@@ -82,14 +82,13 @@ export const makeWorktrees = (launcher: ProcessLauncherShape): WorktreesShape =>
 
   const remove: WorktreesShape["remove"] = (record) =>
     Effect.gen(function*() {
-      const removed = yield* git(record.repo, ["worktree", "remove", "--force", record.path])
+      // A worktree already gone (removed by hand) is no error: the directory and the registration go either way.
+      yield* git(record.repo, ["worktree", "remove", "--force", record.path])
       yield* Effect.promise(() => rm(record.path, { recursive: true, force: true }))
       yield* git(record.repo, ["worktree", "prune"])
-      const branch = (yield* branchExists(record.repo, record.branch)) ? yield* git(record.repo, ["branch", "-D", record.branch]) : { ok: true, err: "" }
+      if (!(yield* branchExists(record.repo, record.branch))) return
+      const branch = yield* git(record.repo, ["branch", "-D", record.branch])
       if (!branch.ok) return yield* fail("RemoveFailed", `could not delete branch ${record.branch}: ${branch.err}`)
-      if (!removed.ok && removed.err.includes("is not a working tree") === false && removed.err !== "") {
-        yield* Effect.logDebug(`git worktree remove ${record.path}: ${removed.err}`)
-      }
     })
 
   const acquire: WorktreesShape["acquire"] = (request) =>
