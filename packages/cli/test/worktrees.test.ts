@@ -34,7 +34,7 @@ interface Out {
  * A main agent that delegates `tasks` in one response (each a coder with `isolation: "worktree"`);
  * a child told "write X" writes X into shared.txt, one told "look" changes nothing.
  */
-const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string>, agent = "coder", swarm = false) => {
+const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string>, agent = "coder", swarm = false, isolation = true) => {
   const server = await startFakeOpenAIServer({
     respond: (r) => {
       const first = firstUser(r)
@@ -49,7 +49,7 @@ const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string
       return results.length === 0
         ? swarm
           ? { toolCalls: [{ name: "swarm", arguments: { agent, prompt: "{{item}}", items: tasks, isolation: "worktree" } }] }
-          : { toolCalls: tasks.map((t) => ({ name: "subagent", arguments: { description: t, prompt: t, agent, isolation: "worktree" } })) }
+          : { toolCalls: tasks.map((t) => ({ name: "subagent", arguments: { description: t, prompt: t, agent, ...(isolation ? { isolation: "worktree" } : {}) } })) }
         : { text: results.join("\n---\n") }
     }
   })
@@ -125,6 +125,18 @@ describe("isolation: worktree", () => {
     expect(readFileSync(join(cwd, "shared.txt"), "utf8")).toBe("original\n")
     const contents = worktreeDirs(cwd).filter((p) => p !== cwd).map((p) => readFileSync(join(p, "shared.txt"), "utf8")).sort()
     expect(contents).toEqual(["one\n", "two\n"])
+  }, 60_000)
+
+  it("isolation: worktree in an agent file's frontmatter isolates every child of that type", async () => {
+    const cwd = repo()
+    const home = makeHome()
+    mkdirSync(join(home, "agents"), { recursive: true })
+    writeFileSync(join(home, "agents", "isolated.md"), "---\ndescription: writes in its own worktree\ntools: Read, Write\nisolation: worktree\n---\nWrite what you are told.\n")
+    const out = await delegating(cwd, home, ["write zeta"], "isolated", false, false)
+    expect(out.result).toContain("on branch dsh/isolated-1")
+    expect(readFileSync(join(cwd, "shared.txt"), "utf8")).toBe("original\n")
+    const tree = worktreeDirs(cwd).find((p) => p.endsWith("isolated-1"))!
+    expect(readFileSync(join(tree, "shared.txt"), "utf8")).toBe("zeta\n")
   }, 60_000)
 
   it("removes the worktree and branch of a child that changed nothing", async () => {
