@@ -28,6 +28,11 @@ export interface AgentDefinition {
    * harness's default for children, else the caller's. Resolved when the agent runs.
    */
   readonly model?: string | undefined
+  /**
+   * `worktree`: each child of this type runs in a git worktree of its own (branch
+   * `dsh/<handle>`), so parallel writers never share files. Undefined: the parent's directory.
+   */
+  readonly isolation?: "worktree" | undefined
   /** Whether this definition may replace a built-in of the same name. */
   readonly override: boolean
   /** Undefined means `all`. */

@@ -72,6 +72,14 @@ describe("parseAgentFile: fields", () => {
     expect(definition.override).toBe(true)
   })
 
+  it("reads isolation: worktree (Claude Code's field); another value is ignored with a warning", () => {
+    expect(loaded(parse("description: d\nisolation: worktree")).definition.isolation).toBe("worktree")
+    expect(loaded(parse("description: d")).definition.isolation).toBeUndefined()
+    const other = loaded(parse("description: d\nisolation: container"))
+    expect(other.definition.isolation).toBeUndefined()
+    expect(other.warnings.join()).toMatch(/isolation: "container" is not "worktree"/)
+  })
+
   it("treats a non-boolean override as false, with a warning", () => {
     const { definition, warnings } = loaded(parse("description: d\noverride: maybe"))
     expect(definition.override).toBe(false)

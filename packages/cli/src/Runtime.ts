@@ -1,6 +1,7 @@
 import { lazyAdapter, type ModelAdapter, ModelRegistry } from "@dsh/llm"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "@dsh/llm-anthropic/names"
 import { OPENAI_MODEL_IDS } from "@dsh/llm-openai/names"
+import { worktreesLayer } from "@dsh/subagent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
@@ -55,7 +56,8 @@ export const cliLayer = (ctx: CliContext) =>
     const storeTrouble = makeStoreTrouble()
     return Layer.mergeAll(
       modelRegistryLayer(),
-      LocalProcessLauncher.layer(),
+      // Git runs through the launcher too: children with `isolation: "worktree"` get theirs.
+      Layer.provideMerge(worktreesLayer, LocalProcessLauncher.layer()),
       Layer.succeed(StoreTrouble, storeTrouble),
       cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr, storeTrouble })
     )

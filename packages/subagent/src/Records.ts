@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { WorktreeRecord } from "./Worktrees.ts"
 
 /**
  * What the subagent family persists, as Schemas: decoded wherever it is read back (a record
@@ -75,7 +76,9 @@ export const SubagentDescriptor = Schema.Struct({
   /** The latest run's cleanup (`keep` when absent). */
   cleanup: Schema.optional(CleanupMode),
   /** Set while the child's transcript is in the session's archive. */
-  archivedAt: Schema.optional(Schema.String)
+  archivedAt: Schema.optional(Schema.String),
+  /** The git worktree its run left changes in (`isolation: "worktree"`); absent when none was kept. */
+  worktree: Schema.optional(WorktreeRecord)
 })
 export type SubagentDescriptor = typeof SubagentDescriptor.Type
 

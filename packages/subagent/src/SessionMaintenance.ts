@@ -2,6 +2,7 @@ import { type ArchivedChild, type SessionError, type SessionHandle, type Session
 import { Clock, Duration, Effect } from "effect"
 import { archiveDue } from "./internal/archiver.ts"
 import { decodeDescriptors, decodeTasks, logWarnings } from "./Records.ts"
+import type { WorktreesShape } from "./Worktrees.ts"
 
 /** What `pruneSessions` is asked to do. */
 export interface PruneOptions {
@@ -15,6 +16,8 @@ export interface PruneOptions {
   readonly archiveAfter?: Duration.Input | undefined
   /** Report what would be freed, change nothing. */
   readonly dryRun?: boolean | undefined
+  /** Removes the git worktrees children of deleted sessions kept; without it they are left (and listed). */
+  readonly worktrees?: WorktreesShape | undefined
 }
 
 /** What `pruneSessions` freed (or, in a dry run, would free). */
@@ -28,6 +31,8 @@ export interface PruneSummary {
   readonly skipped: ReadonlyArray<{ readonly id: string; readonly reason: string }>
   /** Bytes freed in total. */
   readonly freedBytes: number
+  /** Worktrees kept by children of the deleted sessions: removed (with their branches), or why not. */
+  readonly worktrees: ReadonlyArray<{ readonly session: string; readonly path: string; readonly branch: string; readonly removed: boolean; readonly reason?: string }>
 }
 
 /**
@@ -82,6 +87,7 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
     const afterMs = options.archiveAfter === undefined ? undefined : Duration.toMillis(options.archiveAfter)
     const sessions: Array<PruneSummary["sessions"][number]> = []
     const children: Array<PruneSummary["children"][number]> = []
+    const worktrees: Array<PruneSummary["worktrees"][number]> = []
     const skipped: Array<PruneSummary["skipped"][number]> = (yield* store.unreadable).map((u) => ({ id: u.id, reason: `unreadable: ${u.error}` }))
 
     const one = (state: SessionState) =>
@@ -91,6 +97,17 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
         if (owner !== undefined) return skipped.push({ id: state.id, reason: describeOwner(owner) })
         if (Date.parse(state.updatedAt) <= cutoff) {
           const bytes = yield* session.footprint
+          // A kept worktree belongs to its session: it goes with it (a dry run only lists it).
+          for (const d of decodeDescriptors(state).records) {
+            if (d.worktree === undefined) continue
+            const entry = { session: state.id, path: d.worktree.path, branch: d.worktree.branch }
+            if (dryRun || options.worktrees === undefined) {
+              worktrees.push({ ...entry, removed: false, reason: dryRun ? "dry run" : "no git access here" })
+              continue
+            }
+            const gone = yield* options.worktrees.remove(d.worktree).pipe(Effect.result)
+            worktrees.push(gone._tag === "Success" ? { ...entry, removed: true } : { ...entry, removed: false, reason: gone.failure.message })
+          }
           if (!dryRun) yield* store.remove(state.id)
           return sessions.push({ id: state.id, updatedAt: state.updatedAt, bytes })
         }
@@ -107,7 +124,7 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
 
     for (const state of yield* store.list) yield* one(state)
     const freedBytes = sessions.reduce((n, s) => n + s.bytes, 0) + children.reduce((n, c) => n + Math.max(0, c.bytes - c.archivedBytes), 0)
-    return { dryRun, sessions, children, skipped, freedBytes }
+    return { dryRun, sessions, children, skipped, freedBytes, worktrees }
   })
 
 const hasDeleteCleanup = (state: SessionState): boolean =>

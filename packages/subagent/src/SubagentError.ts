@@ -15,7 +15,9 @@ export class SubagentError extends Schema.TaggedError<SubagentError>()("Subagent
     "Unsupported",
     "InvalidRequest",
     /** The child's saved continuation is missing, of another provider or version, or does not decode. */
-    "InvalidContinuation"
+    "InvalidContinuation",
+    /** `isolation: "worktree"` could not be had: not a git repository, or the worktree could not be made. */
+    "Isolation"
   ]),
   message: Schema.String
 }) {}

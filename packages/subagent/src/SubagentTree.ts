@@ -18,6 +18,7 @@ import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type Subagen
 import { SubagentError } from "./SubagentError.ts"
 import { type RequestHandlers, serveRequests } from "./SessionRequests.ts"
 import type { ChildContextFactory, TurnRunner } from "./Vocabulary.ts"
+import { Worktrees, type WorktreesShape } from "./Worktrees.ts"
 
 /**
  * What a whole session tree shares, whatever context a child runs in: the session, the
@@ -52,6 +53,8 @@ export interface SubagentTree {
   /** The main agent's working directory and model: what a child continued by the user inherits. */
   readonly cwd: string
   readonly defaultModel: LanguageModelShape
+  /** Git worktrees for `isolation: "worktree"` children; undefined: such a child is refused. */
+  readonly worktrees: WorktreesShape | undefined
   /** The scope background work lives in: as long as the tree. */
   readonly scope: Scope.Scope
   /** Without a session, children's stores live here (in memory, for the tree's lifetime). */
@@ -105,6 +108,8 @@ export interface SubagentTreeOptions {
    * `maxChildren` cap holds across all of them).
    */
   readonly admission?: "memory" | "session" | undefined
+  /** Default: the `Worktrees` of the context, if any. */
+  readonly worktrees?: WorktreesShape | undefined
 }
 
 const HANDLES_KEY = "handles"
@@ -230,6 +235,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       memoryStores: makeMemoryChildStores(),
       cwd: options.cwd ?? process.cwd(),
       defaultModel: options.defaultModel ?? refusingModel,
+      worktrees: options.worktrees ?? Option.getOrUndefined(yield* Effect.serviceOption(Worktrees)),
       onChildEvent: options.onChildEvent ?? (() => Effect.void),
       allocateHandle: (type) => {
         const prefix = handlePrefix(type)

@@ -1,9 +1,9 @@
 import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import { makeId, makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
-import { Clock, Context, Deferred, type Duration, Effect, Schema, type Scope } from "effect"
+import { Clock, Context, Deferred, type Duration, Effect, Exit, Schema, Scope } from "effect"
 import { toAgentType } from "./internal/dynamicTypes.ts"
 import { hostActivation, type HostRequest } from "./internal/host.ts"
-import { runActivation, type RunSpec } from "./internal/run.ts"
+import { type IsolatedRun, runActivation, type RunSpec } from "./internal/run.ts"
 import type { SubagentDescriptor, SubagentResult } from "./Records.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
@@ -158,7 +158,25 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot open ${handle}'s store: ${e.message}` }))
       )
 
-    /** Everything a new child needs before its first Activation: handle, store, descriptor. */
+    /**
+     * The child's own git worktree when its call or its type asks for one: made before anything
+     * is recorded (a refusal leaves no trace), in a scope of the tree's that its run settles.
+     */
+    const isolate = (request: SpawnRequest, type: AgentType, parent: ParentInfo, handle: string) =>
+      Effect.gen(function*() {
+        if (request.isolation !== "worktree" && type.definition.isolation !== "worktree") return undefined
+        const worktrees = tree.worktrees
+        if (worktrees === undefined) return yield* refuse("Isolation", `${type.name} asks for a git worktree, which this context cannot make`)
+        const scope = yield* Scope.fork(tree.scope)
+        const lease = yield* worktrees.acquire({ cwd: parent.cwd, session: tree.session?.id ?? "memory", handle }).pipe(
+          Scope.provide(scope),
+          Effect.mapError((e) => new SubagentError({ reason: "Isolation", message: e.message })),
+          Effect.onError(() => Scope.close(scope, Exit.void))
+        )
+        return { lease, scope } satisfies IsolatedRun
+      })
+
+    /** Everything a new child needs before its first Activation: handle, store, worktree, descriptor. */
     const admit = (request: SpawnRequest, parent: ParentInfo) =>
       Effect.gen(function*() {
         const { type, provider } = yield* resolveType(request, parent)
@@ -166,6 +184,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const handle = yield* tree.allocateHandle(type.name)
         const runId = makeId(new Date(yield* Clock.currentTimeMillis))
         const store = yield* childStore(handle)
+        const worktree = yield* isolate(request, type, parent, handle)
         const at = yield* isoNow
         yield* tree.descriptors.note({
           handle,
@@ -185,7 +204,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           ...(store === undefined ? {} : { transcript: store.transcript.location })
         })
         const activation = (yield* tree.activations.begin(handle))!
-        return { type, provider, handle, runId, store, activation }
+        return { type, provider, handle, runId, store, activation, worktree }
       })
 
     /** Runs an Activation in a fiber of its own (so one child can be stopped alone). */
@@ -315,7 +334,9 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const store = yield* childStore(handle)
         const background = sendOptions?.background === true
         const request: SpawnRequest = { prompt: message, description: d.description, agent: d.agent, background }
-        const parentInfo: ParentInfo = from === "user" ? userParent(d, tree) : from
+        const caller: ParentInfo = from === "user" ? userParent(d, tree) : from
+        // A child that kept a worktree goes on working in it.
+        const parentInfo: ParentInfo = d.worktree === undefined ? caller : { ...caller, cwd: d.worktree.path }
         // Continuing an archived child restores its transcript (its first append does).
         const { archivedAt: _archived, startedAt: _started, endedAt: _ended, ...rest } = d
         const at = yield* isoNow

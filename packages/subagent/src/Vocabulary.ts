@@ -36,6 +36,12 @@ export interface SpawnRequest {
    * `SubagentArchiving.afterMinutes`.
    */
   readonly cleanup?: "keep" | "delete" | undefined
+  /**
+   * `worktree`: the child runs in a new git worktree of the working directory's repository
+   * (branch `dsh/<handle>`), removed when it ends unchanged and kept (named in the result's
+   * notes and the descriptor) when it has changes. The agent type's `isolation` applies too.
+   */
+  readonly isolation?: "worktree" | undefined
 }
 
 /** A delegation target: an agent definition plus the provider that runs it. */

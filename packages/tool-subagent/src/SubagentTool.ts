@@ -33,6 +33,10 @@ export const runParams = {
   timeoutSeconds: z.number().nonnegative().optional().describe("Wall-clock limit for the child, in seconds; 0: none (default: the session's limit)"),
   background: z.boolean().optional().describe(
     "Return at once with {status: \"accepted\", runId, handle}; the outcome is announced to you when the child ends"
+  ),
+  isolation: z.enum(["worktree"]).optional().describe(
+    "worktree: the child works in a new git worktree of this repository (branch dsh/<handle>), so parallel children never " +
+      "overwrite each other's files; removed if the child changed nothing, else kept and named in the result"
   )
 }
 
@@ -113,7 +117,8 @@ export const makeSubagentTool = (parent: ParentInfo) =>
           thinking: p.thinking,
           timeoutSeconds: p.timeoutSeconds,
           cleanup: p.cleanup,
-          resultSchema: p.resultSchema
+          resultSchema: p.resultSchema,
+          isolation: p.isolation
         }
         const unusable = p.resultSchema === undefined ? undefined : unusableSchema(p.resultSchema)
         if (unusable !== undefined) return Effect.fail(new ToolError({ message: `resultSchema is not a JSON Schema the child can report against: ${unusable}` }))

@@ -81,6 +81,12 @@ export const formatSwarm = (agent: string, rows: ReadonlyArray<SwarmRow>, backgr
     lines.push("", `Not completed (${failed.length}):`)
     for (const { r, i } of failed) lines.push(`- #${i + 1} ${oneLine(r.item, 60)} (${r.handle}): ${r.status}${r.notes === undefined ? "" : `: ${oneLine(r.notes, 300)}`}`)
   }
+  // What completed children's results say beside their text (a worktree kept with their changes…).
+  const noted = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.status === "completed" && r.notes !== undefined)
+  if (noted.length > 0) {
+    lines.push("", `Notes (${noted.length}):`)
+    for (const { r, i } of noted) lines.push(`- #${i + 1} ${oneLine(r.item, 60)} (${r.handle}): ${oneLine(r.notes!, 300)}`)
+  }
   if (background) {
     lines.push("", "Each child's outcome is announced to you when it ends; `wait` collects them sooner.")
     return lines.join("\n")
@@ -129,7 +135,8 @@ export const makeSwarmTool = (parent: ParentInfo) =>
             agent,
             model: p.model,
             thinking: p.thinking,
-            timeoutSeconds: p.timeoutSeconds
+            timeoutSeconds: p.timeoutSeconds,
+            isolation: p.isolation
           }))
           const entries = yield* subagents.spawnAll(requests, callerOf(parent, context), { background: p.background === true }).pipe(
             Effect.mapError((e) => new ToolError({ message: `swarm refused: ${e.message}` }))

@@ -90,6 +90,7 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
   const disallowedNames = [...new Set([...(disallowed.names ?? []), ...tools.denied, ...deniedByPermission])]
 
   const model = readModel(fm.model, warnings)
+  const isolation = readIsolation(fm.isolation, warnings)
   const mode = typeof fm.mode === "string" && MODES.includes(fm.mode) ? fm.mode as AgentMode : undefined
 
   if (split.body.length > MAX_SYSTEM_PROMPT_CHARS) {
@@ -106,6 +107,7 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
     disallowedTools: disallowedNames.length > 0 ? disallowedNames : undefined,
     subagents: subagents.names,
     model,
+    ...(isolation === undefined ? {} : { isolation }),
     override,
     mode,
     scope: options.scope ?? "explicit",
@@ -145,6 +147,14 @@ const readModel = (value: unknown, warnings: Array<string>): string | undefined 
   if (value === undefined || value === null) return undefined
   if (typeof value === "string" && value.trim() !== "") return value.trim()
   warnings.push(`model: ${JSON.stringify(value)} is not one model name; ignored, the caller's model is used`)
+  return undefined
+}
+
+/** `isolation: worktree` (Claude Code's field); anything else is ignored with a warning. */
+const readIsolation = (value: unknown, warnings: Array<string>): "worktree" | undefined => {
+  if (value === undefined || value === null) return undefined
+  if (typeof value === "string" && value.trim().toLowerCase() === "worktree") return "worktree"
+  warnings.push(`isolation: ${JSON.stringify(value)} is not "worktree"; ignored, the child runs in its parent's directory`)
   return undefined
 }
 

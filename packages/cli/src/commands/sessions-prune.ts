@@ -1,5 +1,5 @@
-import { pruneSessions, type PruneSummary } from "@dsh/subagent"
-import { Duration, Effect } from "effect"
+import { pruneSessions, type PruneSummary, Worktrees } from "@dsh/subagent"
+import { Duration, Effect, Option } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
@@ -36,6 +36,9 @@ const summaryLines = (s: PruneSummary): ReadonlyArray<string> => {
   return [
     ...s.sessions.map((x) => `${s.dryRun ? "would delete" : "deleted"} session ${x.id} (last updated ${x.updatedAt}, ${formatBytes(x.bytes)})`),
     ...s.children.map((c) => `${s.dryRun ? "would archive" : "archived"} ${c.session} ${c.name} (${formatBytes(c.bytes)} → ${formatBytes(c.archivedBytes)})`),
+    ...s.worktrees.map((w) =>
+      w.removed ? `removed worktree ${w.path} (branch ${w.branch}) of session ${w.session}` : `${s.dryRun ? "would remove" : "kept"} worktree ${w.path} (branch ${w.branch}) of session ${w.session}${s.dryRun ? "" : `: ${w.reason ?? ""}`}`
+    ),
     ...s.skipped.map((x) => `skipped session ${x.id}: ${x.reason}`),
     `${s.sessions.length} session${s.sessions.length === 1 ? "" : "s"} (${formatBytes(sessionBytes)}), ` +
     `${s.children.length} child${s.children.length === 1 ? "" : "ren"} archived (${formatBytes(before)} → ${formatBytes(after)}): ${verb} ${formatBytes(s.freedBytes)}` +
@@ -67,7 +70,8 @@ export const sessionsPruneCommand = (args: ReadonlyArray<string>, ctx: CliContex
     const summary = yield* pruneSessions({
       olderThan,
       archiveAfter: minutes === 0 ? undefined : Duration.minutes(minutes),
-      dryRun: values["dry-run"] === true
+      dryRun: values["dry-run"] === true,
+      worktrees: Option.getOrUndefined(yield* Effect.serviceOption(Worktrees))
     })
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(summary))
     for (const line of summaryLines(summary)) yield* writeLine(ctx.stdout, line)

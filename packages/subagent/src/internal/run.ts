@@ -1,8 +1,9 @@
 import { addCost, addUsage, type AgentEvent, costOf, emptyUsage, type PriceLookup, type Usage } from "@dsh/core"
 import type { ChildStore } from "@dsh/session"
-import { Cause, Clock, Duration, Effect, Exit, Option } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, Scope } from "effect"
 import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
+import type { WorktreeLease } from "../Worktrees.ts"
 import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
 import type { Activation } from "./activations.ts"
 import { settleMeta } from "./childMeta.ts"
@@ -28,7 +29,28 @@ export interface RunSpec {
   readonly continuation?: unknown
   /** A background run's announcement: recorded and queued for the parent when the run ends. */
   readonly announce?: ((result: SubagentResult) => Effect.Effect<void>) | undefined
+  /** The child's own git worktree (`isolation: "worktree"`): its cwd; settled when the run ends. */
+  readonly worktree?: IsolatedRun | undefined
 }
+
+/** A worktree leased for one run, and the scope whose close settles it. */
+export interface IsolatedRun {
+  readonly lease: WorktreeLease
+  readonly scope: Scope.Closeable
+}
+
+/** Settles a run's worktree: the descriptor's record and a note for the parent when it is kept. */
+const settleWorktree = (w: IsolatedRun) =>
+  Effect.gen(function*() {
+    const settled = yield* w.lease.settle
+    yield* Scope.close(w.scope, Exit.void)
+    const { path, branch, repo, base } = w.lease
+    const notes = [
+      ...(settled.kept ? [`the child's changes are kept in worktree ${path} on branch ${branch} (of ${repo})`] : []),
+      ...(settled.notes === undefined ? [] : [settled.notes])
+    ]
+    return { record: settled.kept ? { path, branch, repo, base } : undefined, notes }
+  })
 
 /**
  * What a child has said and spent so far, from its live events: the result of a run that was
@@ -83,7 +105,7 @@ export const makeProgress = (pricing?: PriceLookup | undefined, chosenSpec: () =
   }
 }
 
-type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runId" | "request" | "parent" | "store" | "activation" | "message" | "continuation"> & {
+type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runId" | "request" | "parent" | "store" | "activation" | "message" | "continuation" | "worktree"> & {
   /** The model the child runs on (chosen by the process that admitted it). */
   readonly model: ChildModel
   /** The run's output cap: the store and the live events the provider gets pass through it. */
@@ -103,7 +125,8 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
     runId,
     request,
     type,
-    parent,
+    // Every provider runs its child in `parent.cwd`: an isolated child's is its worktree.
+    parent: spec.worktree === undefined ? parent : { ...parent, cwd: spec.worktree.lease.cwd },
     model: spec.model,
     store: store === undefined || cap === undefined ? store : cap.gate(store),
     tree,
@@ -174,7 +197,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         const now = yield* Clock.currentTimeMillis
         const durationMs = now - started
         const noted = progress.fill(raw)
-        const notes = [...modelNotes, ...(noted.notes === undefined ? [] : [noted.notes])]
+        const isolated = spec.worktree === undefined ? undefined : yield* settleWorktree(spec.worktree)
+        const notes = [...modelNotes, ...(noted.notes === undefined ? [] : [noted.notes]), ...(isolated?.notes ?? [])]
         const { notes: _ownNotes, ...bare } = noted
         const filled: ChildOutcome = notes.length === 0 ? bare : { ...bare, notes: notes.join("; ") }
         const cost = progress.cost(filled)
@@ -187,7 +211,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           endedAt: iso(now),
           usage: filled.usage,
           lastResult: filled.output.slice(0, 2000),
-          ...(cost === undefined ? {} : { cost })
+          ...(cost === undefined ? {} : { cost }),
+          ...(isolated?.record === undefined ? {} : { worktree: isolated.record })
         }).pipe(Effect.result)
         const outcome: ChildOutcome = saved._tag === "Success" ? filled : {
           ...filled,
