@@ -131,7 +131,8 @@ export const decodeModelsConfig = (raw: Readonly<Record<string, unknown>>, fail:
     }
     pricing[spec] = { ...read, inputPerMillion: read.inputPerMillion, outputPerMillion: read.outputPerMillion }
   }
-  return { aliases, subagentModel: typeof model === "string" ? model.trim() : undefined, pricing, agents: decodeAgentProfiles(raw.agents, fail) }
+  const agents = decodeAgentProfiles(raw.agents, fail)
+  return { aliases, subagentModel: typeof model === "string" ? model.trim() : undefined, pricing, ...(Object.keys(agents).length === 0 ? {} : { agents }) }
 }
 
 /** Model settings checked against a registry: every spec maps to an adapter, prices keyed canonically. */
@@ -166,5 +167,9 @@ export const checkModelsConfig = (
     for (const [name, profile] of Object.entries(models.agents ?? {})) {
       if (profile.model !== undefined && profile.model !== INHERIT_MODEL) yield* check(`[agents.${name}] model`, profile.model)
     }
-    return { subagentModel: models.subagentModel, pricing: (spec: string) => prices.get(spec), agentModels: models.agents }
+    return {
+      subagentModel: models.subagentModel,
+      pricing: (spec: string) => prices.get(spec),
+      ...(models.agents === undefined ? {} : { agentModels: models.agents })
+    }
   })
