@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentEvent, ToolMessage } from "@dsh/core"
+import type { AgentEvent, TodoItem, ToolMessage } from "@dsh/core"
 import { makeToolbox, type Toolbox, type TurnInfo } from "@dsh/tools"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { survivors } from "@dsh/subprocess/testing"
@@ -35,7 +35,7 @@ describe("TodoWrite", () => {
   it.live("persists the whole list as a todo event, and the live tree shows the item in progress", () =>
     Effect.gen(function*() {
       const r = yield* run()
-      const todos = [
+      const todos: ReadonlyArray<TodoItem> = [
         { content: "Read the code", status: "completed" },
         { content: "Run the tests", status: "in_progress", activeForm: "Running the tests" },
         { content: "Fix the bug", status: "pending" }

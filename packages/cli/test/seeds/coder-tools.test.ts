@@ -113,3 +113,46 @@ describe("seed: per-agent credentials", () => {
     expect(r.stderr).toContain("[agents.explore] api_key_env")
   })
 })
+
+describe("seed: coder's plan mode", () => {
+  const planRun = async (flags: ReadonlyArray<string>) => {
+    const cwd = tempDir()
+    const fake = await startFakeOpenAIServer({
+      respond: (r) => {
+        if (firstUser(r).startsWith("CHILD")) {
+          const results = body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
+          if (step(r) === 0) return call("EnterPlanMode", {})
+          if (step(r) === 1) return call("Write", { path: "early.txt", content: "too soon" })
+          if (step(r) === 2) return call("ExitPlanMode", { plan: "1. write plan.txt" })
+          if (step(r) === 3) return call("Write", { path: "plan.txt", content: "done" })
+          return { text: `coder saw: ${results.map((t) => t.split("\n")[0]).join(" | ")}` }
+        }
+        return step(r) === 0 ? call("subagent", { description: "plan", agent: "coder", prompt: "CHILD plan then write" }) : { text: lastTool(r) }
+      }
+    })
+    try {
+      const env = { DSH_HOME: makeHome(), DSH_RESIDENT: "0", OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "sk-test" }
+      const r = await runDsh(["run", "-p", "--allow", "subagent", "--allow", "Write", ...flags, "--model", "openai:any", "PARENT"], { cwd, env })
+      expect(r.code).toBe(0)
+      return { out: r.stdout, cwd }
+    } finally {
+      await fake.close()
+    }
+  }
+
+  it("write tools are refused in plan mode even when allowed; without approval (-p) the plan stays a plan", async () => {
+    const { out, cwd } = await planRun([])
+    expect(out).toContain("| Write is not available in plan mode")
+    expect(out).toContain("ExitPlanMode")
+    expect(out).toContain("permission denied: ExitPlanMode needs approval")
+    expect(() => readFileSync(join(cwd, "early.txt"))).toThrow()
+    expect(() => readFileSync(join(cwd, "plan.txt"))).toThrow()
+  })
+
+  it("an approved plan (here an allow rule for ExitPlanMode) lets the coder act", async () => {
+    const { out, cwd } = await planRun(["--allow", "ExitPlanMode"])
+    expect(out).toContain("The user approved the plan")
+    expect(() => readFileSync(join(cwd, "early.txt"))).toThrow()
+    expect(readFileSync(join(cwd, "plan.txt"), "utf8")).toBe("done")
+  })
+})
