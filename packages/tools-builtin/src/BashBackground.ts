@@ -1,6 +1,6 @@
 import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
 import type { ChildProcessHandle, ExitInfo, ProcessLauncherShape } from "@dsh/subprocess"
-import { Effect, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import * as z from "zod"
 import type { BashOptions } from "./Bash.ts"
 
@@ -60,8 +60,9 @@ const idParams = z.object({ id: z.string().min(1).describe("The id BashBackgroun
 /**
  * Background commands: `BashBackground` starts one and returns its id, `BashOutput` returns what it
  * wrote since the last read (bounded) and whether it still runs, `BashStop` stops it and everything
- * it started. Each command is a scoped resource of the calling agent's run (`TurnInfo.scope`): when
- * the run ends, however it ends, its commands are stopped. They run in the same sandbox as Bash and
+ * it started. Each command is a scoped resource of the calling agent's run (`TurnInfo.scope`): a
+ * run that ends normally waits for its commands to settle (the seed's "reported complete only
+ * after its background tasks settle"); a cancelled or timed-out run stops them. They run in the same sandbox as Bash and
  * permission rules see them as `Bash(<command>)`.
  */
 export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options: BashOptions = {}): ReadonlyArray<AnyTool> => {
@@ -83,8 +84,9 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
     name: "BashBackground",
     description: [
       "Start a shell command in the background (a server, a watcher, a long build) and return its id at once.",
-      "Read what it writes with BashOutput and stop it with BashStop. Every background command is stopped when",
-      "your run ends. Its stdout and stderr are interleaved; stdin is not connected."
+      "Read what it writes with BashOutput and stop it with BashStop. When your run ends, it is reported complete",
+      "only after your background commands finish, so stop the ones that never end (servers, watchers) with BashStop;",
+      "a cancelled or timed-out run stops them. Its stdout and stderr are interleaved; stdin is not connected."
     ].join(" "),
     parameters: startParams,
     needsApproval: true,
@@ -128,12 +130,17 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
           job.unread = over > 0 ? all.subarray(over) : all
         })
         run.jobs.set(id, job)
+        // The seed: a run that ends while background work runs is reported complete only once
+        // that work settles. A run that ends normally waits for the command (finalizers run in
+        // reverse, so before the spawn's own, which stops it); a cancelled or timed-out run does
+        // not wait, and the spawn's finalizer stops it.
+        yield* Scope.addFinalizerExit(scope, (exit) => (Exit.isSuccess(exit) ? Effect.asVoid(handle.exit) : Effect.void))
         // Its exit is noted for BashOutput; the watcher lives (and dies) with the run.
         yield* handle.exit.pipe(
           Effect.tap((info) => Effect.sync(() => (job.exit = info))),
           Effect.forkIn(scope)
         )
-        return `Started ${id} (pid ${handle.pid ?? "unknown"}): ${params.command}\nRead its output with BashOutput({"id":"${id}"}); it is stopped when your run ends.`
+        return `Started ${id} (pid ${handle.pid ?? "unknown"}): ${params.command}\nRead its output with BashOutput({"id":"${id}"}); stop it with BashStop before you finish unless it ends by itself.`
       })
   })
 

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentEvent, TodoItem, ToolMessage } from "@dsh/core"
@@ -54,7 +54,7 @@ describe("TodoWrite", () => {
 })
 
 describe("BashBackground", () => {
-  it.live("starts a command, reads only new output, stops it; the rest is stopped with the run", () =>
+  it.live("starts a command, reads only new output, stops it; a cancelled run stops the rest", () =>
     Effect.gen(function*() {
       const cwd = tempDir()
       const r = yield* run()
@@ -78,10 +78,22 @@ describe("BashBackground", () => {
       const second = yield* r.call(cwd, "BashBackground", { command: "sleep 300 & echo $! > child; wait" })
       const pid2 = Number(/pid (\d+)/.exec(second.content)![1])
       assert.match(second.content, /^Started bg-2/)
-      yield* Scope.close(r.scope, Exit.void)
-      assert.deepStrictEqual(yield* survivors([pid2]), [])
+      // A cancelled run does not wait: its commands are stopped.
+      yield* Scope.close(r.scope, Exit.interrupt(0))
+      assert.deepStrictEqual(yield* survivors([pid2, Number(readFileSync(join(cwd, "child"), "utf8"))]), [])
       const other = yield* run()
       assert.include((yield* other.call(cwd, "BashOutput", { id: "bg-2" })).content, "No background command bg-2 in this run.")
+    }))
+
+  it.live("a run that ends normally is over only when its background commands have settled", () =>
+    Effect.gen(function*() {
+      const cwd = tempDir()
+      const r = yield* run()
+      const started = yield* r.call(cwd, "BashBackground", { command: "sleep 1; echo settled > marker" })
+      const pid = Number(/pid (\d+)/.exec(started.content)![1])
+      yield* Scope.close(r.scope, Exit.void)
+      assert.strictEqual(readFileSync(join(cwd, "marker"), "utf8"), "settled\n")
+      assert.deepStrictEqual(yield* survivors([pid]), [])
     }))
 
   it.live("is the permission subject Bash(<command>)", () =>
@@ -92,7 +104,7 @@ describe("BashBackground", () => {
         Effect.provideService(Permissions, yield* makePermissions({ mode: "bypass", deny: ["Bash(rm *)"] }))
       )
       assert.include(denied.content, "Bash(rm -rf x) is denied by the rule \"Bash(rm *)\"")
-      yield* Scope.close(r.scope, Exit.void)
+      yield* Scope.close(r.scope, Exit.interrupt(0))
     }))
 })
 

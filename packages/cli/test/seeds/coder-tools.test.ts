@@ -19,7 +19,7 @@ const lastTool = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "
 const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] })
 
 describe("seed: coder's own tools", () => {
-  it("coder keeps a todo list, runs a background command (stopped with its run) and loads a skill", async () => {
+  it("coder keeps a todo list, runs a background command (its run settles with it) and loads a skill", async () => {
     const cwd = tempDir()
     mkdirSync(join(cwd, ".git"))
     mkdirSync(join(cwd, ".agents", "skills", "release"), { recursive: true })
@@ -31,7 +31,7 @@ describe("seed: coder's own tools", () => {
           if (step(r) === 0) {
             return call("TodoWrite", { todos: [{ content: "Start the server", status: "in_progress", activeForm: "Starting the server" }, { content: "Report", status: "pending" }] })
           }
-          if (step(r) === 1) return call("BashBackground", { command: "echo $$ > server.pid; echo listening; exec sleep 300" })
+          if (step(r) === 1) return call("BashBackground", { command: "echo $$ > server.pid; echo listening; sleep 1; echo settled > finished" })
           // The output arrives when the command writes it: read until it is there.
           if (!tools(r).some((t) => t.includes("listening"))) return call("BashOutput", { id: "bg-1" })
           if (!tools(r).some((t) => t.startsWith("# Skill"))) return call("Skill", { name: "release" })
@@ -59,7 +59,8 @@ describe("seed: coder's own tools", () => {
         { content: "Start the server", status: "in_progress", activeForm: "Starting the server" },
         { content: "Report", status: "pending" }
       ])
-      // The background command ended with the coder's run.
+      // The coder's run was reported complete only after its background command settled.
+      expect(readFileSync(join(cwd, "finished"), "utf8")).toBe("settled\n")
       const pid = Number(readFileSync(join(cwd, "server.pid"), "utf8"))
       expect(pid).toBeGreaterThan(0)
       expect(isGone(pid)).toBe(true)
