@@ -8,7 +8,7 @@ import { join } from "node:path"
 
 const program = Effect.gen(function*() {
   const toolbox = makeToolbox({ tools: yield* makeBuiltinTools })
-  console.log(toolbox.names.join(", ")) // Read, Write, Edit, Glob, Grep, Bash
+  console.log(toolbox.names.join(", ")) // Read, Write, Edit, Glob, Grep, Bash, BashBackground, BashOutput, BashStop, TodoWrite, EnterPlanMode, ExitPlanMode, Skill
 
   // File tools are confined to the agent's working directory (PathPolicy).
   const cwd = mkdtempSync(join(tmpdir(), "dsh-tools-"))

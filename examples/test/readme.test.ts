@@ -104,7 +104,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
   ],
   "tools-mcp": ["The MCP server said: SHIP IT"],
   "tools-builtin": [
-    "Read, Write, Edit, Glob, Grep, Bash",
+    "Read, Write, Edit, Glob, Grep, Bash, BashBackground, BashOutput, BashStop, TodoWrite, EnterPlanMode, ExitPlanMode, Skill",
     "Created notes/todo.md: wrote 20 bytes.",
     "     1\t- write docs",
     "     2\t- ship it",

@@ -39,6 +39,8 @@ export interface FileCatalogOptions extends ResolveAgentsOptions {
   readonly agent?: string | undefined
   /** For template variables (`SHELL`, …). */
   readonly env: Readonly<Record<string, string | undefined>>
+  /** The `${skills}` list of `cwd` (names and descriptions of the skills the `Skill` tool loads); none without it. */
+  readonly skills?: ((cwd: string) => Effect.Effect<string>) | undefined
 }
 
 /**
@@ -59,7 +61,8 @@ export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<Agen
       env: options.env,
       projectRoot: resolved.projectRoot,
       dshHome: options.dshHome,
-      userHome: options.userHome
+      userHome: options.userHome,
+      skills: options.skills === undefined ? undefined : yield* options.skills(options.cwd)
     })
     const render = (definition: AgentDefinition, cwd: string) =>
       renderAgentPrompt(definition, resolved.basePrompts, cwd === options.cwd ? vars : { ...vars, cwd })

@@ -24,6 +24,11 @@ export const eventLine = (event: AgentEvent): string | undefined => {
       return `⇠ ${event.handle} ${event.status} in ${event.durationMs} ms, ${event.usage.totalTokens} tokens`
     case "notice":
       return `[${event.level}] ${event.message}`
+    case "todo": {
+      const done = event.todos.filter((t) => t.status === "completed").length
+      const now = event.todos.find((t) => t.status === "in_progress")
+      return `☑ todo ${done}/${event.todos.length} done${now === undefined ? "" : `; now: ${now.activeForm ?? now.content}`}`
+    }
     case "permission": {
       const how = event.via === "asked"
         ? `asked (${event.rule ?? "?"}), answered by ${event.by ?? "?"}${event.remember === "session" ? ", for this session" : ""}`

@@ -13,7 +13,7 @@ import {
 } from "@dsh/core"
 import type { LanguageModelShape, LlmError, ModelRequest } from "@dsh/llm"
 import type { Toolbox, TurnInfo } from "@dsh/tools"
-import { Cause, Clock, Effect, Ref, Stream } from "effect"
+import { Cause, Clock, Effect, Ref, Scope, Stream } from "effect"
 import { finalText } from "./History.ts"
 
 export const DEFAULT_MAX_STEPS = 50
@@ -62,6 +62,10 @@ export interface TurnResult {
  * turn as `failed`; it never fails itself. Interruption emits `turn-end` with `cancelled`.
  */
 export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
+  // The run's own scope: what tools open in it (background commands) ends with the run.
+  Effect.acquireUseRelease(Scope.make(), (scope) => turnIn(options, scope), (scope, exit) => Scope.close(scope, exit))
+
+const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnResult> =>
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
@@ -128,7 +132,8 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         const turnInfo: TurnInfo = {
           emit,
           conversation: Ref.get(added).pipe(Effect.map((messages) => [...options.history, ...messages])),
-          systemPrompt: options.systemPrompt
+          systemPrompt: options.systemPrompt,
+          scope
         }
         const results = yield* Effect.forEach(calls, (call) => runTool(toolbox, call, options, turnInfo), {
           concurrency: "unbounded"

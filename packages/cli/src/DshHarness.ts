@@ -5,7 +5,7 @@ import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
 import { makeSandbox, ProcessLauncher, type SandboxShape } from "@dsh/subprocess"
-import { makeBuiltinToolsWith } from "@dsh/tools-builtin"
+import { discoverSkills, makeBuiltinToolsWith, renderSkillList, type SkillRoots } from "@dsh/tools-builtin"
 import { Duration, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
@@ -45,8 +45,12 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
   userHome: ctx.env.HOME ?? homedir(),
   extraAgentDirs: config.extraAgentDirs,
   builtinAgentsDir: bundledAgentsDir(),
-  env: ctx.env
+  env: ctx.env,
+  skills: (cwd) => Effect.map(discoverSkills(cwd, skillRoots(ctx)), renderSkillList)
 })
+
+/** Where skills are found besides the project's `.agents/skills/`: `~/.agents/skills/`, `$DSH_HOME/skills/`. */
+export const skillRoots = (ctx: CliContext): SkillRoots => ({ dshHome: ctx.home, userHome: ctx.env.HOME ?? homedir() })
 
 /**
  * The reference harness's backends: `spawn`, `fork`, `sdk:dsh`, `acp:dsh` and the
@@ -127,11 +131,12 @@ export const dshHarnessOptions = <R = never>(
   return {
     agents: fileAgents(agentFiles(ctx, config)),
     backends: dshBackends(ctx, config, acpAgents, options.sandbox, options.cluster),
-    tools: makeBuiltinToolsWith({ env: bashEnv, sandbox: options.sandbox }),
+    tools: makeBuiltinToolsWith({ env: bashEnv, sandbox: options.sandbox, skills: skillRoots(ctx) }),
     permissions: cliPermissions(ctx, config, options.flags),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
     modelConfig: { env: ctx.env, cwd: ctx.cwd },
     subagentModel: models.subagentModel,
+    agentModels: models.agentModels,
     pricing: models.pricing,
     ...(options.cluster === undefined ? {} : { delegatesRunOn: "cluster", sharedAdmission: true })
   }

@@ -1,6 +1,13 @@
 import type { Message } from "./Messages.ts"
 import type { Usage } from "./Usage.ts"
 
+/** One item of an agent's todo list (`TodoWrite`): what, its state, and the "doing" form shown while in progress. */
+export interface TodoItem {
+  readonly content: string
+  readonly status: "pending" | "in_progress" | "completed"
+  readonly activeForm?: string | undefined
+}
+
 /** How a run ended. Always decided by the runtime, never by model text. */
 export type RunStatus = "completed" | "failed" | "timeout" | "cancelled" | "lost"
 
@@ -81,6 +88,8 @@ export type AgentEvent =
     readonly remember?: "once" | "session" | undefined
   }
   | { readonly type: "notice"; readonly level: "info" | "warning" | "error"; readonly message: string }
+  /** The agent's whole todo list after a `TodoWrite` call (the latest one is current). */
+  | { readonly type: "todo"; readonly todos: ReadonlyArray<TodoItem> }
 
 export type AgentEventType = AgentEvent["type"]
 

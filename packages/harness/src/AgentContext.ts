@@ -23,7 +23,7 @@ export interface AgentContextOptions {
   readonly cwd?: string | undefined
   readonly limits?: SubagentLimitsInput | undefined
   readonly lane?: LaneShape | undefined
-  readonly resolveModel?: ((spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
+  readonly resolveModel?: ((spec: string, agent?: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
   readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
   readonly delegatesRunOn?: HarnessOptions["delegatesRunOn"]
   readonly controlTools?: HarnessOptions["controlTools"]

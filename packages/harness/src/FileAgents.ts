@@ -1,4 +1,5 @@
 import { loadFileCatalog, type ResolveAgentsOptions } from "@dsh/agent"
+import type { Effect } from "effect"
 import type { CatalogRequest } from "./HarnessOptions.ts"
 
 /** Where agent files are looked for, beyond the working directory's project. */
@@ -12,6 +13,8 @@ export interface FileAgentsOptions {
   readonly builtinAgentsDir?: string | undefined
   /** For template variables (`SHELL`, …). */
   readonly env: Readonly<Record<string, string | undefined>>
+  /** The `${skills}` list of a working directory (what the `Skill` tool can load). */
+  readonly skills?: ((cwd: string) => Effect.Effect<string>) | undefined
 }
 
 /** The agent-file search of one working directory; `agentFile` and `trustProject` are a session's own. */
@@ -41,5 +44,6 @@ export const fileAgents = (options: FileAgentsOptions) => (request: CatalogReque
       trustProject: request.extra.trustProject === true
     }),
     agent: request.agent,
-    env: options.env
+    env: options.env,
+    skills: options.skills
   })

@@ -11,7 +11,7 @@ import {
   type TurnResult
 } from "@dsh/agent"
 import type { AgentEvent } from "@dsh/core"
-import { ModelRegistry } from "@dsh/llm"
+import { type ModelConfig, ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { bindDisallowedTools, disallowedBySettings, InheritedDisallowedTools, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
@@ -38,6 +38,39 @@ type ChildListener = (handle: string, event: AgentEvent) => Effect.Effect<void>
 
 const built = <A, E, R>(value: Built<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.isEffect(value) ? value : Effect.succeed(value)
+
+/**
+ * The model settings of one agent type: its `[agents.<name>]` key and endpoint over the main
+ * ones (the key read from the variable it names, in the main settings' environment). An unset
+ * variable leaves the main key: the main profile is the fallback, as the seed's merge says.
+ */
+export const agentModelConfig = (
+  main: ModelConfig,
+  profiles: HarnessOptions["agentModels"],
+  agent: string | undefined
+): ModelConfig => {
+  const profile = agent === undefined || profiles === undefined || !Object.hasOwn(profiles, agent) ? undefined : profiles[agent]
+  if (profile === undefined) return main
+  const key = profile.apiKeyEnv === undefined ? undefined : main.env?.[profile.apiKeyEnv]
+  return { ...main, ...(key === undefined || key === "" ? {} : { apiKey: key }), ...(profile.baseUrl === undefined ? {} : { baseUrl: profile.baseUrl }) }
+}
+
+/**
+ * The catalog with `[agents.<name>]` models over the files' (config is the user's word). A type
+ * with its own credentials but no model runs the session's model with them (resolved again,
+ * not the parent's instance, which holds the main key).
+ */
+const withAgentModels = (catalog: AgentCatalog, profiles: HarnessOptions["agentModels"], sessionModel: string): AgentCatalog => {
+  if (profiles === undefined || Object.keys(profiles).length === 0) return catalog
+  const apply = (d: AgentCatalog["delegates"][number]) => {
+    const profile = Object.hasOwn(profiles, d.name) ? profiles[d.name] : undefined
+    if (profile === undefined) return d
+    const own = profile.apiKeyEnv !== undefined || profile.baseUrl !== undefined
+    const model = profile.model ?? d.model ?? (own ? sessionModel : undefined)
+    return model === undefined ? d : { ...d, model }
+  }
+  return { ...catalog, delegates: catalog.delegates.map(apply) }
+}
 
 /** A missing working directory is the caller's input to fix, found before anything is written. */
 const checkDirectory = (cwd: string) =>
@@ -67,7 +100,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     const tools = yield* built(options.tools ?? [])
     const modelConfig = options.modelConfig ?? {}
     const defaultModel = options.model ?? "scripted"
-    const resolveModel = (spec: string) => registry.resolve(spec, modelConfig)
+    const resolveModel = (spec: string, agent?: string) => registry.resolve(spec, agentModelConfig(modelConfig, options.agentModels, agent))
 
     const catalogOf = (state: SessionState) => options.agents({ cwd: state.cwd, agent: state.agent, extra: state })
     // A session's first prompt usually comes moments after its creation (ACP's session/new then
@@ -109,8 +142,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         // One process runs a session: another live owner makes this fail `Owned`.
         yield* session.acquire
         const state = yield* session.readState
-        const model = yield* resolveModel(state.model)
-        const catalog: AgentCatalog = yield* takeCreatedCatalog(state)
+        const model = yield* resolveModel(state.model, state.agent)
+        const catalog: AgentCatalog = withAgentModels(yield* takeCreatedCatalog(state), options.agentModels, state.model)
         const permissions = yield* permissionsOf(state)
         const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({

@@ -4,6 +4,7 @@ import type { ModelConfig } from "@dsh/llm"
 import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import type { AnyTool } from "@dsh/tools"
 import type { Effect } from "effect"
+import type { AgentModelProfile } from "./ModelsConfig.ts"
 import type { PermissionsSource } from "./SessionPermissions.ts"
 
 /** What the host asks a harness's agent source for. */
@@ -59,6 +60,11 @@ export interface HarnessOptions<E = never, R = never> {
    * typically a cheaper one than the main agent's); default, or `inherit`: their parent's.
    */
   readonly subagentModel?: string | undefined
+  /**
+   * Agent types' own model and credentials (`[agents.<name>]`): an agent of that type runs on its
+   * `model` (over its file's), with its key and endpoint; unset parts come from `modelConfig`.
+   */
+  readonly agentModels?: Readonly<Record<string, AgentModelProfile>> | undefined
   /**
    * Children of a session are admitted by several processes (the owner and cluster runners):
    * handles and the child cap are then kept in the session's state. Default false.

@@ -14,6 +14,11 @@ import { type ConfigError, configError } from "./ConfigError.ts"
  * [subagents]
  * model = "haiku"               # children's model unless their call or agent names one
  *
+ * [agents.reviewer]             # one agent type's own model and credentials
+ * model = "openai:gpt-4.1"
+ * api_key_env = "REVIEWER_KEY"  # the variable holding its key (the main one when unset)
+ * base_url = "https://…/v1"     # its endpoint (the main one when unset)
+ *
  * [pricing."anthropic:claude-sonnet-4-5"]   # US dollars per million tokens
  * input = 3
  * output = 15
@@ -28,6 +33,50 @@ export interface ModelsConfig {
   readonly subagentModel?: string | undefined
   /** `[pricing."<spec>"]`, keyed as written (see `checkModelsConfig` for the canonical keys). */
   readonly pricing: Readonly<Record<string, Pricing>>
+  /** `[agents.<name>]`: agent types' own model and credentials, over the main profile. */
+  readonly agents?: Readonly<Record<string, AgentModelProfile>> | undefined
+}
+
+/**
+ * One agent type's model profile (the seed's per-agent auth): what it sets wins, what it leaves
+ * unset comes from the main profile, so the main credentials stay the fallback.
+ */
+export interface AgentModelProfile {
+  readonly model?: string | undefined
+  /** The environment variable that holds this agent's API key. */
+  readonly apiKeyEnv?: string | undefined
+  readonly baseUrl?: string | undefined
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+const decodeAgentProfiles = (raw: unknown, fail: (key: string, what: string) => undefined): Record<string, AgentModelProfile> => {
+  const out: Record<string, AgentModelProfile> = {}
+  if (raw === undefined) return out
+  if (!isRecord(raw)) {
+    fail("[agents]", "must hold tables such as [agents.reviewer]")
+    return out
+  }
+  for (const [name, entry] of Object.entries(raw)) {
+    const key = `[agents.${name}]`
+    if (!isRecord(entry)) {
+      fail(key, "must be a table with model, api_key_env or base_url")
+      continue
+    }
+    const text = (field: string): string | undefined => {
+      const value = entry[field]
+      if (value === undefined) return undefined
+      if (typeof value !== "string" || value.trim() === "") return fail(`${key} ${field}`, "must be a non-empty string")
+      return value.trim()
+    }
+    const model = text("model")
+    const apiKeyEnv = text("api_key_env")
+    const baseUrl = text("base_url")
+    if (apiKeyEnv !== undefined && !ENV_NAME.test(apiKeyEnv)) fail(`${key} api_key_env`, `= "${apiKeyEnv}" is not an environment variable name`)
+    if (baseUrl !== undefined && !/^https?:\/\//.test(baseUrl)) fail(`${key} base_url`, `= "${baseUrl}" must be an http(s) URL`)
+    out[name] = { ...(model === undefined ? {} : { model }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }), ...(baseUrl === undefined ? {} : { baseUrl }) }
+  }
+  return out
 }
 
 /** The largest price accepted, in US dollars per million tokens. */
@@ -82,7 +131,8 @@ export const decodeModelsConfig = (raw: Readonly<Record<string, unknown>>, fail:
     }
     pricing[spec] = { ...read, inputPerMillion: read.inputPerMillion, outputPerMillion: read.outputPerMillion }
   }
-  return { aliases, subagentModel: typeof model === "string" ? model.trim() : undefined, pricing }
+  const agents = decodeAgentProfiles(raw.agents, fail)
+  return { aliases, subagentModel: typeof model === "string" ? model.trim() : undefined, pricing, ...(Object.keys(agents).length === 0 ? {} : { agents }) }
 }
 
 /** Model settings checked against a registry: every spec maps to an adapter, prices keyed canonically. */
@@ -90,6 +140,8 @@ export interface CheckedModels {
   readonly subagentModel?: string | undefined
   /** Prices by `adapter:model` (the form usage events name models in). */
   readonly pricing: PriceLookup
+  /** `[agents.<name>]` profiles, their models checked. */
+  readonly agentModels?: Readonly<Record<string, AgentModelProfile>> | undefined
 }
 
 /**
@@ -112,5 +164,12 @@ export const checkModelsConfig = (
     for (const [spec, price] of Object.entries(models.pricing)) {
       prices.set(yield* registry.canonical(spec).pipe(Effect.mapError((e) => makeError(`[pricing."${spec}"]`, `names no model dsh can resolve: ${e.detail}`))), price)
     }
-    return { subagentModel: models.subagentModel, pricing: (spec: string) => prices.get(spec) }
+    for (const [name, profile] of Object.entries(models.agents ?? {})) {
+      if (profile.model !== undefined && profile.model !== INHERIT_MODEL) yield* check(`[agents.${name}] model`, profile.model)
+    }
+    return {
+      subagentModel: models.subagentModel,
+      pricing: (spec: string) => prices.get(spec),
+      ...(models.agents === undefined ? {} : { agentModels: models.agents })
+    }
   })

@@ -117,7 +117,15 @@ const eventCases = [
     by: Schema.optional(Schema.String),
     remember: Schema.optional(Schema.Literals(["once", "session"]))
   }),
-  Schema.Struct({ type: Schema.Literal("notice"), level: Schema.Literals(["info", "warning", "error"]), message: Schema.String })
+  Schema.Struct({ type: Schema.Literal("notice"), level: Schema.Literals(["info", "warning", "error"]), message: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("todo"),
+    todos: Schema.Array(Schema.Struct({
+      content: Schema.String,
+      status: Schema.Literals(["pending", "in_progress", "completed"]),
+      activeForm: Schema.optional(Schema.String)
+    }))
+  })
 ] as const
 
 /** Every agent event (`@dsh/core` `AgentEvent`). */

@@ -39,7 +39,8 @@ export interface SubagentTree {
   /** Moves settled children's transcripts into the session's archive when due (see `SubagentArchiving`). */
   readonly archiver: Archiver
   readonly childContext: ChildContextFactory
-  readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
+  /** `agent`: the agent type the model is for (its own credentials, when the harness has some). */
+  readonly resolveModel: (spec: string, agent?: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /** The model spec children use unless their call or agent type names one (`[subagents] model`); else their parent's. */
   readonly childModel: string | undefined
   /** A unique handle for a new child of this type: `explore-1`, `acp-claude-2`. */
@@ -88,7 +89,7 @@ export interface SubagentTreeOptions {
   readonly archiving?: SubagentArchivingShape | undefined
   readonly childContext: ChildContextFactory
   /** Resolves model overrides; without it, overrides are skipped (with a note) and children run on their parent's model. */
-  readonly resolveModel?: ((spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
+  readonly resolveModel?: ((spec: string, agent?: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
   /**
    * The model children run on unless their call or agent type names one (a cheaper model than
    * the main agent's, typically); `inherit` or none: their parent's.

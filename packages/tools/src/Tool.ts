@@ -1,5 +1,5 @@
 import type { AgentEvent, MediaPart, Message } from "@dsh/core"
-import { Effect, Schema } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import type { z } from "zod"
 import { commandSubject, pathSubject, type PermissionSubject, type ToolKind, toolSubject } from "./PermissionSubject.ts"
 
@@ -14,6 +14,11 @@ export interface TurnInfo {
   readonly conversation: Effect.Effect<ReadonlyArray<Message>>
   /** The calling agent's rendered system prompt. */
   readonly systemPrompt: string
+  /**
+   * The agent's run (this turn): what a tool opens here (a background command) is closed when
+   * the run ends, however it ends. Absent outside a turn loop.
+   */
+  readonly scope?: Scope.Scope | undefined
 }
 
 /** What a tool's handler knows about the call it serves. */
@@ -71,6 +76,11 @@ export interface ToolPermission<P> {
   readonly command?: ((params: P) => string) | undefined
   /** Any other specifier, matched as text with `*` wildcards (`deploy(production)`). */
   readonly specifier?: ((params: P) => string | undefined) | undefined
+  /**
+   * The tool name rules see, when it is not the tool's own: a background command is the
+   * subject `Bash(<command>)`, so the rules that govern Bash govern it too.
+   */
+  readonly as?: string | undefined
 }
 
 /** A call as permission rules see it. */
@@ -79,7 +89,7 @@ export const subjectOf = <P>(tool: Tool<P>, params: P, cwd: string): Effect.Effe
   const declared = permission?.kind
   const kind: ToolKind = typeof declared === "function" ? declared(params) : declared ?? (tool.needsApproval ? "other" : "read")
   const command = permission?.command?.(params)
-  if (command !== undefined) return Effect.succeed(commandSubject(tool.name, command, kind))
+  if (command !== undefined) return Effect.succeed(commandSubject(permission?.as ?? tool.name, command, kind))
   const path = permission?.path?.(params)
   if (path !== undefined && path !== "") return pathSubject(tool.name, path, cwd, kind)
   const specifier = permission?.specifier?.(params)

@@ -34,6 +34,8 @@ export interface AgentNode {
   /** Dollars, when the harness prices its model (results and records carry `cost`). */
   readonly cost: number | undefined
   readonly tool: CurrentTool | undefined
+  /** The item of its todo list in progress (its `activeForm`, else its content), from its latest `todo` event. */
+  readonly todo: string | undefined
   readonly runs: number
   readonly archived: boolean
   /** Its children's handles, in the order they started. */
@@ -76,6 +78,7 @@ interface MutableNode {
   run: Usage
   cost: number | undefined
   tool: CurrentTool | undefined
+  todo: string | undefined
   runs: number
   archived: boolean
   children: Array<string>
@@ -120,6 +123,7 @@ export const makeAgentTree = (main: { readonly agent?: string | undefined; reado
     run: emptyUsage,
     cost: undefined,
     tool: undefined,
+    todo: undefined,
     runs: 0,
     archived: false,
     children: []
@@ -208,6 +212,11 @@ export const makeAgentTree = (main: { readonly agent?: string | undefined; reado
       case "tool-result":
         if (node.tool?.id === event.id) node.tool = undefined
         break
+      case "todo": {
+        const current = event.todos.find((t) => t.status === "in_progress")
+        node.todo = current === undefined ? undefined : current.activeForm ?? current.content
+        break
+      }
       case "usage":
         working(node, at)
         if (!SETTLED.has(node.status) || source === "main") node.run = addUsage(node.run, event.usage)
@@ -268,6 +277,7 @@ export const makeAgentTree = (main: { readonly agent?: string | undefined; reado
     usage: addUsage(n.prior, n.run),
     cost: n.cost,
     tool: n.tool,
+    todo: n.todo,
     runs: n.runs,
     archived: n.archived,
     children: [...n.children]

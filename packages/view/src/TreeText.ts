@@ -16,7 +16,13 @@ export interface TreeRow {
   readonly cost: string
   /** `→ Read src/a.ts`, or empty */
   readonly tool: string
+  /** `[todo: Running the tests]` (its todo list's item in progress), or empty */
+  readonly todo: string
 }
+
+/** A finished agent's todo item is no longer "current". */
+const SETTLED_ROW: ReadonlySet<AgentStatus> = new Set(["completed", "failed", "timeout", "cancelled", "lost"])
+const oneLineTodo = (text: string): string => text.replace(/\s+/g, " ").trim()
 
 /** `950ms`, `12s`, `3m04s`, `1h02m`. */
 export const formatElapsed = (ms: number): string => {
@@ -52,7 +58,8 @@ export const treeRows = (tree: AgentTree, now: number): ReadonlyArray<TreeRow> =
       elapsed: formatElapsed(elapsedOf(node, now)),
       tokens: `${formatCount(node.usage.totalTokens)} tok`,
       cost: formatCost(node.cost),
-      tool: node.tool === undefined ? "" : `→ ${node.tool.name} ${node.tool.input}`.trimEnd()
+      tool: node.tool === undefined ? "" : `→ ${node.tool.name} ${node.tool.input}`.trimEnd(),
+      todo: node.todo === undefined || SETTLED_ROW.has(node.status) ? "" : `[todo: ${oneLineTodo(node.todo)}]`
     })
     const kids = node.children.map((h) => tree.get(h)).filter((n) => n !== undefined)
     kids.forEach((child, i) => visit(child, top ? "" : `${prefix}${last ? "   " : "│  "}`, i === kids.length - 1, false))
@@ -88,6 +95,7 @@ export const formatRow = (row: TreeRow, widths: ReturnType<typeof columnWidths>,
     row.elapsed.padStart(widths.elapsed),
     row.tokens.padStart(widths.tokens),
     ...(widths.cost > 0 ? [row.cost.padStart(widths.cost)] : []),
+    ...(row.todo === "" ? [] : [row.todo]),
     row.tool
   ]
   const plain = clip(cells.join("  ").trimEnd(), width)

@@ -4,8 +4,22 @@
  * has is reported by the policy warnings instead of silently widening or narrowing access.
  */
 
-/** The names of dsh's built-in file and shell tools (`@dsh/tools-builtin`). */
-export const BUILTIN_TOOL_NAMES: ReadonlyArray<string> = ["Read", "Write", "Edit", "Glob", "Grep", "Bash"]
+/** The names of dsh's built-in tools (`@dsh/tools-builtin`). */
+export const BUILTIN_TOOL_NAMES: ReadonlyArray<string> = [
+  "Read",
+  "Write",
+  "Edit",
+  "Glob",
+  "Grep",
+  "Bash",
+  "BashBackground",
+  "BashOutput",
+  "BashStop",
+  "TodoWrite",
+  "EnterPlanMode",
+  "ExitPlanMode",
+  "Skill"
+]
 
 /** The model-facing delegation tool (`@dsh/tool-subagent`). */
 export const SUBAGENT_TOOL_NAME = "subagent"
@@ -19,6 +33,11 @@ const VENDOR_TOOL_NAMES: Readonly<Record<string, ReadonlyArray<string>>> = {
   Agent: [SUBAGENT_TOOL_NAME],
   MultiEdit: ["Edit"],
   LS: ["Glob"],
+  KillShell: ["BashStop"],
+  KillBash: ["BashStop"],
+  exit_plan_mode: ["ExitPlanMode"],
+  todowrite: ["TodoWrite"],
+  skill: ["Skill"],
   // OpenCode, pi, Kiro and GitHub Copilot (lowercase ids)
   read: ["Read"],
   write: ["Write"],
@@ -39,6 +58,7 @@ const VENDOR_TOOL_NAMES: Readonly<Record<string, ReadonlyArray<string>>> = {
   StrReplaceFile: ["Edit"],
   PatchFile: ["Edit"],
   AgentSwarm: [SWARM_TOOL_NAME],
+  SetTodoList: ["TodoWrite"],
   CreateSubagent: ["create_subagent"],
   // Gemini CLI
   read_file: ["Read"],

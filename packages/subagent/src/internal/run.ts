@@ -243,7 +243,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       })
 
     const body = Effect.gen(function*() {
-      const choice = yield* chooseChildModel(candidates, parent.model, tree.resolveModel)
+      // By the child's agent type: a type may have credentials of its own (the harness's per-agent profile).
+      const choice = yield* chooseChildModel(candidates, parent.model, (s) => tree.resolveModel(s, type.name))
       chosen = choice.chosen
       modelNotes = choice.notes
       yield* emitParent({
