@@ -75,12 +75,17 @@ describe("BashBackground", () => {
       assert.deepStrictEqual(yield* survivors([pid]), [])
       assert.strictEqual((yield* r.call(cwd, "BashOutput", { id: "bg-1" })).content, "[bg-1 stopped]\n(no new output)")
 
-      const second = yield* r.call(cwd, "BashBackground", { command: "sleep 300 & echo $! > child; wait" })
+      const second = yield* r.call(cwd, "BashBackground", { command: "sleep 300 & echo \"child $!\"; wait" })
       const pid2 = Number(/pid (\d+)/.exec(second.content)![1])
       assert.match(second.content, /^Started bg-2/)
+      // The grandchild's pid, once the shell has printed it (before that it may not exist yet).
+      // (One `echo` is one write: the line arrives whole.)
+      let printed = ""
+      while (!/child \d+/.test(printed)) printed += (yield* r.call(cwd, "BashOutput", { id: "bg-2" })).content
+      const grandchild = Number(/child (\d+)/.exec(printed)![1])
       // A cancelled run does not wait: its commands are stopped.
       yield* Scope.close(r.scope, Exit.interrupt(0))
-      assert.deepStrictEqual(yield* survivors([pid2, Number(readFileSync(join(cwd, "child"), "utf8"))]), [])
+      assert.deepStrictEqual(yield* survivors([pid2, grandchild]), [])
       const other = yield* run()
       assert.include((yield* other.call(cwd, "BashOutput", { id: "bg-2" })).content, "No background command bg-2 in this run.")
     }))
