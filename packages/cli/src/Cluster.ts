@@ -42,7 +42,7 @@ export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url
     const sql = yield* SqlClient.SqlClient
     return awaitRunner(wait).pipe(Effect.provideService(SqlClient.SqlClient, sql))
   }))
-  return withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags, cluster: makeClusterProvider(wait) }))).pipe(
+  return withSandbox(settings.config, (sandbox, launcher) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, launcher, flags, cluster: makeClusterProvider(wait) }))).pipe(
     Layer.merge(gate),
     Layer.provideMerge(member(url, settings.config)),
     Layer.provideMerge(configLayer(settings.config)),

@@ -117,7 +117,17 @@ const eventCases = [
     by: Schema.optional(Schema.String),
     remember: Schema.optional(Schema.Literals(["once", "session"]))
   }),
-  Schema.Struct({ type: Schema.Literal("notice"), level: Schema.Literals(["info", "warning", "error"]), message: Schema.String })
+  Schema.Struct({ type: Schema.Literal("notice"), level: Schema.Literals(["info", "warning", "error"]), message: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("hook"),
+    event: Schema.String,
+    hook: Schema.String,
+    outcome: Schema.Literals(["continue", "block", "allow", "deny", "ask", "warning"]),
+    id: Schema.optional(Schema.String),
+    exitCode: Schema.optional(Schema.Number),
+    message: Schema.optional(Schema.String),
+    durationMs: Schema.Number
+  })
 ] as const
 
 /** Every agent event (`@dsh/core` `AgentEvent`). */

@@ -14,6 +14,7 @@ import { ReadTool } from "./Read.ts"
 import { WriteTool } from "./Write.ts"
 
 export * from "./Bash.ts"
+export * from "./CommandHooks.ts"
 export * from "./Edit.ts"
 export * from "./Glob.ts"
 export * from "./Grep.ts"

@@ -1,0 +1,54 @@
+import { findProjectRoot, HostError, makeFileTrustStore } from "@dsh/agent"
+import { type CatalogRequest, decodeClaudeHooks, type HookSettings } from "@dsh/harness"
+import type { ProcessLauncherShape } from "@dsh/subprocess"
+import type { HookRegistration } from "@dsh/tools"
+import { commandHook } from "@dsh/tools-builtin"
+import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { join, resolve } from "node:path"
+import { type DshConfig, loadConfigFile } from "./Config.ts"
+import type { CliContext } from "./Context.ts"
+
+const invalid = (message: string) => new HostError({ reason: "InvalidInput", message })
+
+/** `.claude/settings.json` `hooks` (Claude Code's shape); a malformed one is an error naming the key. */
+const claudeSettingsHooks = (path: string): Effect.Effect<ReadonlyArray<HookSettings>, HostError> =>
+  Effect.gen(function*() {
+    if (!existsSync(path)) return []
+    const text = yield* Effect.tryPromise({ try: () => readFile(path, "utf8"), catch: (e) => invalid(`cannot read ${path}: ${String(e)}`) })
+    const json = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: (e) => invalid(`${path}: ${e instanceof Error ? e.message : String(e)}`) })
+    let error: string | undefined
+    const hooks = decodeClaudeHooks(json, (key, what) => {
+      error ??= `${path}: ${key} ${what}`
+      return undefined
+    })
+    return error === undefined ? hooks : yield* Effect.fail(invalid(error))
+  })
+
+/**
+ * A trusted project's hooks: `[[hooks.*]]` of `.dsh/config.toml` and Claude Code's
+ * `.claude/settings.json`. An untrusted project's are ignored with a warning (they run commands).
+ */
+export const projectHooks = (home: string, cwd: string, trusted: boolean): Effect.Effect<ReadonlyArray<HookSettings>, HostError> =>
+  Effect.gen(function*() {
+    const root = yield* findProjectRoot(cwd)
+    const dshPath = join(root, ".dsh", "config.toml")
+    const own = existsSync(dshPath) && resolve(dshPath) !== resolve(home, "config.toml")
+      ? (yield* loadConfigFile(dshPath).pipe(Effect.mapError((e) => invalid(e.message)))).hooks
+      : []
+    const claudePath = join(root, ".claude", "settings.json")
+    const claude = yield* claudeSettingsHooks(claudePath)
+    if (own.length === 0 && claude.length === 0) return []
+    const isTrusted = trusted || (yield* makeFileTrustStore(home).isTrusted(root).pipe(Effect.orElseSucceed(() => false)))
+    if (isTrusted) return [...own, ...claude]
+    yield* Effect.logWarning(`${root}: project hooks ignored: the project is not trusted (dsh agents trust, or --trust-project)`)
+    return []
+  })
+
+/** A session's command hooks: the user's `config.toml`, then the trusted project's. */
+export const cliHooks = (ctx: CliContext, config: DshConfig, launcher: ProcessLauncherShape) => (request: CatalogRequest): Effect.Effect<ReadonlyArray<HookRegistration>, HostError> =>
+  Effect.map(
+    projectHooks(ctx.home, request.cwd, request.extra.trustProject === true),
+    (project) => [...config.hooks, ...project].map((spec) => commandHook(launcher, spec))
+  )
