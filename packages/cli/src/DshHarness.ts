@@ -15,7 +15,7 @@ import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { residentDir } from "@dsh/cli-resident"
 import { providerEnvNames, providersToml } from "./Providers.ts"
-import { cliHooks } from "./Hooks.ts"
+import { childHooksToml, cliHooks } from "./Hooks.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
@@ -67,7 +67,9 @@ export const dshBackends = <R = never>(
   // Children are dsh processes with private homes: they get the parent's `[providers]`
   // (searched where the parent searches) and the variables those read.
   const providerEnv = providerEnvNames(config.providers)
-  const configToml = config.providers.length === 0 ? undefined : providersToml(config.providers, ctx)
+  // …and the hooks of the tree that concern their own agents (tool calls, their own children).
+  const childToml = (config.providers.length === 0 ? "" : providersToml(config.providers, ctx)) + childHooksToml(config.hooks)
+  const configToml = childToml === "" ? undefined : childToml
   const builtinAcp = dshAcpAgent({
     command: self.command,
     args: self.args,

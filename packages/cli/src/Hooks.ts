@@ -52,3 +52,22 @@ export const cliHooks = (ctx: CliContext, config: DshConfig, launcher: ProcessLa
     projectHooks(ctx.home, request.cwd, request.extra.trustProject === true),
     (project) => [...config.hooks, ...project].map((spec) => commandHook(launcher, spec))
   )
+
+/**
+ * The hooks a dsh child process (`sdk:dsh`, `acp:dsh`) is given in its `config.toml`: those of
+ * its tool calls and its own children. The tree's `Stop`, `UserPromptSubmit` and session events
+ * stay with the main agent; the parent runs `SubagentStart`/`SubagentStop` for the child itself.
+ */
+export const childHooksToml = (hooks: ReadonlyArray<HookSettings>): string =>
+  hooks
+    .filter((h) => CHILD_EVENTS.has(h.event))
+    .map((h) =>
+      [
+        `[[hooks.${h.event}]]`,
+        `command = ${JSON.stringify(h.command)}`,
+        ...(h.matcher === undefined ? [] : [`matcher = ${JSON.stringify(h.matcher)}`]),
+        ...(h.timeout === undefined ? [] : [`timeout = ${h.timeout}`])
+      ].join("\n") + "\n"
+    ).join("")
+
+const CHILD_EVENTS = new Set<string>(["PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop"])

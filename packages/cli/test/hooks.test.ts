@@ -162,6 +162,25 @@ describe("other events", () => {
   }, 60_000)
 })
 
+describe("out-of-process dsh children", () => {
+  it("an sdk:dsh child: SubagentStart/Stop in the parent, and the tree's PreToolUse reaches the child's own tool calls", async () => {
+    const dir = tempDir("dsh-hooks-log-")
+    const log = join(dir, "inputs.jsonl")
+    const record = hookScript(`cat >> ${log}; echo >> ${log}`)
+    const guard = hookScript(`echo "blocked in the child process" >&2; exit 2`)
+    const r = await run("delegate sdk:dsh echo from-the-child", ["--allow", "subagent", "--allow", "Bash"], {
+      config: hookToml("SubagentStart", record) + hookToml("SubagentStop", record) + hookToml("PreToolUse", guard, `matcher = "Bash"\n`)
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json.result).toContain("blocked in the child process")
+    expect(inputs(log)).toMatchObject([
+      { hook_event_name: "SubagentStart", agent_id: "sdk-dsh-1", agent_type: "sdk:dsh" },
+      { hook_event_name: "SubagentStop", agent_id: "sdk-dsh-1", agent_type: "sdk:dsh" }
+    ])
+    expect(hookRuns(r, "sdk-dsh-1")).toMatchObject([{ event: "PreToolUse", outcome: "block", message: "blocked in the child process" }])
+  }, 60_000)
+})
+
 describe("settings", () => {
   it("a malformed [[hooks]] entry is exit 2 naming the key", async () => {
     const r = await run("hello", [], { config: `[[hooks.PreToolUse]]\nmatcher = "Bash"\n` })
