@@ -28,6 +28,11 @@ export interface AgentDefinition {
    * harness's default for children, else the caller's. Resolved when the agent runs.
    */
   readonly model?: string | undefined
+  /**
+   * Claude Code's per-agent `hooks` frontmatter, as written (`{ PreToolUse: [{ matcher, hooks:
+   * [{ type: "command", command }] }] }`): they apply to this agent's own calls; the harness decodes them.
+   */
+  readonly hooks?: Readonly<Record<string, unknown>> | undefined
   /** Whether this definition may replace a built-in of the same name. */
   readonly override: boolean
   /** Undefined means `all`. */

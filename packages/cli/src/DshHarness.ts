@@ -15,7 +15,7 @@ import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { residentDir } from "@dsh/cli-resident"
 import { providerEnvNames, providersToml } from "./Providers.ts"
-import { childHooksToml, cliHooks } from "./Hooks.ts"
+import { childHooksToml, cliAgentHooks, cliHooks } from "./Hooks.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
@@ -134,7 +134,7 @@ export const dshHarnessOptions = <R = never>(
     backends: dshBackends(ctx, config, acpAgents, options.sandbox, options.cluster),
     tools: makeBuiltinToolsWith({ env: bashEnv, sandbox: options.sandbox }),
     permissions: cliPermissions(ctx, config, options.flags),
-    ...(options.launcher === undefined ? {} : { hooks: cliHooks(ctx, config, options.launcher) }),
+    ...(options.launcher === undefined ? {} : { hooks: cliHooks(ctx, config, options.launcher), agentHooks: cliAgentHooks(options.launcher) }),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
     modelConfig: { env: ctx.env, cwd: ctx.cwd },
     subagentModel: models.subagentModel,

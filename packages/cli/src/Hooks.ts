@@ -54,6 +54,20 @@ export const cliHooks = (ctx: CliContext, config: DshConfig, launcher: ProcessLa
   )
 
 /**
+ * An agent file's `hooks` frontmatter (Claude Code's shape) as command hooks for that agent;
+ * a malformed entry is skipped with a warning naming it.
+ */
+export const cliAgentHooks = (launcher: ProcessLauncherShape) => (agent: string, hooks: Readonly<Record<string, unknown>>): ReadonlyArray<HookRegistration> => {
+  const problems: Array<string> = []
+  const specs = decodeClaudeHooks({ hooks }, (key, what) => {
+    problems.push(`agent ${agent}: ${key} ${what}`)
+    return undefined
+  })
+  for (const p of problems) process.stderr.write(`dsh: warning: ${p} (the hook is ignored)\n`)
+  return specs.map((spec) => commandHook(launcher, spec))
+}
+
+/**
  * The hooks a dsh child process (`sdk:dsh`, `acp:dsh`) is given in its `config.toml`: those of
  * its tool calls and its own children. The tree's `Stop`, `UserPromptSubmit` and session events
  * stay with the main agent; the parent runs `SubagentStart`/`SubagentStop` for the child itself.

@@ -162,6 +162,34 @@ describe("other events", () => {
   }, 60_000)
 })
 
+describe("agent files", () => {
+  it("an agent's hooks frontmatter applies to that agent's calls, not to the main agent's", async () => {
+    const guard = hookScript(`echo "the runner may not run this" >&2; exit 2`)
+    const home = makeHome()
+    mkdirSync(join(home, "agents"))
+    writeFileSync(join(home, "agents", "runner.md"), [
+      "---",
+      "description: runs",
+      "tools: Bash",
+      "hooks:",
+      "  PreToolUse:",
+      "    - matcher: Bash",
+      "      hooks:",
+      "        - type: command",
+      `          command: ${JSON.stringify(guard)}`,
+      "---",
+      "You run.",
+      ""
+    ].join("\n"))
+    const cwd = tempDir("dsh-hooks-cwd-")
+    const child = await runDsh(["run", "--model", `scripted:${SCRIPT}`, "--output-format", "json", "--allow", "subagent", "--allow", "Bash", "delegate runner echo hi"], { cwd, env: { DSH_HOME: home } })
+    expect(child.code, child.stderr).toBe(0)
+    expect((JSON.parse(child.stdout) as { result: string }).result).toContain("the runner may not run this")
+    const main = await runDsh(["run", "--model", `scripted:${SCRIPT}`, "--output-format", "json", "--allow", "Bash", "bash echo hi"], { cwd, env: { DSH_HOME: home } })
+    expect((JSON.parse(main.stdout) as { result: string }).result).toContain("result: hi")
+  }, 60_000)
+})
+
 describe("out-of-process dsh children", () => {
   it("an sdk:dsh child: SubagentStart/Stop in the parent, and the tree's PreToolUse reaches the child's own tool calls", async () => {
     const dir = tempDir("dsh-hooks-log-")

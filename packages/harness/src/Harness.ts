@@ -95,7 +95,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
      */
     const governed = <A, E, R>(rt: { readonly permissions: PermissionsShape | undefined; readonly catalog: AgentCatalog; readonly hooks: HooksShape }, hooked: Effect.Effect<A, E, R>) => {
       // The session's hooks, like its rules, reach every agent the effect starts (a fiber reference).
-      const effect = rt.hooks.configured ? Effect.provideService(hooked, Hooks, rt.hooks) : hooked
+      // The main agent's own `hooks` frontmatter applies to it alone (children get the tree's and theirs).
+      const effect = rt.hooks === noHooks ? hooked : Effect.provideService(hooked, Hooks, rt.hooks.forAgent(rt.catalog.main.name, rt.catalog.main.hooks))
       if (rt.permissions === undefined) return bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
       // A parent process's agents' disallowedTools (in its settings) bind this whole tree too.
       const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect).pipe(
@@ -117,7 +118,9 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const registrations = typeof options.hooks === "function"
           ? yield* options.hooks({ cwd: state.cwd, agent: state.agent, extra: state })
           : options.hooks ?? []
-        const hooks = registrations.length === 0 ? noHooks : makeHooks(registrations, { sessionId, transcriptPath: session.transcript.location })
+        const hooks = registrations.length === 0 && options.agentHooks === undefined
+          ? noHooks
+          : makeHooks(registrations, { sessionId, transcriptPath: session.transcript.location, agentHooks: options.agentHooks })
         const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({
           delegatesRunOn: options.delegatesRunOn,

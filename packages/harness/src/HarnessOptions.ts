@@ -71,4 +71,6 @@ export interface HarnessOptions<E = never, R = never> {
    * registrations like any other.
    */
   readonly hooks?: ReadonlyArray<HookRegistration> | ((request: CatalogRequest) => Effect.Effect<ReadonlyArray<HookRegistration>, HostError>) | undefined
+  /** Turns an agent definition's `hooks` frontmatter into registrations for that agent's runs; without it they are ignored. */
+  readonly agentHooks?: ((agent: string, hooks: Readonly<Record<string, unknown>>) => ReadonlyArray<HookRegistration>) | undefined
 }

@@ -93,9 +93,14 @@ export interface HooksShape {
   readonly configured: boolean
   readonly has: (event: HookEventName) => boolean
   readonly run: (event: HookEventName, request: HookRunRequest) => Effect.Effect<HookVerdict>
+  /**
+   * These hooks plus an agent's own (Claude Code's per-agent `hooks` frontmatter), for that
+   * agent's run alone: always built on the tree's, so its children do not inherit them.
+   */
+  readonly forAgent: (agent: string, hooks: Readonly<Record<string, unknown>> | undefined) => HooksShape
 }
 
-export const noHooks: HooksShape = { configured: false, has: () => false, run: () => Effect.succeed(noVerdict) }
+export const noHooks: HooksShape = { configured: false, has: () => false, run: () => Effect.succeed(noVerdict), forAgent: () => noHooks }
 
 export const Hooks = Context.Reference<HooksShape>("@dsh/tools/Hooks", { defaultValue: () => noHooks })
 
@@ -132,6 +137,8 @@ const outcomeOf = (r: HookResult): Extract<AgentEvent, { type: "hook" }>["outcom
 export interface HooksSession {
   readonly sessionId: string
   readonly transcriptPath?: string | undefined
+  /** Turns an agent's `hooks` frontmatter into registrations (e.g. command hooks); without it they are ignored. */
+  readonly agentHooks?: ((agent: string, hooks: Readonly<Record<string, unknown>>) => ReadonlyArray<HookRegistration>) | undefined
 }
 
 /**
@@ -139,7 +146,23 @@ export interface HooksSession {
  * that dies is a warning, never the end of the run.
  */
 export const makeHooks = (registrations: ReadonlyArray<HookRegistration>, session: HooksSession): HooksShape => {
-  if (registrations.length === 0) return noHooks
+  const agents = new Map<string, HooksShape>()
+  const forAgent = (agent: string, hooks: Readonly<Record<string, unknown>> | undefined): HooksShape => {
+    if (hooks === undefined || session.agentHooks === undefined) return tree
+    const known = agents.get(agent)
+    if (known !== undefined) return known
+    const own = session.agentHooks(agent, hooks)
+    const made = own.length === 0 ? tree : build([...registrations, ...own])
+    agents.set(agent, made)
+    return made
+  }
+  const build = (registrations: ReadonlyArray<HookRegistration>): HooksShape =>
+    registrations.length === 0 ? { ...noHooks, forAgent } : { ...makeRunner(registrations, session), forAgent }
+  const tree = build(registrations)
+  return tree
+}
+
+const makeRunner = (registrations: ReadonlyArray<HookRegistration>, session: HooksSession): Omit<HooksShape, "forAgent"> => {
   const byEvent = new Map<HookEventName, Array<{ readonly hook: HookRegistration; readonly matches: (s: string | undefined) => boolean }>>()
   for (const hook of registrations) {
     const list = byEvent.get(hook.event) ?? []

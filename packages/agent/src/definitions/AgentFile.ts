@@ -106,6 +106,7 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
     disallowedTools: disallowedNames.length > 0 ? disallowedNames : undefined,
     subagents: subagents.names,
     model,
+    ...(typeof fm.hooks === "object" && fm.hooks !== null && !Array.isArray(fm.hooks) ? { hooks: fm.hooks as Record<string, unknown> } : {}),
     override,
     mode,
     scope: options.scope ?? "explicit",

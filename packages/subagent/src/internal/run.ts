@@ -243,7 +243,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       const cap = yield* makeOutputCap(tree.limits.maxChildOutputBytes, handle)
       // Past the cap the child is stopped (its provider's own stop: cancel, then its cleanup) and failed.
       const hook = Effect.raceFirst(
-        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress),
+        // The child runs under its agent type's own hooks (frontmatter) besides the tree's.
+        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress).pipe(Effect.provideService(Hooks, hooks.forAgent(type.name, type.definition.hooks))),
         cap.tripped.pipe(Effect.as<ChildOutcome>({ status: "failed", output: "", usage: emptyUsage, notes: cap.notes }))
       ).pipe(Effect.tap(() =>
         !cap.isOver() || store === undefined ? Effect.void : Clock.currentTimeMillis.pipe(
