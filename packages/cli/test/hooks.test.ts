@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { type DshResult, makeHome, runDsh, tempDir } from "./support.ts"
 
@@ -206,6 +206,22 @@ describe("out-of-process dsh children", () => {
       { hook_event_name: "SubagentStop", agent_id: "sdk-dsh-1", agent_type: "sdk:dsh" }
     ])
     expect(hookRuns(r, "sdk-dsh-1")).toMatchObject([{ event: "PreToolUse", outcome: "block", message: "blocked in the child process" }])
+  }, 60_000)
+})
+
+describe("vendor ACP children", () => {
+  it("an ACP child's permission request goes through PreToolUse: exit 2 rejects it, allow approves it", async () => {
+    const agent = resolve(import.meta.dirname, "fixtures/asking-agent.mjs")
+    const acp = `[acp.agents.codex]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(agent)}]\n`
+    const guardAll = hookScript(`input=$(cat); case "$input" in *'git push'*) echo "no pushing from vendors" >&2; exit 2;; esac; exit 0`)
+    const denied = await run("delegate acp:codex git push", ["--allow", "subagent", "--allow", "Bash"], { config: acp + hookToml("PreToolUse", guardAll, `matcher = "Bash"\n`) })
+    expect(denied.code, denied.stderr).toBe(0)
+    expect(denied.json.result).toContain("rejected: git push (no pushing from vendors")
+    expect(hookRuns(denied, "acp-codex-1")).toMatchObject([{ event: "PreToolUse", outcome: "block", id: "call-1" }])
+    const allow = hookScript(`echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`)
+    // No rule allows git status and no one can be asked: the hook's allow approves it.
+    const allowed = await run("delegate acp:codex git status", ["--allow", "subagent"], { config: acp + hookToml("PreToolUse", allow) })
+    expect(allowed.json.result).toContain("approved: git status")
   }, 60_000)
 })
 
