@@ -43,6 +43,11 @@ export interface TurnOptions {
    * Called before every step.
    */
   readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  /**
+   * The hook event that may send the agent back to work when it answers: default `Stop` for
+   * `main`, none for other agents; in-process children pass `SubagentStop` with their type.
+   */
+  readonly stopHook?: { readonly event: "Stop" | "SubagentStop"; readonly agentType?: string | undefined } | undefined
 }
 
 export interface TurnResult {
@@ -100,6 +105,7 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
       })
 
     const hooks = yield* Hooks
+    const stopHook = options.stopHook ?? (options.agent === "main" ? { event: "Stop" as const } : undefined)
     const body = Effect.gen(function*() {
       // A UserPromptSubmit hook that blocks refuses the prompt before the model sees it.
       if (hooks.has("UserPromptSubmit")) {
@@ -135,12 +141,15 @@ export const runTurn = (options: TurnOptions): Effect.Effect<TurnResult> =>
         yield* push(response.message)
         const calls = response.message.toolCalls ?? []
         if (calls.length === 0) {
-          // Stop hooks of the main agent may send it back to work, a bounded number of times.
-          if (options.agent === "main" && hooks.has("Stop") && continuations < MAX_STOP_CONTINUATIONS) {
-            const verdict = yield* hooks.run("Stop", { input: { cwd: options.cwd, agent_id: options.agent, stop_hook_active: continuations > 0 }, emit })
+          // Stop hooks may send the agent back to work, a bounded number of times.
+          if (stopHook !== undefined && hooks.has(stopHook.event) && continuations < MAX_STOP_CONTINUATIONS) {
+            const verdict = yield* hooks.run(stopHook.event, {
+              input: { cwd: options.cwd, agent_id: options.agent, agent_type: stopHook.agentType, stop_hook_active: continuations > 0 },
+              emit
+            })
             if (verdict.blocked) {
               continuations++
-              yield* push({ role: "user", content: `A Stop hook asks you to continue: ${verdict.reason}` })
+              yield* push({ role: "user", content: `A ${stopHook.event} hook asks you to continue: ${verdict.reason}` })
               continue
             }
           }

@@ -16,7 +16,7 @@ const SCRIPT = (() => {
       { when: { lastUser: "^bash (.+)$", step: 0 }, reply: { toolCalls: [{ name: "Bash", arguments: { command: "{{1}}" } }] } },
       { when: { lastUser: "^delegate (\\S+) (.+)$", step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { agent: "{{1}}", description: "child", prompt: "CHILD {{2}}" } }] } },
       { when: { lastUser: "^CHILD (.+)$", step: 0 }, reply: { toolCalls: [{ name: "Bash", arguments: { command: "{{1}}" } }] } },
-      { when: { lastUser: "^A Stop hook asks you to continue" }, reply: { text: "continued" } },
+      { when: { lastUser: "^A (Subagent)?Stop hook asks you to continue" }, reply: { text: "continued" } },
       { reply: { text: "result: {{lastTool}}" } }
     ]
   }))
@@ -159,6 +159,27 @@ describe("other events", () => {
     // The child's own tool call went through the tree's PreToolUse hook.
     const shown = await runDsh(["subagents", "log", "runner-1", "--tools", "--session", json.sessionId], { env: { DSH_HOME: home } })
     expect(shown.stdout).toContain(`↯ hook PreToolUse ${JSON.stringify(guard)} block (exit 2): not in children`)
+  }, 60_000)
+})
+
+describe("in-process children", () => {
+  it("SubagentStop exit 2 sends an in-process child back to work once", async () => {
+    const stop = hookScript(`if grep -q '"stop_hook_active":true'; then exit 0; fi; echo "check your work" >&2; exit 2`)
+    const home = makeHome(hookToml("SubagentStop", stop))
+    mkdirSync(join(home, "agents"))
+    writeFileSync(join(home, "agents", "runner.md"), "---\ndescription: runs\ntools: Bash\n---\nYou run.\n")
+    const cwd = tempDir("dsh-hooks-cwd-")
+    const raw = await runDsh(["run", "--model", `scripted:${SCRIPT}`, "--output-format", "json", "--allow", "subagent", "--allow", "Bash", "delegate runner echo hi"], { cwd, env: { DSH_HOME: home } })
+    expect(raw.code, raw.stderr).toBe(0)
+    const json = JSON.parse(raw.stdout) as { sessionId: string; result: string }
+    expect(json.result).toContain("continued")
+    const r = { ...raw, json: { ...json, status: "" }, home, cwd }
+    expect(hookRuns(r, "runner-1")).toMatchObject([
+      { event: "SubagentStop", outcome: "block", message: "check your work" },
+      { event: "SubagentStop", outcome: "continue" }
+    ])
+    // Once: the parent's own answer does not run it again.
+    expect(hookRuns(r)).toEqual([])
   }, 60_000)
 })
 

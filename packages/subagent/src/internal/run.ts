@@ -200,7 +200,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: preview })
         // Every backend's child ends here, so SubagentStop hooks hear them all (the run is over: they observe).
         const hooks = yield* Hooks
-        if (hooks.has("SubagentStop")) {
+        if (hooks.has("SubagentStop") && provider.runsSubagentStop !== true) {
           yield* hooks.run("SubagentStop", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, stop_hook_active: false }, emit: emitParent })
         }
         const { cost: _reported, ...said } = outcome
