@@ -2,7 +2,7 @@ import type { AgentEvent } from "@dsh/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
 import * as z from "zod"
-import { Asker, compileMatcher, defineTool, type HookRegistration, Hooks, makeHooks, makePermissions, makeToolbox, nobodyAsker, Permissions } from "../src/index.ts"
+import { Asker, compileMatcher, defineTool, type HookRegistration, Hooks, makeHooks, makePermissions, makeToolbox, nobodyAsker, type PermissionSettings, Permissions } from "../src/index.ts"
 
 const hook = (event: HookRegistration["event"], run: HookRegistration["run"], matcher?: string): HookRegistration => ({ event, name: `${event}-hook`, run, ...(matcher === undefined ? {} : { matcher }) })
 
@@ -64,7 +64,7 @@ describe("Hooks", () => {
     Effect.gen(function*() {
       const allow = makeHooks([hook("PreToolUse", () => Effect.succeed({ permissionDecision: "allow" }))], { sessionId: "s" })
       const box = makeToolbox({ tools: [echo] })
-      const run = (settings: Parameters<typeof makePermissions>[0], hooks: typeof allow) =>
+      const run = (settings: PermissionSettings, hooks: typeof allow) =>
         Effect.flatMap(makePermissions(settings), (p) =>
           box.execute(call("ls"), { cwd: "/tmp", agent: "main" }).pipe(
             Effect.provideService(Permissions, p),
