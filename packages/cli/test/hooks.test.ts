@@ -123,6 +123,15 @@ describe("other events", () => {
     expect(String((seen[1]!.tool_response as { content: string }).content)).toContain("hello")
   }, 60_000)
 
+  it("SessionStart and SessionEnd frame a run", async () => {
+    const dir = tempDir("dsh-hooks-log-")
+    const log = join(dir, "inputs.jsonl")
+    const record = hookScript(`cat >> ${log}; echo >> ${log}`)
+    const r = await run("hello", [], { config: hookToml("SessionStart", record) + hookToml("SessionEnd", record) })
+    expect(r.code, r.stderr).toBe(0)
+    expect(inputs(log).map((i) => [i.hook_event_name, i.session_id])).toEqual([["SessionStart", r.json.sessionId], ["SessionEnd", r.json.sessionId]])
+  }, 60_000)
+
   it("UserPromptSubmit exit 2 refuses the prompt", async () => {
     const refuse = hookScript(`echo "no prompts on Fridays" >&2; exit 2`)
     const r = await run("bash echo hello", ["--allow", "Bash"], { config: hookToml("UserPromptSubmit", refuse) })
@@ -267,6 +276,18 @@ describe("settings", () => {
     const trusted = await run("bash echo hi", ["--allow", "Bash", "--trust-project"], { cwd })
     expect(trusted.code, trusted.stderr).toBe(0)
     expect(trusted.json.result).toBe("result: the project says no")
+    const untrusted = await run("bash echo hi", ["--allow", "Bash"], { cwd })
+    expect(untrusted.json.result).toContain("result: hi")
+  }, 60_000)
+
+  it("a trusted project's .dsh/config.toml [[hooks]] apply", async () => {
+    const cwd = tempDir("dsh-hooks-project-")
+    mkdirSync(join(cwd, ".git"))
+    mkdirSync(join(cwd, ".dsh"))
+    const guard = hookScript(`echo "the project config says no" >&2; exit 2`)
+    writeFileSync(join(cwd, ".dsh", "config.toml"), hookToml("PreToolUse", guard))
+    const trusted = await run("bash echo hi", ["--allow", "Bash", "--trust-project"], { cwd })
+    expect(trusted.json.result).toBe("result: the project config says no")
     const untrusted = await run("bash echo hi", ["--allow", "Bash"], { cwd })
     expect(untrusted.json.result).toContain("result: hi")
   }, 60_000)
