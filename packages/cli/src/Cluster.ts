@@ -52,10 +52,10 @@ export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url
 
 /** `dsh runner`: a member of the cluster that hosts the sessions' children with the reference harness. */
 export const runnerLayer = (ctx: CliContext, settings: HarnessSettings, url: string, listen: RunnerAddressInput) => {
-  const host = withSandbox(settings.config, (sandbox) =>
+  const host = withSandbox(settings.config, (sandbox, launcher) =>
     Layer.effect(
       ChildHost,
-      Effect.map(makeSessionHost(dshHarnessOptions(ctx, settings, { sandbox, cluster: makeClusterProvider() })), (sessions) =>
+      Effect.map(makeSessionHost(dshHarnessOptions(ctx, settings, { sandbox, launcher, cluster: makeClusterProvider() })), (sessions) =>
         ChildHost.of({
           open: (sessionId, handle, parentPermissions) =>
             sessions.open(sessionId, handle, parentPermissions).pipe(Effect.mapError((e) => new ChildHostError({ message: e.message })))

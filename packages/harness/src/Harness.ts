@@ -14,7 +14,7 @@ import type { AgentEvent } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
-import { bindDisallowedTools, disallowedBySettings, Hooks, type HooksShape, InheritedDisallowedTools, makeHooks, makeToolbox, noHooks, Permissions, type PermissionsShape } from "@dsh/tools"
+import { bindDisallowedTools, disallowedBySettings, Hooks, type HooksShape, InheritedDisallowedTools, makeToolbox, noHooks, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Clock, Effect, Exit, Fiber, Layer, Option, Ref, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
@@ -22,6 +22,7 @@ import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
 import type { Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
+import { sessionHooks } from "./internal/hooks.ts"
 import { sessionPermissions } from "./SessionPermissions.ts"
 
 const info = (s: SessionState): HostSessionInfo => ({
@@ -115,12 +116,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const model = yield* resolveModel(state.model)
         const catalog: AgentCatalog = yield* takeCreatedCatalog(state)
         const permissions = yield* permissionsOf(state)
-        const registrations = typeof options.hooks === "function"
-          ? yield* options.hooks({ cwd: state.cwd, agent: state.agent, extra: state })
-          : options.hooks ?? []
-        const hooks = registrations.length === 0 && options.agentHooks === undefined
-          ? noHooks
-          : makeHooks(registrations, { sessionId, transcriptPath: session.transcript.location, agentHooks: options.agentHooks })
+        const hooks = yield* sessionHooks(options, { id: sessionId, cwd: state.cwd, agent: state.agent, extra: state, transcriptPath: session.transcript.location })
         const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({
           delegatesRunOn: options.delegatesRunOn,
