@@ -33,6 +33,11 @@ export interface AgentDefinition {
    * `dsh/<handle>`), so parallel writers never share files. Undefined: the parent's directory.
    */
   readonly isolation?: "worktree" | undefined
+  /**
+   * Claude Code's per-agent `hooks` frontmatter, as written (`{ PreToolUse: [{ matcher, hooks:
+   * [{ type: "command", command }] }] }`): they apply to this agent's own calls; the harness decodes them.
+   */
+  readonly hooks?: Readonly<Record<string, unknown>> | undefined
   /** Whether this definition may replace a built-in of the same name. */
   readonly override: boolean
   /** Undefined means `all`. */

@@ -5,7 +5,7 @@ import type { SessionError, SessionStatus, Transcript } from "@dsh/session"
 import type { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { historyFromRecords } from "./History.ts"
-import { runTurn, type TurnResult } from "./TurnLoop.ts"
+import { runTurn, type TurnOptions, type TurnResult } from "./TurnLoop.ts"
 
 export interface RunPromptOptions {
   /** The agent's unique handle (`main` for a session's main agent). */
@@ -24,6 +24,7 @@ export interface RunPromptOptions {
   /** Live events (text deltas included), e.g. for stream-json output or a protocol client. */
   readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
   readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  readonly stopHook?: TurnOptions["stopHook"]
   /** Extra history placed before the persisted one (a fork's seed). */
   readonly seed?: ReadonlyArray<Message> | undefined
 }
@@ -63,6 +64,7 @@ export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, 
       maxSteps: options.maxSteps,
       thinking: options.thinking,
       onEvent,
-      beforeStep: options.beforeStep
+      beforeStep: options.beforeStep,
+      stopHook: options.stopHook
     }).pipe(Effect.ensuring(options.transcript.sync.pipe(Effect.ignore({ log: "Warn", message: `could not sync ${options.transcript.location}` }))))
   })

@@ -29,6 +29,8 @@ export const eventLine = (event: AgentEvent): string | undefined => {
       const now = event.todos.find((t) => t.status === "in_progress")
       return `☑ todo ${done}/${event.todos.length} done${now === undefined ? "" : `; now: ${now.activeForm ?? now.content}`}`
     }
+    case "hook":
+      return `↯ hook ${event.event} ${JSON.stringify(event.hook)} ${event.outcome}${event.exitCode === undefined ? "" : ` (exit ${event.exitCode})`}${event.message === undefined || event.message === "" ? "" : `: ${clip(event.message, 300)}`}`
     case "permission": {
       const how = event.via === "asked"
         ? `asked (${event.rule ?? "?"}), answered by ${event.by ?? "?"}${event.remember === "session" ? ", for this session" : ""}`
@@ -42,8 +44,8 @@ export const eventLine = (event: AgentEvent): string | undefined => {
 
 /**
  * The records of a transcript a reader wants: the conversation (user messages and the
- * agent's non-empty answers), plus tool calls, results and permission decisions with `tools`
- * (decisions alone with `permissions`); the last `limit`.
+ * agent's non-empty answers), plus tool calls, results, permission decisions and hook runs with
+ * `tools` (decisions and hook runs alone with `permissions`); the last `limit`.
  */
 export const conversationRecords = (
   records: ReadonlyArray<WireRecord>,
@@ -52,7 +54,7 @@ export const conversationRecords = (
   const shown = records.filter((r) =>
     r.type === "message"
       ? r.message.role === "user" || (r.message.role === "assistant" && (options.tools === true || r.message.content !== ""))
-      : r.type === "permission"
+      : r.type === "permission" || r.type === "hook"
       ? options.tools === true || options.permissions === true
       : options.tools === true && (r.type === "tool-call" || r.type === "tool-result")
   )

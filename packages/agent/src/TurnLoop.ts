@@ -12,11 +12,14 @@ import {
   type Usage
 } from "@dsh/core"
 import type { LanguageModelShape, LlmError, ModelRequest } from "@dsh/llm"
-import type { Toolbox, TurnInfo } from "@dsh/tools"
+import { Hooks, type Toolbox, type TurnInfo } from "@dsh/tools"
 import { Cause, Clock, Effect, Ref, Scope, Stream } from "effect"
 import { finalText } from "./History.ts"
 
 export const DEFAULT_MAX_STEPS = 50
+
+/** How many times `Stop` hooks may send the main agent back to work in one turn (no loops). */
+export const MAX_STOP_CONTINUATIONS = 3
 
 export interface TurnOptions {
   /** The calling agent's unique handle (`main`, `explore-1`). */
@@ -40,6 +43,11 @@ export interface TurnOptions {
    * Called before every step.
    */
   readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  /**
+   * The hook event that may send the agent back to work when it answers: default `Stop` for
+   * `main`, none for other agents; in-process children pass `SubagentStop` with their type.
+   */
+  readonly stopHook?: { readonly event: "Stop" | "SubagentStop"; readonly agentType?: string | undefined } | undefined
 }
 
 export interface TurnResult {
@@ -100,7 +108,15 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
         } satisfies TurnResult
       })
 
+    const hooks = yield* Hooks
+    const stopHook = options.stopHook ?? (options.agent === "main" ? { event: "Stop" as const } : undefined)
     const body = Effect.gen(function*() {
+      // A UserPromptSubmit hook that blocks refuses the prompt before the model sees it.
+      if (hooks.has("UserPromptSubmit")) {
+        const verdict = yield* hooks.run("UserPromptSubmit", { input: { cwd: options.cwd, agent_id: options.agent, prompt: options.prompt }, emit })
+        if (verdict.blocked) return yield* finish("failed", `the prompt was refused by a UserPromptSubmit hook: ${verdict.reason}`)
+      }
+      let continuations = 0
       yield* emit({
         type: "turn-start",
         turn: options.turn,
@@ -128,7 +144,21 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
         yield* emit({ type: "usage", model: `${options.model.provider}:${options.model.model}`, usage: response.usage })
         yield* push(response.message)
         const calls = response.message.toolCalls ?? []
-        if (calls.length === 0) return yield* finish("completed")
+        if (calls.length === 0) {
+          // Stop hooks may send the agent back to work, a bounded number of times.
+          if (stopHook !== undefined && hooks.has(stopHook.event) && continuations < MAX_STOP_CONTINUATIONS) {
+            const verdict = yield* hooks.run(stopHook.event, {
+              input: { cwd: options.cwd, agent_id: options.agent, agent_type: stopHook.agentType, stop_hook_active: continuations > 0 },
+              emit
+            })
+            if (verdict.blocked) {
+              continuations++
+              yield* push({ role: "user", content: `A ${stopHook.event} hook asks you to continue: ${verdict.reason}` })
+              continue
+            }
+          }
+          return yield* finish("completed")
+        }
         const turnInfo: TurnInfo = {
           emit,
           conversation: Ref.get(added).pipe(Effect.map((messages) => [...options.history, ...messages])),

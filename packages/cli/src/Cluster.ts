@@ -42,7 +42,7 @@ export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url
     const sql = yield* SqlClient.SqlClient
     return awaitRunner(wait).pipe(Effect.provideService(SqlClient.SqlClient, sql))
   }))
-  return withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags, cluster: makeClusterProvider(wait) }))).pipe(
+  return withSandbox(settings.config, (sandbox, launcher) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, launcher, flags, cluster: makeClusterProvider(wait) }))).pipe(
     Layer.merge(gate),
     Layer.provideMerge(member(url, settings.config)),
     Layer.provideMerge(configLayer(settings.config)),
@@ -52,10 +52,10 @@ export const clusterHostLayer = (ctx: CliContext, settings: HarnessSettings, url
 
 /** `dsh runner`: a member of the cluster that hosts the sessions' children with the reference harness. */
 export const runnerLayer = (ctx: CliContext, settings: HarnessSettings, url: string, listen: RunnerAddressInput) => {
-  const host = withSandbox(settings.config, (sandbox) =>
+  const host = withSandbox(settings.config, (sandbox, launcher) =>
     Layer.effect(
       ChildHost,
-      Effect.map(makeSessionHost(dshHarnessOptions(ctx, settings, { sandbox, cluster: makeClusterProvider() })), (sessions) =>
+      Effect.map(makeSessionHost(dshHarnessOptions(ctx, settings, { sandbox, launcher, cluster: makeClusterProvider() })), (sessions) =>
         ChildHost.of({
           open: (sessionId, handle, parentPermissions) =>
             sessions.open(sessionId, handle, parentPermissions).pipe(Effect.mapError((e) => new ChildHostError({ message: e.message })))

@@ -4,7 +4,7 @@ import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from 
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
 import { SpawnProvider } from "@dsh/subagent-spawn"
-import { makeSandbox, ProcessLauncher, type SandboxShape } from "@dsh/subprocess"
+import { makeSandbox, ProcessLauncher, type ProcessLauncherShape, type SandboxShape } from "@dsh/subprocess"
 import { discoverSkills, makeBuiltinToolsWith, renderSkillList, type SkillRoots } from "@dsh/tools-builtin"
 import { Duration, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
@@ -15,6 +15,7 @@ import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { residentDir } from "@dsh/cli-resident"
 import { providerEnvNames, providersToml } from "./Providers.ts"
+import { childHooksToml, cliAgentHooks, cliHooks } from "./Hooks.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
@@ -70,7 +71,9 @@ export const dshBackends = <R = never>(
   // Children are dsh processes with private homes: they get the parent's `[providers]`
   // (searched where the parent searches) and the variables those read.
   const providerEnv = providerEnvNames(config.providers)
-  const configToml = config.providers.length === 0 ? undefined : providersToml(config.providers, ctx)
+  // …and the hooks of the tree that concern their own agents (tool calls, their own children).
+  const childToml = (config.providers.length === 0 ? "" : providersToml(config.providers, ctx)) + childHooksToml(config.hooks)
+  const configToml = childToml === "" ? undefined : childToml
   const builtinAcp = dshAcpAgent({
     command: self.command,
     args: self.args,
@@ -123,6 +126,8 @@ export const dshHarnessOptions = <R = never>(
   { config, acpAgents, models }: HarnessSettings,
   options: {
     readonly sandbox: SandboxShape
+    /** Runs command hooks (`[[hooks.*]]`); without it none run. */
+    readonly launcher?: ProcessLauncherShape | undefined
     readonly flags?: PermissionFlags | undefined
     readonly cluster?: Effect.Effect<SubagentProvider, never, R> | undefined
   }
@@ -133,6 +138,7 @@ export const dshHarnessOptions = <R = never>(
     backends: dshBackends(ctx, config, acpAgents, options.sandbox, options.cluster),
     tools: makeBuiltinToolsWith({ env: bashEnv, sandbox: options.sandbox, skills: skillRoots(ctx) }),
     permissions: cliPermissions(ctx, config, options.flags),
+    ...(options.launcher === undefined ? {} : { hooks: cliHooks(ctx, config, options.launcher), agentHooks: cliAgentHooks(options.launcher) }),
     model: config.model ?? ctx.env.DSH_MODEL ?? "scripted",
     modelConfig: { env: ctx.env, cwd: ctx.cwd },
     subagentModel: models.subagentModel,
@@ -147,12 +153,12 @@ export const dshHarnessOptions = <R = never>(
  * at first use). A confined command never sees the resident dsh's sockets, even from a working
  * directory of /tmp: through them it could have commands run unconfined.
  */
-export const withSandbox = <A, E, R>(config: DshConfig, build: (sandbox: SandboxShape) => Layer.Layer<A, E, R>) => {
+export const withSandbox = <A, E, R>(config: DshConfig, build: (sandbox: SandboxShape, launcher: ProcessLauncherShape) => Layer.Layer<A, E, R>) => {
   const uid = process.getuid?.()
   const hidden = uid === undefined ? [] : [residentDir(uid)]
-  return Layer.unwrap(Effect.map(Effect.flatMap(ProcessLauncher, (launcher) => makeSandbox(config.sandbox, launcher, { hidden })), build))
+  return Layer.unwrap(Effect.flatMap(ProcessLauncher, (launcher) => Effect.map(makeSandbox(config.sandbox, launcher, { hidden }), (sandbox) => build(sandbox, launcher))))
 }
 
 /** The reference harness as the `AgentHost` (see `dshHarnessOptions`). */
 export const dshHarnessLayer = (ctx: CliContext, settings: HarnessSettings, flags?: PermissionFlags | undefined) =>
-  withSandbox(settings.config, (sandbox) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, flags })))
+  withSandbox(settings.config, (sandbox, launcher) => Harness.layer(dshHarnessOptions(ctx, settings, { sandbox, launcher, flags })))

@@ -1,5 +1,7 @@
 import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { postgresForTests } from "@dsh/testing-pg"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { hostedBy, readChildren, type Runner, shardHolders, startRunner, until } from "./cluster-support.ts"
 import { makeHome, runDsh, tempDir } from "./support.ts"
@@ -50,6 +52,25 @@ const jsonOf = (stdout: string) => JSON.parse(stdout) as { sessionId: string; st
 const explore = (n: number) => Array.from({ length: n }, (_, i) => `explore-${i + 1}`)
 
 describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--cluster, PostgreSQL)", () => {
+  it("a runner runs the hooks of its config for the children it hosts: PreToolUse exit 2 blocks a child's call", async () => {
+    const guard = join(tempDir("dsh-hook-"), "guard.sh")
+    writeFileSync(guard, "#!/bin/sh\necho 'no globbing on runners' >&2\nexit 2\n", { mode: 0o755 })
+    const respond = (r: FakeRequest): FakeReply =>
+      firstUser(r).startsWith("CHILD")
+        ? step(r) === 0
+          ? { toolCalls: [{ name: "Glob", arguments: { pattern: "*" } }] }
+          : { text: `child read: ${messages(r).filter((m) => m.role === "tool").map((m) => m.content).join("")}` }
+        : step(r) === 0
+        ? spawnCalls(["CHILD look"])
+        : { text: "all done" }
+    const c = await cluster(respond, `[[hooks.PreToolUse]]\nmatcher = "Glob"\ncommand = ${JSON.stringify(guard)}\n`, 1)
+    const run = await c.dsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT look"])
+    expect(run.code, run.stderr).toBe(0)
+    const [child] = await readChildren(c.url, jsonOf(run.stdout).sessionId, ["explore-1"])
+    expect(child!.records.filter((x) => x.type === "hook")).toMatchObject([{ event: "PreToolUse", outcome: "block", message: "no globbing on runners" }])
+    expect(child!.records.some((x) => x.type === "tool-result" && x.output === "no globbing on runners")).toBe(true)
+  }, 120_000)
+
   it("delegates through two runners (each child's log names its runner), then continues a child on the other runner once its first one stopped", async () => {
     const respond = (r: FakeRequest): FakeReply =>
       firstUser(r).startsWith("CHILD")

@@ -90,6 +90,21 @@ export type AgentEvent =
   | { readonly type: "notice"; readonly level: "info" | "warning" | "error"; readonly message: string }
   /** The agent's whole todo list after a `TodoWrite` call (the latest one is current). */
   | { readonly type: "todo"; readonly todos: ReadonlyArray<TodoItem> }
+  | {
+    readonly type: "hook"
+    /** The lifecycle event that ran it: `PreToolUse`, `Stop`, … (Claude Code's names). */
+    readonly event: string
+    /** The command, or the callback's name. */
+    readonly hook: string
+    /** What it decided: nothing (`continue`), `block`, `allow`/`deny`/`ask` (a permission decision), or `warning` (it failed, timed out or exited with another code). */
+    readonly outcome: "continue" | "block" | "allow" | "deny" | "ask" | "warning"
+    /** The tool call it is about, for tool events. */
+    readonly id?: string | undefined
+    readonly exitCode?: number | undefined
+    /** The reason it gave (stderr on exit 2, `reason`), or what went wrong. */
+    readonly message?: string | undefined
+    readonly durationMs: number
+  }
 
 export type AgentEventType = AgentEvent["type"]
 

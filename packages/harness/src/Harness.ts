@@ -14,7 +14,7 @@ import type { AgentEvent } from "@dsh/core"
 import { type ModelConfig, ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
 import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
-import { bindDisallowedTools, disallowedBySettings, InheritedDisallowedTools, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
+import { bindDisallowedTools, disallowedBySettings, Hooks, type HooksShape, InheritedDisallowedTools, makeToolbox, noHooks, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Clock, Effect, Exit, Fiber, Layer, Option, Ref, Scope, Semaphore } from "effect"
 import { stat } from "node:fs/promises"
@@ -22,6 +22,7 @@ import { childSummary } from "./ChildSummary.ts"
 import { makeAgentContext } from "./AgentContext.ts"
 import type { Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
+import { sessionHooks } from "./internal/hooks.ts"
 import { sessionPermissions } from "./SessionPermissions.ts"
 
 const info = (s: SessionState): HostSessionInfo => ({
@@ -126,7 +127,10 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
      * Runs `effect` under the session's rules (when the harness or a parent gave any), with the
      * main agent's `disallowedTools` binding every agent the effect starts.
      */
-    const governed = <A, E, R>(rt: { readonly permissions: PermissionsShape | undefined; readonly catalog: AgentCatalog }, effect: Effect.Effect<A, E, R>) => {
+    const governed = <A, E, R>(rt: { readonly permissions: PermissionsShape | undefined; readonly catalog: AgentCatalog; readonly hooks: HooksShape }, hooked: Effect.Effect<A, E, R>) => {
+      // The session's hooks, like its rules, reach every agent the effect starts (a fiber reference).
+      // The main agent's own `hooks` frontmatter applies to it alone (children get the tree's and theirs).
+      const effect = rt.hooks === noHooks ? hooked : Effect.provideService(hooked, Hooks, rt.hooks.forAgent(rt.catalog.main.name, rt.catalog.main.hooks))
       if (rt.permissions === undefined) return bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
       // A parent process's agents' disallowedTools (in its settings) bind this whole tree too.
       const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect).pipe(
@@ -145,6 +149,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const model = yield* resolveModel(state.model, state.agent)
         const catalog: AgentCatalog = withAgentModels(yield* takeCreatedCatalog(state), options.agentModels, state.model)
         const permissions = yield* permissionsOf(state)
+        const hooks = yield* sessionHooks(options, { id: sessionId, cwd: state.cwd, agent: state.agent, extra: state, transcriptPath: session.transcript.location })
         const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
         const main = yield* makeAgentContext({
           delegatesRunOn: options.delegatesRunOn,
@@ -166,11 +171,18 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         })
         // Messages other processes send to this session's children come through here.
         yield* main.tree.answerSends((handle, message) =>
-          governed({ permissions, catalog }, main.subagents.send(handle, message, "user")).pipe(
+          governed({ permissions, catalog, hooks }, main.subagents.send(handle, message, "user")).pipe(
             Effect.map((o) => (o._tag === "Replied" ? o.result : undefined)),
             Effect.mapError((e) => e.message)
           ))
-        return { session, state, model, catalog, tree: main.tree, main, permissions }
+        // SessionStart when this process takes the session up, SessionEnd when it lets it go.
+        const sessionHook = (event: "SessionStart" | "SessionEnd") =>
+          hooks.has(event)
+            ? hooks.run(event, { input: { cwd: state.cwd, agent_id: "main" }, emit: (e) => session.transcript.append(e).pipe(Effect.ignore({ log: "Warn" })) }).pipe(Effect.asVoid)
+            : Effect.void
+        yield* sessionHook("SessionStart")
+        yield* Effect.addFinalizer(() => sessionHook("SessionEnd"))
+        return { session, state, model, catalog, tree: main.tree, main, permissions, hooks }
       }).pipe(Scope.provide(scope))
 
     type Runtime = Effect.Success<ReturnType<typeof buildRuntime>>

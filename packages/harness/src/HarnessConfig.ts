@@ -5,10 +5,12 @@ import type { SandboxMode, SandboxSettings } from "@dsh/subprocess"
 import { PERMISSION_MODES, parsePermissionMode, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
 import { Effect, Layer, Result } from "effect"
 import { ConfigError, configError } from "./ConfigError.ts"
+import { decodeHooksConfig, type HookSettings } from "./HooksConfig.ts"
 import { decodeModelsConfig, type ModelsConfig } from "./ModelsConfig.ts"
 import { decodeProvidersConfig, type ProviderConfig } from "./ProvidersConfig.ts"
 
 export * from "./ConfigError.ts"
+export * from "./HooksConfig.ts"
 
 /**
  * A harness's settings, as dsh's `config.toml` holds them (parsed TOML in, typed settings out).
@@ -64,6 +66,8 @@ export interface HarnessConfig {
    * (default 10 when unset).
    */
   readonly cluster: { readonly enabled: boolean; readonly runnerWaitSeconds?: number | undefined }
+  /** `[[hooks.<Event>]]`: command hooks on Claude Code's lifecycle events (`matcher`, `command`, `timeout`). */
+  readonly hooks: ReadonlyArray<HookSettings>
   /** The whole table, for packages that read sections of their own (`[acp.agents.*]`). */
   readonly raw: Readonly<Record<string, unknown>>
 }
@@ -177,6 +181,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     providers: decodeProvidersConfig(raw, fail),
     archiving: { afterMinutes: number("subagents", "archive_after_minutes") },
     cluster: { enabled: boolean("cluster", "enabled") ?? false, runnerWaitSeconds: number("cluster", "runner_wait_seconds") },
+    hooks: decodeHooksConfig(raw, fail),
     raw
   }
   return error === undefined ? Effect.succeed(config) : Effect.fail(error)

@@ -2,7 +2,7 @@ import type { AgentCatalog, AgentDefinitionError, HostError } from "@dsh/agent"
 import type { PriceLookup } from "@dsh/core"
 import type { ModelConfig } from "@dsh/llm"
 import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
-import type { AnyTool } from "@dsh/tools"
+import type { AnyTool, HookRegistration } from "@dsh/tools"
 import type { Effect } from "effect"
 import type { AgentModelProfile } from "./ModelsConfig.ts"
 import type { PermissionsSource } from "./SessionPermissions.ts"
@@ -70,4 +70,13 @@ export interface HarnessOptions<E = never, R = never> {
    * handles and the child cap are then kept in the session's state. Default false.
    */
   readonly sharedAdmission?: boolean | undefined
+  /**
+   * Lifecycle hooks (Claude Code's events) as plain Effect callbacks, for every agent of every
+   * session's tree: `PreToolUse` may block a call or settle its permission question, `Stop` may
+   * send the main agent back to work. Command hooks (`commandHook` of `@dsh/tools-builtin`) are
+   * registrations like any other.
+   */
+  readonly hooks?: ReadonlyArray<HookRegistration> | ((request: CatalogRequest) => Effect.Effect<ReadonlyArray<HookRegistration>, HostError>) | undefined
+  /** Turns an agent definition's `hooks` frontmatter into registrations for that agent's runs; without it they are ignored. */
+  readonly agentHooks?: ((agent: string, hooks: Readonly<Record<string, unknown>>) => ReadonlyArray<HookRegistration>) | undefined
 }

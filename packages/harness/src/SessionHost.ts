@@ -2,10 +2,11 @@ import { HostError } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { SessionStore } from "@dsh/session"
 import { Lane, makeMemoryLane, makeSubagents, makeSubagentTree, SubagentLimits, type SubagentsShape } from "@dsh/subagent"
-import { makePermissions, narrowingOnly, type PermissionRuleError, type PermissionSettings, Permissions, type PermissionsShape } from "@dsh/tools"
+import { Hooks, makePermissions, narrowingOnly, noHooks, type PermissionRuleError, type PermissionSettings, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Effect, Option, type Scope, Semaphore } from "effect"
 import type { BackendInput, Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
+import { sessionHooks } from "./internal/hooks.ts"
 import { sessionPermissions } from "./SessionPermissions.ts"
 import { agentTypes, childContextFactory, type ContextPlan } from "./internal/contexts.ts"
 
@@ -71,7 +72,9 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
           options: { delegatesRunOn: options.delegatesRunOn, controlTools: options.controlTools, createTools: options.createTools, pricing: options.pricing }
         }
         const permissions = yield* sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state })
-        return { session, cwd: state.cwd, plan, model: yield* resolveModel(state.model), permissions }
+        // The hosting process's own hooks (its config's) run for the hosted run, as its rules narrow it.
+        const hooks = yield* sessionHooks(options, { id: sessionId, cwd: state.cwd, agent: state.agent, extra: state, transcriptPath: session.transcript.location })
+        return { session, cwd: state.cwd, plan, model: yield* resolveModel(state.model), permissions, hooks }
       }))
     type Loaded = Effect.Success<ReturnType<typeof load>>
 
@@ -95,7 +98,7 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
     const host: SessionHostShape = {
       open: (sessionId, _handle, parentPermissions) =>
         Effect.gen(function*() {
-          const { session, cwd, plan, model, permissions: own } = yield* sessionOf(sessionId)
+          const { session, cwd, plan, model, permissions: own, hooks } = yield* sessionOf(sessionId)
           const permissions = yield* narrowedBy(own, parentPermissions ?? []).pipe(
             Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: `the parent's permission rules: ${e.message}` }))
           )
@@ -117,10 +120,11 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
             pricing: options.pricing,
             dynamicProvider: options.delegatesRunOn
           }))
-          // The hosted run, and everything it starts here, decides by these rules.
+          // The hosted run, and everything it starts here, decides by these rules and runs these hooks.
+          const hooked = (effect: ReturnType<SubagentsShape["host"]>) => hooks === noHooks ? effect : Effect.provideService(effect, Hooks, hooks)
           return permissions === undefined
-            ? subagents
-            : { ...subagents, host: (request) => Effect.provideService(subagents.host(request), Permissions, permissions) } satisfies SubagentsShape
+            ? (hooks === noHooks ? subagents : { ...subagents, host: (request) => hooked(subagents.host(request)) } satisfies SubagentsShape)
+            : { ...subagents, host: (request) => hooked(Effect.provideService(subagents.host(request), Permissions, permissions)) } satisfies SubagentsShape
         })
     }
     return host

@@ -125,6 +125,16 @@ const eventCases = [
       status: Schema.Literals(["pending", "in_progress", "completed"]),
       activeForm: Schema.optional(Schema.String)
     }))
+  }),
+  Schema.Struct({
+    type: Schema.Literal("hook"),
+    event: Schema.String,
+    hook: Schema.String,
+    outcome: Schema.Literals(["continue", "block", "allow", "deny", "ask", "warning"]),
+    id: Schema.optional(Schema.String),
+    exitCode: Schema.optional(Schema.Number),
+    message: Schema.optional(Schema.String),
+    durationMs: Schema.Number
   })
 ] as const
 

@@ -62,7 +62,8 @@ export const ForkProvider: SubagentProvider = {
     return runInProcess({ context, prompt: context.message, systemPrompt: state.systemPrompt, policy: state.toolPolicy })
   },
   continuation: { version: 1, schema: ForkState },
-  keepsParentModel: true
+  keepsParentModel: true,
+  runsSubagentStop: true
 }
 
 /** The built-in `fork` type: a copy of the caller that starts from its conversation. */

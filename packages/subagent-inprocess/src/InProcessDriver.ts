@@ -91,7 +91,8 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
         thinking: request.thinking,
         seed: run.seed,
         onEvent: context.onEvent,
-        beforeStep
+        beforeStep,
+        stopHook: { event: "SubagentStop", agentType: type.name }
       })
     ).pipe(
       bindDisallowedTools(policy.disallowedTools),

@@ -9,5 +9,6 @@ export const SpawnProvider: SubagentProvider = {
   name: "spawn",
   description: "a fresh in-process child that sees only the prompt it is given",
   start: (context) => runInProcess({ context, prompt: context.request.prompt }),
-  continue: (context) => runInProcess({ context, prompt: context.message })
+  continue: (context) => runInProcess({ context, prompt: context.message }),
+  runsSubagentStop: true
 }

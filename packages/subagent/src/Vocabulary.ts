@@ -231,6 +231,11 @@ export interface SubagentProvider {
   readonly description: string
   readonly start: (context: StartContext) => Effect.Effect<ChildOutcome>
   readonly continue?: ((context: StartContext & { readonly message: string }) => Effect.Effect<ChildOutcome>) | undefined
+  /**
+   * Its children's own turn loops run `SubagentStop` hooks (in process, where a blocking hook can
+   * send the child back to work): the service does not run them again when the run ends.
+   */
+  readonly runsSubagentStop?: boolean | undefined
   /** Its children always run on their parent's model (a fork): the service chooses none for them. */
   readonly keepsParentModel?: boolean | undefined
   /**

@@ -21,6 +21,7 @@ import { WriteTool } from "./Write.ts"
 
 export * from "./Bash.ts"
 export * from "./BashBackground.ts"
+export * from "./CommandHooks.ts"
 export * from "./PlanMode.ts"
 export * from "./Skills.ts"
 export * from "./TodoWrite.ts"

@@ -13,6 +13,11 @@ export interface PermissionRequest {
   /** A one-line summary for a question (`$ git push`). */
   readonly summary?: string | undefined
   readonly input?: unknown
+  /**
+   * A `PreToolUse` hook's permission decision: `allow` skips the question (deny rules and the
+   * mode's denials still win, as in Claude Code), `ask` asks even where a rule allows.
+   */
+  readonly hook?: { readonly decision: "allow" | "ask"; readonly hook: string } | undefined
 }
 
 /** A decision, with everything the `permission` event records. */
@@ -76,7 +81,8 @@ const build = (policies: ReadonlyArray<PermissionPolicy>, state: SessionState): 
       const subject = subjectText(request.subject)
       const verdict = evaluatePolicies(policies, request.subject)
       if (verdict.decision === "deny") return { allowed: false, subject, via: verdict.via, rule: verdict.rule, reason: denial(subject, verdict) }
-      if (verdict.decision === "allow") return { allowed: true, subject, via: verdict.via, rule: verdict.rule }
+      if (verdict.decision === "allow" && request.hook?.decision !== "ask") return { allowed: true, subject, via: verdict.via, rule: verdict.rule }
+      if (request.hook?.decision === "allow") return { allowed: true, subject, via: "rule" as const, rule: `hook: ${request.hook.hook}` }
       const remembered: PermissionDecision = { allowed: true, subject, via: "rule", rule: `session: ${subject}` }
       if (state.remembered.has(subject)) return remembered
       // One question at a time for the whole tree; an answer given meanwhile may settle this one.

@@ -2,6 +2,7 @@ import type { MediaPart, ToolCall, ToolMessage } from "@dsh/core"
 import type { ToolSpec } from "@dsh/llm"
 import { Cause, Effect } from "effect"
 import * as z from "zod"
+import { Hooks } from "./Hooks.ts"
 import { inheritedDenial } from "./InheritedDisallow.ts"
 import { Permissions, permissionEvent } from "./Permissions.ts"
 import { type AnyTool, subjectOf, type ToolContext } from "./Tool.ts"
@@ -93,6 +94,12 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
       if (!parsed.success) {
         return result(`Error: invalid arguments for ${call.name}: ${formatIssues(parsed.error)}`, true)
       }
+      // PreToolUse hooks come first (as in Claude Code): they may block the call or settle its question.
+      const hooks = yield* Hooks
+      const emit = context.turn?.emit
+      const hookInput = { cwd: context.cwd, agent_id: context.agent, tool_name: call.name, tool_input: parsed.data }
+      const pre = hooks.has("PreToolUse") ? yield* hooks.run("PreToolUse", { input: hookInput, emit, id: call.id }) : undefined
+      if (pre?.blocked === true) return result(pre.reason, true)
       // Every call is decided by the permission rules of the calling fiber (the whole tree's).
       const permissions = yield* Permissions
       if (permissions.configured) {
@@ -101,7 +108,8 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
           cwd: context.cwd,
           subject: yield* subjectOf(tool, parsed.data, context.cwd),
           summary: tool.summarize?.(parsed.data) ?? `${tool.name} ${call.arguments.slice(0, 200)}`,
-          input: parsed.data
+          input: parsed.data,
+          hook: pre?.permission
         })
         if (context.turn !== undefined) yield* context.turn.emit(permissionEvent(call.id, decision))
         if (!decision.allowed) return result(`Error: permission denied: ${decision.reason ?? decision.subject}`, true)
@@ -120,7 +128,15 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
             : Effect.succeed({ content: `Error: ${call.name} crashed: ${Cause.pretty(cause).split("\n")[0]}`, isError: true })
         )
       )
-      return result(output.content, output.isError, "media" in output ? output.media : [])
+      if (!hooks.has("PostToolUse")) return result(output.content, output.isError, "media" in output ? output.media : [])
+      // The tool ran; a blocking PostToolUse hook's reason is added for the model to read.
+      const post = yield* hooks.run("PostToolUse", {
+        input: { ...hookInput, tool_response: { content: output.content, is_error: output.isError } },
+        emit,
+        id: call.id
+      })
+      const content = post.blocked ? `${output.content}\n[PostToolUse hook] ${post.reason}` : output.content
+      return result(content, output.isError, "media" in output ? output.media : [])
     })
   }
   return { names, specs, execute }

@@ -61,6 +61,8 @@ const recordHtml = (r: WireRecord, max: number): string => {
       return `${head("permission", ` <code>${e(r.subject)}</code> <span class="decision d-${e(r.decision)}">${e(r.decision)}</span> via ${e(r.via)}${r.rule === undefined ? "" : ` (${e(r.rule)})`}${r.by === undefined ? "" : ` by ${e(r.by)}`}${r.remember === undefined ? "" : ` · ${e(r.remember)}`}`)}</li>`
     case "notice":
       return `${head(e(r.level), "", ` level-${e(r.level)}`)}${body(r.message)}</li>`
+    case "hook":
+      return `${head("hook", ` ${e(r.event)} <code>${e(r.hook)}</code> ${e(r.outcome)}${r.exitCode === undefined ? "" : ` (exit ${e(String(r.exitCode))})`} <span class="muted">${e(String(r.durationMs))} ms</span>`, r.outcome === "warning" ? " is-error" : "")}${r.message === undefined || r.message === "" ? "" : body(r.message)}</li>`
     default:
       return `${head(e(r.type), "")}${body(JSON.stringify(r))}</li>`
   }

@@ -108,6 +108,7 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
     subagents: subagents.names,
     model,
     ...(isolation === undefined ? {} : { isolation }),
+    ...(typeof fm.hooks === "object" && fm.hooks !== null && !Array.isArray(fm.hooks) ? { hooks: fm.hooks as Record<string, unknown> } : {}),
     override,
     mode,
     scope: options.scope ?? "explicit",

@@ -56,7 +56,7 @@ export const doctorCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       `resident    ${(yield* Effect.promise(() => residentSetting(ctx.env))).reason}`,
       // The seed's warning: what a session directory holds is as sensitive as what the tools saw.
       `sessions    ${join(ctx.home, "sessions")} holds prompts, model output and tool results (which may include secrets a tool printed); ` +
-      (exposed === undefined ? "owner-only (0700 directories, 0600 files)" : "some of it is open to other users (see the warning below)")
+      (exposed === undefined ? "owner-only (0700 directories, 0600 files)" : "some of it can be read by others (see the warning below)")
     ]
     if (!bwrap.works && report.sandbox.mode !== "off") {
       lines.push(report.sandbox.mode === "on"

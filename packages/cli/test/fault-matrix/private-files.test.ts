@@ -90,6 +90,8 @@ describe("dsh doctor and a home other users can open", { timeout: 60_000 }, () =
     const clean = await runDsh(["doctor"], { env })
     expect(clean.code).toBe(0)
     expect(clean.stdout).not.toContain("go-rwx")
+    // What session files hold is said whether or not they are exposed.
+    expect(clean.stdout).toContain(`sessions    ${join(home, "sessions")} holds prompts, model output and tool results (which may include secrets a tool printed); owner-only`)
 
     // As a home made by an older dsh under umask 022 would be.
     chmodSync(home, 0o755)

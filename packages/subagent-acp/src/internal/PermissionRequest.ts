@@ -3,6 +3,7 @@ import type { AgentEvent } from "@dsh/core"
 import {
   commandSubject,
   compilePolicy,
+  Hooks,
   makePermissions,
   pathSubject,
   permissionEvent,
@@ -105,6 +106,8 @@ export const decidePermissionRequest = (options: {
     // A disallowed name binds its aliases' calls too: `disallowedTools: [Write]` covers an ACP edit.
     const notDisallowed = compilePolicy({ disallowedTools: options.policy?.disallowedTools })
     const visible = (subject: PermissionSubject) => policy(subject.tool) && (subject.aliases ?? []).every(notDisallowed)
+    // The tree's hooks, read where the child starts: the request handler runs on the connection's fiber.
+    const hooks = yield* Hooks
     return (request) =>
       Effect.gen(function*() {
         const merged = options.callOf === undefined ? undefined : yield* options.callOf(request)
@@ -116,13 +119,24 @@ export const decidePermissionRequest = (options: {
           locations: request.toolCall.locations ?? (merged.locations.length === 0 ? null : merged.locations.map((path) => ({ path })))
         }
         const subject = yield* subjectOfToolCall(toolCall, options.cwd)
-        const decision = visible(subject)
+        // A vendor child's call is seen by PreToolUse hooks as dsh would name it (`Bash`, `Edit`, …).
+        const pre = hooks.has("PreToolUse") && visible(subject)
+          ? yield* hooks.run("PreToolUse", {
+            input: { cwd: options.cwd, agent_id: options.agent, tool_name: subject.tool, tool_input: toolCall.rawInput ?? {} },
+            emit: options.emit,
+            id: request.toolCall.toolCallId
+          })
+          : undefined
+        const decision = pre?.blocked === true
+          ? { allowed: false, subject: subjectText(subject), via: "rule" as const, rule: "hook: PreToolUse", reason: pre.reason }
+          : visible(subject)
           ? yield* permissions.decide({
             agent: options.agent,
             cwd: options.cwd,
             subject,
             summary: toolCall.title ?? subjectText(subject),
-            input: toolCall.rawInput
+            input: toolCall.rawInput,
+            hook: pre?.permission
           })
           : {
             allowed: false,

@@ -1,5 +1,6 @@
 import { addCost, addUsage, type AgentEvent, costOf, emptyUsage, type PriceLookup, type Usage } from "@dsh/core"
 import type { ChildStore } from "@dsh/session"
+import { Hooks } from "@dsh/tools"
 import { Cause, Clock, Duration, Effect, Exit, Option, Scope } from "effect"
 import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
@@ -222,6 +223,11 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         // The parent's record names the child's result; the child's transcript holds all of it.
         const preview = store === undefined ? outcome.output : previewOf(outcome.output, `in ${store.transcript.location}`)
         yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: preview })
+        // Every backend's child ends here, so SubagentStop hooks hear them all (the run is over: they observe).
+        const hooks = yield* Hooks
+        if (hooks.has("SubagentStop") && provider.runsSubagentStop !== true) {
+          yield* hooks.run("SubagentStop", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, stop_hook_active: false }, emit: emitParent })
+        }
         const { cost: _reported, ...said } = outcome
         const result: SubagentResult = {
           ...said,
@@ -256,10 +262,15 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         background: request.background === true,
         description: request.description
       })
+      const hooks = yield* Hooks
+      if (hooks.has("SubagentStart")) {
+        yield* hooks.run("SubagentStart", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, prompt: request.prompt }, emit: emitParent })
+      }
       const cap = yield* makeOutputCap(tree.limits.maxChildOutputBytes, handle)
       // Past the cap the child is stopped (its provider's own stop: cancel, then its cleanup) and failed.
       const hook = Effect.raceFirst(
-        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress),
+        // The child runs under its agent type's own hooks (frontmatter) besides the tree's.
+        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress).pipe(Effect.provideService(Hooks, hooks.forAgent(type.name, type.definition.hooks))),
         cap.tripped.pipe(Effect.as<ChildOutcome>({ status: "failed", output: "", usage: emptyUsage, notes: cap.notes }))
       ).pipe(Effect.tap(() =>
         !cap.isOver() || store === undefined ? Effect.void : Clock.currentTimeMillis.pipe(
