@@ -59,7 +59,8 @@ export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<Agen
       env: options.env,
       projectRoot: resolved.projectRoot,
       dshHome: options.dshHome,
-      userHome: options.userHome
+      userHome: options.userHome,
+      pluginInstructions: resolved.pluginInstructions
     })
     const render = (definition: AgentDefinition, cwd: string) =>
       renderAgentPrompt(definition, resolved.basePrompts, cwd === options.cwd ? vars : { ...vars, cwd })
