@@ -43,6 +43,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       cwd: parent.cwd,
       model,
       type,
+      requester: parent.definition,
       report: (r) => Ref.set(reported, r),
       resultSchema: request.resultSchema
     }, context.tree)

@@ -167,6 +167,8 @@ export interface ChildSpec {
   readonly cwd: string
   readonly model: LanguageModelShape
   readonly type: AgentType
+  /** The agent that started the child: its `subagentDefaults` narrow the child's tools. */
+  readonly requester?: AgentDefinition | undefined
   /** Present for continuable children: hands a result to the parent (the `report` tool). */
   readonly report?: ((result: ReportedResult) => Effect.Effect<void, string>) | undefined
   /** The JSON Schema the parent asked the report to satisfy, if any. */

@@ -153,6 +153,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       ...(spec.message !== undefined && previous.model !== undefined ? [{ source: "previous run" as const, spec: previous.model }] : []),
       ...(request.model !== undefined ? [{ source: "call" as const, spec: request.model }] : []),
       ...(type.definition.model !== undefined ? [{ source: "agent type" as const, spec: type.definition.model }] : []),
+      // The requester's default for its own children (openclaw's per-agent `subagents.model`).
+      ...(parent.definition.subagentDefaults?.model !== undefined ? [{ source: "requester's subagentDefaults" as const, spec: parent.definition.subagentDefaults.model }] : []),
       ...(tree.childModel !== undefined ? [{ source: "subagents default" as const, spec: tree.childModel }] : [])
     ]
     // A continued child keeps its reasoning effort too, unless the message asks for another.
