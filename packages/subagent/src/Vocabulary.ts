@@ -90,6 +90,8 @@ export interface ChildOutcome {
   readonly cost?: number | undefined
   /** Why it failed, stderr tails, protocol faults: what a parent needs to decide what next. */
   readonly notes?: string | undefined
+  /** A background run's announce step reply, when the driver ran one (see `ANNOUNCE_PROMPT`). */
+  readonly announcement?: string | undefined
 }
 
 /** What a background run returns at once. */

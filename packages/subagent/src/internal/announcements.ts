@@ -1,5 +1,6 @@
 import type { SessionHandle } from "@dsh/session"
 import { Clock, Effect, Queue } from "effect"
+import { isAnnounceSkip } from "../AnnounceStep.ts"
 import { decodeTasks, logWarnings, type SubagentResult, type TaskRecord } from "../Records.ts"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
@@ -7,18 +8,28 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 /** How an announcement names its run; also how a restart recognises one already delivered. */
 export const runTag = (runId: string) => `(run ${runId})`
 
-/** The message a parent receives when a background child ends. */
-export const announcementText = (r: SubagentResult): string =>
-  [
+/** A child's session key, as openclaw's `agent:<agentId>:subagent:<uuid>`: its session and handle. */
+export const childSessionKey = (sessionId: string, handle: string) => `${sessionId}:subagent:${handle}`
+
+/**
+ * The message a parent receives when a background child ends: the stable template (Status from
+ * the runtime, Result from the announce step when it ran, else the run's own result; Notes),
+ * then the stats line and where to read more (session key and id, transcript).
+ */
+export const announcementText = (r: SubagentResult): string => {
+  const said = r.announcement !== undefined && r.announcement.trim() !== "" ? r.announcement.trim() : r.output.trim()
+  return [
     `[subagent announcement] A background subagent finished ${runTag(r.runId)}.`,
     `Handle: ${r.handle} (${r.agent})`,
     `Status: ${r.status}`,
-    `Result:\n${r.output.trim() === "" ? "(no text)" : r.output}`,
+    `Result:\n${said === "" ? "(not available)" : said}`,
     ...(r.notes === undefined ? [] : [`Notes: ${r.notes}`]),
     `Runtime: ${seconds(r.durationMs)} · Tokens: ${r.usage.totalTokens} (in ${r.usage.inputTokens} / out ${r.usage.outputTokens})` +
     (r.cost === undefined ? "" : ` · Cost: $${r.cost.toFixed(4)}`),
+    ...(r.sessionId === undefined ? [] : [`Session: ${childSessionKey(r.sessionId, r.handle)} (session id ${r.sessionId})`]),
     ...(r.transcript === undefined ? [] : [`Transcript: ${r.transcript}`])
   ].join("\n")
+}
 
 /** The message for a run whose process went away before it ended. */
 const lostText = (r: TaskRecord): string =>
@@ -117,6 +128,16 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
       finished: (record: TaskRecord) =>
         Effect.gen(function*() {
           const done = consumed.delete(record.runId) ? { ...record, delivered: true } : record
+          // The child's announce step said ANNOUNCE_SKIP: recorded and listed, never sent; a
+          // parent waiting for it is still woken (`take` passes over delivered records).
+          if (!done.delivered && isAnnounceSkip(record.result?.announcement)) {
+            const skipped = { ...done, delivered: true }
+            yield* persistOrWarn(skipped)
+            runningOf(record.parent).delete(record.runId)
+            yield* onDelivered
+            yield* Queue.offer(yield* queueOf(record.parent), skipped)
+            return
+          }
           const written = yield* persist(done).pipe(Effect.result)
           runningOf(record.parent).delete(record.runId)
           if (done.delivered) return yield* onDelivered

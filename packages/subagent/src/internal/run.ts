@@ -209,7 +209,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           durationMs,
           model: chosen.spec,
           ...(cost === undefined ? {} : { cost }),
-          ...(store === undefined ? {} : { transcript: store.transcript.location })
+          ...(store === undefined ? {} : { transcript: store.transcript.location }),
+          ...(tree.session === undefined ? {} : { sessionId: tree.session.id })
         }
         // The outcome is recorded (tasks/) before anyone can see the run ended.
         if (spec.announce !== undefined) yield* spec.announce(result)
