@@ -1,7 +1,7 @@
 import type { AgentCatalog, AgentDefinitionError, HostError } from "@dsh/agent"
 import type { PriceLookup } from "@dsh/core"
 import type { ModelConfig } from "@dsh/llm"
-import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
+import type { AnnouncementListener, SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import type { AnyTool } from "@dsh/tools"
 import type { Effect } from "effect"
 import type { PermissionsSource } from "./SessionPermissions.ts"
@@ -64,4 +64,11 @@ export interface HarnessOptions<E = never, R = never> {
    * handles and the child cap are then kept in the session's state. Default false.
    */
   readonly sharedAdmission?: boolean | undefined
+  /**
+   * Every background child's announcement, by the handle of the agent that requested it
+   * (`main` or a child), as it is queued for that agent: route each requester's announcements
+   * to its own channel (a chat thread, a UI pane). The agent still reads it before its next
+   * model call; `announcement.sessionId` names the session.
+   */
+  readonly onAnnouncement?: AnnouncementListener | undefined
 }

@@ -31,6 +31,22 @@ export const announcementText = (r: SubagentResult): string => {
   ].join("\n")
 }
 
+/** An announcement as a host routes it (see `SubagentTreeOptions.onAnnouncement`). */
+export interface RoutedAnnouncement {
+  /** The session the parent belongs to (absent for a tree without a session). */
+  readonly sessionId?: string | undefined
+  readonly parent: string
+  readonly handle: string
+  readonly runId: string
+  readonly status: TaskRecord["status"]
+  /** The message the parent agent reads. */
+  readonly text: string
+  /** The outcome (absent for a run lost with its process). */
+  readonly result?: SubagentResult | undefined
+}
+
+export type AnnouncementListener = (parentHandle: string, announcement: RoutedAnnouncement) => Effect.Effect<void>
+
 /** The message for a run whose process went away before it ended. */
 const lostText = (r: TaskRecord): string =>
   `[subagent announcement] ${r.handle} ${runTag(r.runId)} ended as ${r.status}: the process running it stopped. It can be continued with send_message.`
@@ -47,8 +63,24 @@ const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStr
  * the tree is loaded). `recover` is false in a process that hosts children for another owner:
  * the owner recovers the session's records, not the host.
  */
-export const makeAnnouncements = (session: SessionHandle | undefined, onDelivered: Effect.Effect<void> = Effect.void, recover = true) =>
+export const makeAnnouncements = (
+  session: SessionHandle | undefined,
+  onDelivered: Effect.Effect<void> = Effect.void,
+  recover = true,
+  onAnnouncement?: AnnouncementListener | undefined
+) =>
   Effect.gen(function*() {
+    // The host's own route for a parent's announcements (its channel); it never blocks delivery.
+    const route = (record: TaskRecord) =>
+      onAnnouncement === undefined ? Effect.void : onAnnouncement(record.parent, {
+        sessionId: session?.id,
+        parent: record.parent,
+        handle: record.handle,
+        runId: record.runId,
+        status: record.status,
+        text: recordText(record),
+        ...(record.result === undefined ? {} : { result: record.result })
+      }).pipe(Effect.catchCause((cause) => Effect.logWarning(`the host's onAnnouncement failed for ${record.handle}`, cause)))
     const queues = new Map<string, Queue.Queue<TaskRecord>>()
     const records = new Map<string, TaskRecord>()
     // Taken by the parent but not yet known to be in its synced transcript.
@@ -107,6 +139,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
         const record: TaskRecord = task.status === "running" ? { ...task, status: "lost", endedAt: yield* isoNow } : task
         if (record !== task) yield* persistOrWarn(record)
         yield* Queue.offer(yield* queueOf(record.parent), record)
+        yield* route(record)
       }
     }
 
@@ -152,6 +185,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
           }
           records.set(queued.runId, queued)
           yield* Queue.offer(yield* queueOf(record.parent), queued)
+          yield* route(queued)
         }),
       /**
        * Takes every queued announcement of `parent`. They count as delivered once `ack`
