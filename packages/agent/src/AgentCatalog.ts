@@ -62,7 +62,8 @@ export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<Agen
       projectRoot: resolved.projectRoot,
       dshHome: options.dshHome,
       userHome: options.userHome,
-      skills: options.skills === undefined ? undefined : yield* options.skills(options.cwd)
+      skills: options.skills === undefined ? undefined : yield* options.skills(options.cwd),
+      pluginInstructions: resolved.pluginInstructions
     })
     const render = (definition: AgentDefinition, cwd: string) =>
       renderAgentPrompt(definition, resolved.basePrompts, cwd === options.cwd ? vars : { ...vars, cwd })

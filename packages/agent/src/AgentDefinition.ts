@@ -38,6 +38,12 @@ export interface AgentDefinition {
    * [{ type: "command", command }] }] }`): they apply to this agent's own calls; the harness decodes them.
    */
   readonly hooks?: Readonly<Record<string, unknown>> | undefined
+  /**
+   * What this agent gives its own children (frontmatter `subagentDefaults`; openclaw's per-agent
+   * `subagents.model` and `tools.subagents.tools`): their default model, and a tool allow/deny
+   * list applied to its direct children only (not to their children, unlike `disallowedTools`).
+   */
+  readonly subagentDefaults?: SubagentDefaults | undefined
   /** Whether this definition may replace a built-in of the same name. */
   readonly override: boolean
   /** Undefined means `all`. */
@@ -45,4 +51,14 @@ export interface AgentDefinition {
   readonly scope: AgentScope
   /** A file path, or `builtin:<name>` / `runtime:<session>`. */
   readonly source: string
+}
+
+/** An agent's settings for the children it starts (see `AgentDefinition.subagentDefaults`). */
+export interface SubagentDefaults {
+  /** Below a call's `model` and the child type's own, above the harness's `[subagents] model`. */
+  readonly model?: string | undefined
+  /** Allow-only when set: a child of this agent has no tool outside it. */
+  readonly tools?: ReadonlyArray<string> | undefined
+  /** A child of this agent has none of these (deny wins). */
+  readonly disallowedTools?: ReadonlyArray<string> | undefined
 }

@@ -45,6 +45,7 @@ export const agentFiles = (ctx: CliContext, config: DshConfig): FileAgentsOption
   dshHome: ctx.home,
   userHome: ctx.env.HOME ?? homedir(),
   extraAgentDirs: config.extraAgentDirs,
+  pluginAgentDirs: config.pluginAgentDirs.map((d) => (d.startsWith("~/") ? join(ctx.env.HOME ?? homedir(), d.slice(2)) : d)),
   builtinAgentsDir: bundledAgentsDir(),
   env: ctx.env,
   skills: (cwd) => Effect.map(discoverSkills(cwd, skillRoots(ctx)), renderSkillList)

@@ -7,9 +7,9 @@ Usage:
   dsh run [-p] "prompt" [--agent NAME | --agent-file PATH] [--model SPEC]
           [--session ID | --continue] [--output-format text|json|stream-json] [--cwd DIR]
           [--permission-mode default|acceptEdits|plan|bypass] [--allow RULE]… [--deny RULE]… [--yolo]
-          [--store DIR|postgres://…]
+          [--store DIR|postgres://…] [--plugin-dir DIR]…   (plugins: a new session's, kept when continued)
           [--cluster]   (children on the cluster's runners; needs a postgres:// store)
-  dsh agents list [--json] [--cwd DIR] [--trust-project]
+  dsh agents list [--json] [--cwd DIR] [--trust-project] [--plugin-dir DIR]…
   dsh agents trust|untrust [--cwd DIR]
   dsh sessions list [--json]
   dsh sessions report [ID] --html FILE   (no ID: the latest session of this directory)

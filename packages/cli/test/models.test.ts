@@ -101,11 +101,11 @@ describe("models: aliases, the children's default, fallback, thinking and cost",
       const wire = readFileSync(join(home, "sessions", id, "agents", thinker, "wire.jsonl"), "utf8")
       expect(wire).toMatch(/"type":"turn-start".*"thinking":"high"/)
 
-      // A background child's announcement carries its cost.
+      // A background child's announcement carries its cost: two calls, its run and its announce step.
       const follow = await runDsh(["run", "--allow", "subagent", "--session", id, "--output-format", "json", "and one in the background"], { env })
       expect(JSON.parse(follow.stdout)).toMatchObject({ status: "completed", result: "heard it" })
       const announcement = server.requests.flatMap((q) => body(q).messages).map((m) => text(m.content)).find((t) => t.includes("[subagent announcement]"))!
-      expect(announcement).toContain("Cost: $0.0012")
+      expect(announcement).toContain(`Cost: $${(2 * CHILD_CALL).toFixed(4)}`)
     } finally {
       await server.close()
     }

@@ -31,6 +31,8 @@ export interface AgentContextOptions {
   readonly pricing?: HarnessOptions["pricing"]
   /** The model children run on unless their call or agent type names one (see `HarnessOptions.subagentModel`). */
   readonly subagentModel?: HarnessOptions["subagentModel"]
+  /** Each announcement by requester (see `HarnessOptions.onAnnouncement`). */
+  readonly onAnnouncement?: HarnessOptions["onAnnouncement"]
   /** Where handles and the child cap live (see `SubagentTreeOptions.admission`). */
   readonly admission?: "memory" | "session" | undefined
 }
@@ -69,6 +71,7 @@ export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<Ag
       resolveModel: options.resolveModel,
       childModel: options.subagentModel,
       onChildEvent: options.onChildEvent,
+      onAnnouncement: options.onAnnouncement,
       admission: options.admission
     })
     const context = yield* agentContext(plan, { handle: "main", depth: 0, cwd, model: options.model, definition: catalog.main }, tree)

@@ -167,6 +167,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
           lane,
           resolveModel,
           onChildEvent,
+          onAnnouncement: options.onAnnouncement,
           admission: options.sharedAdmission === true ? "session" : "memory"
         })
         // Messages other processes send to this session's children come through here.

@@ -20,6 +20,8 @@ export * from "./HooksConfig.ts"
 export interface HarnessConfig {
   readonly model?: string | undefined
   readonly extraAgentDirs: ReadonlyArray<string>
+  /** `plugin_agent_dirs`: agent directories of enabled plugins (the plugin scope). */
+  readonly pluginAgentDirs: ReadonlyArray<string>
   /** `[limits]`; `timeout_seconds = 0` means no timeout. */
   readonly limits: {
     readonly maxConcurrent?: number | undefined
@@ -161,6 +163,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
   const config: HarnessConfig = {
     model,
     extraAgentDirs: strings(raw.extra_agent_dirs, "extra_agent_dirs"),
+    pluginAgentDirs: strings(raw.plugin_agent_dirs, "plugin_agent_dirs"),
     limits: {
       maxConcurrent: number("limits", "max_concurrent"),
       timeoutSeconds: number("limits", "timeout_seconds"),

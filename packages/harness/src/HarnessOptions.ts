@@ -1,7 +1,7 @@
 import type { AgentCatalog, AgentDefinitionError, HostError } from "@dsh/agent"
 import type { PriceLookup } from "@dsh/core"
 import type { ModelConfig } from "@dsh/llm"
-import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
+import type { AnnouncementListener, SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import type { AnyTool, HookRegistration } from "@dsh/tools"
 import type { Effect } from "effect"
 import type { AgentModelProfile } from "./ModelsConfig.ts"
@@ -79,4 +79,11 @@ export interface HarnessOptions<E = never, R = never> {
   readonly hooks?: ReadonlyArray<HookRegistration> | ((request: CatalogRequest) => Effect.Effect<ReadonlyArray<HookRegistration>, HostError>) | undefined
   /** Turns an agent definition's `hooks` frontmatter into registrations for that agent's runs; without it they are ignored. */
   readonly agentHooks?: ((agent: string, hooks: Readonly<Record<string, unknown>>) => ReadonlyArray<HookRegistration>) | undefined
+  /**
+   * Every background child's announcement, by the handle of the agent that requested it
+   * (`main` or a child), as it is queued for that agent: route each requester's announcements
+   * to its own channel (a chat thread, a UI pane). The agent still reads it before its next
+   * model call; `announcement.sessionId` names the session.
+   */
+  readonly onAnnouncement?: AnnouncementListener | undefined
 }

@@ -1,7 +1,7 @@
 import { runPrompt, type TurnResult } from "@dsh/agent"
-import { emptyUsage, type Message } from "@dsh/core"
+import { addUsage, emptyUsage, type Message } from "@dsh/core"
 import type { LanguageModelShape } from "@dsh/llm"
-import { type ChildMeta, type ChildOutcome, type ReportedResult, reportedOutput, type StartContext } from "@dsh/subagent"
+import { ANNOUNCE_PROMPT, type ChildMeta, type ChildOutcome, type ReportedResult, reportedOutput, type StartContext } from "@dsh/subagent"
 import { bindDisallowedTools, InheritedDisallowedTools, makeToolbox, type ToolPolicy } from "@dsh/tools"
 import { Clock, Effect, Ref } from "effect"
 import { makeMemoryTranscript } from "./MemoryTranscript.ts"
@@ -43,6 +43,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       cwd: parent.cwd,
       model,
       type,
+      requester: parent.definition,
       report: (r) => Ref.set(reported, r),
       resultSchema: request.resultSchema
     }, context.tree)
@@ -101,13 +102,33 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
         Ref.set(ended, "failed").pipe(Effect.as<TurnResult>({ status: "failed", result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }))),
       Effect.ensuring(cleanup)
     )
+    // The announce step: a completed background run is asked, in its own session, for its announcement.
+    const announced = context.request.background === true && result.status === "completed"
+      ? yield* runPrompt({
+        agent: handle,
+        cwd: parent.cwd,
+        model,
+        systemPrompt: run.systemPrompt ?? child.systemPrompt,
+        toolbox: Effect.succeed(makeToolbox({ tools: [] })),
+        transcript,
+        prompt: ANNOUNCE_PROMPT,
+        maxSteps: 1,
+        onEvent: context.onEvent
+      }).pipe(
+        bindDisallowedTools(policy.disallowedTools),
+        Effect.ensuring(transcript.sync.pipe(Effect.ignore)),
+        Effect.orElseSucceed(() => undefined)
+      )
+      : undefined
     const report = yield* Ref.get(reported)
     // The parent hears what the child's model could not be sent, next to any error.
     const notes = [...(result.error === undefined ? [] : [result.error]), ...(result.warnings ?? [])]
     return {
       status: result.status,
       output: report === undefined ? result.result : reportedOutput(report),
-      usage: result.usage,
-      ...(notes.length === 0 ? {} : { notes: notes.join("; ") })
+      usage: announced === undefined ? result.usage : addUsage(result.usage, announced.usage),
+      ...(notes.length === 0 ? {} : { notes: notes.join("; ") }),
+      // A reply only when the step completed: a tool call or a failure leaves the run's result as it is.
+      ...(announced?.status === "completed" && announced.result.trim() !== "" ? { announcement: announced.result.trim() } : {})
     } satisfies ChildOutcome
   })

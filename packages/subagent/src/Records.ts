@@ -100,7 +100,11 @@ export const SubagentResult = Schema.Struct({
   model: Schema.optional(Schema.String),
   durationMs: Schema.Number,
   /** Where the child's transcript lives (a path for the file store). */
-  transcript: Schema.optional(Schema.String)
+  transcript: Schema.optional(Schema.String),
+  /** The session the child's records live in (its session key is `<sessionId>:subagent:<handle>`). */
+  sessionId: Schema.optional(Schema.String),
+  /** A background run's announce step reply (see `ANNOUNCE_PROMPT`); `ANNOUNCE_SKIP` sends none. */
+  announcement: Schema.optional(Schema.String)
 })
 export type SubagentResult = typeof SubagentResult.Type
 

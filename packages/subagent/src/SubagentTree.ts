@@ -4,7 +4,7 @@ import { type LanguageModelShape, LlmError, makeLanguageModel } from "@dsh/llm"
 import type { SessionError, SessionHandle } from "@dsh/session"
 import { Effect, Fiber, Option, Scope, Stream } from "effect"
 import { type Activations, makeActivations } from "./internal/activations.ts"
-import { type Announcements, makeAnnouncements } from "./internal/announcements.ts"
+import { type AnnouncementListener, type Announcements, makeAnnouncements } from "./internal/announcements.ts"
 import { type Archiver, makeArchiver } from "./internal/archiver.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
 import { type DynamicTypes, makeDynamicTypes } from "./internal/dynamicTypes.ts"
@@ -97,6 +97,12 @@ export interface SubagentTreeOptions {
   readonly childModel?: string | undefined
   readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
   /**
+   * Each announcement as it is queued for its parent (and again queued after a restart), by
+   * parent handle: a host routes every requester's announcements to that requester's own
+   * channel. The parent agent still reads it; a failing listener is logged, never fatal.
+   */
+  readonly onAnnouncement?: AnnouncementListener | undefined
+  /**
    * Whether this process owns the session (default true): it recovers what a dead owner left
    * (live children marked lost, undelivered announcements queued again) and hears other
    * processes' requests. A process hosting children for the owner (a cluster runner) passes false.
@@ -144,7 +150,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
     const descriptors = yield* makeDescriptorBook(options.session, scope, owner)
     // The archiver hears about delivered outcomes (a `cleanup: "delete"` child is archived then).
     let onDelivered: Effect.Effect<void> = Effect.void
-    const announcements = yield* makeAnnouncements(options.session, Effect.suspend(() => onDelivered), owner)
+    const announcements = yield* makeAnnouncements(options.session, Effect.suspend(() => onDelivered), owner, options.onAnnouncement)
     const dynamicTypes = yield* makeDynamicTypes(options.session)
     const activations = makeActivations()
     const archiver = yield* makeArchiver({

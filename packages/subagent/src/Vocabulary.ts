@@ -96,6 +96,8 @@ export interface ChildOutcome {
   readonly cost?: number | undefined
   /** Why it failed, stderr tails, protocol faults: what a parent needs to decide what next. */
   readonly notes?: string | undefined
+  /** A background run's announce step reply, when the driver ran one (see `ANNOUNCE_PROMPT`). */
+  readonly announcement?: string | undefined
 }
 
 /** What a background run returns at once. */
@@ -173,6 +175,8 @@ export interface ChildSpec {
   readonly cwd: string
   readonly model: LanguageModelShape
   readonly type: AgentType
+  /** The agent that started the child: its `subagentDefaults` narrow the child's tools. */
+  readonly requester?: AgentDefinition | undefined
   /** Present for continuable children: hands a result to the parent (the `report` tool). */
   readonly report?: ((result: ReportedResult) => Effect.Effect<void, string>) | undefined
   /** The JSON Schema the parent asked the report to satisfy, if any. */

@@ -4,6 +4,7 @@
  * the persisted records (Schemas), background announcements, cross-process stop, and the
  * archive and prune of settled children and old sessions.
  */
+export * from "./AnnounceStep.ts"
 export * from "./Archiving.ts"
 export * from "./ChildRefs.ts"
 export * from "./Lane.ts"
@@ -19,3 +20,4 @@ export * from "./SubagentTree.ts"
 export * from "./Vocabulary.ts"
 export * from "./Worktrees.ts"
 export { DynamicAgentSpec } from "./internal/dynamicTypes.ts"
+export type { AnnouncementListener, RoutedAnnouncement } from "./internal/announcements.ts"

@@ -2,6 +2,7 @@ import { callerOf, type ParentInfo, type SubagentDescriptor, type SubagentResult
 import { defineTool, ToolError } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
+import { makeHistoryTool } from "./HistoryTool.ts"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
@@ -138,11 +139,11 @@ const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   })
 
 /** The names of the tools `makeControlTools` makes. */
-export const CONTROL_TOOL_NAMES: ReadonlyArray<string> = ["send_message", "list_agents", "agents_list", "wait"]
+export const CONTROL_TOOL_NAMES: ReadonlyArray<string> = ["send_message", "list_agents", "agents_list", "wait", "sessions_history"]
 
-/** `send_message`, `list_agents`, `agents_list` and `wait` for `caller`, over the `Subagents` of its context. */
+/** `send_message`, `list_agents`, `agents_list`, `wait` and `sessions_history` for `caller`, over the `Subagents` of its context. */
 export const makeControlTools = (caller: ParentInfo) =>
   Effect.gen(function*() {
     const subagents = yield* Subagents
-    return [makeSendMessageTool(subagents, caller), makeListAgentsTool(subagents, caller), makeAgentsListTool(subagents, caller), makeWaitTool(subagents, caller)]
+    return [makeSendMessageTool(subagents, caller), makeListAgentsTool(subagents, caller), makeAgentsListTool(subagents, caller), makeWaitTool(subagents, caller), makeHistoryTool(subagents, caller)]
   })

@@ -8,7 +8,7 @@ import type { ToolKind } from "@dsh/tools"
  */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
   "Read", "Glob", "Grep",
-  "subagent", "swarm", "send_message", "list_agents", "agents_list", "wait", "report"
+  "subagent", "swarm", "send_message", "list_agents", "agents_list", "wait", "sessions_history", "report"
 ])
 
 // Providers that run another harness whose tools dsh does not see (a vendor's ACP agent, an

@@ -1,5 +1,5 @@
 import * as Path from "node:path"
-import type { AgentDefinition, AgentMode, AgentScope } from "../AgentDefinition.ts"
+import type { AgentDefinition, AgentMode, AgentScope, SubagentDefaults } from "../AgentDefinition.ts"
 import { MAX_AGENT_FILE_BYTES, MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "./AgentName.ts"
 import { decodeUtf8, normalizeText, parseFrontmatter, splitFrontmatter } from "./internal/Frontmatter.ts"
 import { readNameList, toolsDeniedByPermission } from "./ToolNames.ts"
@@ -91,6 +91,7 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
 
   const model = readModel(fm.model, warnings)
   const isolation = readIsolation(fm.isolation, warnings)
+  const subagentDefaults = readSubagentDefaults(fm.subagentDefaults, warnings)
   const mode = typeof fm.mode === "string" && MODES.includes(fm.mode) ? fm.mode as AgentMode : undefined
 
   if (split.body.length > MAX_SYSTEM_PROMPT_CHARS) {
@@ -109,6 +110,7 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
     model,
     ...(isolation === undefined ? {} : { isolation }),
     ...(typeof fm.hooks === "object" && fm.hooks !== null && !Array.isArray(fm.hooks) ? { hooks: fm.hooks as Record<string, unknown> } : {}),
+    ...(subagentDefaults === undefined ? {} : { subagentDefaults }),
     override,
     mode,
     scope: options.scope ?? "explicit",
@@ -157,6 +159,34 @@ const readIsolation = (value: unknown, warnings: Array<string>): "worktree" | un
   if (typeof value === "string" && value.trim().toLowerCase() === "worktree") return "worktree"
   warnings.push(`isolation: ${JSON.stringify(value)} is not "worktree"; ignored, the child runs in its parent's directory`)
   return undefined
+}
+
+/**
+ * `subagentDefaults: {model, tools, disallowedTools}`: a mapping; its lists are written like
+ * `tools`. Not `subagents` (that is the list of types this agent may delegate to).
+ */
+const readSubagentDefaults = (value: unknown, warnings: Array<string>): SubagentDefaults | undefined => {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== "object" || Array.isArray(value)) {
+    warnings.push("subagentDefaults: must be a mapping of model, tools, disallowedTools; ignored")
+    return undefined
+  }
+  const raw = value as Record<string, unknown>
+  for (const key of Object.keys(raw)) {
+    if (!["model", "tools", "disallowedTools"].includes(key)) warnings.push(`subagentDefaults: unknown field "${key}" ignored`)
+  }
+  const model = readModel(raw.model, [])
+  if (raw.model !== undefined && model === undefined) warnings.push(`subagentDefaults.model: ${JSON.stringify(raw.model)} is not one model name; ignored`)
+  const tools = readNameList("subagentDefaults.tools", raw.tools, { mapTools: true, star: "all" })
+  const disallowed = readNameList("subagentDefaults.disallowedTools", raw.disallowedTools, { mapTools: true, star: "ignored" })
+  warnings.push(...tools.warnings, ...disallowed.warnings)
+  const deny = [...new Set([...(disallowed.names ?? []), ...tools.denied])]
+  const result: SubagentDefaults = {
+    ...(model === undefined ? {} : { model }),
+    ...(tools.names === undefined ? {} : { tools: tools.names }),
+    ...(deny.length === 0 ? {} : { disallowedTools: deny })
+  }
+  return Object.keys(result).length === 0 ? undefined : result
 }
 
 /** OpenCode `permission: {edit: deny, bash: deny}` → the dsh tools those denials remove. */

@@ -9,6 +9,7 @@ import { findProjectRoot, loadAgentFile, scanAgentDir } from "./Discovery.ts"
 import { expandKimiSubagents, isKimiSpecPath, loadKimiAgentSpec } from "./KimiAgentSpec.ts"
 import * as Fs from "./internal/Fs.ts"
 import { decodeUtf8, normalizeText } from "./internal/Frontmatter.ts"
+import { loadPlugins, type PluginInstruction } from "./Plugins.ts"
 import type { BasePrompts } from "./Template.ts"
 import { makeFileTrustStore, type TrustStore } from "./TrustStore.ts"
 
@@ -33,6 +34,8 @@ export interface ResolveAgentsOptions {
   readonly extraAgentDirs?: ReadonlyArray<string> | undefined
   /** Agent directories of enabled plugins (relative paths under `cwd`). */
   readonly pluginAgentDirs?: ReadonlyArray<string> | undefined
+  /** Enabled plugins' directories (see `loadPlugins`): their agents at the plugin scope, their instructions as `${plugin_sections}`. */
+  readonly plugins?: ReadonlyArray<string> | undefined
   /** `--trust-project`: trust the project for this resolution (persisting it is the caller's choice). */
   readonly trustProject?: boolean | undefined
   /** Defaults to the file store in `dshHome`. */
@@ -71,6 +74,8 @@ export interface ResolvedAgents {
   readonly projectTrusted: boolean
   /** What `${base_prompt}` stands for (see `renderAgentPrompt`). */
   readonly basePrompts: BasePrompts
+  /** The enabled plugins' instructions, for `${plugin_sections}`. */
+  readonly pluginInstructions?: ReadonlyArray<PluginInstruction> | undefined
 }
 
 /** `$DSH_HOME` from the environment, defaulting to `<userHome>/.dsh`. */
@@ -101,7 +106,9 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     const projectDirs = [Path.join(projectRoot, ".dsh", "agents"), Path.join(projectRoot, ".agents", "agents")]
       .filter((d) => !userDirs.includes(d))
     const extraDirs = (options.extraAgentDirs ?? []).map((d) => expandDir(d, options.userHome, projectRoot))
-    const pluginDirs = (options.pluginAgentDirs ?? []).map((d) => Path.resolve(cwd, d))
+    const plugins = yield* loadPlugins(options.plugins ?? [], cwd)
+    warnings.push(...plugins.warnings)
+    const pluginDirs = [...(options.pluginAgentDirs ?? []).map((d) => Path.resolve(cwd, d)), ...plugins.agentDirs]
 
     // A directory named in two scopes (an extra dir that is also a project dir) is read once,
     // in the higher scope.
@@ -177,7 +184,8 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
       warnings,
       projectRoot,
       projectTrusted,
-      basePrompts: { builtin: builtinMain.systemPrompt, systemMd }
+      basePrompts: { builtin: builtinMain.systemPrompt, systemMd },
+      pluginInstructions: plugins.instructions
     }
   })
 

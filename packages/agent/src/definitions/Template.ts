@@ -9,7 +9,7 @@ import type { AgentDefinition } from "../AgentDefinition.ts"
 /** The variables dsh knows, with what they hold (the seed's table plus its pre-composed blocks). */
 export const TEMPLATE_VARIABLES = {
   skills: "merged Agent Skills content; empty when the Skill tool is unavailable",
-  agents_md: "the workspace instruction files (AGENTS.md) content",
+  agents_md: "the workspace instruction files (AGENTS.md, TOOLS.md) content",
   cwd: "the current working directory",
   cwd_listing: "a bounded two-level listing of the working directory",
   os: "the operating system type",

@@ -74,10 +74,14 @@ export const listDirectory = (dir: string): Effect.Effect<string> =>
       : text.slice(0, TEMPLATE_LIMITS.listingChars).replace(/\n[^\n]*$/, "") + "\n... (listing truncated)"
   })
 
+/** The instruction files of each place, in order (openclaw's sub-agent context: AGENTS.md + TOOLS.md). */
+export const INSTRUCTION_FILES: ReadonlyArray<string> = ["AGENTS.md", "TOOLS.md"]
+
 /**
- * The instruction files that apply to `cwd`, general first: `$DSH_HOME/AGENTS.md`,
- * `~/.agents/AGENTS.md`, then `AGENTS.md` and `.dsh/AGENTS.md` in each directory from the project
- * root down to `cwd` (deeper files come later and take precedence). Bounded in total.
+ * The instruction files that apply to `cwd`, general first: `$DSH_HOME/AGENTS.md` and
+ * `TOOLS.md`, `~/.agents/AGENTS.md` and `TOOLS.md`, then `AGENTS.md`, `TOOLS.md`,
+ * `.dsh/AGENTS.md` and `.dsh/TOOLS.md` in each directory from the project root down to `cwd`
+ * (deeper files come later and take precedence). Bounded in total.
  */
 export const collectAgentsMd = (options: {
   readonly cwd: string
@@ -87,14 +91,16 @@ export const collectAgentsMd = (options: {
 }): Effect.Effect<string> =>
   Effect.gen(function*() {
     const candidates: Array<string> = []
-    if (options.dshHome !== undefined) candidates.push(Path.join(options.dshHome, "AGENTS.md"))
-    if (options.userHome !== undefined) candidates.push(Path.join(options.userHome, ".agents", "AGENTS.md"))
+    // Each place holds AGENTS.md and then TOOLS.md (notes on the local tools), read alike.
+    const both = (dir: string) => INSTRUCTION_FILES.map((name) => Path.join(dir, name))
+    if (options.dshHome !== undefined) candidates.push(...both(options.dshHome))
+    if (options.userHome !== undefined) candidates.push(...both(Path.join(options.userHome, ".agents")))
     const cwd = Path.resolve(options.cwd)
     const root = Path.resolve(options.projectRoot)
     const rel = Path.relative(root, cwd)
     const steps = rel === "" || rel.startsWith("..") || Path.isAbsolute(rel) ? [] : rel.split(Path.sep)
     const dirs = [root, ...steps.map((_, i) => Path.join(root, ...steps.slice(0, i + 1)))]
-    for (const dir of dirs) candidates.push(Path.join(dir, "AGENTS.md"), Path.join(dir, ".dsh", "AGENTS.md"))
+    for (const dir of dirs) candidates.push(...both(dir), ...both(Path.join(dir, ".dsh")))
     const parts: Array<string> = []
     let budget: number = TEMPLATE_LIMITS.agentsMdChars
     for (const path of [...new Set(candidates)]) {

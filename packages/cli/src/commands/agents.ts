@@ -18,7 +18,8 @@ const FLAGS = {
   json: { type: "boolean" },
   cwd: { type: "string" },
   "agent-file": { type: "string", multiple: true },
-  "trust-project": { type: "boolean" }
+  "trust-project": { type: "boolean" },
+  "plugin-dir": { type: "string", multiple: true }
 } as const
 
 /**
@@ -48,7 +49,8 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), {
       cwd,
       agentFile: agentFile === undefined ? undefined : resolve(ctx.cwd, agentFile),
-      trustProject: values["trust-project"]
+      trustProject: values["trust-project"],
+      plugins: (values["plugin-dir"] ?? []).map((d) => resolve(ctx.cwd, d))
     }))
     const entries = acpAgentEntries(config.raw)
     const acpAgents = entries.map((e) =>

@@ -28,6 +28,7 @@ const FLAGS = {
   cwd: { type: "string" },
   "max-steps": { type: "string" },
   "trust-project": { type: "boolean" },
+  "plugin-dir": { type: "string", multiple: true },
   ...PERMISSION_FLAGS
 } as const
 
@@ -51,6 +52,8 @@ export interface RunInput {
   readonly continue?: boolean | undefined
   readonly maxSteps?: number | undefined
   readonly trustProject?: boolean | undefined
+  /** `--plugin-dir` (repeatable): plugins enabled for the new session (absolute paths). */
+  readonly plugins?: ReadonlyArray<string> | undefined
   /** `-p`: print the result; no questions are asked (an `ask` is a denial). */
   readonly print?: boolean | undefined
   /** `--permission-mode`, `--allow`, `--deny`, `--yolo`. */
@@ -71,6 +74,11 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if ((values.agent !== undefined || agentFile !== undefined) &&
       (values.session !== undefined || values.continue === true)) {
       return yield* new UsageError({ message: "--agent/--agent-file choose a new session's agent; they cannot be used with --session or --continue" })
+    }
+    const plugins = (values["plugin-dir"] ?? []).map((d) => resolve(ctx.cwd, d))
+    // Plugins are bound with the agent when the session is created, and come back with it.
+    if (plugins.length > 0 && (values.session !== undefined || values.continue === true)) {
+      return yield* new UsageError({ message: "--plugin-dir enables plugins for a new session; a continued session keeps those it was created with" })
     }
     let maxSteps: number | undefined
     if (values["max-steps"] !== undefined) {
@@ -94,6 +102,7 @@ export const parseRunArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
       continue: values.continue,
       maxSteps,
       trustProject: values["trust-project"],
+      plugins: plugins.length === 0 ? undefined : plugins,
       print: values.print,
       permissions
     } satisfies RunInput
@@ -108,7 +117,7 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const host = yield* AgentHost
     const trouble = yield* StoreTrouble
     const existing = yield* openRequestedSession({ session: input.session, continue: input.continue, cwd: input.cwd, model: input.model, notice: (line) => writeLine(ctx.stderr, `dsh: warning: ${line}`) })
-    const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}) }
+    const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}), ...(input.plugins === undefined ? {} : { plugins: input.plugins }) }
     const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
     // Beside the session on disk; under $DSH_HOME/logs/sessions/ when the session is in a database.
     const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"))

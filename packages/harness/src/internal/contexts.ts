@@ -93,7 +93,12 @@ export const childContextFactory = (plan: ContextPlan): ChildContextFactory => (
         const all = child.report === undefined ? tools : [...tools, makeReportTool({ report: child.report, resultSchema: child.resultSchema })]
         // The same pattern warnings as a main agent's, now that the child's tool set is known.
         const warnings = agentPolicyWarnings(child.type.definition, all.map((t) => t.name), typeNames)
-        return { tools: all, systemPrompt: plan.catalog.render(child.type.definition, child.cwd), ...(warnings.length === 0 ? {} : { warnings }) }
+        // What the requester allows its own children: this child's tools only (its children get
+        // theirs from it); `report` stays, it is how a continuable child hands its result back.
+        const defaults = child.requester?.subagentDefaults
+        const allowed = defaults === undefined ? undefined : compilePolicy({ tools: defaults.tools, disallowedTools: defaults.disallowedTools })
+        const given = allowed === undefined ? all : all.filter((t) => t.name === "report" || allowed(t.name))
+        return { tools: given, systemPrompt: plan.catalog.render(child.type.definition, child.cwd), ...(warnings.length === 0 ? {} : { warnings }) }
       })
     ),
     Effect.orDie

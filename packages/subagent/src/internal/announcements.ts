@@ -1,5 +1,6 @@
 import type { SessionHandle } from "@dsh/session"
 import { Clock, Effect, Queue } from "effect"
+import { isAnnounceSkip } from "../AnnounceStep.ts"
 import { decodeTasks, logWarnings, type SubagentResult, type TaskRecord } from "../Records.ts"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
@@ -7,18 +8,44 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 /** How an announcement names its run; also how a restart recognises one already delivered. */
 export const runTag = (runId: string) => `(run ${runId})`
 
-/** The message a parent receives when a background child ends. */
-export const announcementText = (r: SubagentResult): string =>
-  [
+/** A child's session key, as openclaw's `agent:<agentId>:subagent:<uuid>`: its session and handle. */
+export const childSessionKey = (sessionId: string, handle: string) => `${sessionId}:subagent:${handle}`
+
+/**
+ * The message a parent receives when a background child ends: the stable template (Status from
+ * the runtime, Result from the announce step when it ran, else the run's own result; Notes),
+ * then the stats line and where to read more (session key and id, transcript).
+ */
+export const announcementText = (r: SubagentResult): string => {
+  const said = r.announcement !== undefined && r.announcement.trim() !== "" ? r.announcement.trim() : r.output.trim()
+  return [
     `[subagent announcement] A background subagent finished ${runTag(r.runId)}.`,
     `Handle: ${r.handle} (${r.agent})`,
     `Status: ${r.status}`,
-    `Result:\n${r.output.trim() === "" ? "(no text)" : r.output}`,
+    `Result:\n${said === "" ? "(not available)" : said}`,
     ...(r.notes === undefined ? [] : [`Notes: ${r.notes}`]),
     `Runtime: ${seconds(r.durationMs)} · Tokens: ${r.usage.totalTokens} (in ${r.usage.inputTokens} / out ${r.usage.outputTokens})` +
     (r.cost === undefined ? "" : ` · Cost: $${r.cost.toFixed(4)}`),
+    ...(r.sessionId === undefined ? [] : [`Session: ${childSessionKey(r.sessionId, r.handle)} (session id ${r.sessionId})`]),
     ...(r.transcript === undefined ? [] : [`Transcript: ${r.transcript}`])
   ].join("\n")
+}
+
+/** An announcement as a host routes it (see `SubagentTreeOptions.onAnnouncement`). */
+export interface RoutedAnnouncement {
+  /** The session the parent belongs to (absent for a tree without a session). */
+  readonly sessionId?: string | undefined
+  readonly parent: string
+  readonly handle: string
+  readonly runId: string
+  readonly status: TaskRecord["status"]
+  /** The message the parent agent reads. */
+  readonly text: string
+  /** The outcome (absent for a run lost with its process). */
+  readonly result?: SubagentResult | undefined
+}
+
+export type AnnouncementListener = (parentHandle: string, announcement: RoutedAnnouncement) => Effect.Effect<void>
 
 /** The message for a run whose process went away before it ended. */
 const lostText = (r: TaskRecord): string =>
@@ -36,8 +63,24 @@ const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStr
  * the tree is loaded). `recover` is false in a process that hosts children for another owner:
  * the owner recovers the session's records, not the host.
  */
-export const makeAnnouncements = (session: SessionHandle | undefined, onDelivered: Effect.Effect<void> = Effect.void, recover = true) =>
+export const makeAnnouncements = (
+  session: SessionHandle | undefined,
+  onDelivered: Effect.Effect<void> = Effect.void,
+  recover = true,
+  onAnnouncement?: AnnouncementListener | undefined
+) =>
   Effect.gen(function*() {
+    // The host's own route for a parent's announcements (its channel); it never blocks delivery.
+    const route = (record: TaskRecord) =>
+      onAnnouncement === undefined ? Effect.void : onAnnouncement(record.parent, {
+        sessionId: session?.id,
+        parent: record.parent,
+        handle: record.handle,
+        runId: record.runId,
+        status: record.status,
+        text: recordText(record),
+        ...(record.result === undefined ? {} : { result: record.result })
+      }).pipe(Effect.catchCause((cause) => Effect.logWarning(`the host's onAnnouncement failed for ${record.handle}`, cause)))
     const queues = new Map<string, Queue.Queue<TaskRecord>>()
     const records = new Map<string, TaskRecord>()
     // Taken by the parent but not yet known to be in its synced transcript.
@@ -96,6 +139,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
         const record: TaskRecord = task.status === "running" ? { ...task, status: "lost", endedAt: yield* isoNow } : task
         if (record !== task) yield* persistOrWarn(record)
         yield* Queue.offer(yield* queueOf(record.parent), record)
+        yield* route(record)
       }
     }
 
@@ -117,6 +161,16 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
       finished: (record: TaskRecord) =>
         Effect.gen(function*() {
           const done = consumed.delete(record.runId) ? { ...record, delivered: true } : record
+          // The child's announce step said ANNOUNCE_SKIP: recorded and listed, never sent; a
+          // parent waiting for it is still woken (`take` passes over delivered records).
+          if (!done.delivered && isAnnounceSkip(record.result?.announcement)) {
+            const skipped = { ...done, delivered: true }
+            yield* persistOrWarn(skipped)
+            runningOf(record.parent).delete(record.runId)
+            yield* onDelivered
+            yield* Queue.offer(yield* queueOf(record.parent), skipped)
+            return
+          }
           const written = yield* persist(done).pipe(Effect.result)
           runningOf(record.parent).delete(record.runId)
           if (done.delivered) return yield* onDelivered
@@ -131,6 +185,7 @@ export const makeAnnouncements = (session: SessionHandle | undefined, onDelivere
           }
           records.set(queued.runId, queued)
           yield* Queue.offer(yield* queueOf(record.parent), queued)
+          yield* route(queued)
         }),
       /**
        * Takes every queued announcement of `parent`. They count as delivered once `ack`

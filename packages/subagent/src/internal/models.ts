@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { ChildModel } from "../Vocabulary.ts"
 
 /** Where a candidate model spec came from, in precedence order. */
-export type ModelSource = "previous run" | "call" | "agent type" | "subagents default"
+export type ModelSource = "previous run" | "call" | "agent type" | "requester's subagentDefaults" | "subagents default"
 
 export interface ModelCandidate {
   readonly source: ModelSource
@@ -16,8 +16,8 @@ export const modelLabel = (model: LanguageModelShape): string => `${model.provid
 
 /**
  * The model a child runs with: the first candidate that resolves, in order (a previous run's
- * model on continue, the call's override, the agent type's `model`, the tree's default for
- * children), else the parent's. `inherit` stops at the parent's. A candidate that does not
+ * model on continue, the call's override, the agent type's `model`, the requesting agent's
+ * `subagentDefaults.model`, the tree's default for children), else the parent's. `inherit` stops at the parent's. A candidate that does not
  * resolve is skipped with a note saying why and what is used instead.
  */
 export const chooseChildModel = (

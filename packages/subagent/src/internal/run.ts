@@ -177,6 +177,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       ...(spec.message !== undefined && previous.model !== undefined ? [{ source: "previous run" as const, spec: previous.model }] : []),
       ...(request.model !== undefined ? [{ source: "call" as const, spec: request.model }] : []),
       ...(type.definition.model !== undefined ? [{ source: "agent type" as const, spec: type.definition.model }] : []),
+      // The requester's default for its own children (openclaw's per-agent `subagents.model`).
+      ...(parent.definition.subagentDefaults?.model !== undefined ? [{ source: "requester's subagentDefaults" as const, spec: parent.definition.subagentDefaults.model }] : []),
       ...(tree.childModel !== undefined ? [{ source: "subagents default" as const, spec: tree.childModel }] : [])
     ]
     // A continued child keeps its reasoning effort too, unless the message asks for another.
@@ -238,7 +240,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           durationMs,
           model: chosen.spec,
           ...(cost === undefined ? {} : { cost }),
-          ...(store === undefined ? {} : { transcript: store.transcript.location })
+          ...(store === undefined ? {} : { transcript: store.transcript.location }),
+          ...(tree.session === undefined ? {} : { sessionId: tree.session.id })
         }
         // The outcome is recorded (tasks/) before anyone can see the run ended.
         if (spec.announce !== undefined) yield* spec.announce(result)
