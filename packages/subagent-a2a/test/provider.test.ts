@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { cancelled, makeEnv, serveSdkAgent } from "./support.ts"
+import { makeEnv, serveSdkAgent } from "./support.ts"
 
 // A dsh child speaking to an agent served by @a2a-js/sdk's own server classes over real HTTP.
 const flow = (streaming: boolean) =>
@@ -46,6 +46,6 @@ describe("subagent-a2a against the SDK's own server", () => {
       const env = yield* makeEnv([{ name: "echo", url: server.url }])
       const r = yield* env.subagents.spawn({ prompt: "hang forever", description: "hang", agent: "a2a:echo", timeoutSeconds: 1 }, env.parent)
       assert.strictEqual(r.status, "timeout", r.notes)
-      assert.strictEqual(cancelled.length, 1)
+      assert.strictEqual(server.cancelled.length, 1)
     }).pipe(Effect.scoped), 30_000)
 })

@@ -1,5 +1,6 @@
-import { type AgentCard, Role, type Task, TaskState } from "@a2a-js/sdk"
+import type { AgentCard } from "@a2a-js/sdk"
 import { type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server"
+import { makeEchoExecutor } from "../src/testing.ts"
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { FileSessionStore } from "@dsh/session"
 import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentsShape } from "@dsh/subagent"
@@ -15,74 +16,10 @@ import { type A2aAgentConfig, type A2aBackend, makeA2aBackend, type A2aProviderO
 
 export const tempDir = (prefix = "dsh-a2a-test-"): string => mkdtempSync(join(tmpdir(), prefix))
 
-const text = (value: string) => ({ content: { $case: "text" as const, value }, metadata: undefined, filename: "", mediaType: "text/plain" })
-
-/**
- * A tiny echo agent on the SDK's own executor contract: `echo X` answers X as an artifact
- * (streamed in two chunks); `ask` ends input-required; `fail` fails; `hang` never ends (until cancelled).
- */
-const hanging = new Map<string, () => void>()
-/** The tasks cancel-task was received for. */
-export const cancelled: Array<string> = []
-
-export const echoExecutor: AgentExecutor = {
-  execute: async (ctx, bus) => {
-    const prompt = ctx.userMessage.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
-    const base = { id: ctx.taskId, contextId: ctx.contextId, artifacts: [], history: [ctx.userMessage], metadata: undefined }
-    const status = (state: TaskState, say?: string) => ({
-      taskId: ctx.taskId,
-      contextId: ctx.contextId,
-      status: {
-        state,
-        message: say === undefined ? undefined : { messageId: `${ctx.taskId}-${state}`, contextId: ctx.contextId, taskId: ctx.taskId, role: Role.ROLE_AGENT, parts: [text(say)], metadata: undefined, extensions: [], referenceTaskIds: [] },
-        timestamp: new Date().toISOString()
-      },
-      metadata: state === TaskState.TASK_STATE_COMPLETED ? { usage: { inputTokens: 3, outputTokens: 5 } } : undefined
-    })
-    // A stream starts with the task (a new one, or the one that waited for input).
-    bus.publish({ kind: "task", data: ctx.task ?? ({ ...base, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: undefined } } satisfies Task) })
-    bus.publish({ kind: "statusUpdate", data: status(TaskState.TASK_STATE_WORKING, `working on: ${prompt}`) })
-    if (prompt.startsWith("hang")) {
-      // Working until cancelled: a stream that never ends by itself.
-      return new Promise<void>((ok) => hanging.set(ctx.taskId, ok))
-    }
-    if (prompt.startsWith("fail")) {
-      bus.publish({ kind: "statusUpdate", data: status(TaskState.TASK_STATE_FAILED, "it broke") })
-      return bus.finished()
-    }
-    if (prompt.startsWith("ask")) {
-      bus.publish({ kind: "statusUpdate", data: status(TaskState.TASK_STATE_INPUT_REQUIRED, "which colour?") })
-      return bus.finished()
-    }
-    const answer = prompt.replace(/^echo /, "")
-    const half = Math.ceil(answer.length / 2)
-    const chunk = (value: string, append: boolean) => ({
-      taskId: ctx.taskId,
-      contextId: ctx.contextId,
-      artifact: { artifactId: "answer", name: "answer", description: "", parts: [text(value)], metadata: undefined, extensions: [] },
-      append,
-      lastChunk: append,
-      metadata: undefined
-    })
-    bus.publish({ kind: "artifactUpdate", data: chunk(answer.slice(0, half), false) })
-    bus.publish({ kind: "artifactUpdate", data: chunk(answer.slice(half), true) })
-    bus.publish({ kind: "statusUpdate", data: status(TaskState.TASK_STATE_COMPLETED) })
-    bus.finished()
-  },
-  cancelTask: async (taskId, bus) => {
-    cancelled.push(taskId)
-    hanging.get(taskId)?.()
-    bus.publish({
-      kind: "statusUpdate",
-      data: { taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: undefined }, metadata: undefined }
-    })
-    bus.finished()
-  }
-}
-
 /** Serves an executor with the SDK's own server classes on 127.0.0.1 (port 0); closed with the scope. */
-export const serveSdkAgent = (options: { readonly streaming: boolean; readonly executor?: AgentExecutor }): Effect.Effect<{ readonly url: string }, never, Scope.Scope> =>
-  Effect.acquireRelease(
+export const serveSdkAgent = (options: { readonly streaming: boolean; readonly executor?: AgentExecutor }): Effect.Effect<{ readonly url: string; readonly cancelled: ReadonlyArray<string> }, never, Scope.Scope> => {
+  const echo = makeEchoExecutor()
+  return Effect.acquireRelease(
     Effect.promise(async () => {
       const app = express()
       const server: Server = await new Promise((ok) => {
@@ -103,7 +40,7 @@ export const serveSdkAgent = (options: { readonly streaming: boolean; readonly e
         skills: [{ id: "echo", name: "echo", description: "says it back", tags: [], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
         signatures: []
       }
-      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), options.executor ?? echoExecutor)
+      const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), options.executor ?? echo.executor)
       app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }))
       app.use("/a2a", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }))
       return { url, server }
@@ -112,7 +49,8 @@ export const serveSdkAgent = (options: { readonly streaming: boolean; readonly e
       server.closeAllConnections()
       server.close(() => ok())
     }))
-  ).pipe(Effect.map(({ url }) => ({ url })))
+  ).pipe(Effect.map(({ url }) => ({ url, cancelled: echo.cancelled })))
+}
 
 export const namedModel = (provider: string, model: string): ParentInfo["model"] => ({
   provider,
