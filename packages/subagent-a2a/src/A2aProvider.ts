@@ -1,9 +1,10 @@
-import type { ChildOutcome, SubagentBackend, SubagentProvider } from "@dsh/subagent"
+import { addUsage } from "@dsh/core"
+import type { ChildOutcome, StartContext, SubagentBackend, SubagentProvider } from "@dsh/subagent"
 import { Effect, Option } from "effect"
 import { A2A_PROVIDER, type A2aAgentConfig, a2aTypeName, checkA2aAgent } from "./A2aAgentConfig.ts"
 import { type ResolvedA2aAgent, resolveA2aAgent } from "./A2aCard.ts"
 import { A2A_CONTINUATION_VERSION, A2aContinuation } from "./A2aContinuation.ts"
-import { runA2a } from "./internal/A2aRun.ts"
+import { runA2a, type RunOptions } from "./internal/A2aRun.ts"
 
 export interface A2aProviderOptions {
   /** The remote agents, by type name `a2a:<name>` (`[a2a.agents.<name>]`, or `a2aAgents([...])`). */
@@ -61,13 +62,13 @@ export const makeA2aBackend = (options: A2aProviderOptions): Effect.Effect<A2aBa
         const resolved = resolvedFor(context.type.name)
         return resolved === undefined
           ? Effect.succeed({ status: "failed", output: "", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, notes: `no A2A agent is available for "${context.type.name}"` })
-          : withTimeout(resolved, runA2a(resolved, context, context.request.prompt, undefined, runOptions))
+          : withTimeout(resolved, runTurns(resolved, context, context.request.prompt, undefined, runOptions))
       },
       continue: (context) => {
         const resolved = resolvedFor(context.type.name)
         return resolved === undefined
           ? Effect.succeed({ status: "failed", output: "", usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, notes: `no A2A agent is available for "${context.type.name}"` })
-          : withTimeout(resolved, runA2a(resolved, context, context.message, context.continuation as A2aContinuation, runOptions))
+          : withTimeout(resolved, runTurns(resolved, context, context.message, context.continuation as A2aContinuation, runOptions))
       },
       // It runs on the remote agent's own model: the service chooses none for it.
       keepsParentModel: true,
@@ -82,6 +83,28 @@ export const makeA2aBackend = (options: A2aProviderOptions): Effect.Effect<A2aBa
         "resolved" in r ? { name: r.agent.name, url: r.agent.url, status: "ok" as const } : { name: r.agent.name, url: r.agent.url, status: "invalid" as const, reason: r.reason }
       )
     }
+  })
+
+/**
+ * One run: the message, then each message sent to the child while it ran, as further messages
+ * in the same context (the remote agent hears them in order), while the turns complete.
+ */
+const runTurns = (resolved: ResolvedA2aAgent, context: StartContext, text: string, saved: A2aContinuation | undefined, options: RunOptions) =>
+  Effect.gen(function*() {
+    let turn = 0
+    let { outcome, continuation } = yield* runA2a(resolved, context, text, saved, options, turn)
+    let usage = outcome.usage
+    while (outcome.status === "completed" && continuation !== undefined) {
+      const queued = yield* context.takeMessages
+      if (queued.length === 0) break
+      for (const message of queued) {
+        turn += 1
+        ;({ outcome, continuation } = yield* runA2a(resolved, context, message, continuation, options, turn))
+        usage = addUsage(usage, outcome.usage)
+        if (outcome.status !== "completed" || continuation === undefined) break
+      }
+    }
+    return { ...outcome, usage } satisfies ChildOutcome
   })
 
 /** An agent's own `timeout_seconds` bounds its run (the tree's limit applies as well). */

@@ -74,6 +74,53 @@ export const makeEchoExecutor = (): { readonly executor: AgentExecutor; readonly
   return { executor, cancelled }
 }
 
+/**
+ * An executor that answers `@dsh/subagent/testing`'s conformance prompts as the scripted
+ * conformance model does (echo, hang, fail, crash, recall of the context's earlier messages,
+ * slow, partial), for running `subagentProviderSuite` against `a2a:<name>` children.
+ */
+export const makeConformanceExecutor = (): AgentExecutor => {
+  const hanging = new Map<string, () => void>()
+  const said = new Map<string, Array<string>>()
+  const usage = { usage: { inputTokens: 10, outputTokens: 3 } }
+  return {
+    execute: async (ctx, bus) => {
+      const prompt = ctx.userMessage.parts.map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
+      const users = [...(said.get(ctx.contextId) ?? []), prompt]
+      said.set(ctx.contextId, users)
+      const message = (say: string) => ({ messageId: `${ctx.taskId}-${users.length}-${say.length}`, contextId: ctx.contextId, taskId: ctx.taskId, role: Role.ROLE_AGENT, parts: [text(say)], metadata: undefined, extensions: [], referenceTaskIds: [] })
+      const status = (state: TaskState, say?: string, metadata?: Record<string, unknown>) =>
+        bus.publish({ kind: "statusUpdate", data: { taskId: ctx.taskId, contextId: ctx.contextId, status: { state, message: say === undefined ? undefined : message(say), timestamp: undefined }, metadata } })
+      const answer = (say: string) => {
+        bus.publish({ kind: "artifactUpdate", data: { taskId: ctx.taskId, contextId: ctx.contextId, artifact: { artifactId: "answer", name: "answer", description: "", parts: [text(say)], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined } })
+        status(TaskState.TASK_STATE_COMPLETED, undefined, usage)
+      }
+      bus.publish({ kind: "task", data: ctx.task ?? { id: ctx.taskId, contextId: ctx.contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: undefined }, artifacts: [], history: [ctx.userMessage], metadata: undefined } })
+      const wait = () => new Promise<void>((ok) => hanging.set(ctx.taskId, ok))
+      const echo = /^CONFORMANCE echo (\S+)/.exec(prompt)
+      if (echo !== null) answer(`echo ${echo[1]}`)
+      else if (prompt.startsWith("CONFORMANCE hang")) return wait()
+      else if (prompt.startsWith("CONFORMANCE partial")) {
+        status(TaskState.TASK_STATE_WORKING, "partial progress", usage)
+        return wait()
+      } else if (prompt.startsWith("CONFORMANCE fail")) status(TaskState.TASK_STATE_FAILED, "scripted failure")
+      else if (prompt.startsWith("CONFORMANCE crash")) status(TaskState.TASK_STATE_FAILED, "scripted crash: the answer could not be read")
+      else if (prompt.startsWith("CONFORMANCE recall")) answer(`recall: ${users.join(" | ")}`)
+      else if (prompt.startsWith("CONFORMANCE slow")) {
+        await new Promise((ok) => setTimeout(ok, 1500))
+        answer("slow done")
+      } else answer(`unknown: ${prompt}`)
+      bus.finished()
+    },
+    cancelTask: async (taskId, bus) => {
+      hanging.get(taskId)?.()
+      hanging.delete(taskId)
+      bus.publish({ kind: "statusUpdate", data: { taskId, contextId: "", status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: undefined }, metadata: undefined } })
+      bus.finished()
+    }
+  }
+}
+
 /** The card of the echo agent served at `url`. */
 export const echoCard = (url: string, streaming: boolean): AgentCard => ({
   name: "Echo",
@@ -91,8 +138,12 @@ export const echoCard = (url: string, streaming: boolean): AgentCard => ({
 })
 
 /** Serves the echo agent on 127.0.0.1 at a free port; `close` when done. */
-export const serveEchoAgent = async (options: { readonly streaming?: boolean | undefined; readonly token?: string | undefined } = {}): Promise<A2aEndpoint & { readonly cancelled: ReadonlyArray<string> }> => {
-  const { executor, cancelled } = makeEchoExecutor()
+export const serveEchoAgent = async (
+  options: { readonly streaming?: boolean | undefined; readonly token?: string | undefined; readonly executor?: AgentExecutor | undefined } = {}
+): Promise<A2aEndpoint & { readonly cancelled: ReadonlyArray<string> }> => {
+  const echo = makeEchoExecutor()
+  const executor = options.executor ?? echo.executor
+  const cancelled = echo.cancelled
   const endpoint = await listenA2a({
     host: "127.0.0.1",
     port: 0,

@@ -48,8 +48,9 @@ export const runA2a = (
   context: StartContext,
   text: string,
   saved: A2aContinuation | undefined,
-  options: RunOptions
-): Effect.Effect<ChildOutcome> =>
+  options: RunOptions,
+  turn = 0
+): Effect.Effect<{ readonly outcome: ChildOutcome; readonly continuation: A2aContinuation | undefined }> =>
   Effect.gen(function*() {
     const label = `a2a:${resolved.agent.name}`
     const transcript = context.store?.transcript
@@ -63,7 +64,7 @@ export const runA2a = (
     const view = new TaskView()
     if (saved !== undefined) view.contextId = saved.contextId
     const startedAt = yield* Clock.currentTimeMillis
-    yield* emit({ type: "turn-start", turn: 0, prompt: text })
+    yield* emit({ type: "turn-start", turn, prompt: text })
     yield* emit({ type: "message", message: { role: "user", content: text } })
 
     const fetchImpl = boundedFetch(headersOf(resolved.agent, options.environment), 24 * 3600 * 1000, options.fetch)
@@ -129,7 +130,7 @@ export const runA2a = (
         if (outcome.usage.totalTokens > 0) yield* emit({ type: "usage", model: label, usage: outcome.usage })
         yield* emit({
           type: "turn-end",
-          turn: 0,
+          turn,
           status: outcome.status,
           result: outcome.output,
           usage: outcome.usage,
@@ -160,12 +161,14 @@ export const runA2a = (
       const o = view.outcome()
       outcome = yield* soFar(o.status, o.notes === undefined ? undefined : `${label}: ${o.notes}`)
     }
+    let continuation: A2aContinuation | undefined
     if (view.contextId !== undefined && view.contextId !== "") {
-      yield* context.saveContinuation({ contextId: view.contextId, ...(view.waiting() && view.taskId !== undefined ? { taskId: view.taskId } : {}) } satisfies A2aContinuation)
+      continuation = { contextId: view.contextId, ...(view.waiting() && view.taskId !== undefined ? { taskId: view.taskId } : {}) }
+      yield* context.saveContinuation(continuation)
     }
     yield* finish(outcome)
-    return outcome
+    return { outcome, continuation }
   }).pipe(
     // Only the client's own construction can fail here: the run's faults became outcomes above.
-    Effect.catch((e) => Effect.succeed<ChildOutcome>({ status: "failed", output: "", usage: emptyUsage, notes: e.message }))
+    Effect.catch((e) => Effect.succeed({ outcome: { status: "failed", output: "", usage: emptyUsage, notes: e.message } satisfies ChildOutcome, continuation: saved }))
   )
