@@ -50,9 +50,9 @@ const userMessage = (text: string, contextId = ""): Message => ({
 })
 
 /** Starts `dsh a2a --listen 127.0.0.1:0`; resolves with the URL it prints. */
-const serveDsh = (home: string, env: Record<string, string> = {}) =>
+const serveDsh = (home: string, env: Record<string, string> = {}, model = "scripted") =>
   new Promise<{ url: string; process: ChildProcess }>((ok, fail) => {
-    const child = spawn(DSH, ["a2a", "--listen", "127.0.0.1:0", "--model", "scripted"], {
+    const child = spawn(DSH, ["a2a", "--listen", "127.0.0.1:0", "--model", model], {
       cwd: tempDir("dsh-a2a-cwd-"),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", DSH_HOME: home, DSH_RESIDENT: "0", ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -125,6 +125,8 @@ describe("dsh with A2A agents", { timeout: 90_000 }, () => {
     const client = await new ClientFactory().createFromUrl(url)
     const card = await client.getAgentCard()
     expect(card.supportedInterfaces[0]?.url).toBe(url)
+    // The agent types it can delegate to are its skills.
+    expect(card.skills.map((s) => s.name)).toEqual(expect.arrayContaining(["coder", "explore", "plan"]))
     const first = await client.sendMessage({ tenant: "", message: userMessage("hello"), configuration: undefined, metadata: undefined })
     expect("id" in first && first.status?.state).toBe(3) // TASK_STATE_COMPLETED
     if (!("id" in first)) return
@@ -151,5 +153,17 @@ describe("dsh with A2A agents", { timeout: 90_000 }, () => {
     const client = await authed.createFromUrl(url)
     const r = await client.sendMessage({ tenant: "", message: userMessage("hello"), configuration: undefined, metadata: undefined })
     expect("id" in r).toBe(true)
+  })
+
+  it("dsh a2a asks no one: a delegation that would ask is a denial naming the rule", async () => {
+    const home = makeHome()
+    const { url } = await serveDsh(home, {}, `scripted:${parentScript()}`)
+    const client = await new ClientFactory().createFromUrl(url)
+    const r = await client.sendMessage({ tenant: "", message: userMessage("delegate coder fix the bug"), configuration: undefined, metadata: undefined })
+    expect("id" in r).toBe(true)
+    if (!("id" in r)) return
+    const text = r.artifacts.flatMap((a) => a.parts).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
+    expect(text).toContain("Parent got: Error: permission denied: subagent(coder) needs approval (mode: default) and an A2A client cannot be asked.")
+    expect(text).toContain("--allow 'subagent(coder)'")
   })
 })

@@ -1,4 +1,5 @@
-import { AgentHost } from "@dsh/agent"
+import { AgentHost, isDelegable, resolveAgents } from "@dsh/agent"
+import { agentSearch } from "@dsh/harness"
 import { VERSION } from "@dsh/core"
 import { serveA2a } from "@dsh/subagent-a2a/serve"
 import { Asker, nobodyAsker } from "@dsh/tools"
@@ -9,6 +10,7 @@ import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { loadConfig } from "../Config.ts"
 import { checkDirectory } from "../Directories.ts"
+import { agentFiles } from "../DshHarness.ts"
 import { writeLine } from "../Output.ts"
 import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 
@@ -72,7 +74,13 @@ export const parseA2aArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
 export const executeA2a = (input: A2aInput, ctx: CliContext) =>
   Effect.gen(function*() {
     yield* checkDirectory(input.cwd)
-    const tokenEnv = serveTokenEnv((yield* loadConfig(ctx.home)).raw)
+    const config = yield* loadConfig(ctx.home)
+    const tokenEnv = serveTokenEnv(config.raw)
+    // The card's skills: the agent types of the files the main agent can delegate to.
+    const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), { cwd: input.cwd })).pipe(
+      Effect.mapError((e) => new UsageError({ message: e.message }))
+    )
+    const skills = resolved.agents.filter(isDelegable).map((a) => ({ name: a.name, description: a.description.split("\n")[0] ?? "" }))
     let token: string | undefined
     if (tokenEnv !== undefined) {
       token = ctx.env[tokenEnv]
@@ -86,7 +94,8 @@ export const executeA2a = (input: A2aInput, ctx: CliContext) =>
         token,
         contextsDir: join(ctx.home, "a2a", "contexts"),
         create: { cwd: input.cwd, agent: input.agent, model: input.model },
-        version: VERSION
+        version: VERSION,
+        skills
       }).pipe(Effect.provideService(AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
       yield* writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
       yield* ctx.interrupted
