@@ -54,6 +54,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "NotAllowed main may not delegate to \"deployer\"; allowed: coder",
     "accepted coder-2, then completed"
   ],
+  "subagent-a2a": ["My A2A child says: Ship it on Friday.", "a2a-echo-1 (a2a:echo on a2a): completed, 8 tokens"],
   "subagent-acp": ["My ACP child says: That is 5 words.", "acp-counter-1 (acp:counter on acp): completed, 10 tokens"],
   "subagent-cluster": ["explore-1 cluster completed It is dsh.toml."],
   "subagent-dsh-sdk": [

@@ -29,7 +29,7 @@ const fiber = Effect.runFork(program)
 // Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the work: children are stopped and every
 // record says `cancelled`. `run` and `demo` answer the cancel (a JSON summary still prints);
 // other commands are interrupted. A second signal exits at once.
-const graceful = argv[0] === "run" || argv[0] === "demo" || argv[0] === "runner"
+const graceful = argv[0] === "run" || argv[0] === "demo" || argv[0] === "runner" || argv[0] === "a2a"
 let stopping = false
 const stop = () => {
   if (stopping) process.exit(130)

@@ -53,6 +53,10 @@ export const dispatch = (argv: ReadonlyArray<string>, ctx: CliContext) => {
       return Effect.promise(() => import("./commands/mcp.ts")).pipe(
         Effect.flatMap((m) => hostedStored(rest, ctx, (args) => m.parseMcpArgs(args, ctx), (input) => input.permissions, (input) => m.executeMcp(input, ctx)))
       )
+    case "a2a":
+      return Effect.promise(() => import("./commands/a2a.ts")).pipe(
+        Effect.flatMap((m) => hostedStored(rest, ctx, (args) => m.parseA2aArgs(args, ctx), (input) => input.permissions, (input) => m.executeA2a(input, ctx)))
+      )
     case "doctor":
     case "sandbox":
       return Effect.promise(() => import("./commands/doctor.ts")).pipe(Effect.flatMap((m) => m.doctorCommand(command === "sandbox" ? rest.filter((a) => a !== "check") : rest, ctx)))

@@ -1,5 +1,6 @@
 import { type CheckedModels, fileAgents, type FileAgentsOptions, Harness, type HarnessOptions } from "@dsh/harness"
 import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
+import { a2aAgentEntries, makeA2aBackend } from "@dsh/subagent-a2a"
 import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend } from "@dsh/subagent-fork"
@@ -103,6 +104,9 @@ export const dshBackends = <R = never>(
       sandbox,
       keepAlive: config.acpKeepAliveSeconds === undefined ? undefined : Duration.seconds(config.acpKeepAliveSeconds)
     }),
+    // `[a2a.agents.*]`: each card is read once here (bounded); an agent whose card cannot be
+    // used is no type, and its reason is in the backend's `statuses` (`dsh agents list`).
+    makeA2aBackend({ agents: a2aAgentEntries(config.raw).flatMap((e) => (e.status === "ok" ? [e.agent] : [])), environment: ctx.env }),
     ...(cluster === undefined ? [] : [cluster])
   ])
 }

@@ -20,6 +20,8 @@ Usage:
   dsh sdk [--agent NAME] [--model SPEC] [--cwd DIR]   (serves the dsh SDK protocol on stdio; same)
   dsh mcp [--agent NAME | --agent-file PATH] [--model SPEC] [--session ID | --continue] [--cwd DIR]
           (serves subagent, send_message, list_agents, wait, stop over MCP on stdio; permission flags as for run)
+  dsh a2a --listen HOST:PORT [--agent NAME] [--model SPEC] [--cwd DIR]
+          (serves dsh as an A2A agent over HTTP; port 0: a free one, the URL is printed; permission flags as for run)
   dsh doctor                                           (what is available: bwrap, node, DSH_HOME, config)
   dsh resident status|stop [--json]                    (the opt-in warm resident: DSH_RESIDENT=1 or [cli] resident = true)
   dsh runner --store postgres://… [--listen HOST:PORT]   (hosts cluster children until SIGTERM; port 0: a free one)

@@ -45,7 +45,7 @@ describe("dsh agents list accounts for every file", () => {
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.stdout) as ListDoc
-    expect(Object.keys(doc)).toEqual(["agents", "skipped", "shadowed", "warnings", "acpAgents"])
+    expect(Object.keys(doc)).toEqual(["agents", "skipped", "shadowed", "warnings", "acpAgents", "a2aAgents"])
     // Each scanned file in exactly one list.
     const files = [...walk(agents), ...walk(join(home, "agents"))]
     expect(accounted(doc, files)).toEqual(files.map((f) => [f, 1]))

@@ -94,7 +94,7 @@ describe("dsh agents list", () => {
       warnings: Array<string>
       acpAgents: Array<unknown>
     }
-    expect(Object.keys(doc)).toEqual(["agents", "skipped", "shadowed", "warnings", "acpAgents"])
+    expect(Object.keys(doc)).toEqual(["agents", "skipped", "shadowed", "warnings", "acpAgents", "a2aAgents"])
     expect(doc.acpAgents).toEqual([])
     const reviewer = doc.agents.find((a) => a.name === "reviewer")!
     expect(reviewer).toMatchObject({ scope: "project", tools: ["Read", "Grep"], override: false })

@@ -1,6 +1,7 @@
 import { findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent"
 import { agentListing, agentSearch } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
+import { a2aAgentEntries, type A2aAgentStatus } from "@dsh/subagent-a2a"
 import { acpAgentEntries } from "@dsh/subagent-acp"
 import { BUILTIN_TOOL_NAMES } from "@dsh/tools-builtin"
 import { Effect } from "effect"
@@ -58,12 +59,18 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     )
     // Each profile checked as `dsh run` would apply it: against its tools, types and models.
     const usable = entries.flatMap((e) => (e.status === "ok" ? [e.agent] : []))
-    const backendTypes = (yield* dshBackends(ctx, config, usable)).flatMap((b) => ("types" in b ? b.types.map((t) => t.name) : []))
+    const backends = yield* dshBackends(ctx, config, usable)
+    const backendTypes = backends.flatMap((b) => ("types" in b ? b.types.map((t) => t.name) : []))
+    // `[a2a.agents.*]` in file order: config faults, then what reading each card said.
+    const cards = new Map(backends.flatMap((b) => ("statuses" in b ? (b.statuses as ReadonlyArray<A2aAgentStatus>) : [])).map((s) => [s.name, s]))
+    const a2aAgents = a2aAgentEntries(config.raw).map((e): A2aAgentStatus =>
+      e.status === "invalid" ? { name: e.name, url: e.url, status: "invalid", reason: `[a2a.agents.${e.name}] ${e.reason}` } : cards.get(e.name) ?? { name: e.name, url: e.url, status: "ok" }
+    )
     const listing = yield* Effect.gen(function*() {
       const registry = yield* ModelRegistry
       return yield* agentListing(resolved, { tools: BUILTIN_TOOL_NAMES, backendTypes, canonicalModel: registry.canonical })
     }).pipe(Effect.provide(modelRegistryLayer(config, ctx)))
-    const doc = { ...listing, acpAgents }
+    const doc = { ...listing, acpAgents, a2aAgents }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {
       yield* writeLine(ctx.stdout, `${a.name.padEnd(20)} ${a.scope.padEnd(8)} ${a.description.split("\n")[0]?.slice(0, 80) ?? ""}`)
@@ -77,5 +84,9 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if (acpAgents.length > 0) yield* writeLine(ctx.stdout, "ACP agents (config.toml [acp.agents.*]):")
     for (const a of acpAgents) {
       yield* writeLine(ctx.stdout, `acp:${a.name.padEnd(16)} ${a.status.padEnd(8)} ${a.command}${"reason" in a ? `: ${a.reason}` : ""}`)
+    }
+    if (a2aAgents.length > 0) yield* writeLine(ctx.stdout, "A2A agents (config.toml [a2a.agents.*]):")
+    for (const a of a2aAgents) {
+      yield* writeLine(ctx.stdout, `a2a:${a.name.padEnd(16)} ${a.status.padEnd(8)} ${a.url}${a.reason === undefined ? "" : `: ${a.reason}`}`)
     }
   })

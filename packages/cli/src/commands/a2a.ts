@@ -1,0 +1,105 @@
+import { AgentHost, isDelegable, resolveAgents } from "@dsh/agent"
+import { agentSearch } from "@dsh/harness"
+import { VERSION } from "@dsh/core"
+import { serveA2a } from "@dsh/subagent-a2a/serve"
+import { Asker, nobodyAsker } from "@dsh/tools"
+import { Effect } from "effect"
+import { join, resolve } from "node:path"
+import { parseFlags } from "../Args.ts"
+import { UsageError } from "../CliError.ts"
+import type { CliContext } from "../Context.ts"
+import { loadConfig } from "../Config.ts"
+import { checkDirectory } from "../Directories.ts"
+import { agentFiles } from "../DshHarness.ts"
+import { writeLine } from "../Output.ts"
+import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
+
+const FLAGS = {
+  listen: { type: "string" },
+  agent: { type: "string" },
+  model: { type: "string" },
+  cwd: { type: "string" },
+  ...PERMISSION_FLAGS
+} as const
+
+export interface A2aInput {
+  readonly host: string
+  readonly port: number
+  readonly cwd: string
+  readonly agent?: string | undefined
+  readonly model?: string | undefined
+  readonly permissions?: PermissionFlags | undefined
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** `[a2a.serve] token_env`: the variable that holds the bearer token, if any. */
+const serveTokenEnv = (raw: unknown): string | undefined => {
+  const serve = isRecord(raw) && isRecord(raw.a2a) && isRecord(raw.a2a.serve) ? raw.a2a.serve : {}
+  return typeof serve.token_env === "string" && serve.token_env !== "" ? serve.token_env : undefined
+}
+
+const USAGE = "dsh a2a --listen HOST:PORT [--agent NAME] [--model SPEC] [--cwd DIR]"
+
+/** `dsh a2a` flags: `--listen HOST:PORT` is required (`:0` binds a free port). */
+export const parseA2aArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
+  Effect.gen(function*() {
+    const { values, positionals } = yield* parseFlags(args, FLAGS, "a2a")
+    if (positionals.length > 0) return yield* new UsageError({ message: `a2a: unexpected argument "${positionals[0]}" (${USAGE})` })
+    const text = values.listen
+    if (text === undefined) return yield* new UsageError({ message: `a2a: --listen HOST:PORT is required (${USAGE})` })
+    const colon = text.lastIndexOf(":")
+    const host = (colon === -1 ? text : text.slice(0, colon)).replace(/^\[(.*)\]$/, "$1") || "127.0.0.1"
+    const port = colon === -1 ? Number.NaN : Number(text.slice(colon + 1))
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      return yield* new UsageError({ message: `--listen must be HOST:PORT with a port from 0 to 65535 (got "${text}")` })
+    }
+    return {
+      host,
+      port,
+      cwd: resolve(ctx.cwd, values.cwd ?? "."),
+      agent: values.agent,
+      model: values.model,
+      permissions: yield* readPermissionFlags(values)
+    } satisfies A2aInput
+  })
+
+/**
+ * `dsh a2a --listen HOST:PORT`: serves the main agent (with its subagents) as an A2A agent
+ * until SIGTERM or Ctrl-C; prints `dsh a2a listening on <url>` when it is ready. Each A2A
+ * `contextId` is one dsh session, recorded under `$DSH_HOME/a2a/contexts`. `[a2a.serve]
+ * token_env` names the variable holding a bearer token that every request must carry. No one
+ * can be asked: a permission `ask` is a denial naming the rule.
+ */
+export const executeA2a = (input: A2aInput, ctx: CliContext) =>
+  Effect.gen(function*() {
+    yield* checkDirectory(input.cwd)
+    const config = yield* loadConfig(ctx.home)
+    const tokenEnv = serveTokenEnv(config.raw)
+    // The card's skills: the agent types of the files the main agent can delegate to.
+    const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), { cwd: input.cwd })).pipe(
+      Effect.mapError((e) => new UsageError({ message: e.message }))
+    )
+    const skills = resolved.agents.filter(isDelegable).map((a) => ({ name: a.name, description: a.description.split("\n")[0] ?? "" }))
+    let token: string | undefined
+    if (tokenEnv !== undefined) {
+      token = ctx.env[tokenEnv]
+      if (token === undefined || token === "") return yield* new UsageError({ message: `[a2a.serve] token_env = "${tokenEnv}", but ${tokenEnv} is not set` })
+    }
+    const host = yield* AgentHost
+    yield* Effect.scoped(Effect.gen(function*() {
+      const served = yield* serveA2a({
+        host: input.host,
+        port: input.port,
+        token,
+        contextsDir: join(ctx.home, "a2a", "contexts"),
+        create: { cwd: input.cwd, agent: input.agent, model: input.model },
+        version: VERSION,
+        skills
+      }).pipe(Effect.provideService(AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
+      yield* writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
+      yield* ctx.interrupted
+    })).pipe(
+      Effect.provideService(Asker, nobodyAsker({ hint: cliAllowHint, why: "an A2A client cannot be asked" }))
+    )
+  })

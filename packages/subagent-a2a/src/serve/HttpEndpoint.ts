@@ -1,0 +1,119 @@
+import { A2A_VERSION_HEADER, type AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk"
+import { type A2ARequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server"
+import { timingSafeEqual } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+
+/** The largest JSON-RPC request body accepted. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024
+
+const readBody = (req: IncomingMessage): Promise<string> =>
+  new Promise((ok, fail) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    req.on("data", (c: Buffer) => {
+      size += c.byteLength
+      if (size > MAX_BODY_BYTES) {
+        req.destroy()
+        fail(new Error("request body too large"))
+      } else chunks.push(c)
+    })
+    req.on("end", () => ok(Buffer.concat(chunks).toString("utf8")))
+    req.on("error", fail)
+  })
+
+const sendJson = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(JSON.stringify(value))
+}
+
+const sameToken = (given: string, expected: string): boolean => {
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  return a.byteLength === b.byteLength && timingSafeEqual(a, b)
+}
+
+/** A listening A2A endpoint: its bound URL, and how to close it. */
+export interface A2aEndpoint {
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+/**
+ * An A2A endpoint on node:http with the SDK's JSON-RPC transport handler: the card at
+ * `/.well-known/agent-card.json` (built once the port is bound, so it carries the real URL),
+ * JSON-RPC at `/` (answers as JSON, streams as SSE). With `token`, every request but the card's
+ * needs `Authorization: Bearer <token>` (else 401).
+ */
+export const listenA2a = async (options: {
+  readonly host: string
+  readonly port: number
+  readonly token?: string | undefined
+  /** Builds the request handler once the URL is known. */
+  readonly handler: (url: string) => { readonly card: AgentCard; readonly requests: A2ARequestHandler }
+}): Promise<A2aEndpoint> => {
+  let transport: JsonRpcTransportHandler | undefined
+  let card: AgentCard | undefined
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname
+    if (req.method === "GET" && path === "/.well-known/agent-card.json") return sendJson(res, 200, card)
+    if (options.token !== undefined) {
+      const auth = req.headers.authorization ?? ""
+      if (!auth.startsWith("Bearer ") || !sameToken(auth.slice(7), options.token)) {
+        return sendJson(res, 401, { error: "a bearer token is required" }, { "www-authenticate": "Bearer" })
+      }
+    }
+    if (req.method !== "POST" || path !== "/") return sendJson(res, 404, { error: "not found" })
+    let body: unknown
+    try {
+      body = JSON.parse(await readBody(req))
+    } catch {
+      return sendJson(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
+    }
+    const version = req.headers[A2A_VERSION_HEADER.toLowerCase()]
+    const context = new ServerCallContext({ user: new UnauthenticatedUser(), ...(typeof version === "string" ? { requestedVersion: version } : {}) })
+    const id = typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null
+    let answer: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>
+    try {
+      answer = await transport!.handle(body as Record<string, unknown>, context)
+    } catch (e) {
+      return sendJson(res, 200, { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) })
+    }
+    if (typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") return sendJson(res, 200, answer)
+    res.writeHead(200, SSE_HEADERS)
+    // A client that goes away ends our reading of the stream (the task itself goes on, or is cancelled by CancelTask).
+    const stream = answer as AsyncGenerator<unknown>
+    res.on("close", () => void stream.return(undefined))
+    try {
+      for await (const event of stream) res.write(formatSSEEvent(event))
+    } catch (e) {
+      if (!res.writableEnded) res.write(formatSSEErrorEvent({ jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }))
+    } finally {
+      if (!res.writableEnded) res.end()
+    }
+  }
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendJson(res, 500, { error: "internal error" })
+      else res.end()
+    })
+  })
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail)
+    server.listen(options.port, options.host, () => ok())
+  })
+  const address = server.address() as AddressInfo
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address
+  const url = `http://${host}:${address.port}/`
+  const built = options.handler(url)
+  card = built.card
+  transport = new JsonRpcTransportHandler(built.requests)
+  return {
+    url,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections()
+        server.close(() => ok())
+      })
+  }
+}
