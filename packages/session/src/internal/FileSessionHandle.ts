@@ -40,39 +40,41 @@ const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
     })
   )
 
-const writeJson = (path: string, value: unknown): Effect.Effect<void, SessionError> =>
-  io("write", path, () => writeFileAtomic(path, encodeJson(value)))
+const writeJson = (path: string, value: unknown, strict: boolean): Effect.Effect<void, SessionError> =>
+  io("write", path, () => writeFileAtomic(path, encodeJson(value), strict))
 
 /** A child's store, with its transcript's archive operations (for the handle). */
 interface FileChildStore extends ChildStore {
   readonly transcript: FileTranscript
 }
 
-const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope): Effect.Effect<FileChildStore, SessionError> =>
+const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, strict: boolean): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
-    yield* io("create", dir, () => ensureDir(dir))
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath)
+    yield* io("create", dir, () => ensureDir(dir, strict))
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict)
     const metaPath = join(dir, "meta.json")
     return {
       name,
       transcript,
       location: dir,
       readMeta: readJsonIfExists(metaPath),
-      writeMeta: (meta) => writeJson(metaPath, meta)
+      writeMeta: (meta) => writeJson(metaPath, meta, strict)
     } satisfies FileChildStore
   })
 
 /**
  * Builds the handle for a session directory. `scope` is the store's: it closes the files
- * the handle's transcripts keep open.
+ * the handle's transcripts keep open. With `strict`, every metadata write (state, meta, tasks,
+ * new directories) is fsynced on its own; without, only transcript syncs are (see `SyncPolicy`).
  */
 export const makeFileSessionHandle = (
   dir: string,
   id: string,
-  scope: Scope.Scope
+  scope: Scope.Scope,
+  strict = true
 ): Effect.Effect<SessionHandle, SessionError> =>
   Effect.gen(function*() {
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope)
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, undefined, strict)
     const stateLock = yield* Semaphore.make(1)
     const statePath = join(dir, "state.json")
     const agentsDir = join(dir, "agents")
@@ -98,7 +100,7 @@ export const makeFileSessionHandle = (
           Effect.gen(function*() {
             const current = yield* readStateFile(dir, id)
             const next: SessionState = { ...f(current), updatedAt: yield* nowIso }
-            yield* writeJson(statePath, next)
+            yield* writeJson(statePath, next, strict)
             return next
           }),
         (owner) => io("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
@@ -108,7 +110,7 @@ export const makeFileSessionHandle = (
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
         const known = children.get(name)
         if (known !== undefined) return Effect.succeed(known)
-        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope).pipe(Effect.map((made) => {
+        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope, strict).pipe(Effect.map((made) => {
           // Another fiber may have built the same child meanwhile: keep the first one.
           const first = children.get(name) ?? made
           children.set(name, first)
@@ -122,8 +124,8 @@ export const makeFileSessionHandle = (
 
     const writeTask = (runId: string, record: unknown) =>
       checkId("run id", runId).pipe(
-        Effect.andThen(io("create", tasksDir, () => ensureDir(tasksDir))),
-        Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record))
+        Effect.andThen(io("create", tasksDir, () => ensureDir(tasksDir, strict))),
+        Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record, strict))
       )
 
     const readTasks = io("list", tasksDir, () => listDir(tasksDir)).pipe(
