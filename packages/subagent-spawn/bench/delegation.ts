@@ -37,6 +37,7 @@ const measure = (store: "memory" | "file") => Effect.gen(function*() {
     yield* toolbox.execute(call, { cwd, agent: "main" })
     samples.push(firstRequestAt - start)
   }
+  if (process.env.BENCH_DEBUG) for (let k = 0; k < RUNS; k += 100) console.log(k, median(samples.slice(k, k + 100)).toFixed(3))
   const warm = samples.slice(50)
   const med = median(warm)
   const p99 = percentile(warm, 0.99)

@@ -13,7 +13,7 @@ import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
 import { ensureDir, io, isTempFile, listDir, readTextIfExists, treeBytes, writeFileAtomic } from "./fs.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
-import { checkId, encodeJson, notFound, nowIso, parseState } from "./state.ts"
+import { checkId, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
 import { pollState } from "./watch.ts"
 
 /** How often `watchState` looks at `state.json`. */
@@ -93,14 +93,35 @@ export const makeFileSessionHandle = (
       if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
       return outcome.owner
     })
+    // The file's identity after each atomic rename: inode, birth, size and modification time.
+    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
+      Effect.map((s) => `${s.ino}:${s.birthtimeNs}:${s.size}:${s.mtimeNs}`)
+    )
+    // The state as last read or written here, under the file's identity then: while the file is
+    // the same, it is not read and decoded again (a session with hundreds of children has a state
+    // of hundreds of KiB). Kept as a frozen snapshot, so no reader can change the cached copy.
+    let cached: { readonly key: string; readonly state: SessionState } | undefined
+    const readState: Effect.Effect<SessionState, SessionError> = Effect.gen(function*() {
+      const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
+      if (key !== undefined && cached?.key === key) return cached.state
+      const state = snapshot(yield* readStateFile(dir, id))
+      // Stat before the read: a file replaced in between is cached under the older identity, so
+      // the next read sees a different one and reads again.
+      if (key !== undefined) cached = { key, state }
+      return state
+    })
     const updateState = (f: (state: SessionState) => SessionState) =>
       stateLock.withPermit(Effect.acquireUseRelease(
         takeStateLock,
         () =>
           Effect.gen(function*() {
-            const current = yield* readStateFile(dir, id)
-            const next: SessionState = { ...f(current), updatedAt: yield* nowIso }
+            const current = yield* readState
+            const next: SessionState = snapshot({ ...f(current), updatedAt: yield* nowIso })
+            cached = undefined
             yield* writeJson(statePath, next, strict)
+            // Under `state.lock`, so no other writer replaced the file since our rename.
+            const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
+            if (key !== undefined) cached = { key, state: next }
             return next
           }),
         (owner) => io("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
@@ -193,18 +214,13 @@ export const makeFileSessionHandle = (
         return options?.dryRun === true ? work : underLease(work)
       })))
 
-    // The file's identity after each atomic rename: inode, size and modification time.
-    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
-      Effect.map((s) => `${s.ino}:${s.size}:${s.mtimeNs}`)
-    )
-
     return {
       id,
       location: dir,
       transcript,
-      readState: readStateFile(dir, id),
+      readState,
       updateState,
-      watchState: pollState(probe, readStateFile(dir, id), WATCH_INTERVAL),
+      watchState: pollState(probe, readState, WATCH_INTERVAL),
       acquire,
       owner: Effect.suspend(() =>
         held !== undefined
