@@ -65,9 +65,10 @@ const viaAiSdk = (prompt: string) => () =>
 // --- dsh side --------------------------------------------------------------------------------
 const agent = (name: string, systemPrompt: string): AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "bench" })
-const dshRuntime = (store: "file" | "memory") => {
+// "strict" is the file store with every metadata write fsynced on its own (as before group commit).
+const dshRuntime = (store: "file" | "strict" | "memory") => {
   const home = mkdtempSync(join(tmpdir(), "dsh-bench-vs-"))
-  const storeLayer = store === "file" ? FileSessionStore.layer({ home }) : MemorySessionStore.layer
+  const storeLayer = store === "memory" ? MemorySessionStore.layer : FileSessionStore.layer({ home, sync: store === "strict" ? "strict" : "group" })
   const host = Harness.layer({
     agents: () => Effect.succeed(staticCatalog({ main: agent("lead", LEAD), delegates: [agent("researcher", RESEARCHER)] })),
     backends: [SpawnProvider],
@@ -136,16 +137,18 @@ const traceOne = (): string => {
 
 // --- measure ----------------------------------------------------------------------------------
 const file = dshRuntime("file")
+const strict = dshRuntime("strict")
 const memory = dshRuntime("memory")
 const one = "What is the answer?"
 const fan = `fan ${FAN}: ask ${FAN} researchers`
 const cases = {
   aiSdk: viaAiSdk(one),
   dshFile: viaDsh(file.runtime, one),
+  dshFileStrict: viaDsh(strict.runtime, one),
   dshMemory: viaDsh(memory.runtime, one)
 }
 for (const f of Object.values(cases)) for (let i = 0; i < 5; i++) await f() // warm-up
-const rounds: Record<keyof typeof cases, Array<number>> = { aiSdk: [], dshFile: [], dshMemory: [] }
+const rounds: Record<keyof typeof cases, Array<number>> = { aiSdk: [], dshFile: [], dshFileStrict: [], dshMemory: [] }
 for (let r = 0; r < ROUNDS; r++) {
   for (const [name, f] of Object.entries(cases) as Array<[keyof typeof cases, () => Promise<unknown>]>) {
     const xs: Array<number> = []
@@ -153,7 +156,7 @@ for (let r = 0; r < ROUNDS; r++) {
     rounds[name].push(median(xs))
   }
 }
-const oneMs = { aiSdk: median(rounds.aiSdk), dshFile: median(rounds.dshFile), dshMemory: median(rounds.dshMemory) }
+const oneMs = { aiSdk: median(rounds.aiSdk), dshFile: median(rounds.dshFile), dshFileStrict: median(rounds.dshFileStrict), dshMemory: median(rounds.dshMemory) }
 
 const fanCases = { aiSdk: viaAiSdk(fan), dshFile: viaDsh(file.runtime, fan), dshMemory: viaDsh(memory.runtime, fan) }
 for (const f of Object.values(fanCases)) await f()
@@ -163,21 +166,24 @@ for (let r = 0; r < FAN_ROUNDS; r++) {
 }
 const fanMs = { aiSdk: median(fanRounds.aiSdk), dshFile: median(fanRounds.dshFile), dshMemory: median(fanRounds.dshMemory) }
 await file.runtime.dispose()
+await strict.runtime.dispose()
 await memory.runtime.dispose()
 rmSync(file.home, { recursive: true, force: true })
+rmSync(strict.home, { recursive: true, force: true })
 rmSync(memory.home, { recursive: true, force: true })
 await server.close()
 
 const traced = traceOne()
 const ratio = (a: number, b: number) => (a / b).toFixed(2)
 const load = loadavg().map((x) => x.toFixed(2)).join(" ")
-console.log(`one delegation (lead -> child -> lead, new session), median of ${ROUNDS} rounds x ${PER_ROUND}: AI SDK ${oneMs.aiSdk.toFixed(2)} ms; dsh file store ${oneMs.dshFile.toFixed(2)} ms (${ratio(oneMs.dshFile, oneMs.aiSdk)}x, target <= 1.5x); dsh memory store ${oneMs.dshMemory.toFixed(2)} ms (${ratio(oneMs.dshMemory, oneMs.aiSdk)}x, target <= 1.0x)`)
+console.log(`one delegation (lead -> child -> lead, new session), median of ${ROUNDS} rounds x ${PER_ROUND}: AI SDK ${oneMs.aiSdk.toFixed(2)} ms; dsh file store ${oneMs.dshFile.toFixed(2)} ms (${ratio(oneMs.dshFile, oneMs.aiSdk)}x, target <= 1.5x); dsh file store with sync: "strict" ${oneMs.dshFileStrict.toFixed(2)} ms (${ratio(oneMs.dshFileStrict, oneMs.aiSdk)}x); dsh memory store ${oneMs.dshMemory.toFixed(2)} ms (${ratio(oneMs.dshMemory, oneMs.aiSdk)}x, target <= 1.0x)`)
 console.log(`${FAN} parallel children in one turn, median of ${FAN_ROUNDS}: AI SDK ${fanMs.aiSdk.toFixed(1)} ms; dsh file store ${fanMs.dshFile.toFixed(1)} ms (${ratio(fanMs.dshFile, fanMs.aiSdk)}x, target <= 1.0x); dsh memory store ${fanMs.dshMemory.toFixed(1)} ms (${ratio(fanMs.dshMemory, fanMs.aiSdk)}x)`)
 console.log(`one file-store delegation under strace: ${traced} (target fsyncs <= 2); load average ${load}`)
 console.log(JSON.stringify({
   bench: "delegation-vs-ai-sdk",
   oneDelegationMs: Object.fromEntries(Object.entries(oneMs).map(([k, v]) => [k, Number(v.toFixed(2))])),
   fileVsAiSdk: Number(ratio(oneMs.dshFile, oneMs.aiSdk)),
+  strictFileVsAiSdk: Number(ratio(oneMs.dshFileStrict, oneMs.aiSdk)),
   memoryVsAiSdk: Number(ratio(oneMs.dshMemory, oneMs.aiSdk)),
   fanOut: FAN,
   fanOutMs: Object.fromEntries(Object.entries(fanMs).map(([k, v]) => [k, Number(v.toFixed(1))])),
