@@ -9,7 +9,7 @@
 import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
 import { Clock, Effect, Layer, Semaphore } from "effect"
 import { makeHandleCache } from "./internal/handles.ts"
-import { checkId, initialState, latestOf, newestFirst, notFound, nowIso } from "./internal/state.ts"
+import { checkId, initialState, latestOf, newestFirst, notFound, nowIso, snapshot } from "./internal/state.ts"
 import { pollState } from "./internal/watch.ts"
 import { SessionError } from "./SessionError.ts"
 import {
@@ -52,8 +52,11 @@ export interface Data {
 /** @since 0.1.0 */
 export const makeData = (): Data => ({ sessions: new Map() })
 
-/** A JSON round trip: what a file store would hand back, never an alias of the caller's object. */
-const copy = <A>(value: A): A => value === undefined ? value : JSON.parse(JSON.stringify(value))
+/**
+ * What a file store would hand back (a JSON round trip), never an alias of the caller's object:
+ * a frozen snapshot, so what is stored is shared with readers without a copy per read.
+ */
+const copy = <A>(value: A): A => value === undefined ? value : snapshot(value)
 
 const encodeWire = (wire: ReadonlyArray<WireRecord>): string => wire.map((r) => `${JSON.stringify(r)}\n`).join("")
 const decodeArchive = (gz: Uint8Array): Array<WireRecord> =>

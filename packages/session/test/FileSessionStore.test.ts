@@ -25,6 +25,8 @@ const walk = (dir: string) =>
     .pipe(Effect.map((entries) => entries.filter((e) => e.isFile()).map((e) => e.name)))
 
 sessionStoreSuite("FileSessionStore", fixture)
+// The strict sync policy (every metadata write fsynced on its own) behaves the same.
+sessionStoreSuite("FileSessionStore (sync: strict)", Effect.map(tempHome, (home) => ({ home, start: FileSessionStore.make({ home, sync: "strict" }) })))
 
 describe("FileSessionStore on disk", () => {
   it.effect("lays a session out as documented, one LF-terminated record per line", () =>

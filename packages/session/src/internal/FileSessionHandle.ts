@@ -13,7 +13,7 @@ import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
 import { ensureDir, io, isTempFile, listDir, readTextIfExists, treeBytes, writeFileAtomic } from "./fs.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
-import { checkId, encodeJson, notFound, nowIso, parseState } from "./state.ts"
+import { checkId, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
 import { pollState } from "./watch.ts"
 
 /** How often `watchState` looks at `state.json`. */
@@ -40,39 +40,41 @@ const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
     })
   )
 
-const writeJson = (path: string, value: unknown): Effect.Effect<void, SessionError> =>
-  io("write", path, () => writeFileAtomic(path, encodeJson(value)))
+const writeJson = (path: string, value: unknown, strict: boolean): Effect.Effect<void, SessionError> =>
+  io("write", path, () => writeFileAtomic(path, encodeJson(value), strict))
 
 /** A child's store, with its transcript's archive operations (for the handle). */
 interface FileChildStore extends ChildStore {
   readonly transcript: FileTranscript
 }
 
-const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope): Effect.Effect<FileChildStore, SessionError> =>
+const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, strict: boolean): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
-    yield* io("create", dir, () => ensureDir(dir))
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath)
+    yield* io("create", dir, () => ensureDir(dir, strict))
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict)
     const metaPath = join(dir, "meta.json")
     return {
       name,
       transcript,
       location: dir,
       readMeta: readJsonIfExists(metaPath),
-      writeMeta: (meta) => writeJson(metaPath, meta)
+      writeMeta: (meta) => writeJson(metaPath, meta, strict)
     } satisfies FileChildStore
   })
 
 /**
  * Builds the handle for a session directory. `scope` is the store's: it closes the files
- * the handle's transcripts keep open.
+ * the handle's transcripts keep open. With `strict`, every metadata write (state, meta, tasks,
+ * new directories) is fsynced on its own; without, only transcript syncs are (see `SyncPolicy`).
  */
 export const makeFileSessionHandle = (
   dir: string,
   id: string,
-  scope: Scope.Scope
+  scope: Scope.Scope,
+  strict = true
 ): Effect.Effect<SessionHandle, SessionError> =>
   Effect.gen(function*() {
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope)
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, undefined, strict)
     const stateLock = yield* Semaphore.make(1)
     const statePath = join(dir, "state.json")
     const agentsDir = join(dir, "agents")
@@ -91,14 +93,35 @@ export const makeFileSessionHandle = (
       if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
       return outcome.owner
     })
+    // The file's identity after each atomic rename: inode, birth, size and modification time.
+    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
+      Effect.map((s) => `${s.ino}:${s.birthtimeNs}:${s.size}:${s.mtimeNs}`)
+    )
+    // The state as last read or written here, under the file's identity then: while the file is
+    // the same, it is not read and decoded again (a session with hundreds of children has a state
+    // of hundreds of KiB). Kept as a frozen snapshot, so no reader can change the cached copy.
+    let cached: { readonly key: string; readonly state: SessionState } | undefined
+    const readState: Effect.Effect<SessionState, SessionError> = Effect.gen(function*() {
+      const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
+      if (key !== undefined && cached?.key === key) return cached.state
+      const state = snapshot(yield* readStateFile(dir, id))
+      // Stat before the read: a file replaced in between is cached under the older identity, so
+      // the next read sees a different one and reads again.
+      if (key !== undefined) cached = { key, state }
+      return state
+    })
     const updateState = (f: (state: SessionState) => SessionState) =>
       stateLock.withPermit(Effect.acquireUseRelease(
         takeStateLock,
         () =>
           Effect.gen(function*() {
-            const current = yield* readStateFile(dir, id)
-            const next: SessionState = { ...f(current), updatedAt: yield* nowIso }
-            yield* writeJson(statePath, next)
+            const current = yield* readState
+            const next: SessionState = snapshot({ ...f(current), updatedAt: yield* nowIso })
+            cached = undefined
+            yield* writeJson(statePath, next, strict)
+            // Under `state.lock`, so no other writer replaced the file since our rename.
+            const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
+            if (key !== undefined) cached = { key, state: next }
             return next
           }),
         (owner) => io("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
@@ -108,7 +131,7 @@ export const makeFileSessionHandle = (
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
         const known = children.get(name)
         if (known !== undefined) return Effect.succeed(known)
-        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope).pipe(Effect.map((made) => {
+        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope, strict).pipe(Effect.map((made) => {
           // Another fiber may have built the same child meanwhile: keep the first one.
           const first = children.get(name) ?? made
           children.set(name, first)
@@ -122,8 +145,8 @@ export const makeFileSessionHandle = (
 
     const writeTask = (runId: string, record: unknown) =>
       checkId("run id", runId).pipe(
-        Effect.andThen(io("create", tasksDir, () => ensureDir(tasksDir))),
-        Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record))
+        Effect.andThen(io("create", tasksDir, () => ensureDir(tasksDir, strict))),
+        Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record, strict))
       )
 
     const readTasks = io("list", tasksDir, () => listDir(tasksDir)).pipe(
@@ -191,18 +214,13 @@ export const makeFileSessionHandle = (
         return options?.dryRun === true ? work : underLease(work)
       })))
 
-    // The file's identity after each atomic rename: inode, size and modification time.
-    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
-      Effect.map((s) => `${s.ino}:${s.size}:${s.mtimeNs}`)
-    )
-
     return {
       id,
       location: dir,
       transcript,
-      readState: readStateFile(dir, id),
+      readState,
       updateState,
-      watchState: pollState(probe, readStateFile(dir, id), WATCH_INTERVAL),
+      watchState: pollState(probe, readState, WATCH_INTERVAL),
       acquire,
       owner: Effect.suspend(() =>
         held !== undefined

@@ -51,7 +51,7 @@ const scanTail = async (path: string): Promise<TailState> => {
  * write. The file handle kept open for appends is closed when `scope` (the store's) closes.
  * With `archivePath`, the transcript may live archived there (children's transcripts).
  */
-export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath?: string): Effect.Effect<FileTranscript, SessionError> =>
+export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath?: string, strict = true): Effect.Effect<FileTranscript, SessionError> =>
   Effect.gen(function*() {
     const tail = yield* io("read", path, () => scanTail(path))
     const lock = yield* Semaphore.make(1)
@@ -103,10 +103,12 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
       Effect.suspend(() => {
         if (pending === "" && !(durable && unsynced)) return Effect.void
         const chunk = (needsNewline && pending !== "" ? "\n" : "") + pending
-        const syncEntry = !entrySynced
+        // Strict: a new file's directory entry is fsynced too. Otherwise the file's own fdatasync
+        // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
+        const syncEntry = strict && !entrySynced
         pending = ""
         const makeDir = !exists
-          ? io("create the directory of", path, () => ensureDir(dirname(path)))
+          ? io("create the directory of", path, () => ensureDir(dirname(path), strict))
           : Effect.void
         return makeDir.pipe(
           Effect.andThen(io("append to", path, () => appender.append(chunk, durable, syncEntry))),

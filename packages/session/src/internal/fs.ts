@@ -95,13 +95,13 @@ export const syncDir = async (path: string): Promise<void> => {
 }
 
 /**
- * `mkdir -p`, and if it created anything, fsyncs the parent of every new directory (all at
- * once) so the new entries survive a crash. Cheap when the directory already exists (one mkdir
- * call).
+ * `mkdir -p`, and if it created anything and `durable`, fsyncs the parent of every new directory
+ * (all at once) so the new entries survive a crash. Cheap when the directory already exists (one
+ * mkdir call).
  */
-export const ensureDir = async (path: string): Promise<void> => {
+export const ensureDir = async (path: string, durable = true): Promise<void> => {
   const created = await mkdir(path, { recursive: true, mode: PRIVATE_DIR })
-  if (created === undefined) return
+  if (created === undefined || !durable) return
   const parents: Array<string> = []
   for (let dir = path; ; dir = dirname(dir)) {
     parents.push(dirname(dir))
@@ -114,12 +114,12 @@ export const ensureDir = async (path: string): Promise<void> => {
 const tempBeside = (path: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
 
-/** Creates `file` (private, refused if it exists) holding `data`, synced to disk. */
-const writeSynced = async (file: string, data: string): Promise<void> => {
+/** Creates `file` (private, refused if it exists) holding `data`, synced to disk when `durable`. */
+const writeSynced = async (file: string, data: string, durable = true): Promise<void> => {
   const handle = await open(file, "wx", PRIVATE_FILE)
   try {
     await handle.writeFile(data, "utf8")
-    await handle.sync()
+    if (durable) await handle.sync()
   } finally {
     await handle.close()
   }
@@ -128,19 +128,21 @@ const writeSynced = async (file: string, data: string): Promise<void> => {
 /**
  * Replaces `path` atomically: write a temp file in the same directory, fsync it, rename it
  * over the target, fsync the directory. A crash at any point leaves either the old file or
- * the new one, never a mix; a failed attempt removes its temp file.
+ * the new one, never a mix; a failed attempt removes its temp file. Without `durable` the two
+ * fsyncs are left out: still atomic for a killed process (the rename is), and on disk with the
+ * next commit of the filesystem's journal (the next transcript sync, see `SyncPolicy`).
  */
-export const writeFileAtomic = async (path: string, data: string): Promise<void> => {
+export const writeFileAtomic = async (path: string, data: string, durable = true): Promise<void> => {
   const dir = dirname(path)
   const temp = tempBeside(path)
   try {
-    await writeSynced(temp, data)
+    await writeSynced(temp, data, durable)
     await rename(temp, path)
   } catch (cause) {
     await unlink(temp).catch(() => undefined)
     throw cause
   }
-  await syncDir(dir)
+  if (durable) await syncDir(dir)
 }
 
 /**

@@ -46,6 +46,32 @@ export const parseState = (text: string, id: string, location: string): Effect.E
   return decodeState(json, id, location)
 }
 
+/**
+ * What a JSON round trip would give (undefined and functions dropped, `toJSON` applied, non-finite
+ * numbers as null), deeply frozen — except that frozen parts are shared, not copied. Stores keep
+ * and hand out such values: no caller can alias or change what is stored, and an update that
+ * spreads the old state into a new one copies only what it changed, not every descriptor in it.
+ */
+export const snapshot = <A>(value: A): A => toFrozenJson(value) as A
+
+const toFrozenJson = (value: unknown): unknown => {
+  if (value === null || typeof value !== "object") {
+    return typeof value === "number" && !Number.isFinite(value) ? null : value
+  }
+  if (Object.isFrozen(value)) return value
+  if (Array.isArray(value)) {
+    return Object.freeze(value.map((x) => (x === undefined || typeof x === "function" || typeof x === "symbol" ? null : toFrozenJson(x))))
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return toFrozenJson((value as { toJSON: () => unknown }).toJSON())
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key]
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue
+    out[key] = toFrozenJson(v)
+  }
+  return Object.freeze(out)
+}
+
 /** The `state.json` text a store writes: pretty, because people read it. */
 export const encodeJson = (value: unknown): string => JSON.stringify(value, null, 2) + "\n"
 

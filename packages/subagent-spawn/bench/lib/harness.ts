@@ -1,8 +1,8 @@
-// Shared set-up for the in-process delegation benchmarks: a real file session store in a
+// Shared set-up for the in-process delegation benchmarks: a real file session store (or the memory one) in a
 // temp dir, the spawn backend, the built-in tools and scripted models.
 import type { AgentDefinition } from "@dsh/agent"
 import type { LanguageModelShape } from "@dsh/llm"
-import { FileSessionStore, SessionStore } from "@dsh/session"
+import { FileSessionStore, MemorySessionStore, SessionStore } from "@dsh/session"
 import { makeSubagents, makeSubagentTree, type SubagentLimitsInput } from "@dsh/subagent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { makeBuiltinTools } from "@dsh/tools-builtin"
@@ -32,7 +32,14 @@ export const workspace = () => {
 }
 
 /** A Subagents context over a fresh persisted session, with `childModel` for every child. */
-export const setup = (options: { readonly home: string; readonly cwd: string; readonly childModel: LanguageModelShape; readonly limits?: SubagentLimitsInput }) =>
+export const setup = (options: {
+  readonly home: string
+  readonly cwd: string
+  readonly childModel: LanguageModelShape
+  readonly limits?: SubagentLimitsInput
+  /** The file store (default) or the memory store. */
+  readonly store?: "file" | "memory"
+}) =>
   Effect.gen(function*() {
     const store = yield* SessionStore
     const session = yield* store.create({ agent: "agent", cwd: options.cwd, model: "scripted" })
@@ -45,4 +52,7 @@ export const setup = (options: { readonly home: string; readonly cwd: string; re
     })
     const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "coder", description: "writes code", provider: "spawn", definition: coder }] })
     return { subagents, tree, session }
-  }).pipe(Effect.provide([FileSessionStore.layer({ home: options.home }), LocalProcessLauncher.layer()]))
+  }).pipe(Effect.provide([
+    options.store === "memory" ? MemorySessionStore.layer : FileSessionStore.layer({ home: options.home }),
+    LocalProcessLauncher.layer()
+  ]))
