@@ -1,3 +1,4 @@
+import type { FakeRequest } from "@dsh/llm-openai/testing"
 import { SessionStore } from "@dsh/session"
 import { PgSessionStore } from "@dsh/session-pg"
 import { ChildMeta } from "@dsh/subagent"
@@ -85,3 +86,13 @@ export const shardHolders = (url: string): Promise<number> =>
       GROUP BY classid ORDER BY n DESC LIMIT 1`
     return rows[0]?.holders ?? 0
   })).pipe(Effect.provide(Reactivity.layer)))
+
+interface Body {
+  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
+}
+/** What the parent and child models were sent (the fake server's request bodies). */
+export const messages = (r: FakeRequest) => (r.body as Body).messages
+export const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
+/** How many model turns came before this request. */
+export const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
+export const mentions = (r: FakeRequest, text: string) => messages(r).some((m) => (m.content ?? "").includes(text))

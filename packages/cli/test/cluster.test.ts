@@ -3,7 +3,7 @@ import { postgresForTests } from "@dsh/testing-pg"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { hostedBy, readChildren, type Runner, shardHolders, startRunner, until } from "./cluster-support.ts"
+import { firstUser, hostedBy, mentions, messages, readChildren, type Runner, shardHolders, startRunner, step, until } from "./cluster-support.ts"
 import { makeHome, runDsh, tempDir } from "./support.ts"
 
 // One PostgreSQL for this file, started once; each test has a database of its own (the cluster's
@@ -11,13 +11,6 @@ import { makeHome, runDsh, tempDir } from "./support.ts"
 const pg = await postgresForTests()
 afterAll(() => pg?.stop())
 
-interface Body {
-  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
-}
-const messages = (r: FakeRequest) => (r.body as Body).messages
-const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
-const mentions = (r: FakeRequest, text: string) => messages(r).some((m) => (m.content ?? "").includes(text))
 const spawnCalls = (prompts: ReadonlyArray<string>, extra: Record<string, unknown> = {}): FakeReply => ({
   toolCalls: prompts.map((prompt, i) => ({ name: "subagent", arguments: { description: `task ${i + 1}`, prompt, agent: "explore", ...extra } }))
 })

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { type Runner, shardHolders, startRunner, until } from "../cluster-support.ts"
+import { firstUser, messages, type Runner, shardHolders, startRunner, step, until } from "../cluster-support.ts"
 import { DSH, type DshResult, makeHome, runDsh, tempDir } from "../support.ts"
 
 /**
@@ -15,12 +15,6 @@ import { DSH, type DshResult, makeHome, runDsh, tempDir } from "../support.ts"
 const pg = await postgresForTests()
 afterAll(() => pg?.stop())
 
-interface Body {
-  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
-}
-const messages = (r: FakeRequest) => (r.body as Body).messages
-const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
 
 // The parent delegates one child; the child's model never answers (`hang`), unless told otherwise.
 const respond = (r: FakeRequest): FakeReply =>

@@ -3,7 +3,7 @@ import { postgresForTests } from "@dsh/testing-pg"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { hostedBy, readChildren, type Runner, shardHolders, startRunner, until } from "../cluster-support.ts"
+import { firstUser, hostedBy, readChildren, type Runner, shardHolders, startRunner, step, until } from "../cluster-support.ts"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
 /**
@@ -15,12 +15,6 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 const pg = await postgresForTests()
 afterAll(() => pg?.stop())
 
-interface Body {
-  readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
-}
-const messages = (r: FakeRequest) => (r.body as Body).messages
-const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
 
 // The parent delegates to coder; the child runs one command (asked for in default mode), then ends.
 const respond = (r: FakeRequest): FakeReply =>
