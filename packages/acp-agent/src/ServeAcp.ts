@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
-import { TRACEPARENT_META, withTraceparent } from "@dsh/core"
+import { flushTelemetry, TRACEPARENT_META, withTraceparent } from "@dsh/core"
 import { Asker, makePermissions, Permissions, type AnyTool, type PermissionsShape } from "@dsh/tools"
 import { Cause, Deferred, Effect, Exit, FiberSet, Option, Scope } from "effect"
 import { isAbsolute } from "node:path"
@@ -209,6 +209,8 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
           Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
           Effect.provideService(Permissions, session.permissions),
           Effect.exit,
+          // This turn's spans go out before the parent hears the answer (and may close this process).
+          Effect.ensuring(flushTelemetry),
           Effect.ensuring(Effect.sync(() => (session.running = undefined)))
         )
         if (Exit.isFailure(exit)) {

@@ -32,3 +32,15 @@ export const withTraceparent = (value: unknown) => <A, E, R>(effect: Effect.Effe
   const parent = parseTraceparent(value)
   return parent === undefined ? effect : Effect.withParentSpan(effect, parent)
 }
+
+/**
+ * Sends what the tracer has buffered, bounded; a no-op without an exporter. A served turn (ACP,
+ * SDK) calls it before it answers, so a child's spans are out before its parent closes it.
+ */
+export const TelemetryFlush = Context.Reference<Effect.Effect<void>>("@dsh/core/TelemetryFlush", { defaultValue: () => Effect.void })
+
+/** Runs the current `TelemetryFlush`. */
+export const flushTelemetry: Effect.Effect<void> = Effect.gen(function*() {
+  const flush = yield* TelemetryFlush
+  yield* flush
+})

@@ -1,5 +1,5 @@
 import { AgentHost, type AgentHostShape, type HostError } from "@dsh/agent"
-import { addUsage, type AgentEvent, emptyUsage, type Usage, withTraceparent } from "@dsh/core"
+import { addUsage, type AgentEvent, emptyUsage, flushTelemetry, type Usage, withTraceparent } from "@dsh/core"
 import type { Readable, Writable } from "node:stream"
 import { Asker, type AskerShape, nobodyAsker } from "@dsh/tools"
 import { Cause, Effect, Exit, Fiber, Schema } from "effect"
@@ -157,6 +157,8 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         const exit = yield* Fiber.await(inner).pipe(
           // Interrupted from outside ($/cancelRequest, shutdown): wait until the turn has really stopped.
           Effect.onInterrupt(() => Fiber.interrupt(inner)),
+          // This turn's spans go out before the client hears the answer (and may close this process).
+          Effect.ensuring(flushTelemetry),
           Effect.ensuring(Effect.sync(() => prompts.delete(sessionId)))
         )
         if (Exit.isSuccess(exit)) {

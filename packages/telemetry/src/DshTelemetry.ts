@@ -1,5 +1,5 @@
-import { CaptureContent, VERSION } from "@dsh/core"
-import { ConfigProvider, Duration, Effect, Layer, Logger, LogLevel, Ref } from "effect"
+import { CaptureContent, TelemetryFlush, VERSION } from "@dsh/core"
+import { ConfigProvider, Duration, Effect, Layer, Logger, LogLevel, Ref, Tracer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientError from "effect/http/HttpClientError"
@@ -89,14 +89,23 @@ export const layer = (options: TelemetryOptions): Layer.Layer<never> => {
   const shutdownTimeout = options.shutdownTimeout ?? Duration.seconds(1)
   const tracer = tracesUrl === undefined
     ? Layer.empty
-    : OtlpTracer.layer({ url: tracesUrl, resource, headers, exportInterval, shutdownTimeout, maxBatchSize: 512 })
+    : Layer.effect(Tracer.Tracer, OtlpTracer.make({ url: tracesUrl, resource, headers, exportInterval, shutdownTimeout, maxBatchSize: 512 }))
   const logger = logsUrl === undefined || options.logs === false
     ? Layer.empty
     : Logger.layer([Effect.map(OtlpLogger.make({ url: logsUrl, resource, headers, exportInterval, shutdownTimeout, maxBatchSize: 512 }), warningsOnly)], {
       mergeWithExisting: true
-    }).pipe(Layer.provide(OtlpExporter.layerFlusher))
+    })
+  // One flusher for both signals; a served turn flushes through `TelemetryFlush` before it answers.
+  const flush = Layer.effect(
+    TelemetryFlush,
+    Effect.gen(function*() {
+      const flusher = yield* OtlpExporter.Flusher
+      return flusher.flush.pipe(Effect.timeoutOption(shutdownTimeout), Effect.asVoid)
+    })
+  )
   return Layer.mergeAll(
-    Layer.mergeAll(tracer, logger).pipe(
+    Layer.mergeAll(tracer, logger, flush).pipe(
+      Layer.provide(OtlpExporter.layerFlusher),
       Layer.provide(options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
       Layer.provide(boundedClient(options.requestTimeout ?? Duration.seconds(2))),
       // The resource is what the options say, not what the process's environment adds.
