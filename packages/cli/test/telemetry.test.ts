@@ -79,7 +79,7 @@ const spansOf = (requests: ReadonlyArray<Received>): Array<Span> =>
     )
   })
 
-/** The main agent delegates at once to an in-process `explore` and to an `acp:dsh` child process. */
+/** The main agent delegates at once to an in-process `explore`, an `acp:dsh` and an `sdk:dsh` child process. */
 const SCRIPT = {
   rules: [
     {
@@ -88,12 +88,14 @@ const SCRIPT = {
         text: "Delegating.",
         toolCalls: [
           { name: "subagent", arguments: { agent: "explore", description: "in process", prompt: "INPROC look around" } },
-          { name: "subagent", arguments: { agent: "acp:dsh", description: "over acp", prompt: "ACPCHILD look around" } }
+          { name: "subagent", arguments: { agent: "acp:dsh", description: "over acp", prompt: "ACPCHILD look around" } },
+          { name: "subagent", arguments: { agent: "sdk:dsh", description: "over the sdk", prompt: "SDKCHILD look around" } }
         ]
       }
     },
     { when: { lastUser: "^INPROC" }, reply: { text: "the inproc private answer", usage: { input: 30, output: 5 } } },
     { when: { lastUser: "^ACPCHILD" }, reply: { text: "the acp private answer", usage: { input: 40, output: 6 } } },
+    { when: { lastUser: "^SDKCHILD" }, reply: { text: "the sdk private answer", usage: { input: 45, output: 7 } } },
     { when: { step: 1 }, reply: { text: "all done", usage: { input: 50, output: 2 } } }
   ],
   fallback: { text: "unexpected" }
@@ -103,10 +105,14 @@ const SCRIPT = {
  * The acp:dsh child is closed in the background and may still be flushing its spans when the
  * parent has exited: wait until its process (pid from its meta.json) is gone.
  */
-const childExited = async (home: string): Promise<void> => {
+const childrenExited = async (home: string): Promise<void> => {
   const sessions = readdirSync(join(home, "sessions"))
-  const meta = JSON.parse(readFileSync(join(home, "sessions", sessions[0]!, "agents", "acp-dsh-1", "meta.json"), "utf8")) as { pid?: number }
-  const alive = (pid: number) => {
+  for (const handle of ["acp-dsh-1", "sdk-dsh-1"]) {
+    const meta = JSON.parse(readFileSync(join(home, "sessions", sessions[0]!, "agents", handle, "meta.json"), "utf8")) as { pid?: number }
+    while (meta.pid !== undefined && alive(meta.pid)) await new Promise((tick) => setTimeout(tick, 20))
+  }
+}
+const alive = (pid: number) => {
     try {
       process.kill(pid, 0)
       return true
@@ -114,8 +120,6 @@ const childExited = async (home: string): Promise<void> => {
       return false
     }
   }
-  while (meta.pid !== undefined && alive(meta.pid)) await new Promise((tick) => setTimeout(tick, 20))
-}
 
 const delegate = async (env: Record<string, string>) => {
   const dir = tempDir("dsh-otel-")
@@ -126,7 +130,7 @@ const delegate = async (env: Record<string, string>) => {
     env: { DSH_HOME: home, DSH_RESIDENT: "0", ...env },
     cwd: dir
   })
-  if (r.code === 0) await childExited(home)
+  if (r.code === 0) await childrenExited(home)
   return { ...r, home }
 }
 
@@ -136,11 +140,11 @@ const expectIntact = (r: { readonly code: number | null; readonly stdout: string
   const out = JSON.parse(r.stdout) as { status: string; result: string; subagents: ReadonlyArray<{ name: string; status: string }> }
   expect(out.status).toBe("completed")
   expect(out.result).toBe("all done")
-  expect(out.subagents.map((s) => [s.name, s.status]).sort()).toEqual([["acp-dsh-1", "completed"], ["explore-1", "completed"]])
+  expect(out.subagents.map((s) => [s.name, s.status]).sort()).toEqual([["acp-dsh-1", "completed"], ["explore-1", "completed"], ["sdk-dsh-1", "completed"]])
 }
 
 describe("dsh exports OpenTelemetry traces by the standard environment", () => {
-  it("one trace for the main agent, an in-process child and an acp:dsh child process, in GenAI conventions", async () => {
+  it("one trace for the main agent, an in-process child and acp:dsh and sdk:dsh child processes, in GenAI conventions", async () => {
     const otlp = await receiver()
     const r = await delegate({
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
@@ -171,12 +175,11 @@ describe("dsh exports OpenTelemetry traces by the standard environment", () => {
 
     const agents = spans.filter((s) => s.name.startsWith("invoke_agent "))
     const delegations = spans.filter((s) => s.name === "execute_tool subagent")
-    expect(delegations).toHaveLength(2)
+    expect(delegations).toHaveLength(3)
     const [main, ...others] = agents.filter((s) => attr(s.attributes, "dsh.agent.handle") === "main").sort((a, b) => ancestors(a).length - ancestors(b).length)
     expect(main).toBeDefined()
-    // The acp:dsh child's own main agent, in its process, below the parent's delegation.
-    expect(others).toHaveLength(1)
-    const acpChild = others[0]!
+    // The acp:dsh and sdk:dsh children's own main agents, each in its process, below a delegation.
+    expect(others).toHaveLength(2)
     const inProcess = agents.find((s) => attr(s.attributes, "dsh.agent.handle") === "explore-1")
     expect(inProcess?.name).toBe("invoke_agent explore")
     expect(attr(inProcess!.attributes, "gen_ai.agent.name")).toBe("explore")
@@ -184,9 +187,9 @@ describe("dsh exports OpenTelemetry traces by the standard environment", () => {
 
     // One trace id, and each child hangs below one of the main agent's `execute_tool subagent` spans.
     const trace = main!.traceId
-    for (const s of [inProcess!, acpChild, ...delegations]) expect(s.traceId).toBe(trace)
+    for (const s of [inProcess!, ...others, ...delegations]) expect(s.traceId).toBe(trace)
     for (const d of delegations) expect(ancestors(d)).toContain(main)
-    for (const child of [inProcess!, acpChild]) {
+    for (const child of [inProcess!, ...others]) {
       const up = ancestors(child)
       expect(up.some((a) => delegations.includes(a)), child.name).toBe(true)
       expect(up).toContain(main)
@@ -196,7 +199,7 @@ describe("dsh exports OpenTelemetry traces by the standard environment", () => {
 
     // Model calls: `chat <model>` with the request model, usage and finish reason, in each agent.
     const chats = spans.filter((s) => s.name.startsWith("chat "))
-    expect(chats.length).toBe(4)
+    expect(chats.length).toBe(5)
     for (const c of chats) {
       expect(attr(c.attributes, "gen_ai.operation.name")).toBe("chat")
       expect(attr(c.attributes, "gen_ai.provider.name")).toBe("scripted")
@@ -224,6 +227,7 @@ describe("dsh exports OpenTelemetry traces by the standard environment", () => {
     expect(outputs.some((o) => o.includes("the inproc private answer"))).toBe(true)
     // The acp:dsh child process got the setting too.
     expect(outputs.some((o) => o.includes("the acp private answer"))).toBe(true)
+    expect(outputs.some((o) => o.includes("the sdk private answer"))).toBe(true)
     const inputs = spans.flatMap((s) => s.name.startsWith("chat ") ? [String(attr(s.attributes, "gen_ai.input.messages"))] : [])
     expect(inputs.some((i) => i.includes("INPROC look around"))).toBe(true)
   })
