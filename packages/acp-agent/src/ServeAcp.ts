@@ -1,5 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
 import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
+import { flushTelemetry, TRACEPARENT_META, withTraceparent } from "@dsh/core"
 import { Asker, makePermissions, Permissions, type AnyTool, type PermissionsShape } from "@dsh/tools"
 import { Cause, Deferred, Effect, Exit, FiberSet, Option, Scope } from "effect"
 import { isAbsolute } from "node:path"
@@ -202,10 +203,14 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
         // A cancel goes through the host, which answers with what the turn said and spent so far.
         const exit = yield* host.prompt({ sessionId: session.id, prompt: text, promptParts: parts, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel), tools: session.mcp?.tools }).pipe(
+          // A dsh parent's trace context: this turn's spans are children of its `execute_tool subagent`.
+          withTraceparent(params._meta?.[TRACEPARENT_META]),
           // Questions of every agent of the tree go to this client.
           Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
           Effect.provideService(Permissions, session.permissions),
           Effect.exit,
+          // This turn's spans go out before the parent hears the answer (and may close this process).
+          Effect.ensuring(flushTelemetry),
           Effect.ensuring(Effect.sync(() => (session.running = undefined)))
         )
         if (Exit.isFailure(exit)) {

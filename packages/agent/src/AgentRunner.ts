@@ -10,6 +10,9 @@ import { runTurn, type TurnOptions, type TurnResult } from "./TurnLoop.ts"
 export interface RunPromptOptions {
   /** The agent's unique handle (`main` for a session's main agent). */
   readonly agent: string
+  /** The definition name and backend, for the `invoke_agent` span. */
+  readonly agentName?: string | undefined
+  readonly backend?: string | undefined
   readonly cwd: string
   readonly model: LanguageModelShape
   readonly systemPrompt: string
@@ -53,6 +56,8 @@ export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, 
       })
     return yield* runTurn({
       agent: options.agent,
+      agentName: options.agentName,
+      backend: options.backend,
       cwd: options.cwd,
       model: options.model,
       systemPrompt: options.systemPrompt,

@@ -13,6 +13,7 @@ import {
 } from "@dsh/core"
 import type { LanguageModelShape, LlmError, ModelRequest } from "@dsh/llm"
 import { Hooks, type Toolbox, type TurnInfo } from "@dsh/tools"
+import { CaptureContent } from "@dsh/core"
 import { Cause, Clock, Effect, Ref, Scope, Stream } from "effect"
 import { finalText } from "./History.ts"
 
@@ -24,6 +25,10 @@ export const MAX_STOP_CONTINUATIONS = 3
 export interface TurnOptions {
   /** The calling agent's unique handle (`main`, `explore-1`). */
   readonly agent: string
+  /** The agent's definition name (`coder`), for the `invoke_agent` span; the handle when absent. */
+  readonly agentName?: string | undefined
+  /** The backend running it (`spawn`, `acp`, `main`), for the span. */
+  readonly backend?: string | undefined
   readonly cwd: string
   readonly model: LanguageModelShape
   readonly systemPrompt: string
@@ -80,6 +85,8 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
     const added = yield* Ref.make<Array<Message>>([])
     const usage = yield* Ref.make<Usage>(emptyUsage)
     const emit = options.onEvent
+    const capture = yield* CaptureContent
+    if (capture) yield* Effect.annotateCurrentSpan("gen_ai.input.messages", JSON.stringify([{ role: "user", content: options.prompt }]))
     // The same drop recurs on every step of a turn (the history is resent): say it once per turn.
     const warned = yield* Ref.make(new Set<string>())
     const warn = (message: string) =>
@@ -97,6 +104,12 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
         const durationMs = (yield* Clock.currentTimeMillis) - started
         const warnings = [...(yield* Ref.get(warned))]
         yield* emit({ type: "turn-end", turn: options.turn, status, result, usage: total, durationMs, error })
+        yield* Effect.annotateCurrentSpan({
+          "dsh.status": status,
+          "gen_ai.usage.input_tokens": total.inputTokens,
+          "gen_ai.usage.output_tokens": total.outputTokens,
+          ...(capture ? { "gen_ai.output.messages": JSON.stringify([{ role: "assistant", content: result }]) } : {})
+        })
         return {
           status,
           result,
@@ -139,7 +152,7 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
           tools: toolbox.specs,
           thinking: options.thinking
         }
-        const response = yield* callModel(options.model, request, emit, warn)
+        const response = yield* callModel(options.model, request, emit, warn, capture)
         yield* Ref.update(usage, (u) => addUsage(u, response.usage))
         yield* emit({ type: "usage", model: `${options.model.provider}:${options.model.model}`, usage: response.usage })
         yield* push(response.message)
@@ -177,7 +190,18 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
       Effect.catchTag("LlmError", (e: LlmError) => finish("failed", e.message)),
       Effect.onInterrupt(() => finish("cancelled", "the run was cancelled").pipe(Effect.asVoid))
     )
-  }).pipe(Effect.withSpan("Agent.turn", { attributes: { agent: options.agent, turn: options.turn } }))
+  }).pipe(Effect.withSpan(`invoke_agent ${options.agentName ?? options.agent}`, {
+    kind: "internal",
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": options.agentName ?? options.agent,
+      "gen_ai.request.model": options.model.model,
+      "gen_ai.provider.name": options.model.provider,
+      "dsh.agent.handle": options.agent,
+      "dsh.backend": options.backend ?? "main",
+      "dsh.turn": options.turn
+    }
+  }))
 
 /**
  * Streams one model call, forwarding text deltas, and assembles the assistant message with its
@@ -188,7 +212,8 @@ const callModel = (
   model: LanguageModelShape,
   request: ModelRequest,
   emit: (e: AgentEvent) => Effect.Effect<void>,
-  warn: (message: string) => Effect.Effect<void>
+  warn: (message: string) => Effect.Effect<void>,
+  capture: boolean
 ) =>
   Effect.gen(function*() {
     let text = ""
@@ -206,7 +231,11 @@ const callModel = (
             return Effect.void
           case "finish":
             usage = part.usage
-            return Effect.void
+            return Effect.annotateCurrentSpan({
+              "gen_ai.response.finish_reasons": [part.reason],
+              "gen_ai.usage.input_tokens": part.usage.inputTokens,
+              "gen_ai.usage.output_tokens": part.usage.outputTokens
+            })
           case "reasoning":
             reasoning.push(part.part)
             return Effect.void
@@ -216,7 +245,22 @@ const callModel = (
             return Effect.void
         }
       }),
-      Effect.withSpan("LanguageModel.stream", { attributes: { provider: model.provider, model: model.model, messages: request.messages.length } })
+      Effect.andThen(Effect.suspend(() =>
+        capture
+          ? Effect.annotateCurrentSpan("gen_ai.output.messages", JSON.stringify([{ role: "assistant", content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }]))
+          : Effect.void
+      )),
+      // OpenTelemetry GenAI conventions: `chat <model>`, text only when the harness captures content.
+      Effect.withSpan(`chat ${model.model}`, {
+        kind: "client",
+        attributes: {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": model.provider,
+          "gen_ai.request.model": model.model,
+          "dsh.messages": request.messages.length,
+          ...(capture ? { "gen_ai.input.messages": JSON.stringify(request.messages) } : {})
+        }
+      })
     )
     const message: AssistantMessage = {
       role: "assistant",
@@ -238,7 +282,15 @@ const runTool = (
     const started = yield* Clock.currentTimeMillis
     yield* emit({ type: "tool-call", id: call.id, name: call.name, input: call.arguments })
     const result = yield* toolbox.execute(call, { cwd: options.cwd, agent: options.agent, turn }).pipe(
-      Effect.withSpan("Tool.execute", { attributes: { tool: call.name, agent: options.agent } }),
+      Effect.withSpan(`execute_tool ${call.name}`, {
+        kind: "internal",
+        attributes: {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": call.name,
+          "gen_ai.tool.call.id": call.id,
+          "dsh.agent.handle": options.agent
+        }
+      }),
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)

@@ -1,3 +1,4 @@
+import { withTraceparent } from "@dsh/core"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
@@ -24,7 +25,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 // `--version` and `--help` were answered by main.ts.
 const argv = process.argv.slice(2)
 
-const program = toCliExit(dispatch(argv, ctx)).pipe(Effect.provide(cliLayer(ctx)))
+// A parent's `TRACEPARENT` (a dsh or any other harness that started this one): its trace goes on here.
+const program = toCliExit(dispatch(argv, ctx)).pipe(withTraceparent(ctx.env.TRACEPARENT), Effect.provide(cliLayer(ctx)))
 const fiber = Effect.runFork(program)
 // Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the work: children are stopped and every
 // record says `cancelled`. `run` and `demo` answer the cancel (a JSON summary still prints);

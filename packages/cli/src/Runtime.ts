@@ -54,11 +54,20 @@ export const modelRegistryLayer = (config?: DshConfig, ctx?: Pick<CliContext, "h
 export const cliLayer = (ctx: CliContext) =>
   Layer.unwrap(Effect.sync(() => {
     const storeTrouble = makeStoreTrouble()
-    return Layer.mergeAll(
+    const base = Layer.mergeAll(
       modelRegistryLayer(),
       // Git runs through the launcher too: children with `isolation: "worktree"` get theirs.
       Layer.provideMerge(worktreesLayer, LocalProcessLauncher.layer()),
       Layer.succeed(StoreTrouble, storeTrouble),
       cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr, storeTrouble })
     )
+    // Built over the logger layer, so warnings reach both the local log and the exporter.
+    return wantsTelemetry(ctx.env) ? Layer.provideMerge(telemetryLayer(ctx.env), base) : base
   }))
+
+/** The standard OTLP endpoint variables: without one nothing is exported and `@dsh/telemetry` is never loaded. */
+export const wantsTelemetry = (env: CliContext["env"]): boolean =>
+  [env.OTEL_EXPORTER_OTLP_ENDPOINT, env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT].some((v) => v !== undefined && v.trim() !== "")
+
+const telemetryLayer = (env: CliContext["env"]) =>
+  Layer.unwrap(Effect.promise(() => import("@dsh/telemetry").then((m) => m.DshTelemetry.fromEnv(env))))

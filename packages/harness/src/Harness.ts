@@ -282,6 +282,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const turns = governed(rt, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
           runPrompt({
             agent: "main",
+            agentName: catalog.main.name,
             cwd: rt.state.cwd,
             model: rt.model,
             systemPrompt: catalog.systemPrompt,

@@ -103,7 +103,9 @@ export const SessionPromptParams = Schema.Struct({
   prompt: Schema.String,
   /** The prompt as content parts (text, images, files); `prompt` stays its text. */
   promptParts: Schema.optional(Schema.Array(ContentPartSchema)),
-  maxSteps: Schema.optional(Schema.Number)
+  maxSteps: Schema.optional(Schema.Number),
+  /** The caller's W3C trace context: the turn's spans continue the caller's trace. */
+  traceparent: Schema.optional(Schema.String)
 })
 export type SessionPromptParams = typeof SessionPromptParams.Type
 

@@ -1,5 +1,5 @@
 import { AgentHost, type AgentHostShape, type HostError } from "@dsh/agent"
-import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
+import { addUsage, type AgentEvent, emptyUsage, flushTelemetry, type Usage, withTraceparent } from "@dsh/core"
 import type { Readable, Writable } from "node:stream"
 import { Asker, type AskerShape, nobodyAsker } from "@dsh/tools"
 import { Cause, Effect, Exit, Fiber, Schema } from "effect"
@@ -135,7 +135,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         let usage: Usage = emptyUsage
         let descendants: Usage = emptyUsage
         let lastTurnEnd: Extract<AgentEvent, { type: "turn-end" }> | undefined
-        const run = Effect.provideService(host.prompt({
+        const run = Effect.provideService(withTraceparent(params.traceparent)(host.prompt({
           sessionId,
           prompt: params.prompt,
           promptParts: params.promptParts,
@@ -149,7 +149,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
             if (event.type === "usage") descendants = addUsage(descendants, event.usage)
             return notify(sessionId, handle, event)
           }
-        }), Asker, askerFor(sessionId))
+        })), Asker, askerFor(sessionId))
         // The turn runs in its own fiber so `session.cancel` can interrupt it and still answer.
         const inner = yield* Effect.forkChild(run)
         running.inner = inner
@@ -157,6 +157,8 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
         const exit = yield* Fiber.await(inner).pipe(
           // Interrupted from outside ($/cancelRequest, shutdown): wait until the turn has really stopped.
           Effect.onInterrupt(() => Fiber.interrupt(inner)),
+          // This turn's spans go out before the client hears the answer (and may close this process).
+          Effect.ensuring(flushTelemetry),
           Effect.ensuring(Effect.sync(() => prompts.delete(sessionId)))
         )
         if (Exit.isSuccess(exit)) {

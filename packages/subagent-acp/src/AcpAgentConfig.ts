@@ -189,7 +189,7 @@ const sandboxSection = (sandbox: SandboxSettings | undefined): string =>
   sandbox === undefined ? "" : `[sandbox]\nmode = ${JSON.stringify(sandbox.mode)}\nnetwork = ${sandbox.network}\nwritable = ${JSON.stringify(sandbox.writable)}\n`
 
 /** Credentials and settings a dsh child needs to reach the same models as its parent. */
-export const DSH_CHILD_ENV: ReadonlyArray<string> = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_*", "DSH_LOG_LEVEL"]
+export const DSH_CHILD_ENV: ReadonlyArray<string> = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_*", "DSH_LOG_LEVEL", "OTEL_*", "DSH_OTEL_*"]
 
 /** A directory for the child's own `$DSH_HOME`: beside its transcript when the store is on disk. */
 const childHome = (context: StartContext): Effect.Effect<string, string> => {

@@ -68,6 +68,8 @@ export const Run = Rpc.make("Run", {
     /** The disallowedTools of the child's ancestors (`InheritedDisallowedTools`): they bind it and its subtree. */
     inheritedDisallowedTools: Schema.optional(Schema.Array(Schema.String)),
     continuation: Schema.optional(Schema.Unknown),
+    /** The admitting call's W3C trace context: the run's spans on the runner join its trace. */
+    traceparent: Schema.optional(Schema.String),
     parent: Schema.Struct({
       handle: Schema.String,
       depth: Schema.Number,

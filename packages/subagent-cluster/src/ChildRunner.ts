@@ -1,4 +1,4 @@
-import { emptyUsage } from "@dsh/core"
+import { emptyUsage, withTraceparent } from "@dsh/core"
 import { ChildMeta, type ChildOutcome, type SubagentsShape } from "@dsh/subagent"
 import { InheritedDisallowedTools } from "@dsh/tools"
 import { Effect, Layer, Option, Schema } from "effect"
@@ -80,7 +80,8 @@ export const ChildEntityLive = ChildEntity.toLayer(
           hosting.set(key(payload), subagents)
           yield* Effect.addFinalizer(() => Effect.sync(() => hosting.get(key(payload)) === subagents && hosting.delete(key(payload))))
           return yield* hostRun(subagents, payload, runner).pipe(
-            Effect.provideService(InheritedDisallowedTools, payload.inheritedDisallowedTools ?? [])
+            Effect.provideService(InheritedDisallowedTools, payload.inheritedDisallowedTools ?? []),
+            withTraceparent(payload.traceparent)
           )
         })).pipe(Effect.catchTag("ChildHostError", (e) => Effect.succeed(failed(e.message)))),
       Deliver: ({ payload }) =>

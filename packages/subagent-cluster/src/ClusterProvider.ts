@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, makeId } from "@dsh/core"
+import { addUsage, currentTraceparent, emptyUsage, makeId } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
 import { Clock, Console, Duration, Effect, Fiber, Ref } from "effect"
@@ -69,7 +69,9 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
             Effect.orElseSucceed(() => false),
             Effect.flatMap((delivered) => (delivered ? Effect.void : Effect.sync(() => late.push(text))))
           ))
+        const traceparent = yield* currentTraceparent
         const call = yield* Effect.forkChild(entity.Run({
+          ...(traceparent === undefined ? {} : { traceparent }),
           sessionId: session.id,
           handle: context.handle,
           runId,

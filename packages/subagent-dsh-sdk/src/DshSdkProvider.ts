@@ -90,7 +90,7 @@ export const dshSdkAgentType = (provider: string = DSH_SDK_PROVIDER): AgentType 
 export const sdkAgentTypes = (definitions: ReadonlyArray<AgentDefinition>, provider: string = DSH_SDK_PROVIDER): ReadonlyArray<AgentType> =>
   definitions.map((definition) => ({ name: `sdk:${definition.name}`, provider, description: definition.description, definition }))
 
-const FORWARDED = /^(OPENAI_|ANTHROPIC_)|^DSH_MODEL$|^DSH_LOG_LEVEL$|^DSH_DEBUG$|^DSH_RESIDENT$/
+const FORWARDED = /^(OPENAI_|ANTHROPIC_|OTEL_|DSH_OTEL_)|^DSH_MODEL$|^DSH_LOG_LEVEL$|^DSH_DEBUG$|^DSH_RESIDENT$/
 
 /**
  * The variables a dsh child needs from its parent's environment: model endpoints and keys, the

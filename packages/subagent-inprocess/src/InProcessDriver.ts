@@ -83,6 +83,8 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
     const result = yield* context.runTurns(run.prompt, (prompt, beforeStep) =>
       runPrompt({
         agent: handle,
+        agentName: type.name,
+        backend: type.provider,
         cwd: parent.cwd,
         model,
         systemPrompt: run.systemPrompt ?? child.systemPrompt,

@@ -1,4 +1,4 @@
-import { addUsage, type AgentEvent, isEphemeral } from "@dsh/core"
+import { addUsage, type AgentEvent, currentTraceparent, isEphemeral } from "@dsh/core"
 import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
 import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
 import { Cause, Clock, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
@@ -137,7 +137,10 @@ const runOutOfProcess = <C, E, S>(
 
     /** A new process: launch, spawn, connect, then a new session or the saved one reopened. */
     const startChild = Effect.gen(function*() {
-      const plan = yield* backend.launch(run).pipe(Effect.withSpan("OutOfProcess.launch", { attributes }))
+      const launched = yield* backend.launch(run).pipe(Effect.withSpan("OutOfProcess.launch", { attributes }))
+      // W3C `TRACEPARENT` for any agent that reads it (dsh children get it per prompt too).
+      const traceparent = yield* currentTraceparent
+      const plan = traceparent === undefined ? launched : { ...launched, env: { ...launched.env, TRACEPARENT: traceparent } }
       const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
       yield* meta.write({ command: commandLine, cwd: plan.cwd })
       // The child's scopes belong to the session tree: whatever happens to this run, the tree's end closes them.

@@ -211,8 +211,17 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
     const activate = (spec: RunSpec, background: boolean) =>
       Effect.gen(function*() {
         const run = runActivation({ ...spec, pricing: options.pricing })
-        // Background runs belong to the tree, not to the task that started them.
-        const fiber = background ? yield* Effect.forkIn(run, tree.scope) : yield* Effect.forkChild(run)
+        // Background runs belong to the tree, not to the task that started them: they outlive
+        // the call, so their spans start a trace of their own linked to it (OpenTelemetry's way).
+        const caller = yield* Effect.option(Effect.currentSpan)
+        const traced = background
+          ? run.pipe(Effect.withSpan(`background ${spec.handle}`, {
+            root: true,
+            links: caller._tag === "Some" ? [{ span: caller.value, attributes: { "dsh.link": "started-by" } }] : [],
+            attributes: { "dsh.agent.handle": spec.handle, "dsh.run_id": spec.runId }
+          }))
+          : run
+        const fiber = background ? yield* Effect.forkIn(traced, tree.scope) : yield* Effect.forkChild(traced)
         spec.activation.fiber = fiber
         return fiber
       })

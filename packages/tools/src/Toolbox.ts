@@ -111,6 +111,8 @@ export const makeToolbox = (options: ToolboxOptions): Toolbox => {
           input: parsed.data,
           hook: pre?.permission
         })
+        // On the caller's `execute_tool` span: how the call was let through or refused.
+        yield* Effect.annotateCurrentSpan({ "dsh.permission.decision": decision.allowed ? "allow" : "deny", "dsh.permission.via": decision.via })
         if (context.turn !== undefined) yield* context.turn.emit(permissionEvent(call.id, decision))
         if (!decision.allowed) return result(`Error: permission denied: ${decision.reason ?? decision.subject}`, true)
       }

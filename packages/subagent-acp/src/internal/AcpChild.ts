@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import { VERSION } from "@dsh/core"
+import { currentTraceparent, TRACEPARENT_META, VERSION } from "@dsh/core"
 import type { Connected, LaunchedChild, OutOfProcessRun, Turn, TurnReport } from "@dsh/subagent-outofprocess"
 import { InheritedDisallowedTools, Permissions, type PermissionsShape, settingsForChildProcess } from "@dsh/tools"
 import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
@@ -279,10 +279,16 @@ export const promptTurn = (child: AcpChild, turn: Turn): Effect.Effect<TurnRepor
       }
       return spent
     })
+    // The trace context rides in `_meta`: a dsh child continues this trace, other agents ignore it.
+    const traceparent = yield* currentTraceparent
     const response = yield* guarded(
       child,
       child.connection.request("session/prompt", (a) =>
-        a.request(child.sdk.methods.agent.session.prompt, { sessionId: turn.sessionId, prompt: [{ type: "text", text: turn.text }] }))
+        a.request(child.sdk.methods.agent.session.prompt, {
+          sessionId: turn.sessionId,
+          prompt: [{ type: "text", text: turn.text }],
+          ...(traceparent === undefined ? {} : { _meta: { [TRACEPARENT_META]: traceparent } })
+        }))
     ).pipe(
       Effect.tap((r) => Ref.set(answered, Option.some(r))),
       Effect.onError(() => Effect.asVoid(endTurn))

@@ -1,4 +1,4 @@
-import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
+import { addUsage, type AgentEvent, currentTraceparent, emptyUsage, type Usage } from "@dsh/core"
 import { DSH_SDK_VERSION, type PermissionAskParams, type PermissionAskResult, SdkClient, type SdkError, type SessionEvent } from "@dsh/sdk"
 import {
   Asker,
@@ -121,7 +121,8 @@ export const sdkChildBackend = (
         Effect.andThen(event.type === "usage" ? Ref.update(seen, (u) => addUsage(u, event.usage)) : Effect.void, turn.emit(event))
       // Descendants of the child keep their events in the child's own session; only its main agent's are forwarded.
       const onEvent = (e: SessionEvent) => (e.handle === undefined ? forward(e.event) : Effect.void)
-      const result = yield* client.prompt({ sessionId: turn.sessionId, prompt: turn.text }, { onEvent, cancelGrace: 0 })
+      const traceparent = yield* currentTraceparent
+      const result = yield* client.prompt({ sessionId: turn.sessionId, prompt: turn.text, ...(traceparent === undefined ? {} : { traceparent }) }, { onEvent, cancelGrace: 0 })
       // The descendants' usage as one event, so observers summing usage events see the whole subtree.
       const descendants = subtract(result.totalUsage, yield* Ref.get(seen))
       if (descendants.totalTokens > 0) yield* turn.emit({ type: "usage", model: "descendants", usage: descendants })
