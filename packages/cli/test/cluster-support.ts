@@ -1,4 +1,4 @@
-import type { FakeRequest } from "@dsh/llm-openai/testing"
+import type { FakeRequest, FakeServer } from "@dsh/llm-openai/testing"
 import { SessionStore } from "@dsh/session"
 import { PgSessionStore } from "@dsh/session-pg"
 import { ChildMeta } from "@dsh/subagent"
@@ -7,6 +7,7 @@ import { Effect, Redacted, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { type ChildProcess, spawn } from "node:child_process"
 import { tmpdir } from "node:os"
+import { afterEach } from "vitest"
 import { DSH } from "./support.ts"
 
 /** A `./dsh runner` process started by a test: its address once ready, its exit. */
@@ -96,3 +97,20 @@ export const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === 
 /** How many model turns came before this request. */
 export const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
 export const mentions = (r: FakeRequest, text: string) => messages(r).some((m) => (m.content ?? "").includes(text))
+
+/**
+ * The runners and fake model servers a test starts, pushed here and stopped after each test
+ * (only these processes and servers).
+ */
+export const stoppedAfterEach = () => {
+  const runners: Array<Runner> = []
+  const servers: Array<FakeServer> = []
+  afterEach(async () => {
+    for (const r of runners) r.kill("SIGKILL")
+    await Promise.all(runners.map((r) => r.exited))
+    await Promise.all(servers.map((s) => s.close()))
+    runners.length = 0
+    servers.length = 0
+  })
+  return { runners, servers }
+}

@@ -2,8 +2,8 @@ import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServe
 import { postgresForTests } from "@dsh/testing-pg"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { firstUser, hostedBy, mentions, messages, readChildren, type Runner, shardHolders, startRunner, step, until } from "./cluster-support.ts"
+import { afterAll, describe, expect, it } from "vitest"
+import { firstUser, hostedBy, mentions, messages, readChildren, shardHolders, startRunner, step, stoppedAfterEach, until } from "./cluster-support.ts"
 import { makeHome, runDsh, tempDir } from "./support.ts"
 
 // One PostgreSQL for this file, started once; each test has a database of its own (the cluster's
@@ -16,15 +16,7 @@ const spawnCalls = (prompts: ReadonlyArray<string>, extra: Record<string, unknow
 })
 
 // What every test started, stopped after it (only these processes and servers).
-let runners: Array<Runner> = []
-let servers: Array<FakeServer> = []
-afterEach(async () => {
-  for (const r of runners) r.kill("SIGKILL")
-  await Promise.all(runners.map((r) => r.exited))
-  await Promise.all(servers.map((s) => s.close()))
-  runners = []
-  servers = []
-})
+const { runners, servers } = stoppedAfterEach()
 
 /** A database, a fake model, a home with `config`, and `count` runners on them. */
 const cluster = async (respond: (r: FakeRequest) => FakeReply | Promise<FakeReply>, config: string, count = 2) => {

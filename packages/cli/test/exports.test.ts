@@ -35,3 +35,11 @@ describe("package exports", () => {
     })
   }
 })
+
+describe("the built-in tool names", () => {
+  it("are the same in @dsh/agent (for agent files' policy warnings) and @dsh/tools-builtin (the tools themselves)", async () => {
+    const { BUILTIN_TOOL_NAMES: named } = await import("@dsh/agent")
+    const { BUILTIN_TOOL_NAMES: built } = await import("@dsh/tools-builtin")
+    expect([...named]).toEqual([...built])
+  })
+})

@@ -1,10 +1,10 @@
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { postgresForTests } from "@dsh/testing-pg"
 import { spawn } from "node:child_process"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { firstUser, messages, type Runner, shardHolders, startRunner, step, until } from "../cluster-support.ts"
+import { afterAll, describe, expect, it } from "vitest"
+import { firstUser, messages, shardHolders, startRunner, step, stoppedAfterEach, until } from "../cluster-support.ts"
 import { DSH, type DshResult, makeHome, runDsh, tempDir } from "../support.ts"
 
 /**
@@ -24,15 +24,7 @@ const respond = (r: FakeRequest): FakeReply =>
     ? { toolCalls: [{ name: "subagent", arguments: { description: "wait", prompt: "CHILD wait", agent: "explore" } }] }
     : { text: "parent done" }
 
-let runners: Array<Runner> = []
-let servers: Array<FakeServer> = []
-afterEach(async () => {
-  for (const r of runners) r.kill("SIGKILL")
-  await Promise.all(runners.map((r) => r.exited))
-  await Promise.all(servers.map((s) => s.close()))
-  runners = []
-  servers = []
-})
+const { runners, servers } = stoppedAfterEach()
 
 /** `./dsh args` started, with a handle to signal it. */
 const startDsh = (args: ReadonlyArray<string>, env: Record<string, string>) => {

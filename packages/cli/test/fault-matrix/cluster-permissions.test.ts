@@ -1,9 +1,9 @@
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { postgresForTests } from "@dsh/testing-pg"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { firstUser, hostedBy, readChildren, type Runner, shardHolders, startRunner, step, until } from "../cluster-support.ts"
+import { afterAll, describe, expect, it } from "vitest"
+import { firstUser, hostedBy, readChildren, shardHolders, startRunner, step, stoppedAfterEach, until } from "../cluster-support.ts"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
 /**
@@ -24,15 +24,7 @@ const respond = (r: FakeRequest): FakeReply =>
     ? { toolCalls: [{ name: "subagent", arguments: { description: "run echo", prompt: "CHILD run echo", agent: "coder" } }] }
     : { text: "parent done" }
 
-let runners: Array<Runner> = []
-let servers: Array<FakeServer> = []
-afterEach(async () => {
-  for (const r of runners) r.kill("SIGKILL")
-  await Promise.all(runners.map((r) => r.exited))
-  await Promise.all(servers.map((s) => s.close()))
-  runners = []
-  servers = []
-})
+const { runners, servers } = stoppedAfterEach()
 
 /** A database, a fake model, one runner with `runnerConfig` as its config.toml, and a parent home of its own. */
 const cluster = async (runnerConfig: string) => {
