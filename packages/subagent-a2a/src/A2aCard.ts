@@ -1,4 +1,4 @@
-import type { AgentCard } from "@a2a-js/sdk"
+import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, type AgentCard } from "@a2a-js/sdk"
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client"
 import { Effect } from "effect"
 import { type A2aAgentConfig, a2aAgentType, headersOf } from "./A2aAgentConfig.ts"
@@ -76,7 +76,8 @@ export const resolveA2aAgent = (
     const get = boundedFetch(headersOf(agent, options.environment), options.timeoutMs, options.fetch)
     const text = yield* Effect.tryPromise({
       try: async (signal) => {
-        const response = await get(url, { signal, headers: { accept: "application/json" } })
+        // The version header asks a server that speaks both for its v1.0 card (as the SDK's resolver does).
+        const response = await get(url, { signal, headers: { accept: "application/json", [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION } })
         if (!response.ok) {
           await response.body?.cancel()
           throw new Error(`HTTP ${response.status} ${response.statusText}`.trim())
@@ -92,7 +93,8 @@ export const resolveA2aAgent = (
       catch: (e) => fail(`its agent card at ${url} is invalid: ${causeOf(e)}`)
     })
     if (typeof card.name !== "string" || card.name === "") return yield* fail(`its agent card at ${url} has no name`)
-    const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === "JSONRPC")
+    const jsonRpcs = card.supportedInterfaces.filter((i) => i.protocolBinding.toUpperCase() === "JSONRPC")
+    const jsonRpc = jsonRpcs.find((i) => i.protocolVersion === A2A_PROTOCOL_VERSION) ?? jsonRpcs[0]
     if (jsonRpc === undefined) {
       const named = card.supportedInterfaces.map((i) => i.protocolBinding).join(", ")
       return yield* fail(`its agent card names no supported transport (JSONRPC)${named === "" ? "" : `; it offers ${named}`}`)

@@ -2,7 +2,13 @@
 // serving an `LlmAgent`, and the model replaced by a `BaseLlm` subclass (nothing calls Gemini).
 import { BaseLlm, type BaseLlmConnection, type LlmAgent, type LlmRequest, type LlmResponse, LogLevel, setLogLevel } from "@google/adk"
 import { toA2a } from "@google/adk/a2a"
-import { Effect, type Scope } from "effect"
+import { staticCatalog } from "@dsh/agent"
+import { Harness } from "@dsh/harness"
+import { ModelRegistry } from "@dsh/llm"
+import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
+import { FileSessionStore } from "@dsh/session"
+import { LocalProcessLauncher } from "@dsh/subprocess"
+import { Effect, Layer, type Scope } from "effect"
 import express from "express"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -17,8 +23,10 @@ export const textsOf = (request: LlmRequest, role: string): ReadonlyArray<string
 /** A model answering each request with `reply(request)`: a text, or a function call. */
 export class ScriptedLlm extends BaseLlm {
   readonly requests: Array<LlmRequest> = []
-  constructor(private readonly reply: (request: LlmRequest, n: number) => LlmResponse) {
+  private readonly reply: (request: LlmRequest, n: number) => LlmResponse
+  constructor(reply: (request: LlmRequest, n: number) => LlmResponse) {
     super({ model: "scripted" })
+    this.reply = reply
   }
   async *generateContentAsync(request: LlmRequest): AsyncGenerator<LlmResponse, void> {
     this.requests.push(request)
@@ -49,3 +57,19 @@ export const serveAdkAgent = (agent: LlmAgent): Effect.Effect<{ readonly url: st
       server.close(() => ok())
     }))
   ).pipe(Effect.map(({ url }) => ({ url })))
+
+/** A dsh host (scripted main agent `lead`, one type `helper` it may delegate to) on the real file store. */
+export const dshHost = (home: string, script: Script) =>
+  Harness.layer({
+    agents: () =>
+      Effect.succeed(staticCatalog({
+        main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "test" },
+        delegates: [{ name: "helper", description: "helps with chores", systemPrompt: "You help.", override: false, scope: "runtime", source: "test" }]
+      })),
+    backends: [],
+    model: "scripted:lead"
+  }).pipe(Layer.provide(Layer.mergeAll(
+    FileSessionStore.layer({ home }),
+    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+    LocalProcessLauncher.layer()
+  )))

@@ -1,8 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { LlmAgent } from "@google/adk"
+import { InMemoryRunner, LlmAgent } from "@google/adk"
+import { RemoteA2AAgent } from "@google/adk/a2a"
 import { Effect } from "effect"
-import { ScriptedLlm, serveAdkAgent, text, textsOf } from "./adk-support.ts"
-import { makeEnv } from "./support.ts"
+import { readdirSync } from "node:fs"
+import { join } from "node:path"
+import { serveA2a } from "../src/serve.ts"
+import { dshHost, ScriptedLlm, serveAdkAgent, text, textsOf } from "./adk-support.ts"
+import { makeEnv, tempDir } from "./support.ts"
 
 // Interop with software no one here wrote: Google ADK's A2A server (`toA2a`, @a2a-js/sdk 0.3 inside,
 // so a v0.3 peer reached through the SDK's legacyCompat layer).
@@ -33,5 +37,56 @@ describe("subagent-a2a against Google ADK", () => {
         assert.strictEqual(next.result.output, `ADK heard "and Porto after" (2 user turns)`)
       }
       assert.strictEqual(model.requests.length, 2)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("dsh served by serveA2a is consumed by ADK's RemoteA2AAgent: an ADK root agent delegates to it", () =>
+    Effect.gen(function*() {
+      const home = tempDir("dsh-a2a-adk-home-")
+      const contextsDir = join(home, "a2a", "contexts")
+      const served = yield* serveA2a({
+        host: "127.0.0.1",
+        port: 0,
+        contextsDir,
+        create: { cwd: tempDir("dsh-a2a-adk-cwd-") },
+        name: "dsh",
+        description: "a dsh agent with subagents",
+        skills: [{ name: "helper", description: "helps with chores" }]
+      }).pipe(Effect.provide(dshHost(home, { rules: [{ reply: { text: "dsh did: {{lastUser|firstLine}}" } }] })))
+
+      // A client that names no version (v0.3, as ADK's @a2a-js/sdk 0.3 is) reads the v0.3 card; a v1.0 one the v1.0 card.
+      const card = (headers: Record<string, string>) =>
+        Effect.promise(() => fetch(`${served.url}.well-known/agent-card.json`, { headers }).then((r) => r.json() as Promise<Record<string, unknown>>))
+      const legacy = yield* card({})
+      assert.strictEqual(legacy.protocolVersion, "0.3.0")
+      assert.strictEqual(legacy.url, served.url)
+      assert.strictEqual(legacy.preferredTransport, "JSONRPC")
+      const modern = yield* card({ "A2A-Version": "1.0" })
+      assert.deepStrictEqual((modern.supportedInterfaces as Array<{ protocolVersion: string }>).map((i) => i.protocolVersion), ["1.0", "0.3"])
+
+      const remote = new RemoteA2AAgent({ name: "dsh", description: "delegate chores to dsh", agentCard: served.url })
+      // The root hands each user message to dsh (ADK routes every new message to the root: a
+      // remote agent is not one it resumes), and is never asked again within the turn.
+      const rootModel = new ScriptedLlm(() => ({ content: { role: "model", parts: [{ functionCall: { name: "transfer_to_agent", args: { agentName: "dsh" } } }] } }))
+      const root = new LlmAgent({ name: "coordinator", description: "routes work", instruction: "Route work to dsh.", model: rootModel, subAgents: [remote] })
+      const runner = new InMemoryRunner({ agent: root, appName: "interop" })
+      const session = yield* Effect.promise(() => runner.sessionService.createSession({ appName: "interop", userId: "u" }))
+      const say = (words: string) =>
+        Effect.promise(async () => {
+          const answers: Array<string> = []
+          for await (const event of runner.runAsync({ userId: "u", sessionId: session.id, newMessage: { role: "user", parts: [{ text: words }] } })) {
+            if (event.errorMessage !== undefined) answers.push(`error: ${event.errorMessage}`)
+            if (event.author === "dsh" && event.partial !== true) for (const p of event.content?.parts ?? []) if (p.text !== undefined) answers.push(p.text)
+          }
+          return answers
+        })
+
+      // ADK sends the user's words, then "For context:" parts with the root agent's tool calls: dsh reads them all as its prompt.
+      const first = yield* say("sweep the floor")
+      assert.deepStrictEqual(first, ["dsh did: sweep the floor"])
+      const second = yield* say("now the stairs")
+      assert.deepStrictEqual(second, ["dsh did: now the stairs"])
+      // Both messages carried the same contextId: one dsh session.
+      assert.strictEqual(readdirSync(contextsDir).length, 1)
+      assert.strictEqual(rootModel.requests.length, 2)
     }).pipe(Effect.scoped), 60_000)
 })
