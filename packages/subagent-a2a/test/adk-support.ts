@@ -37,6 +37,24 @@ export class ScriptedLlm extends BaseLlm {
   }
 }
 
+/** A model that answers nothing until released (then with a text). */
+export class HangingLlm extends BaseLlm {
+  private readonly released = Promise.withResolvers<void>()
+  constructor() {
+    super({ model: "hanging" })
+  }
+  release(): void {
+    this.released.resolve()
+  }
+  async *generateContentAsync(): AsyncGenerator<LlmResponse, void> {
+    await this.released.promise
+    yield text("finally")
+  }
+  connect(): Promise<BaseLlmConnection> {
+    return Promise.reject(new Error("the hanging model has no live mode"))
+  }
+}
+
 export const text = (value: string): LlmResponse => ({ content: { role: "model", parts: [{ text: value }] }, turnComplete: true })
 
 /** Serves an ADK agent with ADK's `toA2a` on 127.0.0.1 at a free port; closed with the scope. */

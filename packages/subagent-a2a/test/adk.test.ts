@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { readdirSync } from "node:fs"
 import { join } from "node:path"
 import { serveA2a } from "../src/serve.ts"
-import { dshHost, ScriptedLlm, serveAdkAgent, text, textsOf } from "./adk-support.ts"
+import { dshHost, HangingLlm, ScriptedLlm, serveAdkAgent, text, textsOf } from "./adk-support.ts"
 import { makeEnv, tempDir } from "./support.ts"
 
 // Interop with software no one here wrote: Google ADK's A2A server (`toA2a`, @a2a-js/sdk 0.3 inside,
@@ -37,6 +37,19 @@ describe("subagent-a2a against Google ADK", () => {
         assert.strictEqual(next.result.output, `ADK heard "and Porto after" (2 user turns)`)
       }
       assert.strictEqual(model.requests.length, 2)
+    }).pipe(Effect.scoped), 60_000)
+
+  it.live("an ADK agent that never answers: the child ends timeout though ADK refuses cancel-task", () =>
+    Effect.gen(function*() {
+      // ADK's A2AAgentExecutor throws on cancelTask ("not supported yet"): the child ends timeout regardless.
+      const model = new HangingLlm()
+      const agent = new LlmAgent({ name: "slow", description: "never done", instruction: "Take your time.", model })
+      const server = yield* serveAdkAgent(agent)
+      const env = yield* makeEnv([{ name: "slow", url: server.url, timeoutSeconds: 1 }])
+      const r = yield* env.subagents.spawn({ prompt: "think", description: "slow", agent: "a2a:slow" }, env.parent)
+      assert.strictEqual(r.status, "timeout", r.notes)
+      assert.include(r.notes ?? "", "a2a:slow: no answer within its timeout_seconds = 1")
+      model.release()
     }).pipe(Effect.scoped), 60_000)
 
   it.live("dsh served by serveA2a is consumed by ADK's RemoteA2AAgent: an ADK root agent delegates to it", () =>
