@@ -23,6 +23,19 @@ export const boundedFetch = (headers: Readonly<Record<string, string>>, timeoutM
     return base(input, { ...init, headers: merged, signal: AbortSignal.any(signals) })
   }
 
+/**
+ * A `fetch` whose HTTP error answers (4xx, 5xx) reach the SDK as plain text naming the status:
+ * the SDK reads a JSON body with a string `error` (e.g. `{"error":"unauthorized"}`) as a
+ * JSON-RPC error and reports "An unexpected error occurred.", losing the status.
+ */
+export const httpErrorsAsText = (base: typeof fetch): typeof fetch =>
+  async (input, init) => {
+    const response = await base(input, init)
+    if (response.ok) return response
+    const body = (await response.text().catch(() => "")).replace(/\s+/g, " ").trim().slice(0, 200)
+    return new Response(`HTTP ${response.status}${body === "" ? "" : ` ${body}`}`, { status: response.status, statusText: response.statusText, headers: { "content-type": "text/plain" } })
+  }
+
 const causeOf = (e: unknown): string => {
   if (e instanceof Error) {
     const inner = (e as { cause?: unknown }).cause
