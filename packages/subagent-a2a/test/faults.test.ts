@@ -65,14 +65,21 @@ describe("subagent-a2a bad input", () => {
       assert.include(reasons[2], `${html.url}/card.json is not JSON`)
     }).pipe(Effect.scoped), 20_000)
 
-  it.live("a server that answers 500: a failed child with one line", () =>
+  it.live("a server that answers 500: a failed child with one line; the card is read once for all children", () =>
     Effect.gen(function*() {
-      const broken = yield* serveRaw((url, req, _, res) => (req.method === "GET" ? json(res, 200, card(url, false)) : json(res, 500, "oops")))
+      let cards = 0
+      const broken = yield* serveRaw((url, req, _, res) => {
+        if (req.method !== "GET") return json(res, 500, "oops")
+        cards += 1
+        json(res, 200, card(url, false))
+      })
       const env = yield* makeEnv([{ name: "broken", url: broken.url }])
       const a = yield* env.subagents.spawn({ prompt: "hi", description: "500", agent: "a2a:broken" }, env.parent)
       assert.strictEqual(a.status, "failed")
       assert.match(a.notes ?? "", /^a2a:broken: message\/send failed: .*500/)
       assert.notInclude(a.notes ?? "", "\n")
+      yield* env.subagents.spawn({ prompt: "again", description: "500", agent: "a2a:broken" }, env.parent)
+      assert.strictEqual(cards, 1)
     }).pipe(Effect.scoped), 20_000)
 
   it.live("a task for another context than the one continued is a failed child", () =>

@@ -126,4 +126,28 @@ describe("subagent-a2a: task states, parts and stop", () => {
       assert.strictEqual(r.status, "cancelled", r.notes)
       assert.strictEqual(agent.cancelled.length, 1)
     }).pipe(Effect.scoped), 30_000)
+
+  it.live("the lane, the depth limit and the per-session cap hold for a2a children as for any", () =>
+    Effect.gen(function*() {
+      const agent = statesAgent()
+      const server = yield* serveSdkAgent({ streaming: true, executor: agent.executor })
+      const env = yield* makeEnv([{ name: "states", url: server.url }], {}, { maxConcurrent: 1, maxChildren: 3, maxDepth: 1 })
+      // Lane of one: a second child waits, visibly queued, while the first holds the slot.
+      const first = yield* env.subagents.spawnBackground({ prompt: "hang", description: "one", agent: "a2a:states" }, env.parent)
+      yield* transcriptText(env, first.handle).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (t) => t.includes("holding on"), times: 500 }))
+      const second = yield* env.subagents.spawnBackground({ prompt: "mixed", description: "two", agent: "a2a:states" }, env.parent)
+      assert.strictEqual(env.subagents.list(env.parent.handle).find((d) => d.handle === second.handle)?.status, "queued")
+      yield* env.subagents.stop(first.handle, env.parent.handle)
+      const [done] = yield* env.subagents.wait(env.parent.handle, [second.handle], "20 seconds")
+      assert.strictEqual(done?.status, "completed")
+
+      // Depth: a child (depth 1) of a tree limited to depth 1 may not delegate.
+      const deep = yield* env.subagents.spawn({ prompt: "mixed", description: "deep", agent: "a2a:states" }, { ...env.parent, handle: first.handle, depth: 1 }).pipe(Effect.flip)
+      assert.include(deep.message, "nesting depth limit reached (1)")
+
+      // Per session: the third child is admitted, a fourth is refused.
+      yield* env.subagents.spawn({ prompt: "mixed", description: "three", agent: "a2a:states" }, env.parent)
+      const refused = yield* env.subagents.spawn({ prompt: "mixed", description: "four", agent: "a2a:states" }, env.parent).pipe(Effect.flip)
+      assert.include(refused.message, "the limit (3)")
+    }).pipe(Effect.scoped), 30_000)
 })
