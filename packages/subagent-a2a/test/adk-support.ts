@@ -1,7 +1,7 @@
 // Google ADK (@google/adk) on real HTTP on 127.0.0.1, with a scripted model: ADK's own `toA2a`
 // serving an `LlmAgent`, and the model replaced by a `BaseLlm` subclass (nothing calls Gemini).
 import { BaseLlm, type BaseLlmConnection, type LlmAgent, type LlmRequest, type LlmResponse, LogLevel, setLogLevel } from "@google/adk"
-import { toA2a } from "@google/adk/a2a"
+import { bearerTokenUserBuilder, toA2a } from "@google/adk/a2a"
 import { staticCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
@@ -58,7 +58,7 @@ export class HangingLlm extends BaseLlm {
 export const text = (value: string): LlmResponse => ({ content: { role: "model", parts: [{ text: value }] }, turnComplete: true })
 
 /** Serves an ADK agent with ADK's `toA2a` on 127.0.0.1 at a free port; closed with the scope. */
-export const serveAdkAgent = (agent: LlmAgent): Effect.Effect<{ readonly url: string }, never, Scope.Scope> =>
+export const serveAdkAgent = (agent: LlmAgent, options: { readonly token?: string } = {}): Effect.Effect<{ readonly url: string }, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const app = express()
@@ -67,7 +67,7 @@ export const serveAdkAgent = (agent: LlmAgent): Effect.Effect<{ readonly url: st
       })
       const port = (server.address() as AddressInfo).port
       // toA2a writes the RPC URL into the card, so it is called once the port is bound.
-      await toA2a(agent, { app, host: "127.0.0.1", port, allowUnauthenticated: true })
+      await toA2a(agent, { app, host: "127.0.0.1", port, ...(options.token === undefined ? { allowUnauthenticated: true } : { authentication: bearerTokenUserBuilder(options.token) }) })
       return { url: `http://127.0.0.1:${port}`, server }
     }),
     ({ server }) => Effect.promise(() => new Promise<void>((ok) => {

@@ -39,6 +39,25 @@ describe("subagent-a2a against Google ADK", () => {
       assert.strictEqual(model.requests.length, 2)
     }).pipe(Effect.scoped), 60_000)
 
+  it.live("an ADK agent behind ADK's bearerTokenUserBuilder: headers from env reach it; without them, a failed child with one line", () =>
+    Effect.gen(function*() {
+      const model = new ScriptedLlm(() => text("authorised"))
+      const server = yield* serveAdkAgent(new LlmAgent({ name: "vault", description: "keeps secrets", instruction: "Guard.", model }), { token: "s3cret" })
+      const env = yield* makeEnv(
+        [{ name: "vault", url: server.url, headers: { Authorization: "Bearer ${TOKEN}" }, env: { TOKEN: "${ADK_TEST_TOKEN}" } }, { name: "open", url: server.url }],
+        { environment: { ADK_TEST_TOKEN: "s3cret" } }
+      )
+      const ok = yield* env.subagents.spawn({ prompt: "open up", description: "vault", agent: "a2a:vault" }, env.parent)
+      assert.strictEqual(ok.status, "completed", ok.notes)
+      assert.strictEqual(ok.output, "authorised")
+      // ADK answers a refused request with HTTP 500 (its UserBuilder throws), not 401.
+      const refused = yield* env.subagents.spawn({ prompt: "open up", description: "open", agent: "a2a:open" }, env.parent)
+      assert.strictEqual(refused.status, "failed")
+      assert.match(refused.notes ?? "", /^a2a:open: its stream failed: .*500/)
+      assert.notInclude(refused.notes ?? "", "\n")
+      assert.strictEqual(model.requests.length, 1)
+    }).pipe(Effect.scoped), 60_000)
+
   it.live("an ADK agent that never answers: the child ends timeout though ADK refuses cancel-task", () =>
     Effect.gen(function*() {
       // ADK's A2AAgentExecutor throws on cancelTask ("not supported yet"): the child ends timeout regardless.
