@@ -12,7 +12,7 @@ import { dependenciesOf, installExamples, packWorkspace, ROOT, testingPackages }
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** The installed app: `examples/harness`, the README examples in `readme/`, `examples/ai-sdk-model` in `ai-sdk-model/`. */
+    /** The installed app: `examples/harness`, the README examples in `readme/`, `examples/ai-sdk-model` in `ai-sdk-model/`, `examples/a2a` in `a2a/`. */
     app: string
     /** `examples/no-runner` installed with every package that has a `testing` entry, and no test runner. */
     noRunnerApp: string
@@ -24,6 +24,8 @@ declare module "vitest" {
 const README_EXAMPLES = join(ROOT, "examples", "readme")
 /** `examples/ai-sdk-model`, installed into the same app (its `ai-sdk-model/` directory) by the same npm install. */
 const AI_SDK_EXAMPLE = join(ROOT, "examples", "ai-sdk-model")
+/** `examples/a2a`, installed into the same app (its `a2a/` directory) by the same npm install. */
+const A2A_EXAMPLE = join(ROOT, "examples", "a2a")
 const HARNESS_DEV = new Set(["@types/node", "typescript", "vitest"])
 
 /** The example's dependencies: its `@dsh/*` packages, and the rest from the registry (what the harness has aside). */
@@ -40,14 +42,16 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const tarballs = packWorkspace()
   const readme = dependenciesOf(README_EXAMPLES)
   const aiSdk = exampleDependencies(AI_SDK_EXAMPLE)
+  const a2a = exampleDependencies(A2A_EXAMPLE)
   const [app, noRunnerApp] = await installExamples(tarballs, [
     {
       example: "harness",
-      options: { packages: ["@dsh/cli", ...readme.packages, ...aiSdk.packages], registry: { ...aiSdk.registry, ...readme.registry } }
+      options: { packages: ["@dsh/cli", ...readme.packages, ...aiSdk.packages, ...a2a.packages], registry: { ...a2a.registry, ...aiSdk.registry, ...readme.registry } }
     },
     { example: "no-runner", options: { packages: testingPackages() } }
   ])
   cpSync(AI_SDK_EXAMPLE, join(app, "ai-sdk-model"), { recursive: true, filter: (src) => !src.includes("node_modules") })
+  cpSync(A2A_EXAMPLE, join(app, "a2a"), { recursive: true, filter: (src) => !src.includes("node_modules") })
   const dir = join(app, "readme")
   for (const file of readdirSync(README_EXAMPLES).filter((f) => f.endsWith(".ts"))) {
     cpSync(join(README_EXAMPLES, file), join(dir, file))

@@ -142,6 +142,31 @@ describe("dsh with A2A agents", { timeout: 90_000 }, () => {
     expect((JSON.parse(sessions.stdout) as { sessions: Array<unknown> }).sessions).toHaveLength(1)
   })
 
+  it("dsh a2a answers a v0.3 client (as Google ADK's RemoteA2AAgent is): the v0.3 card, message/send, message/stream, tasks/get", async () => {
+    const home = makeHome()
+    const { url } = await serveDsh(home)
+    // No A2A-Version header: a v0.3 client, as the SDK's express handlers assume too.
+    const card = await (await fetch(`${url}.well-known/agent-card.json`)).json() as { protocolVersion: string; url: string; preferredTransport: string; skills: Array<{ name: string }> }
+    expect(card).toMatchObject({ protocolVersion: "0.3.0", url, preferredTransport: "JSONRPC" })
+    expect(card.skills.map((s) => s.name)).toEqual(expect.arrayContaining(["coder", "explore", "plan"]))
+    const rpc = (method: string, params: unknown) =>
+      fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })
+    const message = (text: string, contextId?: string) => ({ message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }], ...(contextId === undefined ? {} : { contextId }) } })
+    const sent = await (await rpc("message/send", message("hello"))).json() as { result: { kind: string; id: string; contextId: string; status: { state: string }; artifacts: Array<{ parts: Array<{ kind: string; text: string }> }> } }
+    expect(sent.result).toMatchObject({ kind: "task", status: { state: "completed" } })
+    expect(sent.result.artifacts[0]?.parts[0]?.kind).toBe("text")
+    const got = await (await rpc("tasks/get", { id: sent.result.id })).json() as { result: { status: { state: string } } }
+    expect(got.result.status.state).toBe("completed")
+    const streamed = await rpc("message/stream", message("again", sent.result.contextId))
+    expect(streamed.headers.get("content-type")).toContain("text/event-stream")
+    const events = (await streamed.text()).split("\n").filter((l) => l.startsWith("data: ")).map((l) => (JSON.parse(l.slice(6)) as { result: { kind: string; contextId: string } }).result)
+    expect(events[0]?.kind).toBe("task")
+    expect(events.map((e) => e.kind)).toContain("artifact-update")
+    for (const e of events) expect(e.contextId).toBe(sent.result.contextId)
+    const sessions = await runDsh(["sessions", "list", "--json"], { env: { DSH_HOME: home } })
+    expect((JSON.parse(sessions.stdout) as { sessions: Array<unknown> }).sessions).toHaveLength(1)
+  })
+
   it("dsh a2a with [a2a.serve] token_env: a request without the token is 401", async () => {
     const home = makeHome("[a2a.serve]\ntoken_env = \"DSH_A2A_TOKEN\"\n")
     const { url } = await serveDsh(home, { DSH_A2A_TOKEN: "s3cret" })

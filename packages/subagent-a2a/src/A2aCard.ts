@@ -1,4 +1,4 @@
-import type { AgentCard } from "@a2a-js/sdk"
+import { A2A_PROTOCOL_VERSION, A2A_VERSION_HEADER, type AgentCard } from "@a2a-js/sdk"
 import { DefaultAgentCardResolver } from "@a2a-js/sdk/client"
 import { Effect } from "effect"
 import { type A2aAgentConfig, a2aAgentType, headersOf } from "./A2aAgentConfig.ts"
@@ -21,6 +21,19 @@ export const boundedFetch = (headers: Readonly<Record<string, string>>, timeoutM
     const merged = new Headers(init?.headers)
     for (const [k, v] of Object.entries(headers)) if (!merged.has(k)) merged.set(k, v)
     return base(input, { ...init, headers: merged, signal: AbortSignal.any(signals) })
+  }
+
+/**
+ * A `fetch` whose HTTP error answers (4xx, 5xx) reach the SDK as plain text naming the status:
+ * the SDK reads a JSON body with a string `error` (e.g. `{"error":"unauthorized"}`) as a
+ * JSON-RPC error and reports "An unexpected error occurred.", losing the status.
+ */
+export const httpErrorsAsText = (base: typeof fetch): typeof fetch =>
+  async (input, init) => {
+    const response = await base(input, init)
+    if (response.ok) return response
+    const body = (await response.text().catch(() => "")).replace(/\s+/g, " ").trim().slice(0, 200)
+    return new Response(`HTTP ${response.status}${body === "" ? "" : ` ${body}`}`, { status: response.status, statusText: response.statusText, headers: { "content-type": "text/plain" } })
   }
 
 const causeOf = (e: unknown): string => {
@@ -76,7 +89,8 @@ export const resolveA2aAgent = (
     const get = boundedFetch(headersOf(agent, options.environment), options.timeoutMs, options.fetch)
     const text = yield* Effect.tryPromise({
       try: async (signal) => {
-        const response = await get(url, { signal, headers: { accept: "application/json" } })
+        // The version header asks a server that speaks both for its v1.0 card (as the SDK's resolver does).
+        const response = await get(url, { signal, headers: { accept: "application/json", [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION } })
         if (!response.ok) {
           await response.body?.cancel()
           throw new Error(`HTTP ${response.status} ${response.statusText}`.trim())
@@ -92,7 +106,8 @@ export const resolveA2aAgent = (
       catch: (e) => fail(`its agent card at ${url} is invalid: ${causeOf(e)}`)
     })
     if (typeof card.name !== "string" || card.name === "") return yield* fail(`its agent card at ${url} has no name`)
-    const jsonRpc = card.supportedInterfaces.find((i) => i.protocolBinding.toUpperCase() === "JSONRPC")
+    const jsonRpcs = card.supportedInterfaces.filter((i) => i.protocolBinding.toUpperCase() === "JSONRPC")
+    const jsonRpc = jsonRpcs.find((i) => i.protocolVersion === A2A_PROTOCOL_VERSION) ?? jsonRpcs[0]
     if (jsonRpc === undefined) {
       const named = card.supportedInterfaces.map((i) => i.protocolBinding).join(", ")
       return yield* fail(`its agent card names no supported transport (JSONRPC)${named === "" ? "" : `; it offers ${named}`}`)

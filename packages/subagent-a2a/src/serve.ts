@@ -3,6 +3,7 @@
  * A2A agent over HTTP: card, JSON-RPC send, streaming send (SSE), get task, cancel task.
  */
 import type { AgentCard } from "@a2a-js/sdk"
+import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server"
 import { AgentHost, HostError } from "@dsh/agent"
 import { Effect, FiberSet, type Scope } from "effect"
@@ -26,11 +27,12 @@ export interface ServeA2aOptions {
   readonly skills?: ReadonlyArray<{ readonly name: string; readonly description: string }> | undefined
 }
 
-/** The card of a dsh served at `url`: JSON-RPC, streaming, one skill per agent type. */
+/** The card of a dsh served at `url`: JSON-RPC (v1.0 and v0.3), streaming, one skill per agent type. */
 export const dshAgentCard = (url: string, options: ServeA2aOptions): AgentCard => ({
   name: options.name ?? "dsh",
   description: options.description ?? "a dsh agent with subagents: give it a complete, self-contained task",
-  supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }],
+  // The same endpoint speaks v0.3 too (through the SDK's compat handler), so the card says so.
+  supportedInterfaces: duplicateInterfacesForLegacy([{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }], ["JSONRPC"]),
   provider: undefined,
   version: options.version ?? "0.0.0",
   capabilities: { streaming: true, pushNotifications: false, extensions: [] },

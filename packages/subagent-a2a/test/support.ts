@@ -3,7 +3,7 @@ import { type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a
 import { makeEchoExecutor } from "../src/testing.ts"
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { FileSessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentsShape } from "@dsh/subagent"
+import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentLimitsInput, type SubagentsShape } from "@dsh/subagent"
 import { testParent } from "@dsh/subagent/testing"
 import { Effect, type Scope, Stream } from "effect"
 import express from "express"
@@ -66,13 +66,13 @@ export interface TestEnv {
 }
 
 /** A parent on the real file store with the `a2a` backend for the given agents. */
-export const makeEnv = (agents: ReadonlyArray<A2aAgentConfig>, provider: Partial<A2aProviderOptions> = {}): Effect.Effect<TestEnv, unknown, Scope.Scope> =>
+export const makeEnv = (agents: ReadonlyArray<A2aAgentConfig>, provider: Partial<A2aProviderOptions> = {}, limits?: SubagentLimitsInput): Effect.Effect<TestEnv, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const home = tempDir("dsh-a2a-home-")
     const cwd = tempDir("dsh-a2a-cwd-")
     const store = yield* FileSessionStore.make({ home })
     const session = yield* store.create({ agent: "main", cwd, model: "scripted" })
-    const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const tree = yield* makeSubagentTree({ session, limits, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
     const backend = yield* makeA2aBackend({ agents, pollIntervalMs: 50, ...provider })
     const subagents = yield* makeSubagents({ tree, providers: [backend.provider], types: backend.types })
     return { subagents, backend, parent: testParent(namedModel("scripted", "demo"), { cwd }) }

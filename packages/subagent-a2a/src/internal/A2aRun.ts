@@ -6,7 +6,7 @@ import { Cause, Clock, Effect, Exit, Option, Ref } from "effect"
 import { randomUUID } from "node:crypto"
 import { headersOf } from "../A2aAgentConfig.ts"
 import type { ResolvedA2aAgent } from "../A2aCard.ts"
-import { boundedFetch } from "../A2aCard.ts"
+import { boundedFetch, httpErrorsAsText } from "../A2aCard.ts"
 import { A2aChildError } from "../A2aChildError.ts"
 import type { A2aContinuation } from "../A2aContinuation.ts"
 import { firstLine, TaskView } from "./TaskView.ts"
@@ -67,7 +67,7 @@ export const runA2a = (
     yield* emit({ type: "turn-start", turn, prompt: text })
     yield* emit({ type: "message", message: { role: "user", content: text } })
 
-    const fetchImpl = boundedFetch(headersOf(resolved.agent, options.environment), 24 * 3600 * 1000, options.fetch)
+    const fetchImpl = httpErrorsAsText(boundedFetch(headersOf(resolved.agent, options.environment), 24 * 3600 * 1000, options.fetch))
     const fail = (reason: A2aChildError["reason"], what: string) => (e: unknown) =>
       new A2aChildError({ reason, message: `${label}: ${what}: ${causeOf(e)}` })
     const client = yield* Effect.tryPromise({

@@ -17,6 +17,23 @@ export const partText = (part: Part): string => {
   }
 }
 
+/**
+ * An artifact's parts as one text: adjacent text parts run together (streamed chunks of one
+ * text), a data or file part stands on a line of its own.
+ */
+const joinParts = (parts: ReadonlyArray<Part>): string => {
+  let out = ""
+  let lastWasText = true
+  for (const part of parts) {
+    const text = partText(part)
+    if (text === "") continue
+    const isText = part.content?.$case === "text"
+    out += out === "" || (isText && lastWasText) ? text : `\n${text}`
+    lastWasText = isText
+  }
+  return out
+}
+
 export const messageText = (message: Message | undefined): string => (message?.parts ?? []).map(partText).filter((t) => t !== "").join("\n")
 
 /**
@@ -90,7 +107,7 @@ export class TaskView {
 
   /** The run's result: its artifacts' parts joined, else the agent's last message. */
   result(): string {
-    const fromArtifacts = [...this.artifacts.values()].map((parts) => parts.map(partText).join("")).filter((t) => t !== "").join("\n\n")
+    const fromArtifacts = [...this.artifacts.values()].map(joinParts).filter((t) => t !== "").join("\n\n")
     if (fromArtifacts !== "") return fromArtifacts
     return this.reply ?? this.statusText
   }

@@ -1,8 +1,10 @@
 import { A2A_VERSION_HEADER, type AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk"
 import { type A2ARequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server"
+import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server"
 import { timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { isLegacyRequest, legacyAgentCard } from "./LegacyCard.ts"
 
 /** The largest JSON-RPC request body accepted. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -43,7 +45,8 @@ export interface A2aEndpoint {
  * An A2A endpoint on node:http with the SDK's JSON-RPC transport handler: the card at
  * `/.well-known/agent-card.json` (built once the port is bound, so it carries the real URL),
  * JSON-RPC at `/` (answers as JSON, streams as SSE). With `token`, every request but the card's
- * needs `Authorization: Bearer <token>` (else 401).
+ * needs `Authorization: Bearer <token>` (else 401). v0.3 clients (an `A2A-Version` of 0.x, or no
+ * header: the card, and v0.3 method names) get the v0.3 card and the SDK's v0.3 JSON-RPC handler.
  */
 export const listenA2a = async (options: {
   readonly host: string
@@ -53,10 +56,17 @@ export const listenA2a = async (options: {
   readonly handler: (url: string) => { readonly card: AgentCard; readonly requests: A2ARequestHandler }
 }): Promise<A2aEndpoint> => {
   let transport: JsonRpcTransportHandler | undefined
+  let legacyTransport: LegacyJsonRpcTransportHandler | undefined
   let card: AgentCard | undefined
+  let legacyCard: Record<string, unknown> | undefined
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://x").pathname
-    if (req.method === "GET" && path === "/.well-known/agent-card.json") return sendJson(res, 200, card)
+    const version = req.headers[A2A_VERSION_HEADER.toLowerCase()]
+    const requested = typeof version === "string" ? version : undefined
+    if (req.method === "GET" && path === "/.well-known/agent-card.json") {
+      // Like the SDK's card handler: no A2A-Version header means a v0.3 client.
+      return sendJson(res, 200, requested === undefined || /^0\./.test(requested.trim()) ? legacyCard : card, { vary: A2A_VERSION_HEADER })
+    }
     if (options.token !== undefined) {
       const auth = req.headers.authorization ?? ""
       if (!auth.startsWith("Bearer ") || !sameToken(auth.slice(7), options.token)) {
@@ -70,14 +80,16 @@ export const listenA2a = async (options: {
     } catch {
       return sendJson(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
     }
-    const version = req.headers[A2A_VERSION_HEADER.toLowerCase()]
-    const context = new ServerCallContext({ user: new UnauthenticatedUser(), ...(typeof version === "string" ? { requestedVersion: version } : {}) })
+    const method = typeof body === "object" && body !== null && "method" in body ? (body as { method: unknown }).method : undefined
+    const legacy = isLegacyRequest(requested, method)
+    const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: requested ?? (legacy ? "0.3" : "1.0") })
     const id = typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null
-    let answer: Awaited<ReturnType<JsonRpcTransportHandler["handle"]>>
+    const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError
+    let answer: unknown
     try {
-      answer = await transport!.handle(body as Record<string, unknown>, context)
+      answer = await (legacy ? legacyTransport! : transport!).handle(body as Record<string, unknown>, context)
     } catch (e) {
-      return sendJson(res, 200, { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) })
+      return sendJson(res, 200, { jsonrpc: "2.0", id, error: mapError(e) })
     }
     if (typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") return sendJson(res, 200, answer)
     res.writeHead(200, SSE_HEADERS)
@@ -87,7 +99,7 @@ export const listenA2a = async (options: {
     try {
       for await (const event of stream) res.write(formatSSEEvent(event))
     } catch (e) {
-      if (!res.writableEnded) res.write(formatSSEErrorEvent({ jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(e) }))
+      if (!res.writableEnded) res.write(formatSSEErrorEvent({ jsonrpc: "2.0", id, error: mapError(e) }))
     } finally {
       if (!res.writableEnded) res.end()
     }
@@ -107,7 +119,9 @@ export const listenA2a = async (options: {
   const url = `http://${host}:${address.port}/`
   const built = options.handler(url)
   card = built.card
+  legacyCard = legacyAgentCard(built.card, url, options.token !== undefined)
   transport = new JsonRpcTransportHandler(built.requests)
+  legacyTransport = new LegacyJsonRpcTransportHandler(built.requests)
   return {
     url,
     close: () =>
