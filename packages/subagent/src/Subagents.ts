@@ -1,6 +1,7 @@
 import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import { makeId, makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
 import { Clock, Context, Deferred, type Duration, Effect, Exit, Schema, Scope } from "effect"
+import { awaitDetachable } from "./internal/detachable.ts"
 import { toAgentType } from "./internal/dynamicTypes.ts"
 import { hostActivation, type HostRequest } from "./internal/host.ts"
 import { type IsolatedRun, runActivation, type RunSpec } from "./internal/run.ts"
@@ -37,6 +38,11 @@ export interface SubagentsShape {
   readonly availableTypes: (parent: ParentInfo) => Effect.Effect<ReadonlyArray<AgentType>>
   /** Runs a child to its end. Refusals are typed errors; a child's failure is a result. */
   readonly spawn: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult, SubagentError>
+  /**
+   * `spawn` for a caller that can let go of the child: its result, or its accepted run as soon
+   * as `detachChild` moves it to the background (then its outcome is announced to the parent).
+   */
+  readonly spawnDetachable: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult | AcceptedRun, SubagentError>
   /** Starts a child in the background; its outcome is announced to the parent. */
   readonly spawnBackground: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<AcceptedRun, SubagentError>
   /**
@@ -208,7 +214,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       })
 
     /** Runs an Activation in a fiber of its own (so one child can be stopped alone). */
-    const activate = (spec: RunSpec, background: boolean) =>
+    const activate = (spec: RunSpec, background: boolean, detachable = false) =>
       Effect.gen(function*() {
         const run = runActivation({ ...spec, pricing: options.pricing })
         // Background runs belong to the tree, not to the task that started them: they outlive
@@ -221,7 +227,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
             attributes: { "dsh.agent.handle": spec.handle, "dsh.run_id": spec.runId }
           }))
           : run
-        const fiber = background ? yield* Effect.forkIn(traced, tree.scope) : yield* Effect.forkChild(traced)
+        // A detachable foreground run lives in the tree's scope too: it may outlive its caller.
+        const fiber = background || detachable ? yield* Effect.forkIn(traced, tree.scope) : yield* Effect.forkChild(traced)
         spec.activation.fiber = fiber
         return fiber
       })
@@ -242,6 +249,13 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       const a = yield* admit({ ...request, background: false }, parent)
       yield* activate({ tree, ...a, request, parent }, false)
       return yield* Deferred.await(a.activation.done)
+    })
+
+    const spawnDetachable: SubagentsShape["spawnDetachable"] = Effect.fn("Subagents.spawn")(function*(request, parent) {
+      const a = yield* admit({ ...request, background: false }, parent)
+      a.activation.detach = yield* Deferred.make<AcceptedRun>()
+      const fiber = yield* activate({ tree, ...a, request, parent }, false, true)
+      return yield* awaitDetachable(a.activation, fiber)
     })
 
     const spawnBackground: SubagentsShape["spawnBackground"] = Effect.fn("Subagents.spawnBackground")(function*(request, parent) {
@@ -388,6 +402,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       register: (provider) => providers.register(provider.name, provider),
       availableTypes,
       spawn,
+      spawnDetachable,
       spawnBackground,
       spawnAll,
       send,

@@ -1,0 +1,113 @@
+import { AgentHost, staticCatalog } from "@dsh/agent"
+import { emptyUsage } from "@dsh/core"
+import { ModelRegistry } from "@dsh/llm"
+import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
+import { MemorySessionStore, SessionStore } from "@dsh/session"
+import type { SubagentProvider } from "@dsh/subagent"
+import { testDefinition } from "@dsh/subagent/testing"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Harness } from "../src/index.ts"
+
+// The lead delegates in the foreground; a detached call's result says accepted; the
+// announcement wakes it for a turn of its own.
+const lead: Script = {
+  rules: [
+    { when: { lastUser: "subagent announcement" }, reply: { text: "announced: {{lastUser|firstLine}}" } },
+    { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { agent: "coder", description: "slow task", prompt: "take your time" } }] } },
+    { when: { lastTool: "accepted" }, reply: { text: "detached: {{lastTool}}" } },
+    { reply: { text: "waited: {{lastTool|firstLine}}" } }
+  ]
+}
+
+/** A child that runs until the test releases it: started and released are the test's handles on it. */
+const gatedChild = () =>
+  Effect.gen(function*() {
+    const started = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const provider: SubagentProvider = {
+      name: "gated",
+      description: "a child that answers when released",
+      start: () =>
+        Deferred.succeed(started, undefined).pipe(
+          Effect.andThen(Deferred.await(release)),
+          Effect.as({ status: "completed" as const, output: "the slow answer", usage: emptyUsage })
+        )
+    }
+    return { started, release, provider }
+  })
+
+const hostLayer = (provider: SubagentProvider) =>
+  Harness.layer({
+    backends: [provider],
+    delegatesRunOn: "gated",
+    model: "scripted:lead",
+    agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead"), delegates: [testDefinition("coder")] }))
+  }).pipe(Layer.provideMerge(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead } })]))))
+
+const userMessagesOf = (sessionId: string) =>
+  Effect.gen(function*() {
+    const session = yield* (yield* SessionStore).open(sessionId)
+    const { records } = yield* session.transcript.read
+    return records.flatMap((r) => (r.type === "message" && r.message.role === "user" ? [r.message.content] : []))
+  })
+
+describe("AgentHost.detachChild", () => {
+  it.effect("a running foreground child moves to the background: the call returns accepted, the outcome is announced once", () =>
+    Effect.gen(function*() {
+      const child = yield* gatedChild()
+      return yield* Effect.gen(function*() {
+        const host = yield* AgentHost
+        const { id } = yield* host.createSession({ cwd: process.cwd() })
+        const leadSaid = yield* Deferred.make<string>()
+        const prompt = yield* Effect.forkChild(host.prompt({
+          sessionId: id,
+          prompt: "delegate the slow task",
+          onEvent: (e) => (e.type === "message" && e.message.role === "assistant" && e.message.content.startsWith("detached")
+            ? Deferred.succeed(leadSaid, e.message.content).pipe(Effect.asVoid)
+            : Effect.void)
+        }))
+        yield* Deferred.await(child.started)
+        assert.deepStrictEqual(yield* host.detachChild!({ sessionId: id, handle: "all" }), ["coder-1"])
+        // The lead's call returned at once, while the child still runs.
+        const said = yield* Deferred.await(leadSaid)
+        assert.include(said, `"status":"accepted"`)
+        assert.include(said, `"handle":"coder-1"`)
+        assert.strictEqual((yield* host.listChildren(id)).find((c) => c.name === "coder-1")?.status, "running")
+        // A second detach finds it in the background already.
+        const again = yield* Effect.flip(host.detachChild!({ sessionId: id, handle: "coder-1" }))
+        assert.include(again.message, "already runs in the background")
+        yield* Deferred.succeed(child.release, undefined)
+        const result = yield* Fiber.join(prompt)
+        assert.strictEqual(result.status, "completed")
+        assert.include(result.result, "announced: [subagent announcement]")
+        const announcements = (yield* userMessagesOf(id)).filter((m) => m.includes("[subagent announcement]"))
+        assert.strictEqual(announcements.length, 1)
+        assert.include(announcements[0]!, "the slow answer")
+        // Delivered in the durable record: a restart does not announce it again.
+        const session = yield* (yield* SessionStore).open(id)
+        const tasks = (yield* session.readTasks) as ReadonlyArray<{ readonly handle: string; readonly delivered: boolean; readonly status: string }>
+        assert.deepStrictEqual(tasks.map((t) => [t.handle, t.status, t.delivered]), [["coder-1", "completed", true]])
+      }).pipe(Effect.provide(hostLayer(child.provider)))
+    }))
+
+  it.effect("refuses what cannot be detached, naming what can", () =>
+    Effect.gen(function*() {
+      const child = yield* gatedChild()
+      return yield* Effect.gen(function*() {
+        const host = yield* AgentHost
+        const { id } = yield* host.createSession({ cwd: process.cwd() })
+        const prompt = yield* Effect.forkChild(host.prompt({ sessionId: id, prompt: "delegate" }))
+        yield* Deferred.await(child.started)
+        const missing = yield* Effect.flip(host.detachChild!({ sessionId: id, handle: "nobody-1" }))
+        assert.strictEqual(missing.reason, "NotFound")
+        assert.strictEqual(missing.message, `no child is named "nobody-1"; yours: coder-1`)
+        const other = yield* Effect.flip(host.detachChild!({ sessionId: "19700101T000000-00000000", handle: "coder-1" }))
+        assert.include(other.message, "is not running in this process; nothing to detach")
+        yield* Deferred.succeed(child.release, undefined)
+        const result = yield* Fiber.join(prompt)
+        // Never detached: the lead waited for the result.
+        assert.include(result.result, "waited: the slow answer")
+      }).pipe(Effect.provide(hostLayer(child.provider)))
+    }))
+})
