@@ -61,7 +61,7 @@ export const detachChild = (tree: SubagentTree, handle: string, from: string): E
     const activation = tree.activations.get(handle)
     const running = tree.activations.handles().filter((h) => tree.activations.get(h)?.detach !== undefined && tree.isReachable(h, from))
     const refuse = (why: string) =>
-      new SubagentError({ reason: "InvalidRequest", message: `${handle} cannot be detached: ${why}; running in the foreground: ${running.join(", ") || "(none)"}` })
+      new SubagentError({ reason: "InvalidRequest", message: `${handle} cannot be detached: ${why}; detachable now: ${running.join(", ") || "(none)"}` })
     if (activation === undefined) return yield* refuse(`it is not running (${d.status})`)
     if (activation.announce !== undefined || d.background === true) return yield* refuse("it already runs in the background")
     if (activation.detach === undefined) return yield* refuse("its caller waits for it and cannot let go of it")
