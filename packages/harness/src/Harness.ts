@@ -425,7 +425,15 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         toHostError(Effect.gen(function*() {
           // This process runs the session: stop here, no round trip.
           const mine = running.get(stop.sessionId)
-          if (mine !== undefined) return yield* mine.runtime.tree.stopHeld(stop.handle, "user")
+          if (mine !== undefined) {
+            const { tree } = mine.runtime
+            // Another session's handle (or a typo) is named as such, with this session's children.
+            if (stop.handle !== "all" && tree.descriptors.get(stop.handle) === undefined) {
+              const known = tree.descriptors.all().map((d) => d.handle)
+              return yield* new HostError({ reason: "NotFound", message: `no child is named "${stop.handle}"; yours: ${known.join(", ") || "(none)"}` })
+            }
+            return yield* tree.stopHeld(stop.handle, "user")
+          }
           const session = yield* store.open(stop.sessionId)
           return (yield* requestStop(session, stop.handle)).map((s) => s.name)
         })).pipe(Effect.withSpan("AgentHost.stopChild", { attributes: { sessionId: stop.sessionId, handle: stop.handle } })),

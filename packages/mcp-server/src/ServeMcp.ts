@@ -62,7 +62,7 @@ export const serveMcp = (options: ServeMcpOptions): Effect.Effect<void, HostErro
     const listeners: ChildListeners = new Map()
     const main = yield* host.openMain({
       sessionId,
-      tools: [makeStopTool(stop, Effect.map(host.listChildren(sessionId), (children) => children.map((c) => c.name)))],
+      tools: [makeStopTool(stop)],
       onChildEvent: (handle, event) => listeners.get(handle)?.(event) ?? Effect.void
     })
     // Children of a closed connection are stopped (after the calls in flight: finalizers run in reverse).

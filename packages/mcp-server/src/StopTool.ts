@@ -12,25 +12,15 @@ const StopParams = z.object({
  * in-session tools have no `stop` of their own (a model ends children by ending its turn); an
  * MCP client holds children across calls, so it gets one, over the host's `stopChild`.
  */
-export const makeStopTool = (
-  stop: (handle: string) => Effect.Effect<ReadonlyArray<string>, HostError>,
-  /** The session's children: a handle that is none of them (another session's) is refused, naming them. */
-  children: Effect.Effect<ReadonlyArray<string>, HostError> = Effect.succeed([])
-) =>
+export const makeStopTool = (stop: (handle: string) => Effect.Effect<ReadonlyArray<string>, HostError>) =>
   defineTool({
     name: "stop",
     description: "Stop a running subagent and everything it started, by its handle (or all). Its status becomes cancelled; " +
       "it can still be continued later with send_message.",
     parameters: StopParams,
     execute: (p) =>
-      Effect.gen(function*() {
-        const mine = yield* children
-        if (p.handle !== "all" && !mine.includes(p.handle)) {
-          return yield* new ToolError({ message: `no child is named "${p.handle}"; yours: ${mine.join(", ") || "(none)"}` })
-        }
-        return yield* stop(p.handle)
-      }).pipe(
+      stop(p.handle).pipe(
         Effect.map((stopped) => stopped.length === 0 ? `Nothing was running under ${p.handle}.` : `Stopped: ${stopped.join(", ")}`),
-        Effect.mapError((e) => (e._tag === "ToolError" ? e : new ToolError({ message: e.message })))
+        Effect.mapError((e) => new ToolError({ message: e.message }))
       )
   })
