@@ -104,7 +104,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
   let closed = false
 
   const run = async <A>(effect: Effect.Effect<A, unknown, KitCore>, signal?: AbortSignal): Promise<A> => {
-    if (closed) throw new SubagentsError("Closed", "this kit was closed")
+    if (closed) throw new SubagentsError("Closed", "this kit was closed (its children were stopped); create another with createSubagents()")
     const exit = await runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal })
     if (Exit.isSuccess(exit)) return exit.value
     throw fromCause(exit.cause)
