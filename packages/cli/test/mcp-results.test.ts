@@ -1,7 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
+import { createInterface } from "node:readline"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DSH, makeHome, runDsh, sessionIds, tempDir } from "./support.ts"
@@ -100,5 +102,43 @@ describe("dsh mcp: typed results and bad input", () => {
       const { subagents } = JSON.parse(listed.stdout) as { subagents: Array<{ status: string }> }
       expect(subagents.filter((s) => s.status === "running" || s.status === "queued")).toEqual([])
     }
+  })
+})
+
+describe("dsh mcp: malformed JSON-RPC", () => {
+  it("each malformed message gets an error naming what was wrong and what there is; the connection goes on, and ends with no child running", async () => {
+    const world = setup()
+    const child = spawn(DSH, world.args, { cwd: world.cwd, env: world.env, stdio: ["pipe", "pipe", "pipe"] })
+    const replies: Array<Record<string, any>> = []
+    const waiting: Array<() => void> = []
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      replies.push(JSON.parse(line) as Record<string, any>)
+      waiting.splice(0).forEach((w) => w())
+    })
+    const exited = new Promise<number | null>((done) => child.on("close", done))
+    /** Sends a line, resolves with the next reply. */
+    const exchange = (line: string) =>
+      new Promise<Record<string, any>>((done) => {
+        const seen = replies.length
+        const check = () => (replies.length > seen ? done(replies[seen]!) : void waiting.push(check))
+        child.stdin.write(`${line}\n`)
+        check()
+      })
+    await exchange(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }))
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`)
+    expect((await exchange("{\"jsonrpc\":\"2.0\",")).error).toEqual({ code: -32700, message: "Parse error: the line is not JSON (send one JSON-RPC 2.0 message per line)" })
+    expect((await exchange(JSON.stringify({ id: 2, method: ["tools/call"] }))).error.code).toBe(-32600)
+    expect((await exchange(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/run", params: {} }))).error).toEqual({
+      code: -32601,
+      message: `unknown method "tools/run"; this server answers: initialize, ping, tools/list, tools/call, resources/list, resources/read`
+    })
+    // A call whose arguments do not fit the tool: an error result naming the field, no child started.
+    const bad = await exchange(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "subagent", arguments: { prompt: 42 } } }))
+    expect(bad.result.isError).toBe(true)
+    expect(bad.result.content[0].text).toMatch(/prompt/)
+    const listed = await exchange(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "list_agents", arguments: {} } }))
+    expect(listed.result.content[0].text).not.toMatch(/coder-\d/)
+    child.stdin.end()
+    expect(await exited).toBe(0)
   })
 })
