@@ -2,11 +2,14 @@ import { AgentHost, staticCatalog } from "@dsh/agent"
 import { emptyUsage } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
-import { MemorySessionStore, SessionStore } from "@dsh/session"
+import { FileSessionStore, MemorySessionStore, SessionStore } from "@dsh/session"
 import type { SubagentProvider } from "@dsh/subagent"
 import { testDefinition } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Harness } from "../src/index.ts"
 
 // The lead delegates in the foreground; a detached call's result says accepted; the
@@ -14,6 +17,7 @@ import { Harness } from "../src/index.ts"
 const lead: Script = {
   rules: [
     { when: { lastUser: "subagent announcement" }, reply: { text: "announced: {{lastUser|firstLine}}" } },
+    { when: { lastUser: "^anything new" }, reply: { text: "nothing new" } },
     { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { agent: "coder", description: "slow task", prompt: "take your time" } }] } },
     { when: { lastTool: "accepted" }, reply: { text: "detached: {{lastTool}}" } },
     { reply: { text: "waited: {{lastTool|firstLine}}" } }
@@ -37,13 +41,13 @@ const gatedChild = () =>
     return { started, release, provider }
   })
 
-const hostLayer = (provider: SubagentProvider) =>
+const hostLayer = (provider: SubagentProvider, store: Layer.Layer<SessionStore> = MemorySessionStore.layer) =>
   Harness.layer({
     backends: [provider],
     delegatesRunOn: "gated",
     model: "scripted:lead",
     agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead"), delegates: [testDefinition("coder")] }))
-  }).pipe(Layer.provideMerge(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead } })]))))
+  }).pipe(Layer.provideMerge(Layer.mergeAll(store, ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead } })]))))
 
 const userMessagesOf = (sessionId: string) =>
   Effect.gen(function*() {
@@ -109,5 +113,40 @@ describe("AgentHost.detachChild", () => {
         // Never detached: the lead waited for the result.
         assert.include(result.result, "waited: the slow answer")
       }).pipe(Effect.provide(hostLayer(child.provider)))
+    }))
+
+  it("a detached child's outcome survives the process: the next process announces it once, the one after not again", () =>
+    Effect.gen(function*() {
+      const store = FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-detach-restart-")) })
+      const first = yield* gatedChild()
+      const id = yield* Effect.gen(function*() {
+        const host = yield* AgentHost
+        const { id } = yield* host.createSession({ cwd: process.cwd() })
+        const leadSaid = yield* Deferred.make<void>()
+        const prompt = yield* Effect.forkChild(host.prompt({
+          sessionId: id,
+          prompt: "delegate the slow task",
+          onEvent: (e) => (e.type === "message" && e.message.role === "assistant" && e.message.content.startsWith("detached") ? Deferred.succeed(leadSaid, undefined).pipe(Effect.asVoid) : Effect.void)
+        }))
+        yield* Deferred.await(first.started)
+        yield* host.detachChild!({ sessionId: id, handle: "coder-1" })
+        yield* Deferred.await(leadSaid)
+        // The process goes away while the lead waits for its detached child: the child is
+        // stopped and its outcome recorded, never handed to the lead.
+        yield* Fiber.interrupt(prompt)
+        return id
+      }).pipe(Effect.scoped, Effect.provide(hostLayer(first.provider, store)))
+
+      const second = yield* gatedChild()
+      const next = (prompt: string) =>
+        Effect.gen(function*() {
+          const host = yield* AgentHost
+          return (yield* host.prompt({ sessionId: id, prompt })).result
+        }).pipe(Effect.scoped, Effect.provide(hostLayer(second.provider, store)))
+      assert.match(yield* next("anything new?"), /^announced: \[subagent announcement\]/)
+      assert.strictEqual(yield* next("anything new now?"), "nothing new")
+      const announcements = yield* userMessagesOf(id).pipe(Effect.map((ms) => ms.filter((m) => m.includes("[subagent announcement]"))), Effect.provide(store))
+      assert.strictEqual(announcements.length, 1)
+      assert.include(announcements[0]!, "Handle: coder-1")
     }))
 })
