@@ -6,14 +6,18 @@ import type { AcceptedRun } from "./Vocabulary.ts"
 
 const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-/** Moves one waiting foreground run to the background; false when it is too late (it is settling) or not waited on. */
+/** Whether a foreground caller waits on this run and would let go of it, and it is not settling yet. */
+const detachable = (activation: Activation | undefined) =>
+  activation?.detach !== undefined && activation.announce === undefined && activation.settling !== true
+
+/** Moves one waiting foreground run to the background; undefined when it cannot be (settling, or not waited on). */
 const detachOne = (tree: SubagentTree, activation: Activation) =>
   Effect.gen(function*() {
     const started = yield* Deferred.make<void>()
     const createdAt = yield* isoNow
     const d = tree.descriptors.get(activation.handle)
     const detach = activation.detach
-    if (d === undefined || detach === undefined || activation.settling === true || activation.announce !== undefined) return undefined
+    if (d === undefined || detach === undefined || !detachable(activation)) return undefined
     const base = { runId: d.runId, handle: d.handle, agent: d.agent, parent: d.parent, createdAt, delivered: false }
     // Set with the check, no yield between: the run's `finish` reads it as it starts settling.
     activation.announce = (result) =>
@@ -59,7 +63,7 @@ export const detachChild = (tree: SubagentTree, handle: string, from: string): E
       return yield* new SubagentError({ reason: "UnknownHandle", message: `no child is named "${handle}"; yours: ${known.join(", ") || "(none)"}` })
     }
     const activation = tree.activations.get(handle)
-    const running = tree.activations.handles().filter((h) => tree.activations.get(h)?.detach !== undefined && tree.isReachable(h, from))
+    const running = tree.activations.handles().filter((h) => detachable(tree.activations.get(h)) && tree.isReachable(h, from))
     const refuse = (why: string) =>
       new SubagentError({ reason: "InvalidRequest", message: `${handle} cannot be detached: ${why}; detachable now: ${running.join(", ") || "(none)"}` })
     if (activation === undefined) return yield* refuse(`it is not running (${d.status})`)
