@@ -6,7 +6,7 @@ import { FileSessionStore, MemorySessionStore, SessionStore } from "@dsh/session
 import type { SubagentProvider } from "@dsh/subagent"
 import { testDefinition } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer, Queue } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -18,27 +18,30 @@ const lead: Script = {
   rules: [
     { when: { lastUser: "subagent announcement" }, reply: { text: "announced: {{lastUser|firstLine}}" } },
     { when: { lastUser: "^anything new" }, reply: { text: "nothing new" } },
+    { when: { lastUser: "^continue (\\S+)", step: 0 }, reply: { toolCalls: [{ name: "send_message", arguments: { to: "{{1}}", message: "go deeper" } }] } },
     { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { agent: "coder", description: "slow task", prompt: "take your time" } }] } },
     { when: { lastTool: "accepted" }, reply: { text: "detached: {{lastTool}}" } },
     { reply: { text: "waited: {{lastTool|firstLine}}" } }
   ]
 }
 
-/** A child that runs until the test releases it: started and released are the test's handles on it. */
+/** A child whose every run (start or continue) waits until the test releases it. */
 const gatedChild = () =>
   Effect.gen(function*() {
-    const started = yield* Deferred.make<void>()
-    const release = yield* Deferred.make<void>()
+    const starts = yield* Queue.unbounded<void>()
+    const releases = yield* Queue.unbounded<void>()
+    const run = (answer: string) =>
+      Queue.offer(starts, undefined).pipe(
+        Effect.andThen(Queue.take(releases)),
+        Effect.as({ status: "completed" as const, output: answer, usage: emptyUsage })
+      )
     const provider: SubagentProvider = {
       name: "gated",
       description: "a child that answers when released",
-      start: () =>
-        Deferred.succeed(started, undefined).pipe(
-          Effect.andThen(Deferred.await(release)),
-          Effect.as({ status: "completed" as const, output: "the slow answer", usage: emptyUsage })
-        )
+      start: () => run("the slow answer"),
+      continue: (context) => run(`continued: ${context.message}`)
     }
-    return { started, release, provider }
+    return { started: { await: Queue.take(starts) }, release: { one: Queue.offer(releases, undefined) }, provider }
   })
 
 const hostLayer = (provider: SubagentProvider, store: Layer.Layer<SessionStore> = MemorySessionStore.layer) =>
@@ -71,7 +74,7 @@ describe("AgentHost.detachChild", () => {
             ? Deferred.succeed(leadSaid, e.message.content).pipe(Effect.asVoid)
             : Effect.void)
         }))
-        yield* Deferred.await(child.started)
+        yield* child.started.await
         assert.deepStrictEqual(yield* host.detachChild!({ sessionId: id, handle: "all" }), ["coder-1"])
         // The lead's call returned at once, while the child still runs.
         const said = yield* Deferred.await(leadSaid)
@@ -81,7 +84,7 @@ describe("AgentHost.detachChild", () => {
         // A second detach finds it in the background already.
         const again = yield* Effect.flip(host.detachChild!({ sessionId: id, handle: "coder-1" }))
         assert.include(again.message, "already runs in the background")
-        yield* Deferred.succeed(child.release, undefined)
+        yield* child.release.one
         const result = yield* Fiber.join(prompt)
         assert.strictEqual(result.status, "completed")
         assert.include(result.result, "announced: [subagent announcement]")
@@ -102,13 +105,13 @@ describe("AgentHost.detachChild", () => {
         const host = yield* AgentHost
         const { id } = yield* host.createSession({ cwd: process.cwd() })
         const prompt = yield* Effect.forkChild(host.prompt({ sessionId: id, prompt: "delegate" }))
-        yield* Deferred.await(child.started)
+        yield* child.started.await
         const missing = yield* Effect.flip(host.detachChild!({ sessionId: id, handle: "nobody-1" }))
         assert.strictEqual(missing.reason, "NotFound")
         assert.strictEqual(missing.message, `no child is named "nobody-1"; yours: coder-1`)
         const other = yield* Effect.flip(host.detachChild!({ sessionId: "19700101T000000-00000000", handle: "coder-1" }))
         assert.include(other.message, "is not running in this process; nothing to detach")
-        yield* Deferred.succeed(child.release, undefined)
+        yield* child.release.one
         const result = yield* Fiber.join(prompt)
         // Never detached: the lead waited for the result.
         assert.include(result.result, "waited: the slow answer")
@@ -128,7 +131,7 @@ describe("AgentHost.detachChild", () => {
           prompt: "delegate the slow task",
           onEvent: (e) => (e.type === "message" && e.message.role === "assistant" && e.message.content.startsWith("detached") ? Deferred.succeed(leadSaid, undefined).pipe(Effect.asVoid) : Effect.void)
         }))
-        yield* Deferred.await(first.started)
+        yield* first.started.await
         yield* host.detachChild!({ sessionId: id, handle: "coder-1" })
         yield* Deferred.await(leadSaid)
         // The process goes away while the lead waits for its detached child: the child is
@@ -148,5 +151,35 @@ describe("AgentHost.detachChild", () => {
       const announcements = yield* userMessagesOf(id).pipe(Effect.map((ms) => ms.filter((m) => m.includes("[subagent announcement]"))), Effect.provide(store))
       assert.strictEqual(announcements.length, 1)
       assert.include(announcements[0]!, "Handle: coder-1")
+    }))
+
+  it("a foreground send_message continuing a child can be detached too", () =>
+    Effect.gen(function*() {
+      const child = yield* gatedChild()
+      return yield* Effect.gen(function*() {
+        const host = yield* AgentHost
+        const { id } = yield* host.createSession({ cwd: process.cwd() })
+        const first = yield* Effect.forkChild(host.prompt({ sessionId: id, prompt: "delegate the slow task" }))
+        yield* child.started.await
+        yield* child.release.one
+        assert.include((yield* Fiber.join(first)).result, "waited: the slow answer")
+        const leadSaid = yield* Deferred.make<string>()
+        const again = yield* Effect.forkChild(host.prompt({
+          sessionId: id,
+          prompt: "continue coder-1",
+          onEvent: (e) => (e.type === "message" && e.message.role === "assistant" && e.message.content.startsWith("detached")
+            ? Deferred.succeed(leadSaid, e.message.content).pipe(Effect.asVoid)
+            : Effect.void)
+        }))
+        yield* child.started.await
+        assert.deepStrictEqual(yield* host.detachChild!({ sessionId: id, handle: "coder-1" }), ["coder-1"])
+        assert.include(yield* Deferred.await(leadSaid), `"handle":"coder-1"`)
+        yield* child.release.one
+        const result = yield* Fiber.join(again)
+        assert.include(result.result, "announced: [subagent announcement]")
+        const announcements = (yield* userMessagesOf(id)).filter((m) => m.includes("[subagent announcement]"))
+        assert.strictEqual(announcements.length, 1)
+        assert.include(announcements[0]!, "continued: go deeper")
+      }).pipe(Effect.provide(hostLayer(child.provider)))
     }))
 })

@@ -61,7 +61,13 @@ export interface SubagentsShape {
    * Activation (warm, or cold from disk) when it is idle. `from` must be an ancestor
    * (`user` may reach any child).
    */
-  readonly send: (handle: string, message: string, from: ParentInfo | "user", options?: { readonly background?: boolean }) => Effect.Effect<SendOutcome, SubagentError>
+  readonly send: (
+    handle: string,
+    message: string,
+    from: ParentInfo | "user",
+    /** `detachable`: a foreground reply `detachChild` may turn into `Accepted` (as for `spawnDetachable`). */
+    options?: { readonly background?: boolean; readonly detachable?: boolean }
+  ) => Effect.Effect<SendOutcome, SubagentError>
   /** Stops a child and all of its descendants (`all`: every child `from` may reach) that this process runs. */
   readonly stop: (handle: string, from: string) => Effect.Effect<ReadonlyArray<string>, SubagentError>
   /** Children `from` may reach (its descendants; every child for `user`/`main`). */
@@ -365,8 +371,14 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const at = yield* isoNow
         yield* tree.descriptors.note({ ...rest, runId, status: "queued", background, updatedAt: at, queuedAt: at })
         const announce = background ? yield* announced(parentInfo.handle, d.agent, handle, runId) : undefined
-        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }, background)
+        const detachable = !background && sendOptions?.detachable === true
+        if (detachable) activation.detach = yield* Deferred.make<AcceptedRun>()
+        const fiber = yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }, background, detachable)
         if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
+        if (detachable) {
+          const outcome = yield* awaitDetachable(activation, fiber)
+          return outcome.status === "accepted" ? { _tag: "Accepted", run: outcome } satisfies SendOutcome : { _tag: "Replied", result: outcome } satisfies SendOutcome
+        }
         return { _tag: "Replied", result: yield* Deferred.await(activation.done) } satisfies SendOutcome
       }).pipe(Effect.withSpan("Subagents.send", { attributes: { handle } }))
 
