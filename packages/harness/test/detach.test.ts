@@ -18,6 +18,7 @@ const lead: Script = {
   rules: [
     { when: { lastUser: "subagent announcement" }, reply: { text: "announced: {{lastUser|firstLine}}" } },
     { when: { lastUser: "^anything new" }, reply: { text: "nothing new" } },
+    { when: { lastUser: "^swarm it", step: 0 }, reply: { toolCalls: [{ name: "swarm", arguments: { agent: "coder", items: ["a", "b"], prompt: "work on {{item}}" } }] } },
     { when: { lastUser: "^continue (\\S+)", step: 0 }, reply: { toolCalls: [{ name: "send_message", arguments: { to: "{{1}}", message: "go deeper" } }] } },
     { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { agent: "coder", description: "slow task", prompt: "take your time" } }] } },
     { when: { lastTool: "accepted" }, reply: { text: "detached: {{lastTool}}" } },
@@ -180,6 +181,36 @@ describe("AgentHost.detachChild", () => {
         const announcements = (yield* userMessagesOf(id)).filter((m) => m.includes("[subagent announcement]"))
         assert.strictEqual(announcements.length, 1)
         assert.include(announcements[0]!, "continued: go deeper")
+      }).pipe(Effect.provide(hostLayer(child.provider)))
+    }))
+
+  it("a foreground swarm's items are detached together: the swarm returns accepted rows, each outcome is announced once", () =>
+    Effect.gen(function*() {
+      const child = yield* gatedChild()
+      return yield* Effect.gen(function*() {
+        const host = yield* AgentHost
+        const { id } = yield* host.createSession({ cwd: process.cwd() })
+        const leadSaid = yield* Deferred.make<string>()
+        const prompt = yield* Effect.forkChild(host.prompt({
+          sessionId: id,
+          prompt: "swarm it",
+          onEvent: (e) => (e.type === "message" && e.message.role === "assistant" && e.message.content.startsWith("detached")
+            ? Deferred.succeed(leadSaid, e.message.content).pipe(Effect.asVoid)
+            : Effect.void)
+        }))
+        yield* child.started.await
+        yield* child.started.await
+        assert.deepStrictEqual([...(yield* host.detachChild!({ sessionId: id, handle: "all" }))].sort(), ["coder-1", "coder-2"])
+        const said = yield* Deferred.await(leadSaid)
+        assert.match(said, /coder-1 .*accepted/)
+        assert.match(said, /coder-2 .*accepted/)
+        yield* child.release.one
+        yield* child.release.one
+        const result = yield* Fiber.join(prompt)
+        assert.strictEqual(result.status, "completed")
+        const announced = (yield* userMessagesOf(id)).filter((m) => m.includes("[subagent announcement]")).join("\n")
+        assert.strictEqual(announced.split("Handle: coder-1").length - 1, 1)
+        assert.strictEqual(announced.split("Handle: coder-2").length - 1, 1)
       }).pipe(Effect.provide(hostLayer(child.provider)))
     }))
 })

@@ -1,7 +1,8 @@
 import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import { makeId, makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
-import { Clock, Context, Deferred, type Duration, Effect, Exit, Schema, Scope } from "effect"
-import { awaitDetachable } from "./internal/detachable.ts"
+import { Clock, Context, Deferred, type Duration, Effect, Exit, type Fiber, Schema, Scope } from "effect"
+import type { Activation } from "./internal/activations.ts"
+import { awaitDetachable, stopUnlessDetached } from "./internal/detachable.ts"
 import { toAgentType } from "./internal/dynamicTypes.ts"
 import { hostActivation, type HostRequest } from "./internal/host.ts"
 import { type IsolatedRun, runActivation, type RunSpec } from "./internal/run.ts"
@@ -54,7 +55,8 @@ export interface SubagentsShape {
   readonly spawnAll: (
     requests: ReadonlyArray<SpawnRequest>,
     parent: ParentInfo,
-    options?: { readonly background?: boolean | undefined }
+    /** `detachable`: a foreground item `detachChild` may move to the background (then `Accepted`). */
+    options?: { readonly background?: boolean | undefined; readonly detachable?: boolean | undefined }
   ) => Effect.Effect<ReadonlyArray<BatchEntry>, SubagentError>
   /**
    * Continues a child by its handle: queued for its next step when it is running; a new
@@ -260,8 +262,10 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
     const spawnDetachable: SubagentsShape["spawnDetachable"] = Effect.fn("Subagents.spawn")(function*(request, parent) {
       const a = yield* admit({ ...request, background: false }, parent)
       a.activation.detach = yield* Deferred.make<AcceptedRun>()
-      const fiber = yield* activate({ tree, ...a, request, parent }, false, true)
-      return yield* awaitDetachable(a.activation, fiber)
+      // No interruption between the fork and the wait that stops the child when interrupted.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(activate({ tree, ...a, request, parent }, false, true), (fiber) => restore(awaitDetachable(a.activation, fiber)))
+      )
     })
 
     const spawnBackground: SubagentsShape["spawnBackground"] = Effect.fn("Subagents.spawnBackground")(function*(request, parent) {
@@ -282,24 +286,34 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           `${requests.length} children do not fit: this session has room for ${room} more (max_children ${tree.limits.maxChildren}); use fewer items or continue existing children`
         )
       }
-      const admitted: Array<Effect.Effect<BatchEntry>> = []
-      for (const request of requests) {
-        const a = yield* admit({ ...request, background }, parent).pipe(Effect.result)
-        if (a._tag === "Failure") {
-          admitted.push(Effect.succeed({ _tag: "Refused", error: a.failure }))
-          continue
+      // Detachable items run in the tree's scope: if this call is interrupted (before or while
+      // it waits), those not detached are stopped, as child fibers of the call would be.
+      const forked: Array<readonly [Activation, Fiber.Fiber<unknown, unknown>]> = []
+      return yield* Effect.gen(function*() {
+        const admitted: Array<Effect.Effect<BatchEntry>> = []
+        for (const request of requests) {
+          const a = yield* admit({ ...request, background }, parent).pipe(Effect.result)
+          if (a._tag === "Failure") {
+            admitted.push(Effect.succeed({ _tag: "Refused", error: a.failure }))
+            continue
+          }
+          const { activation, handle, runId, type } = a.success
+          if (background) {
+            const announce = yield* announced(parent.handle, type.name, handle, runId)
+            yield* activate({ tree, ...a.success, request: { ...request, background: true }, parent, announce }, true)
+            admitted.push(Effect.succeed({ _tag: "Accepted", run: { status: "accepted", runId, handle } }))
+          } else if (batchOptions?.detachable === true) {
+            activation.detach = yield* Deferred.make<AcceptedRun>()
+            const fiber = yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false, true)
+            forked.push([activation, fiber])
+            admitted.push(Effect.map(awaitDetachable(activation, fiber), (r): BatchEntry => (r.status === "accepted" ? { _tag: "Accepted", run: r } : { _tag: "Settled", result: r })))
+          } else {
+            yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false)
+            admitted.push(Effect.map(Deferred.await(activation.done), (result) => ({ _tag: "Settled", result })))
+          }
         }
-        const { activation, handle, runId, type } = a.success
-        if (background) {
-          const announce = yield* announced(parent.handle, type.name, handle, runId)
-          yield* activate({ tree, ...a.success, request: { ...request, background: true }, parent, announce }, true)
-          admitted.push(Effect.succeed({ _tag: "Accepted", run: { status: "accepted", runId, handle } }))
-        } else {
-          yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false)
-          admitted.push(Effect.map(Deferred.await(activation.done), (result) => ({ _tag: "Settled", result })))
-        }
-      }
-      return yield* Effect.all(admitted, { concurrency: "unbounded" })
+        return yield* Effect.all(admitted, { concurrency: "unbounded" })
+      }).pipe(Effect.onInterrupt(() => stopUnlessDetached(forked)))
     })
 
     const known = (handle: string, from: string) =>
@@ -373,12 +387,16 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const announce = background ? yield* announced(parentInfo.handle, d.agent, handle, runId) : undefined
         const detachable = !background && sendOptions?.detachable === true
         if (detachable) activation.detach = yield* Deferred.make<AcceptedRun>()
-        const fiber = yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }, background, detachable)
-        if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
+        const spec: RunSpec = { tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }
         if (detachable) {
-          const outcome = yield* awaitDetachable(activation, fiber)
+          // No interruption between the fork and the wait that stops the child when interrupted.
+          const outcome = yield* Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(activate(spec, false, true), (fiber) => restore(awaitDetachable(activation, fiber)))
+          )
           return outcome.status === "accepted" ? { _tag: "Accepted", run: outcome } satisfies SendOutcome : { _tag: "Replied", result: outcome } satisfies SendOutcome
         }
+        yield* activate(spec, background)
+        if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
         return { _tag: "Replied", result: yield* Deferred.await(activation.done) } satisfies SendOutcome
       }).pipe(Effect.withSpan("Subagents.send", { attributes: { handle } }))
 

@@ -15,3 +15,10 @@ export const awaitDetachable = (activation: Activation, fiber: Fiber.Fiber<unkno
       : Effect.raceFirst(Deferred.await(activation.done), Deferred.await(activation.detach))
   ).pipe(Effect.onInterrupt(() => (activation.announce !== undefined ? Effect.void : Fiber.interrupt(fiber))))
 
+
+/** Stops the runs of an interrupted call that were not detached meanwhile. */
+export const stopUnlessDetached = (forked: ReadonlyArray<readonly [Activation, Fiber.Fiber<unknown, unknown>]>) =>
+  Effect.forEach(forked, ([activation, fiber]) => (activation.announce !== undefined ? Effect.void : Fiber.interrupt(fiber)), {
+    concurrency: "unbounded",
+    discard: true
+  })
