@@ -116,6 +116,13 @@ export interface AgentHostShape {
   /** Stops a child (or `all`) and its descendants, wherever they run; returns the handles stopped. */
   readonly stopChild: (options: { readonly sessionId: string; readonly handle: string }) => Effect.Effect<ReadonlyArray<string>, HostError>
   /**
+   * Moves a running foreground child (or `all`: the main agent's) to the background: the
+   * call waiting for it returns `{status: "accepted", handle}` at once and its outcome is
+   * announced to its parent later, exactly once. Only in the process that runs the session;
+   * returns the handles detached. Optional: a host without background children omits it.
+   */
+  readonly detachChild?: ((options: { readonly sessionId: string; readonly handle: string }) => Effect.Effect<ReadonlyArray<string>, HostError>) | undefined
+  /**
    * The session's main agent for a caller that makes its tool calls itself instead of running
    * its model (`dsh mcp`: the MCP client is the parent). Holds the session's runtime (and its
    * lease) for the calling scope. Optional: a host that cannot lend its main agent omits it.

@@ -13,7 +13,7 @@ import {
 import type { AgentEvent } from "@dsh/core"
 import { type ModelConfig, ModelRegistry } from "@dsh/llm"
 import { type SessionError, type SessionState, SessionStore } from "@dsh/session"
-import { decodeDescriptors, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
+import { decodeDescriptors, detachChild, Lane, logWarnings, makeMemoryLane, type RebuiltState, rebuildState, requestSend, requestStop, SubagentLimits, type SubagentResult } from "@dsh/subagent"
 import { bindDisallowedTools, disallowedBySettings, Hooks, type HooksShape, InheritedDisallowedTools, makeToolbox, noHooks, Permissions, type PermissionsShape } from "@dsh/tools"
 import { addCost, addUsage, costOf, emptyUsage } from "@dsh/core"
 import { Clock, Effect, Exit, Fiber, Layer, Option, Ref, Scope, Semaphore } from "effect"
@@ -425,10 +425,27 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         toHostError(Effect.gen(function*() {
           // This process runs the session: stop here, no round trip.
           const mine = running.get(stop.sessionId)
-          if (mine !== undefined) return yield* mine.runtime.tree.stopHeld(stop.handle, "user")
+          if (mine !== undefined) {
+            const { tree } = mine.runtime
+            // Another session's handle (or a typo) is named as such, with this session's children.
+            if (stop.handle !== "all" && tree.descriptors.get(stop.handle) === undefined) {
+              const known = tree.descriptors.all().map((d) => d.handle)
+              return yield* new HostError({ reason: "NotFound", message: `no child is named "${stop.handle}"; yours: ${known.join(", ") || "(none)"}` })
+            }
+            return yield* tree.stopHeld(stop.handle, "user")
+          }
           const session = yield* store.open(stop.sessionId)
           return (yield* requestStop(session, stop.handle)).map((s) => s.name)
-        })).pipe(Effect.withSpan("AgentHost.stopChild", { attributes: { sessionId: stop.sessionId, handle: stop.handle } }))
+        })).pipe(Effect.withSpan("AgentHost.stopChild", { attributes: { sessionId: stop.sessionId, handle: stop.handle } })),
+      detachChild: (detach) =>
+        toHostError(Effect.gen(function*() {
+          // Only the process whose call waits for the child can let it go of it.
+          const mine = running.get(detach.sessionId)
+          if (mine === undefined) {
+            return yield* new HostError({ reason: "NotFound", message: `session ${detach.sessionId} is not running in this process; nothing to detach` })
+          }
+          return (yield* detachChild(mine.runtime.tree, detach.handle, "user")).map((r) => r.handle)
+        })).pipe(Effect.withSpan("AgentHost.detachChild", { attributes: { sessionId: detach.sessionId, handle: detach.handle } }))
     }
     return host
   })

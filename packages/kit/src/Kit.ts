@@ -3,6 +3,7 @@ import { ModelRegistry } from "@dsh/llm"
 import { AnthropicAdapter } from "@dsh/llm-anthropic"
 import { OpenAIAdapter } from "@dsh/llm-openai"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
+import { detachChild } from "@dsh/subagent"
 import { Duration, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { KitCore, kitCoreLayer, type KitCoreShape } from "./internal/core.ts"
 import { delegate as runDelegate } from "./internal/delegate.ts"
@@ -47,6 +48,8 @@ export interface Subagents extends AsyncDisposable {
   /** Runs one child to its end; with `schema` (any Standard Schema) its reported JSON, parsed and typed, is `value`. */
   delegate<S extends StandardSchemaV1>(request: DelegateBase & { readonly schema: S; readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined; readonly background?: false | undefined }): Promise<TypedChildResult<InferOutput<S>>>
   delegate(request: DelegateBase & { readonly background: true }): Promise<ChildRun>
+  /** A foreground child that `detach` may move to the background: then the call resolves at once to its `ChildRun`. */
+  delegate(request: DelegateBase & { readonly background?: false | undefined; readonly detachable: true }): Promise<ChildResult | ChildRun>
   delegate(request: DelegateBase & { readonly background?: false | undefined }): Promise<ChildResult>
   /** Continues a child (a finished one answers; a running one reads it at its next step). */
   send(handle: string | ChildRun | ChildResult, message: string, options?: CallOptions): Promise<ChildResult | Queued>
@@ -54,6 +57,13 @@ export interface Subagents extends AsyncDisposable {
   wait(handles?: ReadonlyArray<string | ChildRun> | undefined, options?: CallOptions & { readonly timeoutMs?: number | undefined }): Promise<ReadonlyArray<ChildResult | ChildInfo>>
   /** Stops a child and its descendants, or `all`; resolves to the handles stopped. */
   stop(handle: string | ChildRun | "all"): Promise<ReadonlyArray<string>>
+  /**
+   * Moves a running foreground child (`all`: every one of the lead's) to the background: the
+   * call waiting for it (the lead's `subagent` tool call, a `delegate` with `detachable`)
+   * returns `{status: "accepted", handle, runId}` at once; the outcome is announced later,
+   * once (`announcements`, `wait`, or the lead's next step). Resolves to the runs detached.
+   */
+  detach(handle: string | "all"): Promise<ReadonlyArray<ChildRun>>
   /** Every child of the kit's session, with its status. */
   children(): Promise<ReadonlyArray<ChildInfo>>
   /** Hears every child's live events, and the lead's as handle `main` (`*` for all); returns the function that stops listening. */
@@ -94,7 +104,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
   let closed = false
 
   const run = async <A>(effect: Effect.Effect<A, unknown, KitCore>, signal?: AbortSignal): Promise<A> => {
-    if (closed) throw new SubagentsError("Closed", "this kit was closed")
+    if (closed) throw new SubagentsError("Closed", "this kit was closed (its children were stopped); create another with createSubagents()")
     const exit = await runtime.runPromiseExit(effect, signal === undefined ? undefined : { signal })
     if (Exit.isSuccess(exit)) return exit.value
     throw fromCause(exit.cause)
@@ -146,6 +156,12 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
       ), o?.signal),
     stop: (handle) =>
       run(withCore((core) => Effect.flatMap(core.runtime(), (rt) => rt.context.subagents.stop(handle === "all" ? "all" : handleOf(handle), "main")))),
+    detach: (handle) =>
+      run(withCore((core) =>
+        Effect.flatMap(core.runtime(), (rt) => detachChild(rt.tree, handle, "main")).pipe(
+          Effect.map((runs) => runs.map((r): ChildRun => ({ handle: r.handle, status: "accepted", runId: r.runId })))
+        )
+      )),
     children: () => run(withCore((core) => Effect.map(core.runtime(), (rt) => rt.tree.descriptors.all().map(toChildInfo)))),
     on: (event, listener) => {
       const set = listeners.get(event) ?? new Set()

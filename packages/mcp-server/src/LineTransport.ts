@@ -50,12 +50,12 @@ export const makeLineTransport = (input: NodeJS.ReadableStream, output: NodeJS.W
     try {
       json = JSON.parse(line)
     } catch {
-      return answer(PARSE_ERROR, "Parse error: the line is not JSON", null)
+      return answer(PARSE_ERROR, "Parse error: the line is not JSON (send one JSON-RPC 2.0 message per line)", null)
     }
     const parsed = JSONRPCMessageSchema.safeParse(json)
     if (!parsed.success) {
       const id = typeof json === "object" && json !== null && "id" in json ? (json as { id: unknown }).id : null
-      return answer(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", id)
+      return answer(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message (it needs jsonrpc: \"2.0\" and a string method, or a result or error for an id)", id)
     }
     transport.onmessage?.(parsed.data as JSONRPCMessage)
   }

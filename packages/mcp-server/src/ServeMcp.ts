@@ -19,6 +19,9 @@ import { parseTranscriptUri, transcriptUri } from "./TranscriptUri.ts"
 /** The tools an MCP client is offered: the main agent's delegation and control tools, and `stop`. */
 export const MCP_TOOL_NAMES: ReadonlyArray<string> = ["subagent", "send_message", "list_agents", "wait", "stop"]
 
+/** The requests `serveMcp` answers. */
+const MCP_METHODS = ["initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read"]
+
 export interface ServeMcpOptions {
   /** Newline-delimited JSON-RPC in and out (stdin and stdout); the input's end ends the connection. */
   readonly input: NodeJS.ReadableStream
@@ -114,6 +117,11 @@ export const serveMcp = (options: ServeMcpOptions): Effect.Effect<void, HostErro
         contents: [{ uri, mimeType: "application/x-ndjson", text: records.map((r) => JSON.stringify(r)).join("\n") }]
       }))))
     })
+
+    // An unknown method is named, with the ones there are (the SDK's own answer says only "Method not found").
+    server.fallbackRequestHandler = (request) =>
+      // A plain Error with a code: McpError would prefix its message with "MCP error -32601: ".
+      Promise.reject(Object.assign(new Error(`unknown method "${request.method}"; this server answers: ${MCP_METHODS.join(", ")}`), { code: ErrorCode.MethodNotFound }))
 
     const closed = yield* Deferred.make<void>()
     server.onclose = () => void run(Deferred.succeed(closed, undefined))

@@ -114,8 +114,12 @@ describe("serveMcp", () => {
       input.write("not json\n{\"id\":3,\"method\":1}\n{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":4}\n")
       assert.deepStrictEqual(yield* Deferred.await(got), { jsonrpc: "2.0", method: "ping", id: 4 })
       assert.deepStrictEqual(lines.map((l) => JSON.parse(l) as unknown), [
-        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not JSON" } },
-        { jsonrpc: "2.0", id: 3, error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" } }
+        { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the line is not JSON (send one JSON-RPC 2.0 message per line)" } },
+        {
+          jsonrpc: "2.0",
+          id: 3,
+          error: { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message (it needs jsonrpc: \"2.0\" and a string method, or a result or error for an id)" }
+        }
       ])
     }))
 

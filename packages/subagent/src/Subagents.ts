@@ -1,6 +1,8 @@
 import type { AgentDefinition, TurnResult } from "@dsh/agent"
 import { makeId, makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
-import { Clock, Context, Deferred, type Duration, Effect, Exit, Schema, Scope } from "effect"
+import { Clock, Context, Deferred, type Duration, Effect, Exit, type Fiber, Schema, Scope } from "effect"
+import type { Activation } from "./internal/activations.ts"
+import { awaitDetachable, stopUnlessDetached } from "./internal/detachable.ts"
 import { toAgentType } from "./internal/dynamicTypes.ts"
 import { hostActivation, type HostRequest } from "./internal/host.ts"
 import { type IsolatedRun, runActivation, type RunSpec } from "./internal/run.ts"
@@ -37,6 +39,11 @@ export interface SubagentsShape {
   readonly availableTypes: (parent: ParentInfo) => Effect.Effect<ReadonlyArray<AgentType>>
   /** Runs a child to its end. Refusals are typed errors; a child's failure is a result. */
   readonly spawn: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult, SubagentError>
+  /**
+   * `spawn` for a caller that can let go of the child: its result, or its accepted run as soon
+   * as `detachChild` moves it to the background (then its outcome is announced to the parent).
+   */
+  readonly spawnDetachable: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<SubagentResult | AcceptedRun, SubagentError>
   /** Starts a child in the background; its outcome is announced to the parent. */
   readonly spawnBackground: (request: SpawnRequest, parent: ParentInfo) => Effect.Effect<AcceptedRun, SubagentError>
   /**
@@ -48,14 +55,21 @@ export interface SubagentsShape {
   readonly spawnAll: (
     requests: ReadonlyArray<SpawnRequest>,
     parent: ParentInfo,
-    options?: { readonly background?: boolean | undefined }
+    /** `detachable`: a foreground item `detachChild` may move to the background (then `Accepted`). */
+    options?: { readonly background?: boolean | undefined; readonly detachable?: boolean | undefined }
   ) => Effect.Effect<ReadonlyArray<BatchEntry>, SubagentError>
   /**
    * Continues a child by its handle: queued for its next step when it is running; a new
    * Activation (warm, or cold from disk) when it is idle. `from` must be an ancestor
    * (`user` may reach any child).
    */
-  readonly send: (handle: string, message: string, from: ParentInfo | "user", options?: { readonly background?: boolean }) => Effect.Effect<SendOutcome, SubagentError>
+  readonly send: (
+    handle: string,
+    message: string,
+    from: ParentInfo | "user",
+    /** `detachable`: a foreground reply `detachChild` may turn into `Accepted` (as for `spawnDetachable`). */
+    options?: { readonly background?: boolean; readonly detachable?: boolean }
+  ) => Effect.Effect<SendOutcome, SubagentError>
   /** Stops a child and all of its descendants (`all`: every child `from` may reach) that this process runs. */
   readonly stop: (handle: string, from: string) => Effect.Effect<ReadonlyArray<string>, SubagentError>
   /** Children `from` may reach (its descendants; every child for `user`/`main`). */
@@ -208,7 +222,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       })
 
     /** Runs an Activation in a fiber of its own (so one child can be stopped alone). */
-    const activate = (spec: RunSpec, background: boolean) =>
+    const activate = (spec: RunSpec, background: boolean, detachable = false) =>
       Effect.gen(function*() {
         const run = runActivation({ ...spec, pricing: options.pricing })
         // Background runs belong to the tree, not to the task that started them: they outlive
@@ -221,7 +235,8 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
             attributes: { "dsh.agent.handle": spec.handle, "dsh.run_id": spec.runId }
           }))
           : run
-        const fiber = background ? yield* Effect.forkIn(traced, tree.scope) : yield* Effect.forkChild(traced)
+        // A detachable foreground run lives in the tree's scope too: it may outlive its caller.
+        const fiber = background || detachable ? yield* Effect.forkIn(traced, tree.scope) : yield* Effect.forkChild(traced)
         spec.activation.fiber = fiber
         return fiber
       })
@@ -244,6 +259,15 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       return yield* Deferred.await(a.activation.done)
     })
 
+    const spawnDetachable: SubagentsShape["spawnDetachable"] = Effect.fn("Subagents.spawn")(function*(request, parent) {
+      const a = yield* admit({ ...request, background: false }, parent)
+      a.activation.detach = yield* Deferred.make<AcceptedRun>()
+      // No interruption between the fork and the wait that stops the child when interrupted.
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(activate({ tree, ...a, request, parent }, false, true), (fiber) => restore(awaitDetachable(a.activation, fiber)))
+      )
+    })
+
     const spawnBackground: SubagentsShape["spawnBackground"] = Effect.fn("Subagents.spawnBackground")(function*(request, parent) {
       const a = yield* admit({ ...request, background: true }, parent)
       const announce = yield* announced(parent.handle, a.type.name, a.handle, a.runId)
@@ -262,24 +286,34 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
           `${requests.length} children do not fit: this session has room for ${room} more (max_children ${tree.limits.maxChildren}); use fewer items or continue existing children`
         )
       }
-      const admitted: Array<Effect.Effect<BatchEntry>> = []
-      for (const request of requests) {
-        const a = yield* admit({ ...request, background }, parent).pipe(Effect.result)
-        if (a._tag === "Failure") {
-          admitted.push(Effect.succeed({ _tag: "Refused", error: a.failure }))
-          continue
+      // Detachable items run in the tree's scope: if this call is interrupted (before or while
+      // it waits), those not detached are stopped, as child fibers of the call would be.
+      const forked: Array<readonly [Activation, Fiber.Fiber<unknown, unknown>]> = []
+      return yield* Effect.gen(function*() {
+        const admitted: Array<Effect.Effect<BatchEntry>> = []
+        for (const request of requests) {
+          const a = yield* admit({ ...request, background }, parent).pipe(Effect.result)
+          if (a._tag === "Failure") {
+            admitted.push(Effect.succeed({ _tag: "Refused", error: a.failure }))
+            continue
+          }
+          const { activation, handle, runId, type } = a.success
+          if (background) {
+            const announce = yield* announced(parent.handle, type.name, handle, runId)
+            yield* activate({ tree, ...a.success, request: { ...request, background: true }, parent, announce }, true)
+            admitted.push(Effect.succeed({ _tag: "Accepted", run: { status: "accepted", runId, handle } }))
+          } else if (batchOptions?.detachable === true) {
+            activation.detach = yield* Deferred.make<AcceptedRun>()
+            const fiber = yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false, true)
+            forked.push([activation, fiber])
+            admitted.push(Effect.map(awaitDetachable(activation, fiber), (r): BatchEntry => (r.status === "accepted" ? { _tag: "Accepted", run: r } : { _tag: "Settled", result: r })))
+          } else {
+            yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false)
+            admitted.push(Effect.map(Deferred.await(activation.done), (result) => ({ _tag: "Settled", result })))
+          }
         }
-        const { activation, handle, runId, type } = a.success
-        if (background) {
-          const announce = yield* announced(parent.handle, type.name, handle, runId)
-          yield* activate({ tree, ...a.success, request: { ...request, background: true }, parent, announce }, true)
-          admitted.push(Effect.succeed({ _tag: "Accepted", run: { status: "accepted", runId, handle } }))
-        } else {
-          yield* activate({ tree, ...a.success, request: { ...request, background: false }, parent }, false)
-          admitted.push(Effect.map(Deferred.await(activation.done), (result) => ({ _tag: "Settled", result })))
-        }
-      }
-      return yield* Effect.all(admitted, { concurrency: "unbounded" })
+        return yield* Effect.all(admitted, { concurrency: "unbounded" })
+      }).pipe(Effect.onInterrupt(() => stopUnlessDetached(forked)))
     })
 
     const known = (handle: string, from: string) =>
@@ -351,7 +385,17 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         const at = yield* isoNow
         yield* tree.descriptors.note({ ...rest, runId, status: "queued", background, updatedAt: at, queuedAt: at })
         const announce = background ? yield* announced(parentInfo.handle, d.agent, handle, runId) : undefined
-        yield* activate({ tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }, background)
+        const detachable = !background && sendOptions?.detachable === true
+        if (detachable) activation.detach = yield* Deferred.make<AcceptedRun>()
+        const spec: RunSpec = { tree, provider, type, handle, runId, request, parent: parentInfo, store, activation, message, continuation, announce }
+        if (detachable) {
+          // No interruption between the fork and the wait that stops the child when interrupted.
+          const outcome = yield* Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(activate(spec, false, true), (fiber) => restore(awaitDetachable(activation, fiber)))
+          )
+          return outcome.status === "accepted" ? { _tag: "Accepted", run: outcome } satisfies SendOutcome : { _tag: "Replied", result: outcome } satisfies SendOutcome
+        }
+        yield* activate(spec, background)
         if (background) return { _tag: "Accepted", run: { status: "accepted", runId, handle } } satisfies SendOutcome
         return { _tag: "Replied", result: yield* Deferred.await(activation.done) } satisfies SendOutcome
       }).pipe(Effect.withSpan("Subagents.send", { attributes: { handle } }))
@@ -388,6 +432,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       register: (provider) => providers.register(provider.name, provider),
       availableTypes,
       spawn,
+      spawnDetachable,
       spawnBackground,
       spawnAll,
       send,

@@ -7,6 +7,7 @@
 export * from "./AnnounceStep.ts"
 export * from "./Archiving.ts"
 export * from "./ChildRefs.ts"
+export * from "./Detach.ts"
 export * from "./Lane.ts"
 export * from "./Limits.ts"
 export * from "./Records.ts"

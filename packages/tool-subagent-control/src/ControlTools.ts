@@ -41,7 +41,7 @@ const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
     parameters: SendMessageParams,
     summarize: (p) => `→ ${p.to}: ${p.message.slice(0, 80)}`,
     execute: (p, context) =>
-      subagents.send(p.to, p.message, callerOf(caller, context), { background: p.background === true }).pipe(
+      subagents.send(p.to, p.message, callerOf(caller, context), { background: p.background === true, detachable: true }).pipe(
         Effect.map((outcome) => {
           switch (outcome._tag) {
             case "Queued":

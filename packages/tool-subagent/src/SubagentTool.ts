@@ -125,8 +125,13 @@ export const makeSubagentTool = (parent: ParentInfo) =>
         const caller = callerOf(parent, context)
         const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
           ? subagents.spawnBackground(request, caller).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
-          : subagents.spawn(request, caller).pipe(Effect.map((r): ToolOutput =>
-            p.resultSchema !== undefined ? structuredResult(r) : { content: formatResult(r), isError: r.status !== "completed" }
+          : subagents.spawnDetachable(request, caller).pipe(Effect.map((r): ToolOutput =>
+            r.status === "accepted"
+              // Moved to the background while it ran (Ctrl+B, detachChild): announced when it ends.
+              ? { content: JSON.stringify({ ...r, note: "moved to the background by the user; its outcome is announced to you when it ends" }) }
+              : p.resultSchema !== undefined
+              ? structuredResult(r)
+              : { content: formatResult(r), isError: r.status !== "completed" }
           ))
         return run.pipe(Effect.mapError((e) => new ToolError({ message: e.message })))
       }

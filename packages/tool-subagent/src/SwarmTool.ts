@@ -138,7 +138,7 @@ export const makeSwarmTool = (parent: ParentInfo) =>
             timeoutSeconds: p.timeoutSeconds,
             isolation: p.isolation
           }))
-          const entries = yield* subagents.spawnAll(requests, callerOf(parent, context), { background: p.background === true }).pipe(
+          const entries = yield* subagents.spawnAll(requests, callerOf(parent, context), { background: p.background === true, detachable: true }).pipe(
             Effect.mapError((e) => new ToolError({ message: `swarm refused: ${e.message}` }))
           )
           const rows = entries.map((entry, i) => rowOf(p.items[i]!, entry))

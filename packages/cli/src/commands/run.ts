@@ -16,6 +16,7 @@ import { residentLostReason } from "../ResidentLost.ts"
 import { RunGate } from "../RunGate.ts"
 import { openRequestedSession } from "../Session.ts"
 import { StoreTrouble } from "../StoreTrouble.ts"
+import { inLineMode, readsKeys, terminalKeys, type TerminalKeys } from "../TerminalKeys.ts"
 
 const FLAGS = {
   print: { type: "boolean", short: "p" },
@@ -140,6 +141,9 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const ended = yield* Effect.scoped(Effect.gen(function*() {
       const state = yield* session.readState
       const view = live ? yield* liveTreeView(ctx.stdout, makeAgentTree({ agent: state.agent, model: input.model ?? state.model }), ctx.env) : undefined
+      // On an interactive terminal single keys act: Ctrl+B moves the running foreground children to the background.
+      const keys = readsKeys(ctx.stdin, ctx.stderr, input.print === true) ? yield* terminalKeys(ctx.stdin) : undefined
+      if (keys !== undefined) yield* Effect.forkScoped(answerKeys(keys, ctx, () => host.detachChild?.({ sessionId: session.id, handle: "all" })))
       return yield* host.prompt({
         sessionId: session.id,
         prompt: input.prompt,
@@ -149,9 +153,8 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
         cancel: ctx.interrupted,
         onEvent: (event) => Effect.andThen(forward(event), view?.apply("main", event) ?? input.onEvent?.(event) ?? Effect.void),
         ...(view === undefined ? {} : { onChildEvent: view.apply })
-      })
+      }).pipe(Effect.provideService(Asker, inLineMode(cliAsker(ctx, input.print === true), keys)))
     })).pipe(
-      Effect.provideService(Asker, cliAsker(ctx, input.print === true)),
       // The store failing mid-run is the run failing: said once, and still one summary.
       Effect.catch((error) => {
         const cause = error._tag === "SessionError" ? error.message : trouble.first()
@@ -172,6 +175,29 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     }
     return summary
   })
+
+/**
+ * What the run's keys do: Ctrl+B detaches the main agent's running foreground children (each
+ * call returns accepted; the outcomes are announced later), said on stderr; Ctrl+C, which raw
+ * mode swallowed, is raised as the signal it would have been.
+ */
+const answerKeys = (keys: TerminalKeys, ctx: CliContext, detach: () => Effect.Effect<ReadonlyArray<string>, { readonly message: string }> | undefined) =>
+  Effect.forever(Effect.flatMap(keys.take, (key) => {
+    if (key === "interrupt") return Effect.sync(() => process.kill(process.pid, "SIGINT"))
+    const detached = detach()
+    if (detached === undefined) return writeLine(ctx.stderr, "dsh: this host cannot move children to the background")
+    return detached.pipe(
+      Effect.flatMap((handles) =>
+        writeLine(
+          ctx.stderr,
+          handles.length === 0
+            ? "dsh: no foreground child is running (Ctrl+B moves running ones to the background)"
+            : `dsh: moved to the background: ${handles.join(", ")} (each outcome is announced when it ends)`
+        )
+      ),
+      Effect.catch((e) => writeLine(ctx.stderr, `dsh: cannot move children to the background: ${e.message}`))
+    )
+  }))
 
 /** Where the session lives, for a message: the file store's directory, or the database's location. */
 const storeOf = (session: { readonly location: string }): string =>

@@ -16,6 +16,8 @@ export interface DelegateRequest {
   readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined
   readonly background?: boolean | undefined
   readonly timeoutSeconds?: number | undefined
+  /** A foreground child `kit.detach` may move to the background (the call then resolves to its `ChildRun`). */
+  readonly detachable?: boolean | undefined
 }
 
 const label = (prompt: string) => prompt.trim().split(/\s+/).slice(0, 5).join(" ")
@@ -60,6 +62,9 @@ export const delegate = (core: KitCoreShape, request: DelegateRequest): Effect.E
     if (schema !== undefined && request.background === true) {
       return yield* Effect.fail(new SubagentsError("InvalidOptions", "a typed result (schema) needs a foreground delegate: drop `background`, or read the background child's text from `wait`"))
     }
+    if (schema !== undefined && request.detachable === true) {
+      return yield* Effect.fail(new SubagentsError("InvalidOptions", "a typed result (schema) is waited for to its end: drop `detachable`, or delegate without a schema"))
+    }
     const rt = yield* core.runtime()
     const spawn: SpawnRequest = {
       agent: request.agent,
@@ -73,6 +78,12 @@ export const delegate = (core: KitCoreShape, request: DelegateRequest): Effect.E
       const run = yield* core.governed(subagents.spawnBackground(spawn, parent)).pipe(Effect.mapError(refusal))
       return { handle: run.handle, status: "accepted", runId: run.runId } satisfies ChildRun
     }
+    if (schema === undefined && request.detachable === true) {
+      const outcome = yield* core.governed(subagents.spawnDetachable(spawn, parent)).pipe(Effect.mapError(refusal))
+      if (outcome.status !== "accepted") return toChildResult(outcome)
+      return { handle: outcome.handle, status: "accepted", runId: outcome.runId } satisfies ChildRun
+    }
+    // A typed child is waited for to its end: its caller needs the value (detaching it is refused).
     const result = yield* core.governed(subagents.spawn(spawn, parent)).pipe(Effect.mapError(refusal))
     return schema === undefined ? toChildResult(result) : yield* typed(core, rt, result, schema.schema, schema.json)
   })

@@ -39,6 +39,25 @@ export const toCallResult = (message: Pick<ToolMessage, "content" | "isError">):
 })
 
 /**
+ * A `subagent` call with `resultSchema` answers `{result, handle, status, text}` as JSON (the
+ * model-facing tool's structured result): an MCP client gets it as `structuredContent` too, so
+ * it reads the child's JSON without parsing text. Anything else is text only.
+ */
+export const structuredOf = (request: Pick<CallRequest, "name" | "arguments">, message: Pick<ToolMessage, "content" | "isError">): CallToolResult => {
+  const result = toCallResult(message)
+  if (request.name !== "subagent" || request.arguments?.["resultSchema"] === undefined || message.isError === true) return result
+  try {
+    const json: unknown = JSON.parse(message.content)
+    return typeof json === "object" && json !== null && !Array.isArray(json) && "result" in json
+      ? { ...result, structuredContent: json as Record<string, unknown> }
+      : result
+  } catch {
+    // Not JSON (cut by the output limit): text only.
+    return result
+  }
+}
+
+/**
  * One `tools/call` as the main agent's call: through its toolbox (policy, validation, the
  * session's rules, output truncation; every failure an `isError` result). The foreground child
  * it starts (learned from its `subagent-start`) is followed: with a progress token, each of its
@@ -91,5 +110,5 @@ export const callTool = (deps: CallDeps, request: CallRequest): Effect.Effect<Ca
       Effect.provideService(Asker, deps.asker),
       Effect.ensuring(Ref.get(started).pipe(Effect.map((h) => h !== undefined && deps.listeners.delete(h))))
     )
-    return toCallResult(message)
+    return structuredOf(request, message)
   })

@@ -1,5 +1,5 @@
 import { Deferred, Effect, Fiber } from "effect"
-import type { SubagentResult } from "../Vocabulary.ts"
+import type { AcceptedRun, SubagentResult } from "../Vocabulary.ts"
 
 /** One running Activation of a child: its fiber, the messages waiting for its next step. */
 export interface Activation {
@@ -9,6 +9,15 @@ export interface Activation {
   fiber: Fiber.Fiber<unknown, unknown> | undefined
   /** Set by a provider that hands messages to a child running elsewhere (`StartContext.forwardMessages`). */
   forward?: ((message: string) => Effect.Effect<void>) | undefined
+  /**
+   * Present while a foreground caller waits on this run and would let go of it (`detachChild`):
+   * completed with the accepted run when the child is moved to the background.
+   */
+  detach?: Deferred.Deferred<AcceptedRun> | undefined
+  /** Set by `detachChild`: the run's outcome is announced to its parent as a background one's. */
+  announce?: ((result: SubagentResult) => Effect.Effect<void>) | undefined
+  /** The run is settling (its outcome is being recorded): too late to detach it. */
+  settling?: boolean | undefined
 }
 
 /**

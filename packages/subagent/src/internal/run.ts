@@ -244,7 +244,12 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           ...(tree.session === undefined ? {} : { sessionId: tree.session.id })
         }
         // The outcome is recorded (tasks/) before anyone can see the run ended.
-        if (spec.announce !== undefined) yield* spec.announce(result)
+        // A run detached from its foreground caller is announced like a background one; from here on it cannot be.
+        const announce = yield* Effect.sync(() => {
+          activation.settling = true
+          return spec.announce ?? activation.announce
+        })
+        if (announce !== undefined) yield* announce(result)
         yield* tree.activations.end(activation, result)
         // A settled child may be due for the archive (at once with `cleanup: "delete"`).
         yield* tree.archiver.poke
