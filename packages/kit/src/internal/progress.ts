@@ -38,7 +38,9 @@ export async function* withProgress<A>(on: On, claimed: Set<string>, prompt: str
     changed = true
     wake?.()
   })
+  const snapshot = (): SubagentProgress => ({ status: "running", handle, text, ...(tool === undefined ? {} : { tool }) })
   let settled = false
+  let shown = false
   const done = result.finally(() => {
     settled = true
     wake?.()
@@ -52,9 +54,13 @@ export async function* withProgress<A>(on: On, claimed: Set<string>, prompt: str
       wake = undefined
       if (settled) break
       changed = false
-      yield { status: "running", handle, text, ...(tool === undefined ? {} : { tool }) }
+      shown = true
+      yield snapshot()
     }
-    yield await done
+    const final = await done
+    // A child that ran shows up at least once, however fast it was.
+    if (!shown && handle !== undefined) yield snapshot()
+    yield final
   } finally {
     off()
     if (handle !== undefined) claimed.delete(handle)
