@@ -6,6 +6,10 @@ import { must } from "./support.ts"
 const dir = join(inject("app"), "ai-sdk-loop")
 
 describe("examples/ai-sdk-loop installed from the tarballs", () => {
+  it("type-checks against the published declarations", () => {
+    must("npx", ["tsc", "-p", "tsconfig.json"], dir)
+  })
+
   it("an AI SDK ToolLoopAgent delegates through kit.tools.aiSdk(): progress, the child's answer, a background announcement, a typed result", () => {
     const out = must("node", ["main.ts"], dir)
     // The subagent tool's preliminary results reached readUIMessageStream while the child ran.

@@ -6,6 +6,10 @@ import { must } from "./support.ts"
 const dir = join(inject("app"), "effect-ai")
 
 describe("examples/effect-ai installed from the tarballs", () => {
+  it("type-checks against the published declarations", () => {
+    must("npx", ["tsc", "-p", "tsconfig.json"], dir)
+  })
+
   it("an effect/ai Chat with kit.tools.effectAi()'s Toolkit gets its child's answer", () => {
     const out = must("node", ["main.ts"], dir)
     expect(out).toBe(

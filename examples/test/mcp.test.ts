@@ -6,6 +6,10 @@ import { must } from "./support.ts"
 const dir = join(inject("app"), "mcp")
 
 describe("examples/mcp installed from the tarballs", () => {
+  it("type-checks against the published declarations", () => {
+    must("npx", ["tsc", "-p", "tsconfig.json"], dir)
+  })
+
   it("the MCP SDK's client lists dsh mcp's tools over stdio and a subagent call answers", () => {
     const out = must("node", ["main.ts"], dir)
     expect(out).toContain("tools: subagent, send_message, list_agents, wait, stop\n")

@@ -5,7 +5,7 @@
 // A second, small app (`examples/no-runner`, with every package that has a `testing` entry) is
 // installed once too, alongside the first: it must have no test runner at all, so it cannot
 // share the first's node_modules.
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import type { TestProject } from "vitest/node"
 import { dependenciesOf, installExamples, packWorkspace, ROOT, testingPackages } from "./support.ts"
@@ -28,6 +28,13 @@ const README_EXAMPLES = join(ROOT, "examples", "readme")
  * (the first range named wins). Node resolves their imports from the app's `node_modules`.
  */
 export const EXTRA_EXAMPLES = ["ai-sdk-model", "ai-sdk-loop", "openai-agents", "effect-ai", "mcp"] as const
+
+/**
+ * The harness's strict settings for an example's top-level `.ts` files (`npx tsc` in its
+ * directory), except skipLibCheck: the AI SDK's and the MCP SDK's own declarations do not
+ * compile with it off (dsh's are checked so in `readme/`).
+ */
+const EXAMPLE_TSCONFIG = `${JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { skipLibCheck: true }, include: ["*.ts"] }, null, 2)}\n`
 const HARNESS_DEV = new Set(["@types/node", "typescript", "vitest"])
 
 /** The example's dependencies: its `@dsh/*` packages, and the rest from the registry (what the harness has aside). */
@@ -52,6 +59,8 @@ export default async function setup(project: TestProject): Promise<() => void> {
   ])
   for (const name of EXTRA_EXAMPLES) {
     cpSync(join(ROOT, "examples", name), join(app, name), { recursive: true, filter: (src) => !src.includes("node_modules") })
+    // Examples without a tsconfig of their own are checked under the harness's strict settings.
+    if (!existsSync(join(app, name, "tsconfig.json"))) writeFileSync(join(app, name, "tsconfig.json"), EXAMPLE_TSCONFIG)
   }
   const dir = join(app, "readme")
   for (const file of readdirSync(README_EXAMPLES).filter((f) => f.endsWith(".ts"))) {
