@@ -85,6 +85,33 @@ describe("kit.tools.aiSdk() subagent: progress as preliminary results", () => {
     expect(await result.text).toBe("lead done")
   })
 
+  it("each of two concurrent calls follows its own child, and a fast child still shows up once", async () => {
+    const k = track(await createSubagents({ model, agents }))
+    const tools = await k.tools.aiSdk<ToolSet>()
+    const all = async (prompt: string) => {
+      const values: Array<unknown> = []
+      for await (const v of tools.subagent!.execute!({ agent: "researcher", prompt } as never, { toolCallId: prompt, messages: [], context: {} }) as AsyncIterable<unknown>) values.push(v)
+      return values
+    }
+    const [a, b] = await Promise.all([all("topic A"), all("topic B")])
+    for (const [values, topic] of [[a!, "topic A"], [b!, "topic B"]] as const) {
+      const final = values.at(-1) as string
+      const handle = /^\[(researcher-\d) · completed\]\nresearched: (.*)$/.exec(final)
+      expect(handle?.[2]).toBe(topic)
+      expect(values.length).toBeGreaterThan(1)
+      for (const p of values.slice(0, -1)) expect(p).toMatchObject({ status: "running", handle: handle?.[1] })
+    }
+  })
+
+  it("a call the kit refuses yields only its error, for the model to act on", async () => {
+    const k = track(await createSubagents({ model, agents }))
+    const tools = await k.tools.aiSdk<ToolSet>()
+    const values: Array<unknown> = []
+    for await (const v of tools.subagent!.execute!({ agent: "nobody", prompt: "hi" } as never, { toolCallId: "c", messages: [], context: {} }) as AsyncIterable<unknown>) values.push(v)
+    expect(values).toHaveLength(1)
+    expect(values[0]).toMatch(/^Error: unknown agent type "nobody"; available: /)
+  })
+
   it("a call's abortSignal stops the child it started", async () => {
     const k = track(await createSubagents({ model, agents }))
     const abort = new AbortController()
