@@ -13,12 +13,16 @@ interface ProgressSource {
  * streams each `SubagentProgress` it yields as a preliminary tool result (`readUIMessageStream`,
  * `useChat`), and gives the model only the last value, the child's result.
  */
-export const makeAiSdkTools = async <T,>(kit: ProgressSource, definitions: ReadonlyArray<KitToolDefinition>, subagent: SubagentCall): Promise<T> => {
+export const makeAiSdkTools = async <T,>(
+  kit: ProgressSource,
+  definitions: ReadonlyArray<KitToolDefinition>,
+  subagent: SubagentCall,
+  /** Children a running `subagent` call follows (one set per kit), so two calls never follow the same one. */
+  claimed: Set<string>
+): Promise<T> => {
   // Loaded only here: apps that never use the AI SDK need not install it.
   const ai = await import("ai").catch(() => undefined)
   if (ai === undefined) throw new Error("kit.tools.aiSdk() needs the AI SDK: npm install ai")
-  // Children a running `subagent` call follows, so two calls never follow the same one.
-  const claimed = new Set<string>()
   const tools: Record<string, unknown> = {}
   for (const d of definitions) {
     const inputSchema = ai.jsonSchema(d.inputSchema as Parameters<typeof ai.jsonSchema>[0])

@@ -132,7 +132,9 @@ export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools =
       }
     }
   ]
-  const aiSdk = <T,>(): Promise<T> => makeAiSdkTools<T>(kit, definitions(), subagent)
+  // Per kit, not per aiSdk(): two tool sets of one kit must not follow the same child either.
+  const claimed = new Set<string>()
+  const aiSdk = <T,>(): Promise<T> => makeAiSdkTools<T>(kit, definitions(), subagent, claimed)
   const openaiAgents = async <T,>(): Promise<T> => {
     // Loaded only here, as the AI SDK is.
     const agents = await import("@openai/agents").catch(() => undefined)
