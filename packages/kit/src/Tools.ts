@@ -74,7 +74,12 @@ export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools =
     const a = record(args)
     const base = { agent: text(a, "agent"), prompt: text(a, "prompt"), ...(a.description === undefined ? {} : { description: text(a, "description") }), signal }
     const resultSchema = typeof a.resultSchema === "object" && a.resultSchema !== null && !Array.isArray(a.resultSchema) ? (a.resultSchema as Record<string, unknown>) : undefined
-    const result: Promise<SubagentOutcome> = a.background === true
+    const refuse = (problem: string): Promise<SubagentOutcome> => Promise.reject(new Error(problem))
+    const result: Promise<SubagentOutcome> = a.resultSchema !== undefined && resultSchema === undefined
+      ? refuse(`resultSchema must be a JSON Schema object (such as {"type":"object","properties":{…}}), not ${JSON.stringify(a.resultSchema)}`)
+      : a.background === true && resultSchema !== undefined
+      ? refuse("resultSchema needs a foreground call: drop background, or read the background child's text from wait")
+      : a.background === true
       ? kit.delegate({ ...base, background: true }).then((r) => ({ text: describe(r) }))
       : resultSchema === undefined
       ? kit.delegate(base).then((r) => ({ text: describe(r) }))

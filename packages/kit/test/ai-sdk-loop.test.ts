@@ -131,6 +131,11 @@ describe("kit.tools.aiSdk() subagent: progress as preliminary results", () => {
     // The plain definition says the same in text.
     const text = await k.tools.definitions()[0]!.execute({ agent: "extractor", prompt: "valid again", resultSchema })
     expect(text).toMatch(/^\[extractor-2 · completed\]\n[\s\S]*\nresult: \{"name":"Ada","age":36\}$/)
+    // A resultSchema that is no JSON Schema object, or with background, is refused before a child starts.
+    const subagent = k.tools.definitions()[0]!
+    expect(await subagent.execute({ agent: "extractor", prompt: "valid", resultSchema: "person" })).toBe('Error: resultSchema must be a JSON Schema object (such as {"type":"object","properties":{…}}), not "person"')
+    expect(await subagent.execute({ agent: "extractor", prompt: "valid", resultSchema, background: true })).toMatch(/^Error: resultSchema needs a foreground call/)
+    expect((await k.children()).map((c) => c.handle)).toEqual(["extractor-1", "extractor-2"])
   })
 })
 
