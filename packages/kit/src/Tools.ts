@@ -1,6 +1,10 @@
+import { makeAiSdkTools } from "./AiSdkTools.ts"
 import { makeEffectAiTools } from "./EffectAiTools.ts"
 import type { ChildInfo, ChildResult, ChildRun, Queued } from "./Results.ts"
 import type { Subagents } from "./Kit.ts"
+import type { StandardSchemaV1 } from "./ResultSchema.ts"
+
+export { type AnnouncementsStepOptions, announcementsStep, announcementText, type SubagentProgress } from "./AiSdkTools.ts"
 
 /** A tool any agent loop can offer its model: JSON Schema parameters and a Promise `execute`. */
 export interface KitToolDefinition {
@@ -17,8 +21,9 @@ export interface KitTools {
   readonly definitions: () => ReadonlyArray<KitToolDefinition>
   /**
    * The same as AI SDK tools (`tool()` of `ai`, an optional peer loaded only here), by name,
-   * for `generateText({ tools })` or a `ToolLoopAgent`. The kit's types cannot name `ai`'s (it
-   * may not be installed): say which you get, `aiSdk<ToolSet>()`.
+   * for `generateText({ tools })` or a `ToolLoopAgent`. `subagent` streams `SubagentProgress`
+   * as preliminary results, then its result. The kit's types cannot name `ai`'s (it may not be
+   * installed): say which you get, `aiSdk<ToolSet>()`.
    */
   readonly aiSdk: <T = Record<string, unknown>>() => Promise<T>
   /**
@@ -47,12 +52,43 @@ const text = (args: Record<string, unknown>, key: string): string => (typeof arg
 const asResult = (p: Promise<string>) => p.catch((e: unknown) => `Error: ${e instanceof Error ? e.message : String(e)}`)
 
 /** The kit calls the tools delegate through. */
-export type ToolCalls = Pick<Subagents, "delegate" | "send" | "wait" | "children">
+export type ToolCalls = Pick<Subagents, "delegate" | "send" | "wait" | "children" | "on">
+
+/** What a `subagent` call gives back: the text the model reads, and with `resultSchema` the structured result. */
+export interface SubagentOutcome {
+  readonly text: string
+  readonly structured?: { readonly handle: string; readonly status: string; readonly text: string; readonly result: unknown } | undefined
+}
+
+/** Starts one `subagent` call: its prompt (how its child is known in the event stream) and its outcome. */
+export type SubagentCall = (args: unknown, signal: AbortSignal | undefined) => { readonly prompt: string; readonly result: Promise<SubagentOutcome> }
+
+/** A Standard Schema that accepts anything: `resultSchema` is checked as JSON Schema by the child's `report` tool. */
+const anyJson: StandardSchemaV1 = { "~standard": { version: 1, vendor: "dsh-json-schema", validate: (value) => ({ value }) } }
 
 /** The types a `subagent` call may name, with what each is for (the model reads them). */
 export type AgentTypes = ReadonlyArray<{ readonly name: string; readonly description: string }>
 
 export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools => {
+  const subagent: SubagentCall = (args, signal) => {
+    const a = record(args)
+    const base = { agent: text(a, "agent"), prompt: text(a, "prompt"), ...(a.description === undefined ? {} : { description: text(a, "description") }), signal }
+    const resultSchema = typeof a.resultSchema === "object" && a.resultSchema !== null && !Array.isArray(a.resultSchema) ? (a.resultSchema as Record<string, unknown>) : undefined
+    const refuse = (problem: string): Promise<SubagentOutcome> => Promise.reject(new Error(problem))
+    const result: Promise<SubagentOutcome> = a.resultSchema !== undefined && resultSchema === undefined
+      ? refuse(`resultSchema must be a JSON Schema object (such as {"type":"object","properties":{…}}), not ${JSON.stringify(a.resultSchema)}`)
+      : a.background === true && resultSchema !== undefined
+      ? refuse("resultSchema needs a foreground call: drop background, or read the background child's text from wait")
+      : a.background === true
+      ? kit.delegate({ ...base, background: true }).then((r) => ({ text: describe(r) }))
+      : resultSchema === undefined
+      ? kit.delegate(base).then((r) => ({ text: describe(r) }))
+      : kit.delegate({ ...base, schema: anyJson, jsonSchema: resultSchema }).then((r) => ({
+        text: `${describe(r)}\nresult: ${JSON.stringify(r.value)}`,
+        structured: { handle: r.handle, status: r.status, text: r.text, result: r.value }
+      }))
+    return { prompt: base.prompt, result: result.catch((e: unknown) => ({ text: `Error: ${e instanceof Error ? e.message : String(e)}` })) }
+  }
   const definitions = (): ReadonlyArray<KitToolDefinition> => [
     {
       name: "subagent",
@@ -65,16 +101,13 @@ export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools =
           agent: { type: "string", enum: agentTypes.map((t) => t.name), description: "The agent to run" },
           prompt: str("The complete task: the subagent sees nothing else"),
           description: str("A 3-5 word label"),
-          background: { type: "boolean", description: "Return at once; get the result with wait" }
+          background: { type: "boolean", description: "Return at once; get the result with wait" },
+          resultSchema: { type: "object", description: "A JSON Schema the result must match: the subagent reports JSON of that shape, returned under result" }
         },
         required: ["agent", "prompt"],
         additionalProperties: false
       },
-      execute: (args, o) => {
-        const a = record(args)
-        const base = { agent: text(a, "agent"), prompt: text(a, "prompt"), ...(a.description === undefined ? {} : { description: text(a, "description") }), signal: o?.signal }
-        return asResult(a.background === true ? kit.delegate({ ...base, background: true }).then(describe) : kit.delegate(base).then(describe))
-      }
+      execute: (args, o) => subagent(args, o?.signal).result.then((r) => r.text)
     },
     {
       name: "send_message",
@@ -104,20 +137,9 @@ export const makeKitTools = (kit: ToolCalls, agentTypes: AgentTypes): KitTools =
       }
     }
   ]
-  const aiSdk = async <T,>(): Promise<T> => {
-    // Loaded only here: apps that never use the AI SDK need not install it.
-    const ai = await import("ai").catch(() => undefined)
-    if (ai === undefined) throw new Error("kit.tools.aiSdk() needs the AI SDK: npm install ai")
-    const tools: Record<string, unknown> = {}
-    for (const d of definitions()) {
-      tools[d.name] = ai.tool({
-        description: d.description,
-        inputSchema: ai.jsonSchema(d.inputSchema as Parameters<typeof ai.jsonSchema>[0]),
-        execute: (args: unknown, options: { readonly abortSignal?: AbortSignal | undefined }) => d.execute(args, { signal: options.abortSignal })
-      })
-    }
-    return tools as T
-  }
+  // Per kit, not per aiSdk(): two tool sets of one kit must not follow the same child either.
+  const claimed = new Set<string>()
+  const aiSdk = <T,>(): Promise<T> => makeAiSdkTools<T>(kit, definitions(), subagent, claimed)
   const openaiAgents = async <T,>(): Promise<T> => {
     // Loaded only here, as the AI SDK is.
     const agents = await import("@openai/agents").catch(() => undefined)

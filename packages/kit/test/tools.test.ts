@@ -92,16 +92,6 @@ describe("kit.tools", () => {
     expect(JSON.stringify(lead.doGenerateCalls[1]?.prompt)).toContain("researched: topic C")
   })
 
-  it("aiSdk(): a call's abortSignal stops the child it started", async () => {
-    const k = await kit()
-    const abort = new AbortController()
-    k.on("turn-start", () => abort.abort())
-    const tools = await k.tools.aiSdk<ToolSet>()
-    const output = await tools.subagent!.execute!({ agent: "waiter", prompt: "wait" } as never, { toolCallId: "call-1", messages: [], abortSignal: abort.signal, context: {} })
-    expect(output).toMatch(/^Error: /)
-    expect((await k.children()).map((c) => `${c.handle} ${c.status}`)).toEqual(["waiter-1 cancelled"])
-  })
-
   it("openaiAgents(): function tools of the OpenAI Agents SDK that delegate through the kit", async () => {
     const k = await kit()
     const tools = await k.tools.openaiAgents<Array<FunctionTool>>()

@@ -65,7 +65,9 @@ export const makeKitCore = (
     const registry = yield* ModelRegistry
     const cwd = options.cwd ?? process.cwd()
     const given = yield* resolveModel(options.model)
-    const model = given._tag === "Model" ? given.model : yield* registry.resolve(given.spec).pipe(Effect.mapError(failed(`model "${given.spec}"`)))
+    // Specs read their keys and base URLs (OPENAI_API_KEY, OPENAI_BASE_URL, …) from the process environment, as dsh run does.
+    const modelConfig = { env: process.env, cwd }
+    const model = given._tag === "Model" ? given.model : yield* registry.resolve(given.spec, modelConfig).pipe(Effect.mapError(failed(`model "${given.spec}"`)))
     const modelSpec = given._tag === "Spec" ? given.spec : `${model.provider}:${model.model}`
 
     const delegates = yield* kitAgents(options.agents, cwd)
@@ -93,7 +95,7 @@ export const makeKitCore = (
           session,
           cwd,
           limits,
-          resolveModel: (spec) => registry.resolve(spec),
+          resolveModel: (spec) => registry.resolve(spec, modelConfig),
           onChildEvent: (handle, event) => Effect.sync(() => onChildEvent(handle, event)),
           createTools: false
         })
