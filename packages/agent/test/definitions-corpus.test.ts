@@ -25,6 +25,15 @@ const manifest = (): Map<string, string> => {
 
 const rel = (path: string) => Path.relative(CORPUS, path)
 
+/** The tool a file was written for: MANIFEST.tsv's format, with its "other" told apart by where the file lives. */
+const toolOf = (path: string, format: string | undefined): string => {
+  if (format !== "other") return format ?? "unlisted"
+  if (path.includes("/.kiro/")) return "kiro"
+  if (path.includes("awesome-copilot") || /\.agent\.md$/.test(path)) return "copilot"
+  if (path.includes("pi-mono")) return "pi"
+  return "gemini-cli"
+}
+
 describe.skipIf(!present)("agent file corpus", () => {
   it("exists where the tests expect it", () => {
     assert.isTrue(Fs.existsSync(Path.join(CORPUS, "MANIFEST.tsv")), `corpus not found at ${CORPUS}`)
@@ -48,7 +57,7 @@ describe.skipIf(!present)("agent file corpus", () => {
     const skipped = [...results].filter(([, r]) => r._tag === "Invalid")
     const byFormat = new Map<string, { loaded: number; skipped: number }>()
     for (const [path, r] of results) {
-      const format = formats.get(path) ?? "unlisted"
+      const format = toolOf(path, formats.get(path))
       const entry = byFormat.get(format) ?? { loaded: 0, skipped: 0 }
       if (r._tag === "Loaded") entry.loaded++
       else entry.skipped++
