@@ -59,10 +59,16 @@ export const fileLogger = (file: string, options: FileLoggerOptions = {}): FileL
   const load = (): Pino.Logger => {
     if (logger !== undefined) return logger
     process.off("exit", load)
-    const pino = requirePino("pino") as typeof Pino
-    const destination = pino.destination({ fd, sync: true })
-    destination.on("error", () => undefined) // A full disk or a revoked file: the log loses lines.
-    logger = pino.pino({ level, base: { pid: process.pid }, timestamp: () => `,"time":"${replaying ?? new Date().toISOString()}"` }, destination)
+    try {
+      const pino = requirePino("pino") as typeof Pino
+      const destination = pino.destination({ fd, sync: true })
+      destination.on("error", () => undefined) // A full disk or a revoked file: the log loses lines.
+      logger = pino.pino({ level, base: { pid: process.pid }, timestamp: () => `,"time":"${replaying ?? new Date().toISOString()}"` }, destination)
+    } catch {
+      // pino missing from a broken install: the log is lost, never the command (nor a timer's crash).
+      logger = SILENT
+      queue.length = 0
+    }
     for (const [at, fields, message, time] of queue.splice(0)) {
       replaying = time
       write(logger, at, fields, message)
@@ -82,6 +88,8 @@ export const fileLogger = (file: string, options: FileLoggerOptions = {}): FileL
   }
   return { trace: at("trace"), debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), fatal: at("fatal") }
 }
+
+const SILENT = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} } as unknown as Pino.Logger
 
 const write = (logger: Pino.Logger, level: LevelName, fields: object, message: string): void => {
   try {
