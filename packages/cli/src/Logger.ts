@@ -11,8 +11,8 @@ import { storeFailureOf, type StoreTroubleShape } from "./StoreTrouble.ts"
  * so `pino-pretty` and `jq` read them), written by pino. Loading pino (with sonic-boom and
  * thread-stream) costs ~30 ms of module loading, which must not fall before a command's first
  * answer (`dsh acp` logs its first line before it): a deferred logger keeps its lines, with their
- * times, until pino is loaded after the start (see `DEFER_MS`), at the process's exit, or once
- * `MAX_QUEUED` lines wait.
+ * times, until pino is loaded once the process idles after its start (see `IDLE_CHECK_MS`), at the
+ * process's exit, or once `MAX_QUEUED` lines wait.
  */
 const LEVEL_VALUES = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 } as const
 
@@ -21,8 +21,15 @@ export type LevelName = keyof typeof LEVEL_VALUES
 /** A logger writing one JSON line per call to a file (never stdout: it belongs to the output and to protocols). */
 export type FileLogger = { readonly [L in LevelName]: (fields: object, message: string) => void }
 
-/** How long after its creation a deferred logger loads pino: past the start-up of every command. */
-const DEFER_MS = 500
+/**
+ * A deferred logger loads pino once the process idles: its event loop busy less than a quarter of
+ * each of two consecutive `IDLE_CHECK_MS` windows (waiting for the next request, or for the
+ * model), which a start is not; a plain timer fired inside slow starts on a loaded machine. At the
+ * latest after `MAX_DEFER_MS`.
+ */
+const IDLE_CHECK_MS = 250
+const IDLE_WINDOWS = 2
+const MAX_DEFER_MS = 5_000
 /** A deferred logger loads pino early once this many lines wait. */
 const MAX_QUEUED = 1_000
 
@@ -78,7 +85,17 @@ export const fileLogger = (file: string, options: FileLoggerOptions = {}): FileL
   }
   if (options.deferred === true) {
     process.once("exit", load)
-    setTimeout(load, DEFER_MS).unref()
+    const since = Date.now()
+    let window = performance.eventLoopUtilization()
+    let idle = 0
+    const whenIdle = (): void => {
+      if (logger !== undefined) return
+      idle = performance.eventLoopUtilization(window).utilization < 0.25 ? idle + 1 : 0
+      window = performance.eventLoopUtilization()
+      if (idle >= IDLE_WINDOWS || Date.now() - since >= MAX_DEFER_MS) load()
+      else setTimeout(whenIdle, IDLE_CHECK_MS).unref()
+    }
+    setTimeout(whenIdle, IDLE_CHECK_MS).unref()
   } else load()
   const at = (name: LevelName) => (fields: object, message: string): void => {
     if (LEVEL_VALUES[name] < lowest) return
