@@ -25,6 +25,15 @@ const manifest = (): Map<string, string> => {
 
 const rel = (path: string) => Path.relative(CORPUS, path)
 
+/** The tool a file was written for: MANIFEST.tsv's format, with its "other" told apart by where the file lives. */
+const toolOf = (path: string, format: string | undefined): string => {
+  if (format !== "other") return format ?? "unlisted"
+  if (path.includes("/.kiro/")) return "kiro"
+  if (path.includes("awesome-copilot") || /\.agent\.md$/.test(path)) return "copilot"
+  if (path.includes("pi-mono")) return "pi"
+  return "gemini-cli"
+}
+
 describe.skipIf(!present)("agent file corpus", () => {
   it("exists where the tests expect it", () => {
     assert.isTrue(Fs.existsSync(Path.join(CORPUS, "MANIFEST.tsv")), `corpus not found at ${CORPUS}`)
@@ -48,7 +57,7 @@ describe.skipIf(!present)("agent file corpus", () => {
     const skipped = [...results].filter(([, r]) => r._tag === "Invalid")
     const byFormat = new Map<string, { loaded: number; skipped: number }>()
     for (const [path, r] of results) {
-      const format = formats.get(path) ?? "unlisted"
+      const format = toolOf(path, formats.get(path))
       const entry = byFormat.get(format) ?? { loaded: 0, skipped: 0 }
       if (r._tag === "Loaded") entry.loaded++
       else entry.skipped++
@@ -62,7 +71,10 @@ describe.skipIf(!present)("agent file corpus", () => {
         skipped.map(([p, r]) => `  skipped ${p}: ${r._tag === "Invalid" ? r.reason : ""}`).join("\n")
     )
     assert.strictEqual(loaded.length + skipped.length, results.size)
-    assert.isAtLeast(loaded.length / results.size, 0.8)
+    // Every file its own tool loads, dsh loads (issue #28): the rest are not agent files to their tools either.
+    assert.isAtLeast(loaded.length, 190)
+    // A skip says what to change: no bare "invalid".
+    for (const [path, r] of skipped) if (r._tag === "Invalid") assert.match(r.reason, /\w+ \w+ \w+/, path)
     // Files whose YAML is invalid but that the tools they were written for accept still load.
     for (const [path, format] of formats) {
       if (format !== "claude-code") continue
@@ -86,6 +98,11 @@ describe.skipIf(!present)("agent file corpus", () => {
     assert.deepStrictEqual(load("wshobson__agents/plugins/meigen-ai-design/agents/image-generator.md").tools, ["mcp__meigen__generate_image"])
     assert.strictEqual(load("Ushadow-io__Ushadow/.claude/plugins/test-automation/agents/qa-agent.md").name, "qa-agent")
     assert.strictEqual(load("google-gemini__gemini-cli/tools/gemini-cli-bot/.gemini/agents/WORKER.md").name, "worker")
+    // Names of any case load under their kebab-case form, as OpenCode, Copilot and Gemini CLI load them.
+    assert.strictEqual(load("darrenhinde__OpenAgentsControl/.opencode/agent/content/copywriter.md").name, "open-copywriter")
+    assert.strictEqual(load("stephen-cox__opencode-agents/.opencode/agent/general_coder.md").name, "general-coder")
+    assert.strictEqual(load("josstei__maestro-gemini/agents/code_reviewer.md").name, "code-reviewer")
+    assert.strictEqual(load("github__awesome-copilot/agents/kubestellar-console.agent.md").name, "kube-stellar-console")
     assert.isAbove(load("laywill__awesome-claude-code-subagents/categories/02-architecture-and-design/api-designer.md").systemPrompt.length, 100)
   })
 

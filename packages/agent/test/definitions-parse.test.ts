@@ -204,6 +204,32 @@ describe("parseAgentFile: repairs", () => {
   })
 })
 
+describe("parseAgentFile: names of any case, as OpenCode, Copilot and Gemini CLI take them", () => {
+  it("a name that is not kebab-case loads under its kebab-case form, with a note", () => {
+    const snake = loaded(parse("name: Code_Reviewer\ndescription: d"))
+    expect(snake.definition.name).toBe("code-reviewer")
+    expect(snake.warnings).toContain("name \"Code_Reviewer\" is not kebab-case; dsh names this agent \"code-reviewer\" (delegate to it by that name)")
+    expect(loaded(parse("name: My Agent\ndescription: d")).definition.name).toBe("my-agent")
+  })
+
+  it("without name, the file name in any case (OpenCode's rule)", () => {
+    const file = loaded(parse("description: d", "b", "/x/.opencode/agent/GeneralCoder.md"))
+    expect(file.definition.name).toBe("general-coder")
+    expect(file.warnings.join("\n")).toMatch(/the file name's "GeneralCoder" \(no name field\) is not kebab-case; dsh names this agent "general-coder"/)
+    expect(loaded(parse("description: d", "b", "/x/Bad Name.md")).definition.name).toBe("bad-name")
+  })
+})
+
+describe("parseAgentFile: Gemini CLI remote agents", () => {
+  it("kind: remote is an A2A agent, skipped here with how to declare it", () => {
+    const r = parse("kind: remote\nname: billing_agent\nagent_card_url: https://agents.example/billing/card.json", "")
+    const reason = invalid(r)
+    expect(reason).toMatch(/a remote A2A agent \(kind: remote\)/)
+    expect(reason).toContain("add [a2a.agents.billing-agent] url = \"https://agents.example/billing/card.json\" to config.toml")
+    expect(invalid(parse("kind: remote\nname: lost", ""))).toMatch(/without agent_card_url or agent_card_json/)
+  })
+})
+
 describe("parseAgentFile: skipped files have a reason", () => {
   it("malformed YAML beyond repair", () => {
     expect(invalid(parse("- just\n- a list"))).toMatch(/malformed YAML frontmatter/)
@@ -216,12 +242,10 @@ describe("parseAgentFile: skipped files have a reason", () => {
     expect(invalid(parse("description:\n  nested: map"))).toBe("description: must be text")
   })
 
-  it("a name that is not kebab-case", () => {
-    expect(invalid(parse("name: Code_Reviewer\ndescription: d"))).toBe(
-      "name: agent name \"Code_Reviewer\" is not kebab-case (try \"code-reviewer\")"
-    )
-    expect(invalid(parse("name: My Agent\ndescription: d"))).toMatch(/not kebab-case/)
-    expect(invalid(parse("description: d", "b", "/x/Bad Name.md"))).toMatch(/file name gives no valid name/)
+  it("a name with no kebab-case form", () => {
+    expect(invalid(parse("name: \"???\"\ndescription: d"))).toMatch(/^name: agent name "\?\?\?" is not kebab-case/)
+    expect(invalid(parse("description: d", "b", "/x/___.md"))).toMatch(/file name gives no valid name/)
+    expect(invalid(parse(`name: ${"Long".repeat(20)}\ndescription: d`))).toMatch(/longer than 64 characters/)
   })
 
   it("no frontmatter, an unclosed one, an indented one, a JSON file", () => {

@@ -176,7 +176,7 @@ describe("resolveAgents: discovery and precedence", () => {
       const ws = yield* workspace({
         "repo/.agents/agents/good.md": agentFile({ description: "fine" }),
         "repo/.agents/agents/nodesc.md": agentFile({ name: "nodesc" }),
-        "repo/.agents/agents/bad-name.md": agentFile({ name: "Bad_Name", description: "d" }),
+        "repo/.agents/agents/bad-name.md": agentFile({ name: '"???"', description: "d" }),
         "repo/.agents/agents/binary.md": new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1]),
         "repo/.agents/agents/huge.md": big,
         "repo/.agents/agents/plain.md": "# no frontmatter\n",

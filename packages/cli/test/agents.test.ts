@@ -101,7 +101,9 @@ describe("dsh agents list", () => {
     expect(Object.keys(reviewer).sort()).toEqual(["description", "disallowedTools", "disallowedToolsBind", "model", "name", "override", "scope", "source", "subagents", "tools"])
     expect(doc.agents.find((a) => a.name === "coder")?.scope).toBe("builtin")
     expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/not trusted/)
-    expect(doc.skipped.map((s) => s.reason).join("\n")).toMatch(/kebab-case/)
+    // A name in any case loads under its kebab-case form, with a note (as OpenCode and Copilot load it).
+    expect(doc.agents.find((a) => a.name === "broken-name")?.source).toBe(join(project, ".dsh", "agents", "Broken Name.md"))
+    expect(doc.warnings.join("\n")).toMatch(/name "Broken Name" is not kebab-case; dsh names this agent "broken-name"/)
     const trusted = await runDsh(["agents", "list", "--json", "--trust-project"], { cwd: project, env: { DSH_HOME: home } })
     expect((JSON.parse(trusted.stdout) as typeof doc).agents.find((a) => a.name === "coder")).toMatchObject({ scope: "project", override: true })
     // A recorded decision holds for later runs without the flag, until it is revoked.

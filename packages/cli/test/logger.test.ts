@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -36,5 +37,29 @@ describe("fileLogger", () => {
     expect(lines(file).map((l) => l.msg)).toEqual(["kept"])
     process.env.DSH_LOG_LEVEL = "loud"
     expect(() => fileLogger(logFile())).toThrow("unknown level loud")
+  })
+})
+
+describe("fileLogger, deferred (the CLI's: pino loads off the start path)", () => {
+  it("a process that logs and exits before pino loads still leaves its lines, with their own times, in pino's format", () => {
+    const file = logFile()
+    // A child that logs, reports what the file holds right then, and exits at once.
+    const script = [
+      `import("${join(import.meta.dirname, "../src/Logger.ts")}").then((m) => {`,
+      `  const log = m.fileLogger(${JSON.stringify(file)}, { deferred: true })`,
+      `  log.info({ sessionId: "s1" }, "first")`,
+      `  const before = require("node:fs").readFileSync(${JSON.stringify(file)}, "utf8").length`,
+      `  log.warn({}, "second")`,
+      `  process.stdout.write(String(before))`,
+      `})`
+    ].join("\n")
+    const out = execFileSync(process.execPath, ["--conditions=@dsh/source", "-e", script], { encoding: "utf8", env: { ...process.env, DSH_LOG_LEVEL: "info" } })
+    expect(out).toBe("0") // nothing written while the command starts
+    const [first, second] = lines(file)
+    expect(Object.keys(first!)).toEqual(["level", "time", "pid", "sessionId", "msg"])
+    expect(first).toMatchObject({ level: 30, sessionId: "s1", msg: "first" })
+    expect(second).toMatchObject({ level: 40, msg: "second" })
+    expect(new Date(first!.time as string).toISOString()).toBe(first!.time)
+    expect(first!.pid).not.toBe(process.pid)
   })
 })

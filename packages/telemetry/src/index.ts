@@ -7,3 +7,5 @@
 export * as DshTelemetry from "./DshTelemetry.ts"
 export type { TelemetryOptions } from "./DshTelemetry.ts"
 export { parsePairs, signalUrl } from "./Environment.ts"
+export * as PinoLogger from "./PinoLogger.ts"
+export type { PinoLike } from "./PinoLogger.ts"

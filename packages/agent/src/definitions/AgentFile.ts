@@ -1,7 +1,8 @@
 import * as Path from "node:path"
 import type { AgentDefinition, AgentMode, AgentScope, SubagentDefaults } from "../AgentDefinition.ts"
-import { MAX_AGENT_FILE_BYTES, MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "./AgentName.ts"
+import { MAX_AGENT_FILE_BYTES, MAX_SYSTEM_PROMPT_CHARS, suggestAgentName, validateAgentName } from "./AgentName.ts"
 import { decodeUtf8, normalizeText, parseFrontmatter, splitFrontmatter } from "./internal/Frontmatter.ts"
+import { isRemoteKind, remoteAgentFile } from "./RemoteAgentFile.ts"
 import { readNameList, toolsDeniedByPermission } from "./ToolNames.ts"
 
 /**
@@ -68,8 +69,12 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
   const warnings = [...split.warnings, ...frontmatter.warnings]
   const fm = frontmatter.data
 
-  const name = readName(fm.name, path)
-  if (typeof name !== "string") return invalid(path, name.reason)
+  const named = readName(fm.name, path)
+  if ("reason" in named) return invalid(path, named.reason)
+  const name = named.name
+  if (named.note !== undefined) warnings.push(named.note)
+  // Gemini CLI's remote agents are A2A endpoints, not prompts: the caller decides (see RemoteAgentFile).
+  if (isRemoteKind(fm.kind)) return remoteAgentFile(fm, name, path, options)
 
   const description = readText(fm.description)
   if (description === undefined) {
@@ -119,12 +124,23 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
   return { _tag: "Loaded", definition, warnings }
 }
 
-const readName = (value: unknown, path: string): string | { readonly reason: string } => {
+/**
+ * The agent's name: `name`, else the file name. Tools that load these files accept names of any
+ * case (OpenCode takes the file name, Copilot a display name, Gemini CLI snake_case), so a name
+ * that is not kebab-case loads under its kebab-case form, with a note saying so; only a name
+ * with no such form is refused.
+ */
+const readName = (value: unknown, path: string): { readonly name: string; readonly note?: string } | { readonly reason: string } => {
   const given = typeof value === "string" || typeof value === "number" ? String(value).trim() : undefined
   if (value !== undefined && value !== null && given === undefined) return { reason: "name: must be a string" }
-  const name = given !== undefined && given !== "" ? given : nameFromPath(path)
-  const problem = validateAgentName(name)
-  if (problem === undefined) return name
+  const written = given !== undefined && given !== "" ? given : nameFromPath(path)
+  const problem = validateAgentName(written)
+  if (problem === undefined) return { name: written }
+  const kebab = suggestAgentName(written)
+  if (kebab !== undefined && validateAgentName(kebab) === undefined) {
+    const what = given ? `name "${written}"` : `the file name's "${written}" (no name field)`
+    return { name: kebab, note: `${what} is not kebab-case; dsh names this agent "${kebab}" (delegate to it by that name)` }
+  }
   return { reason: given ? `name: ${problem}` : `no name field, and the file name gives no valid name: ${problem}` }
 }
 

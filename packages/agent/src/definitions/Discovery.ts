@@ -4,6 +4,7 @@ import type { AgentScope } from "../AgentDefinition.ts"
 import { type AgentFileResult, parseAgentFileBytes, tooLarge } from "./AgentFile.ts"
 import { MAX_AGENT_FILE_BYTES } from "./AgentName.ts"
 import * as Fs from "./internal/Fs.ts"
+import { isCodexRolePath, loadCodexRole } from "./CodexAgentRole.ts"
 import { expandKimiSubagents, isKimiSpecPath, loadKimiAgentSpec, type KimiSpecResult } from "./KimiAgentSpec.ts"
 
 /**
@@ -44,7 +45,7 @@ export interface DirScan {
 }
 
 /** Why a file that is neither kind of agent file is not one. */
-export const NOT_AN_AGENT_FILE = "not an agent file (dsh reads Markdown agent files, *.md, and Kimi agent specs, *.yaml)"
+export const NOT_AN_AGENT_FILE = "not an agent file (dsh reads Markdown agent files, *.md, Kimi agent specs, *.yaml, and Codex agent roles, *.toml)"
 
 /** Reads one agent file: a size check before reading, then at most the limit is read. */
 export const loadAgentFile = (path: string, scope: AgentScope): Effect.Effect<AgentFileResult, Fs.FsFailure> =>
@@ -59,8 +60,9 @@ export const loadAgentFile = (path: string, scope: AgentScope): Effect.Effect<Ag
 
 /**
  * Every file under `dir`, recursively: `.md` files parsed as agent files, `.yaml`/`.yml` files
- * as Kimi agent specs (with the subagents they declare), anything else skipped as not an agent
- * file. A missing directory yields nothing.
+ * as Kimi agent specs (with the subagents they declare), `.toml` files as Codex agent roles,
+ * anything else skipped as not an agent file. A missing directory yields nothing; a `dir` that
+ * is a file is read as that one file.
  */
 export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirScan> =>
   Effect.gen(function*() {
@@ -74,6 +76,11 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
         if (visited.has(real)) return
         visited.add(real)
         const listed = yield* Fs.readdir(current).pipe(Effect.result)
+        // A plugin manifest may name one agent file instead of a directory (Claude Code's `agents`).
+        if (listed._tag === "Failure" && depth === 0 && listed.failure.code === "ENOTDIR") {
+          files.push(current)
+          return
+        }
         if (listed._tag === "Failure") {
           if (!(depth === 0 && listed.failure.code === "ENOENT")) {
             warnings.push(`${current}: cannot read agent directory: ${listed.failure.message}`)
@@ -103,7 +110,7 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
           } else if (!isFile) {
             // Every entry is accounted for: a FIFO, device or dangling link is skipped with the reason.
             odd.push({ _tag: "Invalid", path, reason: `not a regular file (${kind})` })
-          } else if (/\.md$/i.test(entry.name) || isKimiSpecPath(entry.name)) {
+          } else if (/\.md$/i.test(entry.name) || isKimiSpecPath(entry.name) || isCodexRolePath(entry.name)) {
             files.push(path)
           } else {
             odd.push({ _tag: "Invalid", path, reason: NOT_AN_AGENT_FILE })
@@ -118,6 +125,7 @@ export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirS
           return { result: { _tag: "Invalid", path, reason: `not read: the scan of ${dir} ran past its ${SCAN_BUDGET_MS / 1000}-second budget` } as const, subagents: [] }
         }
         if (isKimiSpecPath(path)) return yield* loadKimiAgentSpec(path, scope)
+        if (isCodexRolePath(path)) return { result: yield* loadCodexRole(path, scope), subagents: [] } satisfies KimiSpecResult
         return { result: yield* loadAgentFile(path, scope).pipe(
           Effect.catch((failure) => Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read: ${failure.message}` }))
         ), subagents: [] } satisfies KimiSpecResult

@@ -3,9 +3,10 @@ import { Effect } from "effect"
 import * as Fs from "./internal/Fs.ts"
 
 /**
- * Enabled plugins, as Kimi Code reads them: a plugin is a directory whose manifest
- * (`plugin.json`, optional) names its agent directories (`agents`, default the plugin's
- * `agents/`) and its instructions (`instructions`, default `INSTRUCTIONS.md`). The agents join
+ * Enabled plugins, as Kimi Code and Claude Code read them: a plugin is a directory whose manifest
+ * (`plugin.json`, or Claude Code's `.claude-plugin/plugin.json`; optional) names its agent
+ * directories or files (`agents`, default the plugin's `agents/`) and its instructions
+ * (`instructions`, default `INSTRUCTIONS.md`). The agents join
  * discovery at the plugin scope; the instructions become `${plugin_sections}`. A broken
  * manifest or an unreadable file is a warning, never a failed resolution.
  */
@@ -27,9 +28,18 @@ export const PLUGIN_INSTRUCTIONS_CHARS = 16 * 1024
 const stringList = (value: unknown): ReadonlyArray<string> | undefined =>
   typeof value === "string" ? [value] : Array.isArray(value) && value.every((v) => typeof v === "string") ? value : undefined
 
+/** Kimi Code's manifest (`plugin.json`), else Claude Code's (`.claude-plugin/plugin.json`). */
+const findManifest = (root: string) =>
+  Effect.gen(function*() {
+    const kimi = Path.join(root, "plugin.json")
+    const claude = Path.join(root, ".claude-plugin", "plugin.json")
+    const useClaude = !(yield* Fs.exists(kimi)) && (yield* Fs.exists(claude))
+    return { manifestPath: useClaude ? claude : kimi, claude: useClaude }
+  })
+
 const loadOne = (root: string, warnings: Array<string>) =>
   Effect.gen(function*() {
-    const manifestPath = Path.join(root, "plugin.json")
+    const { manifestPath, claude } = yield* findManifest(root)
     const read = yield* Fs.readText(manifestPath).pipe(Effect.result)
     let manifest: Record<string, unknown> = {}
     if (read._tag === "Success") {
@@ -46,7 +56,8 @@ const loadOne = (root: string, warnings: Array<string>) =>
     const name = typeof manifest.name === "string" && manifest.name.trim() !== "" ? manifest.name.trim() : Path.basename(root)
     const agents = stringList(manifest.agents)
     if (manifest.agents !== undefined && agents === undefined) warnings.push(`${manifestPath}: "agents" must be a path or a list of paths; agents/ is used`)
-    const agentDirs = (agents ?? ["agents"]).map((d) => Path.resolve(root, d))
+    // Claude Code's `agents` (directories or files) add to the plugin's `agents/`; Kimi's replace it.
+    const agentDirs = [...new Set((claude ? ["agents", ...(agents ?? [])] : agents ?? ["agents"]).map((d) => Path.resolve(root, d)))]
     const instructionsFile = Path.resolve(root, typeof manifest.instructions === "string" ? manifest.instructions : "INSTRUCTIONS.md")
     const text = yield* Fs.readBounded(instructionsFile, PLUGIN_INSTRUCTIONS_CHARS * 4).pipe(Effect.result)
     if (text._tag === "Failure") {

@@ -5,11 +5,13 @@ import { AgentDefinitionError } from "./AgentDefinitionError.ts"
 import { MAX_SYSTEM_PROMPT_CHARS } from "./AgentName.ts"
 import { DEFAULT_AGENT_NAME, loadBuiltinAgents } from "./Builtins.ts"
 import type { AgentFileResult } from "./AgentFile.ts"
+import { isCodexRolePath, loadCodexRole } from "./CodexAgentRole.ts"
 import { findProjectRoot, loadAgentFile, scanAgentDir } from "./Discovery.ts"
 import { expandKimiSubagents, isKimiSpecPath, loadKimiAgentSpec } from "./KimiAgentSpec.ts"
 import * as Fs from "./internal/Fs.ts"
 import { decodeUtf8, normalizeText } from "./internal/Frontmatter.ts"
 import { loadPlugins, type PluginInstruction } from "./Plugins.ts"
+import { type RemoteAgentSpec, remoteSpecOf } from "./RemoteAgentFile.ts"
 import type { BasePrompts } from "./Template.ts"
 import { makeFileTrustStore, type TrustStore } from "./TrustStore.ts"
 
@@ -42,6 +44,12 @@ export interface ResolveAgentsOptions {
   readonly trustStore?: TrustStore | undefined
   /** Replaces the package's built-in agents directory. */
   readonly builtinAgentsDir?: string | undefined
+  /**
+   * `"a2a"`: the harness runs A2A agents, so Gemini CLI remote agent files (`kind: remote`) are
+   * collected as `remoteAgents` (types `a2a:<name>`); without it they are skipped, saying how to
+   * declare them.
+   */
+  readonly remoteAgents?: "a2a" | undefined
   /** Names a file may not take (built-in delegation types); default `RESERVED_AGENT_NAMES`. */
   readonly reservedNames?: ReadonlyArray<string> | undefined
 }
@@ -76,6 +84,8 @@ export interface ResolvedAgents {
   readonly basePrompts: BasePrompts
   /** The enabled plugins' instructions, for `${plugin_sections}`. */
   readonly pluginInstructions?: ReadonlyArray<PluginInstruction> | undefined
+  /** Remote agent files taken for an A2A backend (see `remoteAgents` in the options). */
+  readonly remoteAgents?: ReadonlyArray<RemoteAgentSpec> | undefined
 }
 
 /** `$DSH_HOME` from the environment, defaulting to `<userHome>/.dsh`. */
@@ -96,14 +106,16 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     const shadowed: Array<ShadowedAgentFile> = []
     const warnings: Array<string> = []
     const candidates: Array<AgentDefinition> = []
+    const remoteAgents: Array<RemoteAgentSpec> = []
 
     if (options.agentFile !== undefined) candidates.push(...(yield* loadExplicit(Path.resolve(cwd, options.agentFile), warnings, skipped)))
 
-    const userDirs = [Path.join(options.dshHome, "agents"), Path.join(options.userHome, ".agents", "agents")]
+    // Codex keeps its agent roles in `.codex/agents/*.toml`, beside `.agents/agents`.
+    const userDirs = [Path.join(options.dshHome, "agents"), Path.join(options.userHome, ".agents", "agents"), Path.join(options.userHome, ".codex", "agents")]
       .map((d) => Path.resolve(d))
     // Running in the home directory without a repository makes `~/.agents/agents` look like a
     // project directory too; it is the user's own, so it keeps the user scope.
-    const projectDirs = [Path.join(projectRoot, ".dsh", "agents"), Path.join(projectRoot, ".agents", "agents")]
+    const projectDirs = [Path.join(projectRoot, ".dsh", "agents"), Path.join(projectRoot, ".agents", "agents"), Path.join(projectRoot, ".codex", "agents")]
       .filter((d) => !userDirs.includes(d))
     const extraDirs = (options.extraAgentDirs ?? []).map((d) => expandDir(d, options.userHome, projectRoot))
     const plugins = yield* loadPlugins(options.plugins ?? [], cwd)
@@ -120,8 +132,11 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
         for (const s of yield* Effect.forEach(fresh, (dir) => scanAgentDir(dir, scope))) {
           warnings.push(...s.warnings)
           for (const r of [...s.results, ...s.extra]) {
-            if (r._tag === "Invalid") skipped.push({ path: r.path, reason: r.reason })
-            else {
+            if (r._tag === "Invalid") {
+              const remote = remoteSpecOf(r)
+              if (remote !== undefined && options.remoteAgents === "a2a") remoteAgents.push(remote)
+              else skipped.push({ path: r.path, reason: r.reason })
+            } else {
               warnings.push(...r.warnings.map((w) => `${r.definition.source}: ${w}`))
               candidates.push(r.definition)
             }
@@ -185,7 +200,8 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
       projectRoot,
       projectTrusted,
       basePrompts: { builtin: builtinMain.systemPrompt, systemMd },
-      pluginInstructions: plugins.instructions
+      pluginInstructions: plugins.instructions,
+      remoteAgents
     }
   })
 
@@ -203,7 +219,9 @@ const loadExplicit = (path: string, warnings: Array<string>, skipped: Array<Skip
         path
       })
     }
-    const loaded = isKimiSpecPath(path)
+    const loaded = isCodexRolePath(path)
+      ? { main: yield* loadCodexRole(path, "explicit"), declared: [], notes: [] }
+      : isKimiSpecPath(path)
       ? yield* Effect.flatMap(loadKimiAgentSpec(path, "explicit"), (main) =>
         Effect.map(expandKimiSubagents([main], "explicit"), (e) => ({ main: main.result, declared: e.extra, notes: e.warnings })))
       : { main: yield* loadAgentFile(path, "explicit").pipe(Effect.catch((failure) => Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read agent file: ${failure.message}` }))), declared: [], notes: [] }

@@ -39,7 +39,7 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       defaults: { agent, model },
       contextWindow,
       connectMcp,
-      logger: fileLogger(join(ctx.home, "logs", "acp.log"))
+      logger: fileLogger(join(ctx.home, "logs", "acp.log"), { deferred: true })
     })).pipe(
       // Ended by a signal rather than EOF, stdin would still be read and keep the process alive.
       Effect.ensuring(Effect.sync(() => ctx.stdin.destroy()))

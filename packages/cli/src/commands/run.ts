@@ -121,7 +121,7 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     const extra = { ...(input.agentFile === undefined ? {} : { agentFile: input.agentFile }), ...(input.trustProject === true ? { trustProject: true } : {}), ...(input.plugins === undefined ? {} : { plugins: input.plugins }) }
     const session = existing ?? (yield* (yield* SessionStore).open((yield* host.createSession({ cwd: input.cwd, agent: input.agent, model: input.model, extra })).id))
     // Beside the session on disk; under $DSH_HOME/logs/sessions/ when the session is in a database.
-    const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"))
+    const logger = fileLogger(join(isAbsolute(session.location) ? session.location : join(ctx.home, "logs", "sessions", session.id), "dsh.log"), { deferred: true })
     logger.info({ prompt: input.prompt.slice(0, 200), model: input.model }, "run start")
     const forward = eventWriter(input.format, ctx.stdout)
     // With --cluster: a live runner first (a signal meanwhile cancels the run at once).
