@@ -31,7 +31,7 @@ const traced = (c: typeof kit) => {
 const kitTrace = traced(kit)
 const coreTrace = traced(core)
 
-const ms = timeCold({
+const { wall, cpu } = timeCold({
   kit,
   core,
   effectOfKit: kitTrace.effectAlone,
@@ -43,18 +43,26 @@ app.dispose()
 const r = (a: number, b: number) => Number((a / b).toFixed(2))
 const f = (x: number) => `${x.toFixed(1)} ms`
 const load = loadavg().map((x) => x.toFixed(2)).join(" ")
+const line = (what: string, ms: typeof wall) =>
+  `${what}: (a) @dsh/kit ${f(ms.kit)}, its Effect modules alone ${f(ms.effectOfKit)} (${r(ms.kit, ms.effectOfKit)}x, target <= 1.5x); ` +
+  `(b) @dsh/subagent + in-process backends + subagent tool ${f(ms.core)}, its Effect modules alone ${f(ms.effectOfCore)} (${r(ms.core, ms.effectOfCore)}x, target <= 1.5x); ` +
+  `node -e 0 ${f(ms.node)} (kit ${r(ms.kit, ms.node)}x, core ${r(ms.core, ms.node)}x)`
 console.log(`modules loaded: @dsh/kit ${kitTrace.modules} ${JSON.stringify(kitTrace.byPackage)}`)
 console.log(`modules loaded: @dsh/subagent + spawn + fork + tool-subagent ${coreTrace.modules} ${JSON.stringify(coreTrace.byPackage)}`)
-console.log(`cold import, median of ${ROUNDS} fresh processes: (a) @dsh/kit ${f(ms.kit)}, its Effect modules alone ${f(ms.effectOfKit)} (${r(ms.kit, ms.effectOfKit)}x, target <= 1.5x); ` +
-  `(b) @dsh/subagent + in-process backends + subagent tool ${f(ms.core)}, its Effect modules alone ${f(ms.effectOfCore)} (${r(ms.core, ms.effectOfCore)}x, target <= 1.5x); ` +
-  `node -e 0 ${f(ms.node)} (kit ${r(ms.kit, ms.node)}x, core ${r(ms.core, ms.node)}x); load average ${load}`)
+console.log(line(`cold import, wall time, median of ${ROUNDS} fresh processes`, wall))
+console.log(line(`cold import, CPU time (user + system, all threads) of the same processes`, cpu))
+console.log(`load average ${load}`)
+const rounded = (ms: typeof wall) => Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Number((v as number).toFixed(1))]))
 console.log(JSON.stringify({
   bench: "kit-import",
-  ms: Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, Number(v.toFixed(1))])),
-  kitVsEffect: r(ms.kit, ms.effectOfKit),
-  coreVsEffect: r(ms.core, ms.effectOfCore),
-  kitVsNode: r(ms.kit, ms.node),
-  coreVsNode: r(ms.core, ms.node),
+  wallMs: rounded(wall),
+  cpuMs: rounded(cpu),
+  kitVsEffect: r(wall.kit, wall.effectOfKit),
+  coreVsEffect: r(wall.core, wall.effectOfCore),
+  kitVsEffectCpu: r(cpu.kit, cpu.effectOfKit),
+  coreVsEffectCpu: r(cpu.core, cpu.effectOfCore),
+  kitVsNode: r(wall.kit, wall.node),
+  coreVsNode: r(wall.core, wall.node),
   modules: { kit: kitTrace.byPackage, core: coreTrace.byPackage },
   loadAverage: load
 }))

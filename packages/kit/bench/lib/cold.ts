@@ -17,25 +17,38 @@ export interface Cold {
   readonly env?: Readonly<Record<string, string>>
 }
 
+// The child reports its own CPU time (all threads, user + system) as it exits: with other work on
+// the machine, wall time swings with the load and CPU time much less.
+const REPORT_CPU = `\nprocess.on("exit", () => { const u = process.cpuUsage(); process.stdout.write("\\n@cpu " + (u.user + u.system) / 1000) })`
+
 const run = (c: Cold, extraFlags: ReadonlyArray<string> = [], extraEnv: Readonly<Record<string, string>> = {}) => {
   const start = performance.now()
-  const r = spawnSync(process.execPath, [...(c.flags ?? []), ...extraFlags, "--input-type=module", "-e", c.code], {
+  const r = spawnSync(process.execPath, [...(c.flags ?? []), ...extraFlags, "--input-type=module", "-e", c.code + REPORT_CPU], {
     cwd: c.cwd,
     encoding: "utf8",
     env: { ...process.env, ...c.env, ...extraEnv, NODE_OPTIONS: "" }
   })
   const ms = performance.now() - start
   if (r.status !== 0) throw new Error(`cold process failed (${r.status}): ${r.stderr.slice(-600)}`)
-  return { ms, stdout: r.stdout }
+  const cpu = Number(/@cpu ([\d.]+)/.exec(r.stdout)?.[1] ?? Number.NaN)
+  return { ms, cpu, stdout: r.stdout }
 }
 
-/** Median wall time of `rounds` fresh processes per case, the cases interleaved. */
-export const timeCold = <K extends string>(cases: Readonly<Record<K, Cold>>, rounds: number): Record<K, number> => {
+/** Median wall time and median CPU time of `rounds` fresh processes per case, the cases interleaved. */
+export const timeCold = <K extends string>(cases: Readonly<Record<K, Cold>>, rounds: number): { readonly wall: Record<K, number>; readonly cpu: Record<K, number> } => {
   const names = Object.keys(cases) as Array<K>
   for (const name of names) run(cases[name]) // warm the OS page cache
-  const times = Object.fromEntries(names.map((n) => [n, [] as Array<number>])) as Record<K, Array<number>>
-  for (let r = 0; r < rounds; r++) for (const name of names) times[name].push(run(cases[name]).ms)
-  return Object.fromEntries(names.map((n) => [n, median(times[n])])) as Record<K, number>
+  const wall = Object.fromEntries(names.map((n) => [n, [] as Array<number>])) as Record<K, Array<number>>
+  const cpu = Object.fromEntries(names.map((n) => [n, [] as Array<number>])) as Record<K, Array<number>>
+  for (let r = 0; r < rounds; r++) {
+    for (const name of names) {
+      const one = run(cases[name])
+      wall[name].push(one.ms)
+      cpu[name].push(one.cpu)
+    }
+  }
+  const medians = (xs: Record<K, Array<number>>) => Object.fromEntries(names.map((n) => [n, median(xs[n])])) as Record<K, number>
+  return { wall: medians(wall), cpu: medians(cpu) }
 }
 
 /** The URLs of every module `c` loads, in load order (through the `registerHooks` tracer). */
