@@ -17,7 +17,7 @@ import { appWith, median, timeCold } from "./lib/cold.ts"
 const ROUNDS = 5
 const PER_ROUND = 10
 const FAN = 100
-const FAN_ROUNDS = 3
+const FAN_ROUNDS = 5
 const COLD_ROUNDS = 10
 const LEAD = "You lead."
 const RESEARCHER = "You research one question."
@@ -72,11 +72,20 @@ const makeKit = async () => {
 }
 const viaKit = async (kit: Subagents) => lead(await kit.tools.aiSdk<ToolSet>())
 
-const time = async (f: () => Promise<unknown>) => {
-  const start = performance.now()
-  await f()
-  return performance.now() - start
+// Wall time, and the CPU time of this process (both sides pay the fake server's share alike):
+// with other work on the machine the second swings less.
+type Sample = { readonly wall: number; readonly cpu: number }
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
 }
+const time = async (f: () => Promise<unknown>): Promise<Sample> => {
+  const start = performance.now()
+  const cpu = cpuMs()
+  await f()
+  return { wall: performance.now() - start, cpu: cpuMs() - cpu }
+}
+const medians = (xs: ReadonlyArray<Sample>): Sample => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) })
 
 // --- one delegation -------------------------------------------------------------------------------
 const one = "What is the answer?"
@@ -84,20 +93,20 @@ const kit = await makeKit()
 const dsh = await viaKit(kit)
 const cases = { aiSdk: () => aiSdk(one), kit: () => dsh(one) }
 for (const f of Object.values(cases)) for (let i = 0; i < 5; i++) await f() // warm-up
-const rounds = { aiSdk: [] as Array<number>, kit: [] as Array<number> }
+const rounds = { aiSdk: [] as Array<Sample>, kit: [] as Array<Sample> }
 for (let r = 0; r < ROUNDS; r++) {
   for (const [name, f] of Object.entries(cases) as Array<[keyof typeof cases, () => Promise<unknown>]>) {
-    const xs: Array<number> = []
+    const xs: Array<Sample> = []
     for (let i = 0; i < PER_ROUND; i++) xs.push(await time(f))
-    rounds[name].push(median(xs))
+    rounds[name].push(medians(xs))
   }
 }
-const oneMs = { aiSdk: median(rounds.aiSdk), kit: median(rounds.kit) }
+const oneMs = { aiSdk: medians(rounds.aiSdk), kit: medians(rounds.kit) }
 await kit.close()
 
 // --- 100 parallel children in one lead step (a fresh kit each round, so no round sees the last one's children) ---
 const fan = `fan ${FAN}: ask ${FAN} researchers`
-const fanRounds = { aiSdk: [] as Array<number>, kit: [] as Array<number> }
+const fanRounds = { aiSdk: [] as Array<Sample>, kit: [] as Array<Sample> }
 for (let r = 0; r <= FAN_ROUNDS; r++) {
   const fresh = await makeKit()
   const run = await viaKit(fresh)
@@ -110,7 +119,7 @@ for (let r = 0; r <= FAN_ROUNDS; r++) {
   fanRounds.aiSdk.push(a)
   fanRounds.kit.push(k)
 }
-const fanMs = { aiSdk: median(fanRounds.aiSdk), kit: median(fanRounds.kit) }
+const fanMs = { aiSdk: medians(fanRounds.aiSdk), kit: medians(fanRounds.kit) }
 await server.close()
 
 // --- cold start: a fresh process, createSubagents + the first delegation (built dist, scripted model) ---
@@ -126,7 +135,7 @@ const result = await kit.delegate({ agent: "researcher", prompt: "What is the an
 if (result.text !== "The answer is 42.") process.exit(3)
 await kit.close()
 `
-const cold = timeCold({
+const { wall: cold, cpu: coldCpu } = timeCold({
   kit: { code: coldCode, cwd: app.dir },
   importOnly: { code: `import "@dsh/kit"\nimport "@dsh/llm-scripted"`, cwd: app.dir },
   node: { code: "0", cwd: app.dir }
@@ -135,17 +144,26 @@ app.dispose()
 
 const ratio = (a: number, b: number) => Number((a / b).toFixed(2))
 const load = loadavg().map((x) => x.toFixed(2)).join(" ")
-console.log(`one delegation through kit.tools.aiSdk() in a ToolLoopAgent (lead -> child -> lead), median of ${ROUNDS} rounds x ${PER_ROUND}: AI SDK subagent pattern ${oneMs.aiSdk.toFixed(2)} ms; dsh kit (store "memory") ${oneMs.kit.toFixed(2)} ms (${ratio(oneMs.kit, oneMs.aiSdk)}x, target <= 1.5x)`)
-console.log(`${FAN} parallel children in one lead step, median of ${FAN_ROUNDS}: AI SDK ${fanMs.aiSdk.toFixed(1)} ms; dsh kit ${fanMs.kit.toFixed(1)} ms (${ratio(fanMs.kit, fanMs.aiSdk)}x, target <= 1.5x)`)
-console.log(`cold start (fresh node: createSubagents + first delegation, built dist), median of ${COLD_ROUNDS}: ${cold.kit.toFixed(1)} ms; of which the import ${cold.importOnly.toFixed(1)} ms; node -e 0 ${cold.node.toFixed(1)} ms (${ratio(cold.kit, cold.node)}x; load average ${load})`)
+const pair = (x: { readonly aiSdk: Sample; readonly kit: Sample }, digits: number) =>
+  `AI SDK subagent pattern ${x.aiSdk.wall.toFixed(digits)} ms (CPU ${x.aiSdk.cpu.toFixed(digits)} ms); dsh kit ${x.kit.wall.toFixed(digits)} ms (CPU ${x.kit.cpu.toFixed(digits)} ms): ` +
+  `${ratio(x.kit.wall, x.aiSdk.wall)}x wall, ${ratio(x.kit.cpu, x.aiSdk.cpu)}x CPU (target <= 1.5x)`
+console.log(`one delegation through kit.tools.aiSdk() in a ToolLoopAgent (lead -> child -> lead, store "memory"), median of ${ROUNDS} rounds x ${PER_ROUND}: ${pair(oneMs, 2)}`)
+console.log(`${FAN} parallel children in one lead step, median of ${FAN_ROUNDS}: ${pair(fanMs, 1)}`)
+console.log(`cold start (fresh node: createSubagents + first delegation, built dist, scripted model), median of ${COLD_ROUNDS}: ${cold.kit.toFixed(1)} ms; the import alone ${cold.importOnly.toFixed(1)} ms; node -e 0 ${cold.node.toFixed(1)} ms (${ratio(cold.kit, cold.node)}x)`)
+console.log(`cold start, CPU time (user + system, all threads) of the same processes: ${coldCpu.kit.toFixed(1)} ms; the import alone ${coldCpu.importOnly.toFixed(1)} ms; node -e 0 ${coldCpu.node.toFixed(1)} ms (${ratio(coldCpu.kit, coldCpu.node)}x); load average ${load}`)
+const round = (x: Sample, digits: number) => ({ wall: Number(x.wall.toFixed(digits)), cpu: Number(x.cpu.toFixed(digits)) })
 console.log(JSON.stringify({
   bench: "kit-vs-ai-sdk",
-  oneDelegationMs: { aiSdk: Number(oneMs.aiSdk.toFixed(2)), kit: Number(oneMs.kit.toFixed(2)) },
-  kitVsAiSdk: ratio(oneMs.kit, oneMs.aiSdk),
+  oneDelegationMs: { aiSdk: round(oneMs.aiSdk, 2), kit: round(oneMs.kit, 2) },
+  kitVsAiSdk: ratio(oneMs.kit.wall, oneMs.aiSdk.wall),
+  kitVsAiSdkCpu: ratio(oneMs.kit.cpu, oneMs.aiSdk.cpu),
   fanOut: FAN,
-  fanOutMs: { aiSdk: Number(fanMs.aiSdk.toFixed(1)), kit: Number(fanMs.kit.toFixed(1)) },
-  fanOutKitVsAiSdk: ratio(fanMs.kit, fanMs.aiSdk),
+  fanOutMs: { aiSdk: round(fanMs.aiSdk, 1), kit: round(fanMs.kit, 1) },
+  fanOutKitVsAiSdk: ratio(fanMs.kit.wall, fanMs.aiSdk.wall),
+  fanOutKitVsAiSdkCpu: ratio(fanMs.kit.cpu, fanMs.aiSdk.cpu),
   coldStartMs: Object.fromEntries(Object.entries(cold).map(([k, v]) => [k, Number(v.toFixed(1))])),
   coldStartVsNode: ratio(cold.kit, cold.node),
+  coldStartCpuMs: Object.fromEntries(Object.entries(coldCpu).map(([k, v]) => [k, Number(v.toFixed(1))])),
+  coldStartCpuVsNode: ratio(coldCpu.kit, coldCpu.node),
   loadAverage: load
 }))

@@ -1,7 +1,7 @@
 // Cold-process timing for the kit's benches: fresh `node` processes, run round-robin so load on the
 // machine hits every case alike, timed from spawn to exit; and the module trace of one process.
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 
@@ -76,6 +76,9 @@ export const packageOf = (url: string): string => {
  * resolve from its real path, as they would from an installed copy.
  */
 export const appWith = (dshPackages: ReadonlyArray<string>) => {
+  for (const name of dshPackages) {
+    if (!existsSync(join(PACKAGES, name, "dist", "index.js"))) throw new Error(`packages/${name}/dist is missing: run \`pnpm run build\` first (this bench measures the built packages)`)
+  }
   const app = mkdtempSync(join(tmpdir(), "dsh-bench-app-"))
   mkdirSync(join(app, "node_modules", "@dsh"), { recursive: true })
   for (const name of dshPackages) symlinkSync(join(PACKAGES, name), join(app, "node_modules", "@dsh", name), "dir")
