@@ -1,5 +1,8 @@
 import { Effect, Schema } from "effect"
-import { Tool, Toolkit } from "effect/ai"
+// The two modules, not the \`effect/ai\` index: that one also loads the MCP, HTTP and RPC modules
+// (about 100 files) on every import of the kit.
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import type { JsonSchema } from "effect"
 import type { KitToolDefinition } from "./Tools.ts"
 

@@ -12,6 +12,9 @@ import { kitAgents } from "./agents.ts"
 import { kitBackends } from "./backends.ts"
 import { resolveModel } from "./model.ts"
 
+/** How deep children may delegate unless `limits.maxDepth` says otherwise (documented in `KitLimits`). */
+const KIT_MAX_DEPTH = 1
+
 /** What the lead may use besides its own tools: delegation and the control tools. */
 const DELEGATION_TOOLS = ["subagent", "swarm", "send_message", "list_agents", "wait"]
 
@@ -82,7 +85,9 @@ export const makeKitCore = (
     const governed = <A, E, R>(effect: Effect.Effect<A, E, R>) => permissions === undefined ? effect : Effect.provideService(effect, Permissions, permissions)
 
     const scope = yield* Effect.scope
-    const limits = normalizeLimits(options.limits ?? {})
+    // The kit's own default depth is 1 (only the lead delegates), not @dsh/subagent's 2: a child
+    // at the limit gets no delegation tools, so its requests do not carry their schemas (7 KB).
+    const limits = normalizeLimits({ ...options.limits, maxDepth: options.limits?.maxDepth ?? KIT_MAX_DEPTH })
     const open = (session: SessionHandle) =>
       Effect.gen(function*() {
         // One process runs a session: another live owner makes this fail.

@@ -1,4 +1,12 @@
-import { parseDocument } from "yaml"
+import { createRequire } from "node:module"
+import type * as Yaml from "yaml"
+
+// The YAML parser (72 modules, about a tenth of a cold import) is loaded at the first file that
+// needs it: a harness that never reads agent files never pays for it. Synchronous on purpose, so
+// every function here stays total and synchronous.
+let yaml: typeof Yaml | undefined
+const parseDocument = (...args: Parameters<typeof Yaml.parseDocument>): ReturnType<typeof Yaml.parseDocument> =>
+  (yaml ??= createRequire(import.meta.url)("yaml") as typeof Yaml).parseDocument(...args)
 
 /**
  * Splitting an agent file into frontmatter and body, and reading the frontmatter: strict YAML
