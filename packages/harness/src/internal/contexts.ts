@@ -11,9 +11,7 @@ import {
   type SubagentsShape,
   type SubagentTree
 } from "@dsh/subagent"
-import { makeCreateSubagentTools, makeSubagentTool, makeSwarmTool } from "@dsh/tool-subagent"
-import { makeControlTools } from "@dsh/tool-subagent-control"
-import { makeReportTool } from "@dsh/tool-subagent-report"
+import { makeControlTools, makeCreateSubagentTools, makeReportTool, makeSubagentTool, makeSwarmTool } from "@dsh/tool-subagent"
 import { type AnyTool, compilePolicy, InheritedDisallowedTools } from "@dsh/tools"
 import { Effect } from "effect"
 import type { HarnessOptions } from "../HarnessOptions.ts"

@@ -1,43 +1,9 @@
-# @dsh/tool-subagent-control
-
-Optional tools over globally unique child handles: `send_message`, `list_agents`, `wait` and `sessions_history` — and `agents_list`, over agent types.
-
-```bash
-npm install @dsh/tool-subagent-control effect
-```
-
-Requires Effect 4 (effect ≥ 4.1), as a peer dependency: your app and every `@dsh` package share one copy. Node ≥ 22.19, ESM only.
-
-- `send_message {to, message, background?}` continues or steers one of the caller's descendants
-  (ownership is checked). A running child gets the message before its next step; an idle one
-  (finished, failed, timed out, lost after a crash) continues with its earlier context — warm,
-  or cold from its transcript — and its reply is returned (or announced, with `background`).
-- `list_agents` lists the caller's descendants: handle, type, status, last activity, usage.
-- `agents_list` (OpenClaw's discovery tool) lists the agent types the caller can spawn with
-  `subagent`, each with its description, then the types it may not use and why (not in its
-  `subagents` list, or no backend runs it here). `listAgentTypes(subagents, caller)` is the
-  same as data.
-- `wait {handles?, timeoutSeconds}` blocks until background children end, so a model never polls;
-  a result it returns is not announced again.
-- `sessions_history {handle, offset?, limit?, tools?}` (OpenClaw's tool of that name) reads one
-  descendant's transcript, paged (50 entries by default, 200 at most; long entries clipped): its
-  prompts and answers, notices, and with `tools` its tool calls and results. `handle` may be the
-  transcript path an announcement names. Only the caller's own descendants: a sibling, an
-  ancestor or another tree is "not one of your subagents".
-
-`makeControlTools(caller)` takes the `Subagents` of the caller's context from its context. A
-background child waited for, continued and listed, calling the tools the way a model does (with
-`@dsh/subagent`, `@dsh/subagent-spawn`, `@dsh/session`, `@dsh/tools` and `@dsh/llm-scripted`
-installed as well):
-
-<!-- example: examples/readme/tool-subagent-control.ts -->
-```ts
 import type { AgentDefinition } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { FileSessionStore, SessionStore } from "@dsh/session"
 import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
 import { SpawnProvider } from "@dsh/subagent-spawn"
-import { makeControlTools } from "@dsh/tool-subagent-control"
+import { makeControlTools } from "@dsh/tool-subagent"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
@@ -71,4 +37,3 @@ const program = Effect.gen(function*() {
 
 const home = mkdtempSync(join(tmpdir(), "dsh-control-"))
 Effect.runPromise(Effect.scoped(program).pipe(Effect.provide(FileSessionStore.layer({ home }))))
-```

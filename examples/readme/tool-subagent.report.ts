@@ -1,5 +1,5 @@
 import type { ReportedResult } from "@dsh/subagent"
-import { makeReportTool } from "@dsh/tool-subagent-report"
+import { makeReportTool } from "@dsh/tool-subagent"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
 
