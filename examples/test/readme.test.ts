@@ -62,7 +62,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "sdk-dsh-1 (sdk:dsh on dsh-sdk): completed",
     "completed You asked: Plan the release."
   ],
-  "subagent-fork": [
+  "subagent-inprocess.fork": [
     "user, assistant, tool, user",
     "fork-1 completed Knowing \"We ship v2 on Friday.\", I did: draft the changelog",
     "failed a fork keeps its parent's model; drop the model override or use another agent type"
@@ -73,7 +73,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "shouter-1 turn-start, shouter-1 message, shouter-1 message, shouter-1 turn-end",
     "shouter-2 failed the child exited"
   ],
-  "subagent-spawn": ["explore-1 completed It is dsh.toml.", "TOML (you first asked: Where is the config?)"],
+  "subagent-inprocess.spawn": ["explore-1 completed It is dsh.toml.", "TOML (you first asked: Where is the config?)"],
   "subprocess": ["\"hello\\n\" true SIGTERM", "unset hi 0", "ping"],
   "telemetry": ["The answer is 42.", "chat example, execute_tool subagent, invoke_agent lead, invoke_agent researcher", "one trace: true"],
   "tool-subagent": [

@@ -1,6 +1,6 @@
 import { emptyUsage } from "@dsh/core"
 import type { AgentType, ChildOutcome, StartContext, SubagentBackend, SubagentProvider } from "@dsh/subagent"
-import { runInProcess } from "@dsh/subagent-inprocess"
+import { runInProcess } from "./InProcessDriver.ts"
 import { Effect, Schema } from "effect"
 import { forkSeed } from "./ForkSeed.ts"
 

@@ -2,7 +2,7 @@ import type { AgentDefinition } from "@dsh/agent"
 import { type Message, userMessage } from "@dsh/core"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { ForkBackend, forkSeed } from "@dsh/subagent-fork"
+import { ForkBackend, forkSeed } from "@dsh/subagent-inprocess"
 import { Effect } from "effect"
 
 // The parent's conversation so far: its last message delegates (the `subagent` tool fills

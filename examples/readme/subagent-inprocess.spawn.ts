@@ -1,30 +1,7 @@
-# @dsh/subagent-spawn
-
-The `spawn` backend: a fresh in-process child whose only input is the prompt it was given, cold-resumable from its transcript.
-
-```bash
-npm install @dsh/subagent-spawn effect
-```
-
-Requires Effect 4 (effect ≥ 4.1), as a peer dependency: your app and every `@dsh` package share one copy. Node ≥ 22.19, ESM only.
-
-Register it into a context with `makeSubagents({ tree, providers: [SpawnProvider], types })`;
-every agent type whose `provider` is `spawn` then runs through it. Its children run in the
-parent's process (no start-up cost: median delegation overhead 0.9 ms, 1,000 children in about
-2 s on 2 cores — see `pnpm bench`) and in their own context: their own tools, system prompt and
-transcript. `continue` runs the next message against the same transcript, so a child continues
-warm or cold alike. The transcript lives in the session's store: a tree made without a session
-keeps each run's transcript in memory only, so a continued child starts without its history.
-
-A child started, then continued cold by a later process from the session's store (with
-`@dsh/subagent`, `@dsh/session` and `@dsh/llm-scripted` installed as well):
-
-<!-- example: examples/readme/subagent-spawn.ts -->
-```ts
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { FileSessionStore, SessionStore } from "@dsh/session"
 import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { SpawnProvider } from "@dsh/subagent-spawn"
+import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, type Scope } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -62,6 +39,3 @@ await run(Effect.gen(function*() {
   const reply = yield* (yield* subagentsOf(sessionId)).send("explore-1", "What format is it?", "user")
   if (reply._tag === "Replied") console.log(reply.result.output) // TOML (you first asked: Where is the config?)
 }))
-```
-
-Its conformance test (`test/conformance.test.ts`) runs `@dsh/subagent/testing`'s checks.

@@ -1,5 +1,5 @@
 import type { SubagentProvider } from "@dsh/subagent"
-import { runInProcess } from "@dsh/subagent-inprocess"
+import { runInProcess } from "./InProcessDriver.ts"
 
 /**
  * The `spawn` backend: a fresh in-process child whose only input is the prompt it was

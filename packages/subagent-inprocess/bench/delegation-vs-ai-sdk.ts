@@ -6,7 +6,7 @@
 // so the ratio shows what dsh adds: sessions, transcripts, descriptors, the lane, durability.
 // Also: 100 parallel children in one lead turn, and the fsyncs and files one delegation costs
 // (counted with strace when it is installed).
-//   node --conditions=@dsh/source packages/subagent-spawn/bench/delegation-vs-ai-sdk.ts
+//   node --conditions=@dsh/source packages/subagent-inprocess/bench/delegation-vs-ai-sdk.ts
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"

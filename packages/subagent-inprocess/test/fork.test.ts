@@ -89,7 +89,7 @@ describe("forkSeed and reasoning", () => {
     }).pipe(Effect.provide(MemorySessionStore.layer), Effect.scoped))
 })
 
-describe("subagent-fork", () => {
+describe("fork backend", () => {
   it.live("refuses a model override with a clear note", () =>
     Effect.gen(function*() {
       const { subagents, parent } = yield* env
