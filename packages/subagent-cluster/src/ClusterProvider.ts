@@ -135,6 +135,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
       })
 
     return {
+      specificationVersion: "v1",
       name: options.name ?? "cluster",
       description: `children on the cluster's runners (run there by "${runsOn}")`,
       start: (context) => runAll(context, undefined),

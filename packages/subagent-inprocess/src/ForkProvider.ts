@@ -54,6 +54,7 @@ const start = (context: StartContext): Effect.Effect<ChildOutcome> =>
  * is part of its transcript, and what it kept of the parent is its continuation (`ForkState`).
  */
 export const ForkProvider: SubagentProvider = {
+  specificationVersion: "v1",
   name: "fork",
   description: "an in-process child that starts from a copy of its parent's conversation",
   start,

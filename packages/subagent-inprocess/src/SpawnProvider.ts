@@ -6,6 +6,7 @@ import { runInProcess } from "./InProcessDriver.ts"
  * given. Its transcript is its whole memory, so `continue` works warm or cold alike.
  */
 export const SpawnProvider: SubagentProvider = {
+  specificationVersion: "v1",
   name: "spawn",
   description: "a fresh in-process child that sees only the prompt it is given",
   start: (context) => runInProcess({ context, prompt: context.request.prompt }),

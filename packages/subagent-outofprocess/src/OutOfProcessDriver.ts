@@ -33,6 +33,7 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
     const residents = makeResidents<C>()
     const resume = backend.resume
     const provider: SubagentProvider = {
+      specificationVersion: backend.specificationVersion,
       name: backend.name,
       description: backend.description,
       start: (context) => runOutOfProcess(backend, launcher, residents, context, context.request.prompt, Option.none())

@@ -122,6 +122,7 @@ export const fakeBackend = (
 ): OutOfProcessBackend<FakeConnection, FakeError, { readonly sessionId: string }> => {
   let prompts = 0
   return {
+    specificationVersion: "v1",
     name: "fake",
     description: "a fake out-of-process backend",
     turnEvents: "driver",

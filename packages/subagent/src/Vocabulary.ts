@@ -231,6 +231,8 @@ export interface ContinuationSpec {
  * everything they started (fibers, processes) when interrupted.
  */
 export interface SubagentProvider {
+  /** The provider contract it implements (`SPECIFICATION_VERSION`); another version is refused. */
+  readonly specificationVersion: "v1"
   readonly name: string
   readonly description: string
   readonly start: (context: StartContext) => Effect.Effect<ChildOutcome>

@@ -6,6 +6,7 @@ import {
   type ChildContextFactory,
   makeSubagents,
   type ParentInfo,
+  type ProviderVersionError,
   type SubagentBackend,
   Subagents,
   type SubagentsShape,
@@ -57,7 +58,7 @@ export const agentTypes = (plan: ContextPlan): ReadonlyArray<AgentType> => {
  * tools — the harness's own, plus `subagent` and `swarm` (and the control and create tools) while the
  * agent is above the depth limit. A created type never gets more tools than its creator.
  */
-export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: SubagentTree): Effect.Effect<AgentContext, RegistryError> =>
+export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: SubagentTree): Effect.Effect<AgentContext, RegistryError | ProviderVersionError> =>
   Effect.gen(function*() {
     const subagents = yield* makeSubagents({
       tree,
