@@ -93,7 +93,7 @@ export const dshBackends = <R = never>(
       args: [...self.args, "sdk"],
       env: { ...forwardedEnv(ctx.env), ...Object.fromEntries(providerEnv.flatMap((n) => ctx.env[n] === undefined ? [] : [[n, ctx.env[n]!]])) },
       childConfigToml: configToml,
-      childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) }),
+      childLimits: (context) => ({ maxDepth: context.limits.maxDepth - (context.parent.depth + 1) }),
       childSandbox: config.sandbox
     }),
     // A config entry named `dsh` replaces the built-in `acp:dsh`.

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import type { JsonSchema } from "effect"
-import type { KitToolDefinition } from "./Tools.ts"
+import type { KitToolDefinition } from "./ToolDefinition.ts"
 
 const dynamicTool = <const Name extends string>(name: Name, d: KitToolDefinition) =>
   Tool.dynamic(name, { description: d.description, parameters: d.inputSchema as JsonSchema.JsonSchema, success: Schema.String })

@@ -1,35 +1,9 @@
 import { makeEffectAiTools } from "./EffectAiTools.ts"
+import type { KitToolDefinition } from "./ToolDefinition.ts"
 import type { ChildInfo, ChildResult, ChildRun, Queued } from "./Results.ts"
-import type { Subagents } from "./Kit.ts"
+import type { KitTools, Subagents } from "./Subagents.ts"
 
-/** A tool any agent loop can offer its model: JSON Schema parameters and a Promise `execute`. */
-export interface KitToolDefinition {
-  readonly name: string
-  readonly description: string
-  /** JSON Schema of the arguments. */
-  readonly inputSchema: Readonly<Record<string, unknown>>
-  /** Runs the tool; the abort signal stops the child (and its descendants) the call started. Resolves to text for the model. */
-  readonly execute: (args: unknown, options?: { readonly signal?: AbortSignal | undefined }) => Promise<string>
-}
 
-export interface KitTools {
-  /** `subagent`, `send_message`, `list_agents` and `wait` as plain definitions. */
-  readonly definitions: () => ReadonlyArray<KitToolDefinition>
-  /**
-   * The same as AI SDK tools (`tool()` of `ai`, an optional peer loaded only here), by name,
-   * for `generateText({ tools })` or a `ToolLoopAgent`. The kit's types cannot name `ai`'s (it
-   * may not be installed): say which you get, `aiSdk<ToolSet>()`.
-   */
-  readonly aiSdk: <T = Record<string, unknown>>() => Promise<T>
-  /**
-   * The same as OpenAI Agents SDK function tools (`tool()` of `@openai/agents`, an optional peer
-   * loaded only here), for `new Agent({ tools })`; the run's abort signal stops the child. Name
-   * the type you get: `openaiAgents<Array<FunctionTool>>()`.
-   */
-  readonly openaiAgents: <T = ReadonlyArray<unknown>>() => Promise<T>
-  /** The same as an `effect/ai` `Toolkit` and the `Layer` of its handlers, for Effect programs. */
-  readonly effectAi: () => ReturnType<typeof makeEffectAiTools>
-}
 
 const str = (description: string) => ({ type: "string", description })
 

@@ -327,7 +327,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         }
         const continuation = yield* continuationOf(provider, d)
         if (provider.checkContinue !== undefined) {
-          yield* provider.checkContinue({ handle, tree, continuation }).pipe(
+          yield* provider.checkContinue({ handle, lifetime: tree.scope, continuation }).pipe(
             Effect.mapError((why) => new SubagentError({ reason: "Unsupported", message: `${handle} cannot be continued: ${why}` }))
           )
         }

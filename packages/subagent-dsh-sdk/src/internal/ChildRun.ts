@@ -14,7 +14,7 @@ import {
 import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
 import { Effect, Ref } from "effect"
 import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
-import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../DshSdkProvider.ts"
+import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../DshSdkOptions.ts"
 import { childHomeOf, ChildSetupError, writeChildConfig } from "./ChildConfig.ts"
 import { describeFault } from "./Faults.ts"
 
