@@ -126,13 +126,6 @@ const hasThinking = (message: WireMessage | undefined): boolean =>
   message !== undefined && typeof message.content !== "string" &&
   message.content.some(isThinking)
 
-/** Maps a provider-neutral request to a streaming Messages body (see `planRequest` for what it dropped). */
-export const toWireRequest = (
-  model: string,
-  request: ModelRequest,
-  options: { readonly maxOutputTokens?: number | undefined } = {}
-): WireRequest => planRequest(model, request, options).body
-
 /** The body, and a warning for each part or setting that could not be sent. */
 export const planRequest = (
   model: string,
