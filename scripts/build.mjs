@@ -10,6 +10,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from 
 import { builtinModules } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { build } from "tsup"
+import { firstCycle } from "./module-cycles.mjs"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const dirs = process.argv.slice(2).length > 0
@@ -70,6 +71,12 @@ const zodEnglishOnly = {
 
 for (const dir of dirs) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+  // No two modules of a library import each other, even through others (the CLI is wiring).
+  const cycle = pkg.dsh?.bundle === true ? undefined : firstCycle(dir)
+  if (cycle !== undefined) {
+    process.stderr.write(`[build] ${pkg.name}: its modules import each other: ${cycle.join(" → ")}\n`)
+    process.exit(1)
+  }
   const entry = {}
   for (const [key, target] of Object.entries(pkg.exports ?? {})) {
     const source = target?.["@dsh/source"]

@@ -1,6 +1,7 @@
 // Each package README's main example is a file, `examples/readme/<package dir>.ts`, that the
 // examples test runs in an installed app. The README holds it verbatim, as the ```ts block right
-// after a marker line `<!-- example: examples/readme/<dir>.ts -->`.
+// after a marker line `<!-- example: examples/readme/<dir>.ts -->`; a package with more than one
+// has further files `<dir>.<part>.ts`, marked the same way.
 //
 //   node scripts/readme-examples.ts           lists READMEs whose blocks differ from their files
 //   node scripts/readme-examples.ts --write   copies every file into its block
@@ -59,9 +60,12 @@ export const packagesWithExamples = (): ReadonlyArray<{ readonly dir: string; re
     .sort()
     .map((dir) => ({ dir, readme: join(ROOT, "packages", dir, "README.md") }))
 
-/** The example files, by file name. */
+/** The example files, by file name: `<dir>.ts` is a package's main example, `<dir>.<part>.ts` a further one. */
 export const exampleFiles = (): ReadonlyArray<string> =>
   readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith(".ts")).sort()
+
+/** The package directory an example file belongs to: `tool-subagent.control.ts` → `tool-subagent`. */
+export const exampleDir = (file: string): string => file.replace(/\.ts$/, "").split(".")[0] ?? file
 
 /** The README with every marked block replaced by its file's current content. */
 export const syncedReadme = (readme: string, name?: string): string => {

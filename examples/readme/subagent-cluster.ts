@@ -4,7 +4,7 @@ import { ModelRegistry } from "@dsh/llm"
 import { makeScriptedAdapter } from "@dsh/llm-scripted"
 import { MemorySessionStore, SessionStore } from "@dsh/session"
 import { ChildEntityLive, ChildHost, ChildHostError, makeClusterProvider } from "@dsh/subagent-cluster"
-import { SpawnProvider } from "@dsh/subagent-spawn"
+import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
 import { TestRunner } from "effect/cluster"
 

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 // A backend of your own on the shared driver: the child's turn loop runs in this process,
 // in its own context (tools, system prompt, transcript), with a reminder before its task.
 const BriefProvider: SubagentProvider = {
+  specificationVersion: "v1",
   name: "brief",
   description: "an in-process child that is reminded to be brief",
   start: (context) => runInProcess({ context, prompt: `Be brief.\n\n${context.request.prompt}` })

@@ -18,6 +18,7 @@ type Ask = (line: string) => Effect.Effect<string, ShoutError>
 
 // Only the protocol: the driver spawns, records the transcript, cleans up and stops the process.
 const shout: OutOfProcessBackend<Ask, ShoutError> = {
+  specificationVersion: "v1",
   name: "shout",
   description: "a child process that answers in capitals",
   turnEvents: "driver", // this protocol has no turn events: the driver frames each turn

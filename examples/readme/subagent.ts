@@ -9,6 +9,7 @@ const definition = (name: string, subagents?: ReadonlyArray<string>): AgentDefin
 
 // A backend is a small record of hooks; interrupting `start` is how a child is cancelled.
 const Shouty: SubagentProvider = {
+  specificationVersion: "v1",
   name: "shouty",
   description: "children that answer in capitals",
   start: ({ request }) => Effect.succeed({ status: "completed", output: request.prompt.toUpperCase(), usage: makeUsage(5, 3) })

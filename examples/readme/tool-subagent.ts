@@ -1,7 +1,7 @@
 import { type AgentDefinition, runTurn } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
-import { SpawnProvider } from "@dsh/subagent-spawn"
+import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { makeSubagentTool } from "@dsh/tool-subagent"
 import { makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"

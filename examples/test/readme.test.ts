@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, inject, it } from "vitest"
 import { postgresForTests } from "../../packages/testing-pg/src/index.ts"
-import { exampleBlocks, exampleFiles, packagesWithExamples, ROOT, WITHOUT_EXAMPLE } from "../../scripts/readme-examples.ts"
+import { exampleBlocks, exampleDir, exampleFiles, packagesWithExamples, ROOT, WITHOUT_EXAMPLE } from "../../scripts/readme-examples.ts"
 import { must, run } from "./support.ts"
 
 /** Examples that need a real PostgreSQL get its URL as `DSH_STORE` (a schema of their own); without one they skip. */
@@ -62,7 +62,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "sdk-dsh-1 (sdk:dsh on dsh-sdk): completed",
     "completed You asked: Plan the release."
   ],
-  "subagent-fork": [
+  "subagent-inprocess.fork": [
     "user, assistant, tool, user",
     "fork-1 completed Knowing \"We ship v2 on Friday.\", I did: draft the changelog",
     "failed a fork keeps its parent's model; drop the model override or use another agent type"
@@ -73,7 +73,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "shouter-1 turn-start, shouter-1 message, shouter-1 message, shouter-1 turn-end",
     "shouter-2 failed the child exited"
   ],
-  "subagent-spawn": ["explore-1 completed It is dsh.toml.", "TOML (you first asked: Where is the config?)"],
+  "subagent-inprocess.spawn": ["explore-1 completed It is dsh.toml.", "TOML (you first asked: Where is the config?)"],
   "subprocess": ["\"hello\\n\" true SIGTERM", "unset hi 0", "ping"],
   "telemetry": ["The answer is 42.", "chat example, execute_tool subagent, invoke_agent lead, invoke_agent researcher", "one trace: true"],
   "tool-subagent": [
@@ -82,7 +82,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     /^\[subagent explore-1 \(explore\) · completed · \d+ tokens · [\d.]+s\]$/,
     "Found it: It is dsh.toml."
   ],
-  "tool-subagent-control": [
+  "tool-subagent.control": [
     "accepted researcher-1",
     "topic A is done.",
     /^\[subagent researcher-1 \(researcher\) · completed · \d+ tokens · [\d.]+s\]$/,
@@ -90,7 +90,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     /^researcher-1 \(researcher\) is completed; last activity \S+; \d+ tokens$/
   ],
   "view": ["main completed", /^├─ researcher-\d completed$/, /^└─ researcher-\d completed$/, "main:completed researcher-1:completed researcher-2:completed"],
-  "tool-subagent-report": [
+  "tool-subagent.report": [
     "Error: this parent asked for a structured result: pass `json`",
     "Error: json does not match the requested schema: files: Invalid input: expected array, received string",
     "reported: Found them. {\"files\":[\"a.ts\",\"b.ts\"]}",
@@ -135,6 +135,9 @@ describe("README examples in the repository", () => {
     for (const { dir, readme } of packagesWithExamples()) {
       const blocks = exampleBlocks(readFileSync(readme, "utf8"), `packages/${dir}/README.md`)
       expect(blocks.map((b) => b.file), `packages/${dir}/README.md has no example marker`).toContain(`examples/readme/${dir}.ts`)
+      for (const file of exampleFiles().filter((f) => exampleDir(f) === dir)) {
+        expect(blocks.map((b) => b.file), `packages/${dir}/README.md does not show ${file}`).toContain(`examples/readme/${file}`)
+      }
       for (const block of blocks) {
         expect(block.code, `packages/${dir}/README.md differs from ${block.file} (node scripts/readme-examples.ts --write)`)
           .toBe(readFileSync(join(ROOT, block.file), "utf8"))
@@ -153,9 +156,9 @@ describe("README examples in the repository", () => {
   it("every example file is a package's, with its expected output listed here", () => {
     const dirs = packagesWithExamples().map((p) => p.dir)
     const files = exampleFiles().map((f) => f.replace(/\.ts$/, "")).sort()
-    expect(files).toEqual(dirs)
-    expect(Object.keys(EXPECTED).sort()).toEqual(dirs)
-    for (const dir of WITHOUT_EXAMPLE) expect(files).not.toContain(dir)
+    expect([...new Set(exampleFiles().map(exampleDir))].sort()).toEqual(dirs)
+    expect(Object.keys(EXPECTED).sort()).toEqual(files)
+    for (const dir of WITHOUT_EXAMPLE) expect(files.map(exampleDir)).not.toContain(dir)
   })
 })
 

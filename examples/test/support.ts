@@ -187,6 +187,6 @@ export const treeBytes = (dir: string): number =>
 
 /** The packages a minimal harness installs (the packaging issue's list). */
 export const MINIMAL_HARNESS = [
-  "@dsh/agent", "@dsh/subagent", "@dsh/subagent-spawn", "@dsh/tool-subagent", "@dsh/llm-scripted",
-  "@dsh/tools", "@dsh/core", "@dsh/llm", "@dsh/session", "@dsh/subagent-inprocess"
+  "@dsh/agent", "@dsh/subagent", "@dsh/subagent-inprocess", "@dsh/tool-subagent", "@dsh/llm-scripted",
+  "@dsh/tools", "@dsh/core", "@dsh/llm", "@dsh/session"
 ] as const

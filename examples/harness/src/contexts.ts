@@ -4,7 +4,7 @@
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
 import { makeFixtureProvider } from "@dsh/subagent/testing"
-import { SpawnProvider } from "@dsh/subagent-spawn"
+import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect } from "effect"
 import { agent } from "./agents.ts"
 

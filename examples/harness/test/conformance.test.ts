@@ -9,6 +9,7 @@ import { Effect } from "effect"
 
 /** The provider under test. A real one would talk to a process, a queue or a service. */
 const echoProvider: SubagentProvider = {
+  specificationVersion: "v1",
   name: "echo",
   description: "answers by echoing its prompt",
   start: ({ request }): Effect.Effect<ChildOutcome> => {

@@ -1,22 +1,13 @@
 import type { AgentEvent, ContentPart, Message } from "@dsh/core"
 import { isEphemeral } from "@dsh/core"
-import type { LanguageModelShape, ModelRequest } from "@dsh/llm"
+import type { ModelRequest } from "@dsh/llm"
 import type { SessionError, SessionStatus, Transcript } from "@dsh/session"
-import type { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { historyFromRecords } from "./History.ts"
 import { runTurn, type TurnOptions, type TurnResult } from "./TurnLoop.ts"
 
-export interface RunPromptOptions {
-  /** The agent's unique handle (`main` for a session's main agent). */
-  readonly agent: string
-  /** The definition name and backend, for the `invoke_agent` span. */
-  readonly agentName?: string | undefined
-  readonly backend?: string | undefined
-  readonly cwd: string
-  readonly model: LanguageModelShape
-  readonly systemPrompt: string
-  readonly toolbox: Effect.Effect<Toolbox>
+/** A turn's options (agent, span names, cwd, model, system prompt, toolbox), on a persisted conversation. */
+export interface RunPromptOptions extends Pick<TurnOptions, "agent" | "agentName" | "backend" | "cwd" | "model" | "systemPrompt" | "toolbox"> {
   /** Where the conversation lives; its history is loaded before the turn. */
   readonly transcript: Transcript
   readonly prompt: string

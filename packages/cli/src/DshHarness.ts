@@ -3,8 +3,7 @@ import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
 import { a2aAgentEntries, makeA2aBackend } from "@dsh/subagent-a2a"
 import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
-import { ForkBackend } from "@dsh/subagent-fork"
-import { SpawnProvider } from "@dsh/subagent-spawn"
+import { ForkBackend, SpawnProvider } from "@dsh/subagent-inprocess"
 import { makeSandbox, ProcessLauncher, type ProcessLauncherShape, type SandboxShape } from "@dsh/subprocess"
 import { discoverSkills, makeBuiltinToolsWith, renderSkillList, type SkillRoots } from "@dsh/tools-builtin"
 import { Duration, Effect, Layer } from "effect"
@@ -94,7 +93,7 @@ export const dshBackends = <R = never>(
       args: [...self.args, "sdk"],
       env: { ...forwardedEnv(ctx.env), ...Object.fromEntries(providerEnv.flatMap((n) => ctx.env[n] === undefined ? [] : [[n, ctx.env[n]!]])) },
       childConfigToml: configToml,
-      childLimits: (context) => ({ maxDepth: context.tree.limits.maxDepth - (context.parent.depth + 1) }),
+      childLimits: (context) => ({ maxDepth: context.limits.maxDepth - (context.parent.depth + 1) }),
       childSandbox: config.sandbox
     }),
     // A config entry named `dsh` replaces the built-in `acp:dsh`.

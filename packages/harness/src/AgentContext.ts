@@ -2,7 +2,7 @@ import { type AgentCatalog, type AgentDefinition, staticCatalog } from "@dsh/age
 import type { AgentEvent, RegistryError } from "@dsh/core"
 import type { LanguageModelShape, LlmError } from "@dsh/llm"
 import type { SessionError, SessionHandle } from "@dsh/session"
-import { type LaneShape, makeSubagentTree, type SubagentLimitsInput, type SubagentTree } from "@dsh/subagent"
+import { type LaneShape, makeSubagentTree, type ProviderVersionError, type SubagentLimitsInput, type SubagentTree } from "@dsh/subagent"
 import type { AnyTool } from "@dsh/tools"
 import { Effect, type Scope } from "effect"
 import type { BackendInput, HarnessOptions } from "./HarnessOptions.ts"
@@ -43,7 +43,7 @@ export interface AgentContextOptions {
  * above the depth limit, `report` when continuable), and the main agent's `Subagents`, tools
  * and parent info. Lives as long as the calling scope.
  */
-export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<AgentContext & { readonly tree: SubagentTree }, SessionError | RegistryError, Scope.Scope> =>
+export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<AgentContext & { readonly tree: SubagentTree }, SessionError | RegistryError | ProviderVersionError, Scope.Scope> =>
   Effect.gen(function*() {
     const main = options.main ?? { name: "main", description: "the main agent", systemPrompt: "", override: false, scope: "runtime", source: "harness" }
     const catalog = options.catalog ?? staticCatalog({ main, delegates: options.delegates })

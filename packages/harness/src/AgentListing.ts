@@ -1,8 +1,6 @@
 import { agentPolicyWarnings, agentsListJson, type ResolvedAgents, SUBAGENT_TOOL_NAME, SWARM_TOOL_NAME } from "@dsh/agent"
 import { INHERIT_MODEL, type LlmError } from "@dsh/llm"
-import { CREATE_TOOL_NAMES } from "@dsh/tool-subagent"
-import { CONTROL_TOOL_NAMES } from "@dsh/tool-subagent-control"
-import { REPORT_TOOL_NAME } from "@dsh/tool-subagent-report"
+import { CONTROL_TOOL_NAMES, CREATE_TOOL_NAMES, REPORT_TOOL_NAME } from "@dsh/tool-subagent"
 import { Effect } from "effect"
 import type { HarnessOptions } from "./HarnessOptions.ts"
 

@@ -1,6 +1,6 @@
 import { loadFileCatalog, type ResolveAgentsOptions } from "@dsh/agent"
 import type { Effect } from "effect"
-import type { CatalogRequest } from "./HarnessOptions.ts"
+import type { CatalogRequest } from "./CatalogRequest.ts"
 
 /** Where agent files are looked for, beyond the working directory's project. */
 export interface FileAgentsOptions {

@@ -5,16 +5,9 @@ import type { AnnouncementListener, SubagentBackend, SubagentProvider } from "@d
 import type { AnyTool, HookRegistration } from "@dsh/tools"
 import type { Effect } from "effect"
 import type { AgentModelProfile } from "./ModelsConfig.ts"
+import type { CatalogRequest } from "./CatalogRequest.ts"
 import type { PermissionsSource } from "./SessionPermissions.ts"
 
-/** What the host asks a harness's agent source for. */
-export interface CatalogRequest {
-  readonly cwd: string
-  /** The main agent asked for by name (a new session's `agent`), or the one a session is bound to. */
-  readonly agent?: string | undefined
-  /** The session's extra state (`createSession`'s `extra`): keys of the harness's own, e.g. an agent file path. */
-  readonly extra: Readonly<Record<string, unknown>>
-}
 
 /** A provider alone (its agent types come from the catalog), or a backend with types of its own. */
 export type BackendInput = SubagentProvider | SubagentBackend

@@ -2,11 +2,11 @@ import { type AgentDefinitionError, HostError } from "@dsh/agent"
 import type { RegistryError } from "@dsh/core"
 import type { LlmError } from "@dsh/llm"
 import type { SessionError } from "@dsh/session"
-import type { SubagentError } from "@dsh/subagent"
+import type { ProviderVersionError, SubagentError } from "@dsh/subagent"
 import { Effect } from "effect"
 
 /** Everything a host operation can fail with before it is a `HostError`. */
-export type HostFailure = HostError | SessionError | LlmError | RegistryError | AgentDefinitionError | SubagentError
+export type HostFailure = HostError | SessionError | LlmError | RegistryError | ProviderVersionError | AgentDefinitionError | SubagentError
 
 const host = (reason: HostError["reason"], message: string) => Effect.fail(new HostError({ reason, message: message.split("\n")[0] ?? message }))
 
@@ -23,6 +23,7 @@ export const toHostError = <A, R>(effect: Effect.Effect<A, HostFailure, R>): Eff
       host(e.reason === "NotFound" ? "NotFound" : e.reason === "Owned" ? "Busy" : e.reason === "InvalidId" || e.reason === "Exists" ? "InvalidInput" : "Failed", e.message),
     LlmError: (e) => host(e.reason === "Configuration" ? "InvalidInput" : "Failed", e.message),
     RegistryError: (e) => host("InvalidInput", e.message),
+    ProviderVersionError: (e) => host("InvalidInput", e.message),
     AgentDefinitionError: (e) => host(e.reason === "Builtin" || e.reason === "Io" ? "Failed" : "InvalidInput", e.message),
     SubagentError: (e) =>
       host(

@@ -1,7 +1,7 @@
 import { HostError } from "@dsh/agent"
 import { makePermissions, type PermissionSettings, type PermissionsShape } from "@dsh/tools"
 import { Effect } from "effect"
-import type { CatalogRequest } from "./HarnessOptions.ts"
+import type { CatalogRequest } from "./CatalogRequest.ts"
 
 /**
  * Where a session's permission rules come from: fixed settings (each later entry narrowing

@@ -6,6 +6,7 @@
  */
 export * from "./AgentContext.ts"
 export * from "./AgentListing.ts"
+export * from "./CatalogRequest.ts"
 export * from "./ChildSummary.ts"
 export * from "./FileAgents.ts"
 export * from "./Harness.ts"

@@ -37,6 +37,7 @@ const gatedChild = () =>
         Effect.as({ status: "completed" as const, output: answer, usage: emptyUsage })
       )
     const provider: SubagentProvider = {
+      specificationVersion: "v1",
       name: "gated",
       description: "a child that answers when released",
       start: () => run("the slow answer"),

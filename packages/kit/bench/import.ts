@@ -1,6 +1,6 @@
 // Cold import of what a minimal harness needs (issue #24 item 3), from the built dist as a user
-// imports it: (a) `@dsh/kit`; (b) `@dsh/subagent` + the in-process backends (`@dsh/subagent-spawn`,
-// `@dsh/subagent-fork`) + the `subagent` tool (`@dsh/tool-subagent`); (c) the same Effect modules
+// imports it: (a) `@dsh/kit`; (b) `@dsh/subagent` + the in-process backends
+// (`@dsh/subagent-inprocess`) + the `subagent` tool (`@dsh/tool-subagent`); (c) the same Effect modules
 // alone (every `effect` file (a) or (b) loads, found by tracing the process), and `node -e 0`.
 // Each a fresh process, median of ROUNDS, interleaved. Target: (a)/(c) and (b)/(c) <= 1.5x.
 //   pnpm run build && node packages/kit/bench/import.ts
@@ -9,10 +9,10 @@ import { appWith, packageOf, timeCold, traceModules } from "./lib/cold.ts"
 
 const ROUNDS = 15
 
-const app = appWith(["kit", "subagent", "subagent-spawn", "subagent-fork", "tool-subagent"])
+const app = appWith(["kit", "subagent", "subagent-inprocess", "tool-subagent"])
 const kit = { code: `import "@dsh/kit"`, cwd: app.dir }
 const core = {
-  code: ["@dsh/subagent", "@dsh/subagent-spawn", "@dsh/subagent-fork", "@dsh/tool-subagent"].map((p) => `import "${p}"`).join("\n"),
+  code: ["@dsh/subagent", "@dsh/subagent-inprocess", "@dsh/tool-subagent"].map((p) => `import "${p}"`).join("\n"),
   cwd: app.dir
 }
 

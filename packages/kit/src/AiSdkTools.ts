@@ -1,6 +1,6 @@
 import type { Announcement, ChildEvent, ChildEventName, ChildInfo, ChildResult } from "./Results.ts"
 import { withProgress } from "./internal/progress.ts"
-import type { KitToolDefinition, SubagentCall } from "./Tools.ts"
+import type { KitToolDefinition, SubagentCall } from "./ToolDefinition.ts"
 
 export type { SubagentProgress } from "./internal/progress.ts"
 

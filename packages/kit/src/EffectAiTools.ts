@@ -4,7 +4,7 @@ import { Effect, Schema } from "effect"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import type { JsonSchema } from "effect"
-import type { KitToolDefinition } from "./Tools.ts"
+import type { KitToolDefinition } from "./ToolDefinition.ts"
 
 const dynamicTool = <const Name extends string>(name: Name, d: KitToolDefinition) =>
   Tool.dynamic(name, { description: d.description, parameters: d.inputSchema as JsonSchema.JsonSchema, success: Schema.String })

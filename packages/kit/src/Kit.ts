@@ -9,72 +9,20 @@ import { KitCore, kitCoreLayer, type KitCoreShape } from "./internal/core.ts"
 import { delegate as runDelegate } from "./internal/delegate.ts"
 import { storeLayer } from "./internal/store.ts"
 import type { CreateSubagentsOptions } from "./Options.ts"
-import type { InferOutput, StandardSchemaV1 } from "./ResultSchema.ts"
 import {
-  type Announcement,
   type ChildEvent,
   type ChildEventName,
-  type ChildInfo,
-  type ChildResult,
   type ChildRun,
   type PromptResult,
   type Queued,
   toAnnouncement,
   toChildInfo,
-  toChildResult,
-  type TypedChildResult
+  toChildResult
 } from "./Results.ts"
 import { fromCause } from "./internal/errors.ts"
 import { SubagentsError } from "./SubagentsError.ts"
-import { makeKitTools, type KitTools } from "./Tools.ts"
-
-/** What every call may take: an `AbortSignal` that stops it (and the children it started). */
-export interface CallOptions {
-  readonly signal?: AbortSignal | undefined
-}
-
-interface DelegateBase extends CallOptions {
-  /** The agent's name (a key of `agents`, or `fork`). */
-  readonly agent: string
-  readonly prompt: string
-  readonly description?: string | undefined
-  readonly timeoutSeconds?: number | undefined
-}
-
-/** The kit: dsh's subagents behind Promises. One per app; `close()` it (or `await using`). */
-export interface Subagents extends AsyncDisposable {
-  /** The lead's own loop on `text`: it may delegate to every agent; resolves when it and its background children are done. */
-  prompt(text: string, options?: CallOptions & { readonly sessionId?: string | undefined }): Promise<PromptResult>
-  /** Runs one child to its end; with `schema` (any Standard Schema) its reported JSON, parsed and typed, is `value`. */
-  delegate<S extends StandardSchemaV1>(request: DelegateBase & { readonly schema: S; readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined; readonly background?: false | undefined }): Promise<TypedChildResult<InferOutput<S>>>
-  delegate(request: DelegateBase & { readonly background: true }): Promise<ChildRun>
-  /** A foreground child that `detach` may move to the background: then the call resolves at once to its `ChildRun`. */
-  delegate(request: DelegateBase & { readonly background?: false | undefined; readonly detachable: true }): Promise<ChildResult | ChildRun>
-  delegate(request: DelegateBase & { readonly background?: false | undefined }): Promise<ChildResult>
-  /** Continues a child (a finished one answers; a running one reads it at its next step). */
-  send(handle: string | ChildRun | ChildResult, message: string, options?: CallOptions): Promise<ChildResult | Queued>
-  /** Waits for background children (default: all of the kit's) up to `timeoutMs` (default 10 minutes); those still running are listed as they are. */
-  wait(handles?: ReadonlyArray<string | ChildRun> | undefined, options?: CallOptions & { readonly timeoutMs?: number | undefined }): Promise<ReadonlyArray<ChildResult | ChildInfo>>
-  /** Stops a child and its descendants, or `all`; resolves to the handles stopped. */
-  stop(handle: string | ChildRun | "all"): Promise<ReadonlyArray<string>>
-  /**
-   * Moves a running foreground child (`all`: every one of the lead's) to the background: the
-   * call waiting for it (the lead's `subagent` tool call, a `delegate` with `detachable`)
-   * returns `{status: "accepted", handle, runId}` at once; the outcome is announced later,
-   * once (`announcements`, `wait`, or the lead's next step). Resolves to the runs detached.
-   */
-  detach(handle: string | "all"): Promise<ReadonlyArray<ChildRun>>
-  /** Every child of the kit's session, with its status. */
-  children(): Promise<ReadonlyArray<ChildInfo>>
-  /** Hears every child's live events, and the lead's as handle `main` (`*` for all); returns the function that stops listening. */
-  on<N extends ChildEventName>(event: N, listener: (event: N extends "*" ? ChildEvent : Extract<AgentEvent, { readonly type: N }> & { readonly handle: string }) => void): () => void
-  /** Background outcomes of `parent` (default `main`, the kit's own children) not handed out yet; each comes once. */
-  announcements(parent?: string): Promise<ReadonlyArray<Announcement>>
-  /** Plain tool definitions and AI SDK tools that delegate through this kit, for other agent loops. */
-  readonly tools: KitTools
-  /** Stops every child and closes the store. Later calls fail with `Closed`. */
-  close(): Promise<void>
-}
+import type { CallOptions, Subagents } from "./Subagents.ts"
+import { makeKitTools } from "./Tools.ts"
 
 const handleOf = (h: string | { readonly handle: string }) => (typeof h === "string" ? h : h.handle)
 

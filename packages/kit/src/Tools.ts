@@ -1,40 +1,11 @@
 import { makeAiSdkTools } from "./AiSdkTools.ts"
 import { makeEffectAiTools } from "./EffectAiTools.ts"
+import type { KitToolDefinition, SubagentCall, SubagentOutcome } from "./ToolDefinition.ts"
 import type { ChildInfo, ChildResult, ChildRun, Queued } from "./Results.ts"
-import type { Subagents } from "./Kit.ts"
+import type { KitTools, Subagents } from "./Subagents.ts"
 import type { StandardSchemaV1 } from "./ResultSchema.ts"
 
 export { type AnnouncementsStepOptions, announcementsStep, announcementText, type SubagentProgress } from "./AiSdkTools.ts"
-
-/** A tool any agent loop can offer its model: JSON Schema parameters and a Promise `execute`. */
-export interface KitToolDefinition {
-  readonly name: string
-  readonly description: string
-  /** JSON Schema of the arguments. */
-  readonly inputSchema: Readonly<Record<string, unknown>>
-  /** Runs the tool; the abort signal stops the child (and its descendants) the call started. Resolves to text for the model. */
-  readonly execute: (args: unknown, options?: { readonly signal?: AbortSignal | undefined }) => Promise<string>
-}
-
-export interface KitTools {
-  /** `subagent`, `send_message`, `list_agents` and `wait` as plain definitions. */
-  readonly definitions: () => ReadonlyArray<KitToolDefinition>
-  /**
-   * The same as AI SDK tools (`tool()` of `ai`, an optional peer loaded only here), by name,
-   * for `generateText({ tools })` or a `ToolLoopAgent`. `subagent` streams `SubagentProgress`
-   * as preliminary results, then its result. The kit's types cannot name `ai`'s (it may not be
-   * installed): say which you get, `aiSdk<ToolSet>()`.
-   */
-  readonly aiSdk: <T = Record<string, unknown>>() => Promise<T>
-  /**
-   * The same as OpenAI Agents SDK function tools (`tool()` of `@openai/agents`, an optional peer
-   * loaded only here), for `new Agent({ tools })`; the run's abort signal stops the child. Name
-   * the type you get: `openaiAgents<Array<FunctionTool>>()`.
-   */
-  readonly openaiAgents: <T = ReadonlyArray<unknown>>() => Promise<T>
-  /** The same as an `effect/ai` `Toolkit` and the `Layer` of its handlers, for Effect programs. */
-  readonly effectAi: () => ReturnType<typeof makeEffectAiTools>
-}
 
 const str = (description: string) => ({ type: "string", description })
 
@@ -53,15 +24,6 @@ const asResult = (p: Promise<string>) => p.catch((e: unknown) => `Error: ${e ins
 
 /** The kit calls the tools delegate through. */
 export type ToolCalls = Pick<Subagents, "delegate" | "send" | "wait" | "children" | "on">
-
-/** What a `subagent` call gives back: the text the model reads, and with `resultSchema` the structured result. */
-export interface SubagentOutcome {
-  readonly text: string
-  readonly structured?: { readonly handle: string; readonly status: string; readonly text: string; readonly result: unknown } | undefined
-}
-
-/** Starts one `subagent` call: its prompt (how its child is known in the event stream) and its outcome. */
-export type SubagentCall = (args: unknown, signal: AbortSignal | undefined) => { readonly prompt: string; readonly result: Promise<SubagentOutcome> }
 
 /** A Standard Schema that accepts anything: `resultSchema` is checked as JSON Schema by the child's `report` tool. */
 const anyJson: StandardSchemaV1 = { "~standard": { version: 1, vendor: "dsh-json-schema", validate: (value) => ({ value }) } }

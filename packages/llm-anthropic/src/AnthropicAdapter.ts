@@ -1,6 +1,7 @@
 import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint, type StreamPart } from "@dsh/llm"
 import { Effect, Stream } from "effect"
-import { decodeStreamEvent, makeEventParser, planRequest, PROVIDER } from "./internal/wire.ts"
+import { decodeStreamEvent, makeEventParser } from "./internal/events.ts"
+import { planRequest, PROVIDER } from "./internal/wire.ts"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "./names.ts"
 
 /** Where requests go when neither `config.baseUrl` nor `ANTHROPIC_BASE_URL` is set. */

@@ -2,7 +2,10 @@ import { systemMessage, userMessage } from "@dsh/core"
 import type { StreamPart } from "@dsh/llm"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { decodeStreamEvent, makeEventParser, mapStopReason, toWireRequest } from "../src/internal/wire.ts"
+import { decodeStreamEvent, makeEventParser, mapStopReason } from "../src/internal/events.ts"
+import { planRequest } from "../src/internal/wire.ts"
+
+const toWireRequest = (...args: Parameters<typeof planRequest>) => planRequest(...args).body
 
 const run = (events: ReadonlyArray<unknown>) =>
   Effect.gen(function*() {

@@ -2,7 +2,9 @@ import { userMessage } from "@dsh/core"
 import type { StreamPart } from "@dsh/llm"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { decodeStreamChunk, makeChunkParser, mapFinishReason, toWireRequest } from "../src/internal/wire.ts"
+import { decodeStreamChunk, makeChunkParser, mapFinishReason, planRequest } from "../src/internal/wire.ts"
+
+const toWireRequest = (...args: Parameters<typeof planRequest>) => planRequest(...args).body
 
 /** Feeds raw chunk objects through decode + parse, then ends the stream. */
 const run = (chunks: ReadonlyArray<unknown>) =>

@@ -56,6 +56,7 @@ export const makeA2aBackend = (options: A2aProviderOptions): Effect.Effect<A2aBa
     const runOptions = { environment, pollIntervalMs: options.pollIntervalMs ?? 500, cancelGraceMs: options.cancelGraceMs ?? 2000, fetch: options.fetch }
     const resolvedFor = (type: string) => byType.get(type)
     const provider: SubagentProvider = {
+      specificationVersion: "v1",
       name: A2A_PROVIDER,
       description: "a remote agent spoken to over the Agent2Agent protocol (JSON-RPC); continuable by its contextId",
       start: (context) => {

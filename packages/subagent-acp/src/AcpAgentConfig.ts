@@ -237,7 +237,7 @@ export const dshAcpAgent = (options: {
     Effect.gen(function*() {
       const model = childModelSpec(context)
       const home = yield* childHome(context)
-      const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? context.tree.limits.maxDepth
+      const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? context.limits.maxDepth
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))
       yield* Effect.tryPromise({
         try: () => writeFile(join(home, "config.toml"), `# written by the parent dsh for ${context.handle}\n[limits]\nmax_depth = ${depthLeft}\n${sandboxSection(options.sandbox)}${options.configToml ?? ""}`, { mode: 0o600 }),

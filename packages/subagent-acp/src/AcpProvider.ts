@@ -47,6 +47,7 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
       : Effect.fail(new AcpChildError({ reason: "Setup", message: `no ACP agent is configured for "${run.context.type.name}"` }))
   }
   return {
+    specificationVersion: "v1",
     name: ACP_PROVIDER,
     description: "an out-of-process child driven over the Agent Client Protocol (any ACP agent command); continuable warm, or cold by session/load",
     turnEvents: "driver",

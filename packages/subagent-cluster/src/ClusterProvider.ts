@@ -52,12 +52,12 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
 
     const runOnce = (context: StartContext, runId: string, message: string | undefined, late: Array<string>) =>
       Effect.gen(function*() {
-        const session = context.tree.session
-        if (session === undefined) return failed("cluster children need a session in a store the runners share (--store postgres://…)")
+        const sessionId = context.sessionId
+        if (sessionId === undefined) return failed("cluster children need a session in a store the runners share (--store postgres://…)")
         // Without a live runner the run would wait in the message table for one forever.
         const waited = yield* Effect.result(ready)
         if (waited._tag === "Failure") return failed(waited.failure.message)
-        const entity = clientFor(childEntityId(session.id, context.handle))
+        const entity = clientFor(childEntityId(sessionId, context.handle))
         const { request, parent, type } = context
         // The rules this child is decided by travel with it: the runner narrows its own by them.
         const permissions = yield* Permissions
@@ -65,14 +65,14 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
         const inheritedDisallowed = yield* InheritedDisallowedTools
         // Messages sent while it runs go to its runner; one that arrives after it ended waits for the next run.
         yield* context.forwardMessages((text) =>
-          entity.Deliver({ sessionId: session.id, handle: context.handle, message: text }).pipe(
+          entity.Deliver({ sessionId, handle: context.handle, message: text }).pipe(
             Effect.orElseSucceed(() => false),
             Effect.flatMap((delivered) => (delivered ? Effect.void : Effect.sync(() => late.push(text))))
           ))
         const traceparent = yield* currentTraceparent
         const call = yield* Effect.forkChild(entity.Run({
           ...(traceparent === undefined ? {} : { traceparent }),
-          sessionId: session.id,
+          sessionId,
           handle: context.handle,
           runId,
           agent: type.name,
@@ -105,7 +105,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
           Effect.onInterrupt(() =>
             Effect.gen(function*() {
               const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(grace)
-              yield* entity.Stop({ sessionId: session.id, handle: context.handle }).pipe(Effect.timeout(grace), Effect.ignore)
+              yield* entity.Stop({ sessionId, handle: context.handle }).pipe(Effect.timeout(grace), Effect.ignore)
               const left = Effect.map(Clock.currentTimeMillis, (now) => Duration.millis(Math.max(0, deadline - now)))
               const outcome = yield* answer(call).pipe(Effect.timeoutOption(yield* left))
               // Interrupting a persisted call writes to the database, which may be gone: not waited for past the grace.
@@ -135,6 +135,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
       })
 
     return {
+      specificationVersion: "v1",
       name: options.name ?? "cluster",
       description: `children on the cluster's runners (run there by "${runsOn}")`,
       start: (context) => runAll(context, undefined),

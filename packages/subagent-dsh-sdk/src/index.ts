@@ -4,4 +4,5 @@
  * stopped with its whole process tree.
  */
 export * from "./Continuation.ts"
+export * from "./DshSdkOptions.ts"
 export * from "./DshSdkProvider.ts"

@@ -46,7 +46,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       requester: parent.definition,
       report: (r) => Ref.set(reported, r),
       resultSchema: request.resultSchema
-    }, context.tree)
+    })
     const policy = run.policy ?? { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
     // What its ancestors disallow binds it too; what it disallows binds everything it starts.
     const toolbox = makeToolbox({ tools: child.tools, policy, inheritedDisallowed: yield* InheritedDisallowedTools })

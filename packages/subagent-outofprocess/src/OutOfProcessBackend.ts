@@ -100,6 +100,8 @@ export interface ResumeHooks<C, E, S> {
  * - `S`: its continuation data (only with `resume`).
  */
 export interface OutOfProcessBackend<C, E, S = never> {
+  /** The provider contract it implements (`SPECIFICATION_VERSION` of `@dsh/subagent`); the driver's provider carries it. */
+  readonly specificationVersion: "v1"
   /** The provider's registry name. */
   readonly name: string
   readonly description: string

@@ -33,6 +33,7 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
     const residents = makeResidents<C>()
     const resume = backend.resume
     const provider: SubagentProvider = {
+      specificationVersion: backend.specificationVersion,
       name: backend.name,
       description: backend.description,
       start: (context) => runOutOfProcess(backend, launcher, residents, context, context.request.prompt, Option.none())
@@ -44,8 +45,8 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
       continue: (context) => runOutOfProcess(backend, launcher, residents, context, context.message, Option.some(context.continuation as S)),
       continuation: { version: resume.version, schema: resume.schema },
       // A warm child always can; a cold one only if its saved session can be reopened.
-      checkContinue: ({ handle, tree, continuation }) => {
-        if (residents.has(tree, handle)) return Effect.void
+      checkContinue: ({ handle, lifetime, continuation }) => {
+        if (residents.has(lifetime, handle)) return Effect.void
         const why = resume.coldUnsupported?.(continuation as S)
         return why === undefined ? Effect.void : Effect.fail(why)
       }
@@ -144,7 +145,7 @@ const runOutOfProcess = <C, E, S>(
       const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
       yield* meta.write({ command: commandLine, cwd: plan.cwd })
       // The child's scopes belong to the session tree: whatever happens to this run, the tree's end closes them.
-      const processScope = yield* Scope.fork(yield* residents.scopeFor(context.tree), "sequential")
+      const processScope = yield* Scope.fork(yield* residents.scopeFor(context.lifetime), "sequential")
       yield* Ref.set(starting, Option.some({ processScope }))
       const child = yield* launcher.spawn(plan).pipe(Scope.provide(processScope), Effect.withSpan("OutOfProcess.spawn", { attributes }))
       // Forked after the spawn, so that a close of the process scope closes the connection first.
@@ -180,7 +181,7 @@ const runOutOfProcess = <C, E, S>(
     /** The warm child of this handle, if one is kept (continue only). */
     const warmChild = Effect.gen(function*() {
       if (backend.resume === undefined || Option.isNone(saved)) return Option.none<Resident<C>>()
-      const warm = yield* residents.take(context.tree, context.handle)
+      const warm = yield* residents.take(context.lifetime, context.handle)
       if (Option.isNone(warm)) return warm
       const r = warm.value
       yield* Ref.set(current, warm)
@@ -224,14 +225,14 @@ const runOutOfProcess = <C, E, S>(
     const release = (outcome: ChildOutcome | undefined) =>
       Effect.gen(function*() {
         const half = yield* Ref.getAndSet(starting, Option.none())
-        if (Option.isSome(half)) yield* residents.release(context.tree, closeResident({ processScope: half.value.processScope }))
+        if (Option.isSome(half)) yield* residents.release(context.lifetime, closeResident({ processScope: half.value.processScope }))
         const resident = yield* Ref.getAndSet(current, Option.none())
         if (Option.isNone(resident)) return
         const r = resident.value
         const keep = backend.resume !== undefined && !residents.isZero(backend.keepAlive) && outcome?.status === "completed" &&
           (yield* Ref.get(r.answered))
-        if (keep) return yield* residents.park(context.tree, context.handle, r, backend.keepAlive!)
-        yield* residents.release(context.tree, closeResident({ ...r, exitGrace: r.plan.exitGrace }), r)
+        if (keep) return yield* residents.park(context.lifetime, context.handle, r, backend.keepAlive!)
+        yield* residents.release(context.lifetime, closeResident({ ...r, exitGrace: r.plan.exitGrace }), r)
       })
 
     return yield* body.pipe(

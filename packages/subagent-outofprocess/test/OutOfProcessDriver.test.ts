@@ -253,7 +253,7 @@ describe("the out-of-process driver", () => {
       const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
       yield* provider.start(context)
       assert.notInclude(journal.steps, "process released")
-      const check = { handle: context.handle, tree: context.tree, continuation: { sessionId: "s-1" } }
+      const check = { handle: context.handle, lifetime: context.lifetime, continuation: { sessionId: "s-1" } }
       // Warm: it can be continued although it could not be reloaded.
       yield* provider.checkContinue!(check)
       const continued = yield* provider.continue!({ ...context, runId: "run-2", message: "again", continuation: { sessionId: "s-1" } })

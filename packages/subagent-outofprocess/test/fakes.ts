@@ -122,6 +122,7 @@ export const fakeBackend = (
 ): OutOfProcessBackend<FakeConnection, FakeError, { readonly sessionId: string }> => {
   let prompts = 0
   return {
+    specificationVersion: "v1",
     name: "fake",
     description: "a fake out-of-process backend",
     turnEvents: "driver",
@@ -183,8 +184,10 @@ export const makeContext = (journal: Journal, options: {
       model: { spec: options.chosen ?? "scripted:parent-model", model },
       store: recordingStore(journal),
       onEvent: (event) => Effect.sync(() => void journal.forwarded.push(event)),
-      childContext: tree.childContext,
-      tree,
+      childContext: (child) => tree.childContext(child, tree),
+      limits: tree.limits,
+      sessionId: undefined,
+      lifetime: tree.scope,
       resolveModel: () => Effect.die("not called"),
       saveContinuation: (data) => Effect.sync(() => void journal.saved.push(data)),
       takeMessages: Effect.sync(() => inbox.shift() ?? []),

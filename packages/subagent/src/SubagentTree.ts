@@ -17,8 +17,16 @@ import { Lane, type LaneShape, makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
 import { type RequestHandlers, serveRequests } from "./SessionRequests.ts"
-import type { ChildContextFactory, TurnRunner } from "./Vocabulary.ts"
+import type { ChildContext, ChildSpec, TurnRunner } from "./Vocabulary.ts"
 import { Worktrees, type WorktreesShape } from "./Worktrees.ts"
+
+/**
+ * A harness decides what exists in each child's context: its tools, including a `subagent`
+ * tool of its own when nesting is allowed at that depth. It gets the tree the child belongs
+ * to, so it can build the child's own `Subagents` over it. (Providers get it bound to their
+ * tree: `StartContext.childContext`.)
+ */
+export type ChildContextFactory = (child: ChildSpec, tree: SubagentTree) => Effect.Effect<ChildContext>
 
 /**
  * What a whole session tree shares, whatever context a child runs in: the session, the

@@ -8,6 +8,7 @@ import { hostActivation, type HostRequest } from "./internal/host.ts"
 import { type IsolatedRun, runActivation, type RunSpec } from "./internal/run.ts"
 import type { SubagentDescriptor, SubagentResult } from "./Records.ts"
 import { SubagentError } from "./SubagentError.ts"
+import { checkSpecification, type ProviderVersionError } from "./Specification.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
 import type { AcceptedRun, AgentType, ChildOutcome, ParentInfo, SpawnRequest, SubagentProvider, TurnRunner } from "./Vocabulary.ts"
 
@@ -34,7 +35,7 @@ export interface SubagentsShape {
   readonly tree: SubagentTree
   readonly providers: NamedRegistry<SubagentProvider>
   readonly types: NamedRegistry<AgentType>
-  readonly register: (provider: SubagentProvider) => Effect.Effect<void, RegistryError, Scope.Scope>
+  readonly register: (provider: SubagentProvider) => Effect.Effect<void, RegistryError | ProviderVersionError, Scope.Scope>
   /** Agent types this parent may delegate to here: allowed by its definition and backed by a provider. */
   readonly availableTypes: (parent: ParentInfo) => Effect.Effect<ReadonlyArray<AgentType>>
   /** Runs a child to its end. Refusals are typed errors; a child's failure is a result. */
@@ -121,12 +122,12 @@ const userParent = (d: SubagentDescriptor, tree: SubagentTree): ParentInfo => ({
   definition: { name: d.parent, description: "", systemPrompt: "", override: false, scope: "runtime", source: "user" } satisfies AgentDefinition
 })
 
-export const makeSubagents = (options: SubagentsOptions): Effect.Effect<SubagentsShape, RegistryError> =>
+export const makeSubagents = (options: SubagentsOptions): Effect.Effect<SubagentsShape, RegistryError | ProviderVersionError> =>
   Effect.gen(function*() {
     const { tree } = options
     const providers = yield* makeRegistry<SubagentProvider>("subagent provider")
     const types = yield* makeRegistry<AgentType>("agent type")
-    for (const p of options.providers ?? []) yield* providers.registerPermanent(p.name, p)
+    for (const p of options.providers ?? []) yield* providers.registerPermanent(p.name, yield* checkSpecification(p))
     for (const t of options.types ?? []) yield* types.registerPermanent(t.name, t)
 
     const dynamicProvider = options.dynamicProvider ?? "spawn"
@@ -360,7 +361,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
         }
         const continuation = yield* continuationOf(provider, d)
         if (provider.checkContinue !== undefined) {
-          yield* provider.checkContinue({ handle, tree, continuation }).pipe(
+          yield* provider.checkContinue({ handle, lifetime: tree.scope, continuation }).pipe(
             Effect.mapError((why) => new SubagentError({ reason: "Unsupported", message: `${handle} cannot be continued: ${why}` }))
           )
         }
@@ -429,7 +430,7 @@ export const makeSubagents = (options: SubagentsOptions): Effect.Effect<Subagent
       tree,
       providers,
       types,
-      register: (provider) => providers.register(provider.name, provider),
+      register: (provider) => Effect.flatMap(checkSpecification(provider), (p) => providers.register(p.name, p)),
       availableTypes,
       spawn,
       spawnDetachable,

@@ -3,9 +3,8 @@ import type { AgentEvent, Message, RegistryError, RunStatus, Usage } from "@dsh/
 import type { LanguageModelShape, LlmError } from "@dsh/llm"
 import type { ChildStore } from "@dsh/session"
 import type { AnyTool, ToolContext } from "@dsh/tools"
-import type { Effect, Schema } from "effect"
-import type { SubagentTree } from "./SubagentTree.ts"
-
+import type { Effect, Schema, Scope } from "effect"
+import type { SubagentLimitsShape } from "./Limits.ts"
 import type { ThinkingLevel } from "./Records.ts"
 
 export type { ChildMeta, CleanupMode, ContinuationEnvelope, DescriptorStatus, SubagentDescriptor, SubagentResult, TaskRecord } from "./Records.ts"
@@ -136,9 +135,17 @@ export interface StartContext {
   /** The child's own live events (its transcript is the provider's business). */
   readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
   /** Tools and nested delegation for the child's own context, as the harness decides. */
-  readonly childContext: ChildContextFactory
-  /** The session tree the child belongs to. */
-  readonly tree: SubagentTree
+  readonly childContext: (child: ChildSpec) => Effect.Effect<ChildContext>
+  /** The tree's limits (depth, children, concurrency), e.g. for a child that delegates in its own process. */
+  readonly limits: SubagentLimitsShape
+  /** The id of the session the child belongs to; absent for a tree without a session (memory only). */
+  readonly sessionId: string | undefined
+  /**
+   * Lives as long as the session tree: what a provider keeps beyond one run (a warm process
+   * waiting for the next message) is forked from it and ends with it. One tree, one scope, so
+   * it also tells a provider's per-tree state apart.
+   */
+  readonly lifetime: Scope.Scope
   /** Resolves a model spec (aliases and vendor ids included), for providers that need another model. */
   readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
   /**
@@ -183,13 +190,6 @@ export interface ChildSpec {
   readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
 }
 
-/**
- * A harness decides what exists in each child's context: its tools, including a `subagent`
- * tool of its own when nesting is allowed at that depth. It gets the tree the child belongs
- * to, so it can build the child's own `Subagents` over it.
- */
-export type ChildContextFactory = (child: ChildSpec, tree: SubagentTree) => Effect.Effect<ChildContext>
-
 /** What a continuable child hands back with `report`; it stays continuable afterwards. */
 export interface ReportedResult {
   readonly text: string
@@ -231,6 +231,8 @@ export interface ContinuationSpec {
  * everything they started (fibers, processes) when interrupted.
  */
 export interface SubagentProvider {
+  /** The provider contract it implements (`SPECIFICATION_VERSION`); another version is refused. */
+  readonly specificationVersion: "v1"
   readonly name: string
   readonly description: string
   readonly start: (context: StartContext) => Effect.Effect<ChildOutcome>
@@ -259,7 +261,8 @@ export interface SubagentProvider {
 /** What `SubagentProvider.checkContinue` is asked about. */
 export interface ContinueCheck {
   readonly handle: string
-  readonly tree: SubagentTree
+  /** The session tree's `StartContext.lifetime`. */
+  readonly lifetime: Scope.Scope
   /** The provider's saved continuation, decoded with its Schema. */
   readonly continuation: unknown
 }

@@ -25,6 +25,7 @@ const resolve = (spec: string) =>
 /** A child that says which model and reasoning effort it got, and spends 1M input tokens on it. */
 const seen: Array<{ readonly model: string; readonly thinking: string | undefined }> = []
 const echo: SubagentProvider = {
+  specificationVersion: "v1",
   name: "echo",
   description: "reports its model",
   start: (context: StartContext) =>

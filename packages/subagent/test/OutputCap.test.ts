@@ -15,6 +15,7 @@ const CHUNK = "x".repeat(1024)
 
 /** A backend that records a message per KiB and streams without end until it is stopped. */
 const flooding = (stopped: { value: boolean }): SubagentProvider => ({
+  specificationVersion: "v1",
   name: "flood",
   description: "floods its parent",
   start: (context) =>

@@ -207,6 +207,7 @@ describe("restarts", () => {
 describe("continuations", () => {
   const Saved = Schema.Struct({ sessionId: Schema.String })
   const custom = (seen: Array<unknown>): SubagentProvider => ({
+    specificationVersion: "v1",
     name: "custom",
     description: "saves a session id",
     continuation: { version: 2, schema: Saved },
@@ -253,6 +254,7 @@ describe("results", () => {
   it.effect("a stopped or timed-out child's result keeps what it said and used so far", () =>
     Effect.gen(function*() {
       const talker: SubagentProvider = {
+        specificationVersion: "v1",
         name: "custom",
         description: "talks, then hangs",
         start: (ctx) =>

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { Effect, Fiber } from "effect"
-import { makeSubagents, makeSubagentTree, type ParentInfo, SubagentError } from "../src/index.ts"
+import { makeSubagents, makeSubagentTree, type ParentInfo, SubagentError, type SubagentProvider } from "../src/index.ts"
 import { makeFixtureProvider, testDefinition, testParent, testType } from "../src/testing.ts"
 
 const type = (name: string, provider = "fixture") => testType(name, provider)
@@ -17,7 +17,25 @@ describe("Subagents", () => {
       yield* subagents.register(makeFixtureProvider({ reply: () => ({ output: "" }) }))
       const error = yield* Effect.flip(subagents.register(makeFixtureProvider({ reply: () => ({ output: "" }) })))
       assert.strictEqual(error._tag, "RegistryError")
-      assert.strictEqual(error.reason, "DuplicateName")
+      assert.strictEqual(error._tag === "RegistryError" && error.reason, "DuplicateName")
+    }).pipe(Effect.scoped))
+
+  it.effect("a provider written against another contract version is refused, naming both versions", () =>
+    Effect.gen(function*() {
+      const tree = yield* makeSubagentTree({ childContext: noContext })
+      // A third party's provider from a future contract (or plain JavaScript without the field).
+      const future = { ...makeFixtureProvider({ name: "future", reply: () => ({ output: "" }) }), specificationVersion: "v2" } as unknown as SubagentProvider
+      const atStart = yield* Effect.flip(makeSubagents({ tree, providers: [future] }))
+      assert.strictEqual(atStart._tag, "ProviderVersionError")
+      assert.strictEqual(atStart.message, 'subagent provider "future" implements specification v2; this @dsh/subagent supports v1')
+      const subagents = yield* makeSubagents({ tree })
+      const later = yield* Effect.flip(subagents.register(future))
+      assert.strictEqual(later._tag, "ProviderVersionError")
+      const unversioned = { ...makeFixtureProvider({ name: "old", reply: () => ({ output: "" }) }), specificationVersion: undefined } as unknown as SubagentProvider
+      assert.include((yield* Effect.flip(subagents.register(unversioned))).message, 'provider "old" implements specification undefined')
+      // Nothing refused was registered: a type on it has no backend.
+      yield* subagents.register(makeFixtureProvider({ reply: () => ({ output: "ok" }) }))
+      assert.deepStrictEqual(yield* subagents.providers.names, ["fixture"])
     }).pipe(Effect.scoped))
 
   it.effect("an unknown provider name lists the known ones", () =>

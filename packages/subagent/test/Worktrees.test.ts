@@ -26,6 +26,7 @@ const layer = Layer.provide(worktreesLayer, LocalProcessLauncher.layer())
 
 /** A child that writes `<prompt>` into `out.txt` of its working directory, unless told "nothing". */
 const writer: SubagentProvider = {
+  specificationVersion: "v1",
   name: "fixture",
   description: "writes a file in its cwd",
   start: (context: StartContext) =>

@@ -1,4 +1,4 @@
-import type { TelemetryOptions } from "./DshTelemetry.ts"
+import type { TelemetryOptions } from "./TelemetryOptions.ts"
 
 type Env = Readonly<Record<string, string | undefined>>
 

@@ -86,6 +86,14 @@ export const describeTypes = (types: ReadonlyArray<AgentType>): string =>
 export const defaultTypeOf = (types: ReadonlyArray<AgentType>): string =>
   types.some((t) => t.name === "coder") ? "coder" : types[0]?.name ?? "coder"
 
+/** What a delegation tool of `parent` offers: its context's service, the types it may use, the default and each one's permission kind. */
+export const delegationOffer = (parent: ParentInfo) =>
+  Effect.gen(function*() {
+    const subagents = yield* Subagents
+    const types = yield* subagents.availableTypes(parent)
+    return { subagents, types, defaultType: defaultTypeOf(types), kindOf: delegationKindOf(subagents, types) }
+  })
+
 /**
  * The model-facing `subagent` tool of `parent`, over the `Subagents` of its context. It offers
  * only the types this context can run and this parent may use; refusals come back as results
@@ -93,10 +101,7 @@ export const defaultTypeOf = (types: ReadonlyArray<AgentType>): string =>
  */
 export const makeSubagentTool = (parent: ParentInfo) =>
   Effect.gen(function*() {
-    const subagents = yield* Subagents
-    const types = yield* subagents.availableTypes(parent)
-    const defaultType = defaultTypeOf(types)
-    const kindOf = delegationKindOf(subagents, types)
+    const { subagents, types, defaultType, kindOf } = yield* delegationOffer(parent)
     return defineTool({
       name: SUBAGENT_TOOL_NAME,
       description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +

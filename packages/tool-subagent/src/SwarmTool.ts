@@ -1,9 +1,8 @@
-import { type BatchEntry, callerOf, type ParentInfo, type SpawnRequest, Subagents } from "@dsh/subagent"
+import { type BatchEntry, callerOf, type ParentInfo, type SpawnRequest } from "@dsh/subagent"
 import { defineTool, ToolError } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
-import { delegationKindOf } from "./DelegationPermission.ts"
-import { defaultTypeOf, describeTypes, runParams } from "./SubagentTool.ts"
+import { delegationOffer, describeTypes, runParams } from "./SubagentTool.ts"
 
 export const SWARM_TOOL_NAME = "swarm"
 
@@ -109,10 +108,7 @@ export const formatSwarm = (agent: string, rows: ReadonlyArray<SwarmRow>, backgr
  */
 export const makeSwarmTool = (parent: ParentInfo) =>
   Effect.gen(function*() {
-    const subagents = yield* Subagents
-    const types = yield* subagents.availableTypes(parent)
-    const defaultType = defaultTypeOf(types)
-    const kindOf = delegationKindOf(subagents, types)
+    const { subagents, types, defaultType, kindOf } = yield* delegationOffer(parent)
     return defineTool({
       name: SWARM_TOOL_NAME,
       description: `Fan one task out over a list of items: a child per item (up to ${MAX_SWARM_ITEMS}), all of the same agent ` +

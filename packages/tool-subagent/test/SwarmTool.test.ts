@@ -84,6 +84,7 @@ describe("the swarm tool", () => {
       let most = 0
       let started = 0
       const gated: SubagentProvider = {
+        specificationVersion: "v1",
         name: "gated",
         description: "waits for the gate",
         start: () =>

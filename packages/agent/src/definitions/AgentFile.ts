@@ -1,8 +1,11 @@
 import * as Path from "node:path"
-import type { AgentDefinition, AgentMode, AgentScope, SubagentDefaults } from "../AgentDefinition.ts"
+import type { AgentDefinition, AgentMode, SubagentDefaults } from "../AgentDefinition.ts"
 import { MAX_AGENT_FILE_BYTES, MAX_SYSTEM_PROMPT_CHARS, suggestAgentName, validateAgentName } from "./AgentName.ts"
 import { decodeUtf8, normalizeText, parseFrontmatter, splitFrontmatter } from "./internal/Frontmatter.ts"
+import type { InvalidAgentFile, ParseAgentFileOptions } from "./AgentFileParts.ts"
 import { isRemoteKind, remoteAgentFile } from "./RemoteAgentFile.ts"
+
+export type { InvalidAgentFile, ParseAgentFileOptions } from "./AgentFileParts.ts"
 import { readNameList, toolsDeniedByPermission } from "./ToolNames.ts"
 
 /**
@@ -18,18 +21,7 @@ export interface LoadedAgentFile {
   readonly warnings: ReadonlyArray<string>
 }
 
-export interface InvalidAgentFile {
-  readonly _tag: "Invalid"
-  readonly path: string
-  readonly reason: string
-}
-
 export type AgentFileResult = LoadedAgentFile | InvalidAgentFile
-
-export interface ParseAgentFileOptions {
-  /** Defaults to `explicit` (a file named on the command line). */
-  readonly scope?: AgentScope | undefined
-}
 
 const MODES: ReadonlyArray<string> = ["primary", "subagent", "all"]
 

@@ -1,4 +1,4 @@
-import type { InvalidAgentFile, ParseAgentFileOptions } from "./AgentFile.ts"
+import type { InvalidAgentFile, ParseAgentFileOptions } from "./AgentFileParts.ts"
 
 /**
  * Gemini CLI's remote subagents: a Markdown file with `kind: remote` and the agent's A2A card

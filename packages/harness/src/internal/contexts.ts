@@ -6,14 +6,13 @@ import {
   type ChildContextFactory,
   makeSubagents,
   type ParentInfo,
+  type ProviderVersionError,
   type SubagentBackend,
   Subagents,
   type SubagentsShape,
   type SubagentTree
 } from "@dsh/subagent"
-import { makeCreateSubagentTools, makeSubagentTool, makeSwarmTool } from "@dsh/tool-subagent"
-import { makeControlTools } from "@dsh/tool-subagent-control"
-import { makeReportTool } from "@dsh/tool-subagent-report"
+import { makeControlTools, makeCreateSubagentTools, makeReportTool, makeSubagentTool, makeSwarmTool } from "@dsh/tool-subagent"
 import { type AnyTool, compilePolicy, InheritedDisallowedTools } from "@dsh/tools"
 import { Effect } from "effect"
 import type { HarnessOptions } from "../HarnessOptions.ts"
@@ -59,7 +58,7 @@ export const agentTypes = (plan: ContextPlan): ReadonlyArray<AgentType> => {
  * tools — the harness's own, plus `subagent` and `swarm` (and the control and create tools) while the
  * agent is above the depth limit. A created type never gets more tools than its creator.
  */
-export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: SubagentTree): Effect.Effect<AgentContext, RegistryError> =>
+export const agentContext = (plan: ContextPlan, agent: ContextAgent, tree: SubagentTree): Effect.Effect<AgentContext, RegistryError | ProviderVersionError> =>
   Effect.gen(function*() {
     const subagents = yield* makeSubagents({
       tree,

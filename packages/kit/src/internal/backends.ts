@@ -1,6 +1,5 @@
 import type { BackendInput } from "@dsh/harness"
-import { ForkBackend } from "@dsh/subagent-fork"
-import { SpawnProvider } from "@dsh/subagent-spawn"
+import { ForkBackend, SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect } from "effect"
 import type { CreateSubagentsOptions } from "../Options.ts"
 import { SubagentsError } from "../SubagentsError.ts"

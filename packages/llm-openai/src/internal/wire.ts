@@ -102,13 +102,6 @@ export const toWireMessages = (messages: ReadonlyArray<Message>): { readonly mes
   return { messages: out, warnings }
 }
 
-/** Maps a provider-neutral request to a streaming Chat Completions body (see `planRequest` for what it dropped). */
-export const toWireRequest = (
-  model: string,
-  request: ModelRequest,
-  options: { readonly maxOutputTokens?: number | undefined } = {}
-): WireRequest => planRequest(model, request, options).body
-
 /** The body, and a warning for each part that could not be sent. */
 export const planRequest = (
   model: string,

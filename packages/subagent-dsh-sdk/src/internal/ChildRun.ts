@@ -14,7 +14,7 @@ import {
 import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
 import { Effect, Ref } from "effect"
 import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
-import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../DshSdkProvider.ts"
+import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../DshSdkOptions.ts"
 import { childHomeOf, ChildSetupError, writeChildConfig } from "./ChildConfig.ts"
 import { describeFault } from "./Faults.ts"
 
@@ -53,6 +53,7 @@ const answerFor = (permissions: PermissionsShape, asker: AskerShape, handle: str
 export const sdkChildBackend = (
   options: DshSdkProviderOptions
 ): OutOfProcessBackend<SdkClient, SdkError | ChildSetupError, DshSdkContinuation> => ({
+  specificationVersion: "v1",
   name: options.name ?? DSH_SDK_PROVIDER,
   description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
   turnEvents: "child",

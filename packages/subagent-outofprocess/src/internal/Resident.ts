@@ -1,4 +1,3 @@
-import type { SubagentTree } from "@dsh/subagent"
 import type { ChildProcessHandle } from "@dsh/subprocess"
 import { Duration, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
 import type { LaunchPlan } from "../OutOfProcessBackend.ts"
@@ -80,7 +79,7 @@ const closePromptly = (idle: Idle): Effect.Effect<void> =>
     yield* idle.child.stopWithin(END_KILL_GRACE)
   })
 
-/** One tree's children: their scopes, what is parked, what is idle. */
+/** One tree's children (a tree is known by its lifetime scope): their scopes, what is parked, what is idle. */
 interface TreeChildren<C> {
   /** Parent of every child's process scope and of the keepers and closers: closed in parallel. */
   readonly scope: Scope.Closeable
@@ -98,18 +97,18 @@ interface TreeChildren<C> {
  * parallel, with short graces: the end of a tree is the exit of its harness.
  */
 export const makeResidents = <C>() => {
-  const byTree = new WeakMap<SubagentTree, TreeChildren<C>>()
+  const byTree = new WeakMap<Scope.Scope, TreeChildren<C>>()
   /** The tree's children, set up on first use: a parallel scope, and the prompt close before it. */
-  const childrenOf = (tree: SubagentTree): Effect.Effect<TreeChildren<C>> =>
+  const childrenOf = (tree: Scope.Scope): Effect.Effect<TreeChildren<C>> =>
     Effect.gen(function*() {
       const existing = byTree.get(tree)
       if (existing !== undefined) return existing
-      const entry: TreeChildren<C> = { scope: yield* Scope.fork(tree.scope, "parallel"), parked: new Map(), idle: new Set() }
+      const entry: TreeChildren<C> = { scope: yield* Scope.fork(tree, "parallel"), parked: new Map(), idle: new Set() }
       byTree.set(tree, entry)
       // Added after the fork, so it runs first (finalizers run in reverse): the idle children
       // are already gone when the keepers and closers are interrupted.
       yield* Scope.addFinalizer(
-        tree.scope,
+        tree,
         Effect.suspend(() => Effect.forEach([...entry.idle], closePromptly, { concurrency: "unbounded", discard: true }))
       )
       return entry
@@ -124,9 +123,9 @@ export const makeResidents = <C>() => {
 
   return {
     /** The scope a child's process scope is forked from (the tree's children's parallel scope). */
-    scopeFor: (tree: SubagentTree): Effect.Effect<Scope.Scope> => Effect.map(childrenOf(tree), (c) => c.scope),
+    scopeFor: (tree: Scope.Scope): Effect.Effect<Scope.Scope> => Effect.map(childrenOf(tree), (c) => c.scope),
     /** Keeps `resident` warm for `keepAlive`, in `tree`. */
-    park: (tree: SubagentTree, handle: string, resident: Resident<C>, keepAlive: Duration.Input): Effect.Effect<void> =>
+    park: (tree: Scope.Scope, handle: string, resident: Resident<C>, keepAlive: Duration.Input): Effect.Effect<void> =>
       Effect.gen(function*() {
         const children = yield* childrenOf(tree)
         const idle = idleOf(resident)
@@ -156,7 +155,7 @@ export const makeResidents = <C>() => {
         entry.keeper = yield* Effect.forkIn(expire, children.scope)
       }),
     /** The child parked for `handle`, now owned by the caller (its keep-alive no longer runs). */
-    take: (tree: SubagentTree, handle: string): Effect.Effect<Option.Option<Resident<C>>> =>
+    take: (tree: Scope.Scope, handle: string): Effect.Effect<Option.Option<Resident<C>>> =>
       Effect.gen(function*() {
         const children = yield* childrenOf(tree)
         const entry = children.parked.get(handle)
@@ -166,12 +165,12 @@ export const makeResidents = <C>() => {
         return Option.some(entry.resident)
       }),
     /** Whether a child is parked for `handle`. */
-    has: (tree: SubagentTree, handle: string): boolean => byTree.get(tree)?.parked.has(handle) === true,
+    has: (tree: Scope.Scope, handle: string): boolean => byTree.get(tree)?.parked.has(handle) === true,
     /**
      * Closes a child in the background of `tree` (the run's result does not wait for it); a
      * child that is still starting has no connection yet (`idle` undefined).
      */
-    release: (tree: SubagentTree, close: Effect.Effect<void>, resident?: Resident<C> | undefined): Effect.Effect<void> =>
+    release: (tree: Scope.Scope, close: Effect.Effect<void>, resident?: Resident<C> | undefined): Effect.Effect<void> =>
       Effect.gen(function*() {
         const children = yield* childrenOf(tree)
         const idle = resident === undefined ? undefined : idleOf(resident)

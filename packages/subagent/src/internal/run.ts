@@ -130,10 +130,12 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
     parent: spec.worktree === undefined ? parent : { ...parent, cwd: spec.worktree.lease.cwd },
     model: spec.model,
     store: store === undefined || cap === undefined ? store : cap.gate(store),
-    tree,
+    limits: tree.limits,
+    sessionId: tree.session?.id,
+    lifetime: tree.scope,
     // Past the cap an event is dropped here: the parent holds no more of the child's output.
     onEvent: cap === undefined ? forward : (event: AgentEvent) => (cap.admit(event) ? forward(event) : Effect.void),
-    childContext: tree.childContext,
+    childContext: (child) => tree.childContext(child, tree),
     resolveModel: tree.resolveModel,
     saveContinuation: (data) =>
       tree.descriptors.patch(handle, (d) => ({ ...d, continuation: { provider: provider.name, version, data } })).pipe(

@@ -43,6 +43,7 @@ export const makeFixtureProvider = (options: {
       }
     })
   return {
+    specificationVersion: "v1",
     name: options.name ?? "fixture",
     description: "scripted stand-in for child agents (tests)",
     calls,

@@ -1,7 +1,0 @@
-import { defineProject } from "vitest/config"
-import { patient } from "../../vitest.shared.ts"
-
-export default defineProject({
-  ssr: { resolve: { conditions: ["@dsh/source"] } },
-  test: { ...patient, name: "tool-subagent-control", include: ["test/**/*.test.ts"] }
-})
