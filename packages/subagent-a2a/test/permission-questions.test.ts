@@ -98,7 +98,7 @@ describe("dsh a2a: permission questions for clients that activate the extension"
     Effect.gen(function*() {
       const { url, client, ran } = yield* served
       const card = yield* Effect.promise(() => client.getAgentCard())
-      assert.deepInclude(card.capabilities?.extensions.map((e) => e.uri), PERMISSION_QUESTIONS_EXTENSION)
+      assert.include(card.capabilities?.extensions.map((e) => e.uri) ?? [], PERMISSION_QUESTIONS_EXTENSION)
       // The response names the extension it activated.
       const raw = yield* Effect.promise(() =>
         fetch(url, {
