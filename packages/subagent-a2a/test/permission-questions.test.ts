@@ -1,4 +1,5 @@
 import { HTTP_EXTENSION_HEADER, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
+import { LEGACY_HTTP_EXTENSION_HEADER } from "@a2a-js/sdk/compat/v0_3"
 import { type Client, ClientFactory, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client"
 import { staticCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
@@ -148,6 +149,28 @@ describe("dsh a2a: permission questions for clients that activate the extension"
       assert.strictEqual(done.status?.state, TaskState.TASK_STATE_COMPLETED)
       assert.include(resultText(done), "deploy(prod) needs approval (ask: deploy)")
       assert.deepStrictEqual(ran, [])
+    }).pipe(Effect.scoped), 30_000)
+
+  it.live("a v0.3 client opts in with X-A2A-Extensions: message/send ends input-required, its answer on the task completes it", () =>
+    Effect.gen(function*() {
+      const { url, ran } = yield* served
+      const rpc = (params: unknown) =>
+        Effect.promise(async () => {
+          const res = await fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json", [LEGACY_HTTP_EXTENSION_HEADER]: PERMISSION_QUESTIONS_EXTENSION },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "message/send", params })
+          })
+          assert.strictEqual(res.headers.get(LEGACY_HTTP_EXTENSION_HEADER), PERMISSION_QUESTIONS_EXTENSION)
+          return (await res.json() as { result: { id: string; contextId: string; status: { state: string; message?: { parts: Array<{ text?: string }> } } } }).result
+        })
+      const say = (text: string, at: { taskId?: string; contextId?: string } = {}) => ({ message: { kind: "message", messageId: crypto.randomUUID(), role: "user", parts: [{ kind: "text", text }], ...at } })
+      const asked = yield* rpc(say("ship it"))
+      assert.strictEqual(asked.status.state, "input-required")
+      assert.include(asked.status.message?.parts[0]?.text ?? "", "Permission needed: main wants to use: deploy(prod)")
+      const done = yield* rpc(say("allow", { taskId: asked.id, contextId: asked.contextId }))
+      assert.strictEqual(done.status.state, "completed")
+      assert.deepStrictEqual(ran, ["prod"])
     }).pipe(Effect.scoped), 30_000)
 
   it.live("cancelled while asking: the task ends canceled, the question is denied, and nothing is left waiting", () =>

@@ -89,10 +89,14 @@ export const makeHostExecutor = (options: {
     })
   const ask = (task: LiveTask, taskId: string, contextId: string, question: PermissionQuestion, prefix = "") =>
     status(task.bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, prefix + questionMessage(question), undefined, questionMetadata(question))
-  /** The asker of one task: publishes the question on the task's current bus and waits for the answer. */
+  /**
+   * The asker of one task: publishes the question on the task's current bus and waits for the
+   * answer. A background child asking after its task ended has no one to ask: a denial.
+   */
   const taskAsker = (task: LiveTask, taskId: string, contextId: string): AskerShape => ({
     ask: (question) =>
       Effect.gen(function*() {
+        if (live.get(taskId) !== task) return { allow: false, by: "none", reason: `${question.subject} needs approval (${question.reason}) and the A2A task that could be asked has ended` }
         const answer = yield* Deferred.make<PermissionAnswer>()
         task.question = { question, answer }
         ask(task, taskId, contextId, question)
