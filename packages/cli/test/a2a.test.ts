@@ -1,5 +1,6 @@
-import { type Message, Role } from "@a2a-js/sdk"
-import { ClientFactory } from "@a2a-js/sdk/client"
+import { type Message, Role, TaskState } from "@a2a-js/sdk"
+import { ClientFactory, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client"
+import { PERMISSION_QUESTIONS_EXTENSION } from "@dsh/subagent-a2a/serve"
 import { serveEchoAgent } from "@dsh/subagent-a2a/testing"
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
@@ -38,10 +39,10 @@ const parentScript = () => {
   return file
 }
 
-const userMessage = (text: string, contextId = ""): Message => ({
+const userMessage = (text: string, contextId = "", taskId = ""): Message => ({
   messageId: crypto.randomUUID(),
   contextId,
-  taskId: "",
+  taskId,
   role: Role.ROLE_USER,
   parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
   metadata: undefined,
@@ -188,8 +189,27 @@ describe("dsh with A2A agents", { timeout: 90_000 }, () => {
     expect("id" in r).toBe(true)
     if (!("id" in r)) return
     const text = r.artifacts.flatMap((a) => a.parts).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
-    expect(text).toContain("Parent got: Error: permission denied: subagent(coder) needs approval (mode: default) and an A2A client cannot be asked.")
+    expect(text).toContain(`Parent got: Error: permission denied: subagent(coder) needs approval (mode: default) and this A2A client cannot be asked (it did not activate the extension ${PERMISSION_QUESTIONS_EXTENSION}).`)
     expect(text).toContain("--allow 'subagent(coder)'")
+  })
+
+  it("dsh a2a asks a client that activates the permission-questions extension: input-required, then allow runs the delegation", async () => {
+    const home = makeHome()
+    const { url } = await serveDsh(home, {}, `scripted:${parentScript()}`)
+    const client = await new ClientFactory().createFromUrl(url)
+    expect(client.protocolVersion).toBe("1.0")
+    const optIn = { serviceParameters: ServiceParameters.create(withA2AExtensions(PERMISSION_QUESTIONS_EXTENSION)) }
+    const asked = await client.sendMessage({ tenant: "", message: userMessage("delegate coder fix the bug"), configuration: undefined, metadata: undefined }, optIn)
+    if (!("id" in asked) || "messageId" in asked) throw new Error("expected a task")
+    expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const question = asked.status?.message?.parts[0]?.content
+    expect(question?.$case === "text" ? question.value : "").toContain("Permission needed: main wants to use: subagent(coder) (subagent(coder), mode: default)")
+    const done = await client.sendMessage({ tenant: "", message: userMessage("allow", asked.contextId, asked.id), configuration: undefined, metadata: undefined }, optIn)
+    if (!("id" in done) || "messageId" in done) throw new Error("expected a task")
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const text = done.artifacts.flatMap((a) => a.parts).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("")
+    expect(text).toContain("Parent got: ")
+    expect(text).not.toContain("permission denied")
   })
 
   it("dsh a2a restarted continues a contextId in the same session", async () => {

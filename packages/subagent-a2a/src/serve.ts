@@ -9,6 +9,9 @@ import { AgentHost, HostError } from "@dsh/agent"
 import { Effect, FiberSet, type Scope } from "effect"
 import { makeHostExecutor } from "./serve/HostExecutor.ts"
 import { listenA2a } from "./serve/HttpEndpoint.ts"
+import { permissionQuestionsExtension } from "./serve/PermissionQuestions.ts"
+
+export { PERMISSION_QUESTIONS_EXTENSION } from "./serve/PermissionQuestions.ts"
 
 export interface ServeA2aOptions {
   readonly host: string
@@ -35,7 +38,7 @@ export const dshAgentCard = (url: string, options: ServeA2aOptions): AgentCard =
   supportedInterfaces: duplicateInterfacesForLegacy([{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }], ["JSONRPC"]),
   provider: undefined,
   version: options.version ?? "0.0.0",
-  capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+  capabilities: { streaming: true, pushNotifications: false, extensions: [permissionQuestionsExtension] },
   securitySchemes: options.token === undefined ? {} : { bearer: { scheme: { $case: "httpAuthSecurityScheme", value: { description: "", scheme: "Bearer", bearerFormat: "" } } } },
   securityRequirements: options.token === undefined ? [] : [{ schemes: { bearer: { list: [] } } }],
   defaultInputModes: ["text/plain"],

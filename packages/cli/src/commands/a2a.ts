@@ -1,7 +1,7 @@
 import { AgentHost, isDelegable, resolveAgents } from "@dsh/agent"
 import { agentSearch } from "@dsh/harness"
 import { VERSION } from "@dsh/core"
-import { serveA2a } from "@dsh/subagent-a2a/serve"
+import { PERMISSION_QUESTIONS_EXTENSION, serveA2a } from "@dsh/subagent-a2a/serve"
 import { Asker, nobodyAsker } from "@dsh/tools"
 import { Effect } from "effect"
 import { join, resolve } from "node:path"
@@ -68,8 +68,9 @@ export const parseA2aArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
  * `dsh a2a --listen HOST:PORT`: serves the main agent (with its subagents) as an A2A agent
  * until SIGTERM or Ctrl-C; prints `dsh a2a listening on <url>` when it is ready. Each A2A
  * `contextId` is one dsh session, recorded under `$DSH_HOME/a2a/contexts`. `[a2a.serve]
- * token_env` names the variable holding a bearer token that every request must carry. No one
- * can be asked: a permission `ask` is a denial naming the rule.
+ * token_env` names the variable holding a bearer token that every request must carry. A client
+ * that activates the permission-questions extension is asked on its task (`input-required`); for
+ * any other, a permission `ask` is a denial naming the rule and the extension.
  */
 export const executeA2a = (input: A2aInput, ctx: CliContext) =>
   Effect.gen(function*() {
@@ -100,6 +101,6 @@ export const executeA2a = (input: A2aInput, ctx: CliContext) =>
       yield* writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
       yield* ctx.interrupted
     })).pipe(
-      Effect.provideService(Asker, nobodyAsker({ hint: cliAllowHint, why: "an A2A client cannot be asked" }))
+      Effect.provideService(Asker, nobodyAsker({ hint: cliAllowHint, why: `this A2A client cannot be asked (it did not activate the extension ${PERMISSION_QUESTIONS_EXTENSION})` }))
     )
   })

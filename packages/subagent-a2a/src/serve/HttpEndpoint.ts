@@ -1,5 +1,6 @@
-import { A2A_VERSION_HEADER, type AgentCard, formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk"
+import { A2A_VERSION_HEADER, type AgentCard, Extensions, formatSSEErrorEvent, formatSSEEvent, HTTP_EXTENSION_HEADER, SSE_HEADERS } from "@a2a-js/sdk"
 import { type A2ARequestHandler, JsonRpcTransportHandler, ServerCallContext, UnauthenticatedUser } from "@a2a-js/sdk/server"
+import { LEGACY_HTTP_EXTENSION_HEADER } from "@a2a-js/sdk/compat/v0_3"
 import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server"
 import { timingSafeEqual } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
@@ -23,6 +24,16 @@ const readBody = (req: IncomingMessage): Promise<string> =>
     req.on("end", () => ok(Buffer.concat(chunks).toString("utf8")))
     req.on("error", fail)
   })
+
+/** The extensions a request activates: those it asks for (`A2A-Extensions`, or v0.3's `X-A2A-Extensions`) that the card offers. */
+const activatedExtensions = (req: IncomingMessage, offered: ReadonlyArray<string>): Extensions => {
+  const header = (name: string) => {
+    const v = req.headers[name.toLowerCase()]
+    return Array.isArray(v) ? v.join(",") : v
+  }
+  const asked = [...Extensions.parseServiceParameter(header(HTTP_EXTENSION_HEADER)), ...Extensions.parseServiceParameter(header(LEGACY_HTTP_EXTENSION_HEADER))]
+  return offered.filter((uri) => asked.includes(uri))
+}
 
 const sendJson = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { "content-type": "application/json", ...headers })
@@ -82,7 +93,11 @@ export const listenA2a = async (options: {
     }
     const method = typeof body === "object" && body !== null && "method" in body ? (body as { method: unknown }).method : undefined
     const legacy = isLegacyRequest(requested, method)
-    const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: requested ?? (legacy ? "0.3" : "1.0") })
+    const activated = activatedExtensions(req, (card?.capabilities?.extensions ?? []).map((e) => e.uri))
+    const context = new ServerCallContext({ user: new UnauthenticatedUser(), requestedVersion: requested ?? (legacy ? "0.3" : "1.0"), requestedExtensions: activated })
+    for (const uri of activated) context.addActivatedExtension(uri)
+    // The response names the extensions this request activated, as the spec asks.
+    if (activated.length > 0) res.setHeader(legacy ? LEGACY_HTTP_EXTENSION_HEADER : HTTP_EXTENSION_HEADER, Extensions.toServiceParameter(activated))
     const id = typeof body === "object" && body !== null && "id" in body ? (body as { id: unknown }).id : null
     const mapError = legacy ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError : JsonRpcTransportHandler.mapToJSONRPCError
     let answer: unknown

@@ -15,7 +15,12 @@ export const legacyAgentCard = (card: AgentCard, url: string, bearer: boolean): 
   url,
   preferredTransport: "JSONRPC",
   additionalInterfaces: [{ url, transport: "JSONRPC" }],
-  capabilities: { streaming: card.capabilities?.streaming === true, pushNotifications: false, stateTransitionHistory: false },
+  capabilities: {
+    streaming: card.capabilities?.streaming === true,
+    pushNotifications: false,
+    stateTransitionHistory: false,
+    extensions: (card.capabilities?.extensions ?? []).map((e) => ({ uri: e.uri, description: e.description, required: e.required }))
+  },
   defaultInputModes: [...card.defaultInputModes],
   defaultOutputModes: [...card.defaultOutputModes],
   skills: card.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, tags: [...s.tags] })),
