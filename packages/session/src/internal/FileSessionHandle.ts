@@ -4,13 +4,12 @@
  * `archive/<child>.wire.jsonl.gz`.
  */
 import { existsSync } from "node:fs"
-import { stat } from "node:fs/promises"
 import { join } from "node:path"
 import { Clock, Effect, Schedule, type Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { ArchivedChild, ChildStore, SessionHandle, SessionOwner, SessionState } from "../SessionStore.ts"
 import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
-import { ensureDir, io, isTempFile, listDir, readTextIfExists, treeBytes, writeFileAtomic } from "./fs.ts"
+import { ensureDir, ensureDirSync, fileIdentitySync, io, ioSync, isTempFile, listDir, readTextIfExists, readTextIfExistsSync, treeBytes, writeFileAtomic, writeFileAtomicSync } from "./fs.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
 import { checkId, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
@@ -40,8 +39,11 @@ const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
     })
   )
 
+/** Strict: temp file and directory fsynced (off the loop). Group: synchronous, no fsync (see `ioSync`). */
 const writeJson = (path: string, value: unknown, strict: boolean): Effect.Effect<void, SessionError> =>
-  io("write", path, () => writeFileAtomic(path, encodeJson(value), strict))
+  strict
+    ? io("write", path, () => writeFileAtomic(path, encodeJson(value), true))
+    : ioSync("write", path, () => writeFileAtomicSync(path, encodeJson(value)))
 
 /** A child's store, with its transcript's archive operations (for the handle). */
 interface FileChildStore extends ChildStore {
@@ -50,7 +52,7 @@ interface FileChildStore extends ChildStore {
 
 const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, strict: boolean): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
-    yield* io("create", dir, () => ensureDir(dir, strict))
+    yield* strict ? io("create", dir, () => ensureDir(dir, true)) : ioSync("create", dir, () => ensureDirSync(dir))
     const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict)
     const metaPath = join(dir, "meta.json")
     return {
@@ -87,16 +89,14 @@ export const makeFileSessionHandle = (
     // or one of two concurrent updates would be lost.
     const stateLockPath = join(dir, "state.lock")
     const takeStateLock = Effect.gen(function*() {
-      const outcome = yield* io("lock", stateLockPath, () => tryAcquire(stateLockPath, new Date())).pipe(
+      const outcome = yield* ioSync("lock", stateLockPath, () => tryAcquire(stateLockPath, new Date())).pipe(
         Effect.repeat({ schedule: Schedule.spaced("5 millis"), while: (o) => o._tag !== "Acquired", times: 2000 })
       )
       if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
       return outcome.owner
     })
     // The file's identity after each atomic rename: inode, birth, size and modification time.
-    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
-      Effect.map((s) => `${s.ino}:${s.birthtimeNs}:${s.size}:${s.mtimeNs}`)
-    )
+    const probe = ioSync("stat", statePath, () => fileIdentitySync(statePath))
     // The state as last read or written here, under the file's identity then: while the file is
     // the same, it is not read and decoded again (a session with hundreds of children has a state
     // of hundreds of KiB). Kept as a frozen snapshot, so no reader can change the cached copy.
@@ -104,7 +104,9 @@ export const makeFileSessionHandle = (
     const readState: Effect.Effect<SessionState, SessionError> = Effect.gen(function*() {
       const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
       if (key !== undefined && cached?.key === key) return cached.state
-      const state = snapshot(yield* readStateFile(dir, id))
+      const text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
+      if (text === undefined) return yield* notFound(id)
+      const state = snapshot(yield* parseState(text, id, statePath))
       // Stat before the read: a file replaced in between is cached under the older identity, so
       // the next read sees a different one and reads again.
       if (key !== undefined) cached = { key, state }
@@ -124,7 +126,7 @@ export const makeFileSessionHandle = (
             if (key !== undefined) cached = { key, state: next }
             return next
           }),
-        (owner) => io("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
+        (owner) => ioSync("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
       ))
 
     const child = (name: string) =>
@@ -173,7 +175,7 @@ export const makeFileSessionHandle = (
         return held.owner
       }
       const now = new Date(yield* Clock.currentTimeMillis)
-      const outcome = yield* io("lock", lockPath, () => tryAcquire(lockPath, now)).pipe(
+      const outcome = yield* ioSync("lock", lockPath, () => tryAcquire(lockPath, now)).pipe(
         Effect.repeat({ schedule: Schedule.spaced("50 millis"), while: (o) => o._tag === "Contended", times: 100 })
       )
       if (outcome._tag === "Owned") {
@@ -187,7 +189,7 @@ export const makeFileSessionHandle = (
       if (held === undefined || --held.users > 0) return Effect.void
       const owner = held.owner
       held = undefined
-      return io("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
+      return ioSync("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
     }))
     const leaseOwner = (o: LeaseOwner): SessionOwner => ({ pid: o.pid, host: o.host, acquiredAt: o.acquiredAt })
     const acquire = Effect.acquireRelease(takeLease, () => giveLease).pipe(Effect.map(leaseOwner))
@@ -225,7 +227,7 @@ export const makeFileSessionHandle = (
       owner: Effect.suspend(() =>
         held !== undefined
           ? Effect.succeed(leaseOwner(held.owner))
-          : io("read", lockPath, () => readOwner(lockPath)).pipe(Effect.map((o) => (o !== undefined && o.token !== "unreadable" && isAlive(o) ? leaseOwner(o) : undefined)))
+          : ioSync("read", lockPath, () => readOwner(lockPath)).pipe(Effect.map((o) => (o !== undefined && o.token !== "unreadable" && isAlive(o) ? leaseOwner(o) : undefined)))
       ),
       child,
       children: listChildren,
