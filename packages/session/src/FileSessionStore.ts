@@ -22,7 +22,7 @@ import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
-import { ensureDir, ensureDirSync, holdsSessionData, io, ioSync, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir, writeFileAtomic, writeFileAtomicSync, writeFileExclusive } from "./internal/fs.ts"
+import { ensureDir, ensureDirSync, holdsSessionData, io, ioSync, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir, writeFileAtomic, writeFileAtomicGroup, writeFileExclusive } from "./internal/fs.ts"
 import { SessionError } from "./SessionError.ts"
 import { SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
 
@@ -93,7 +93,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
             io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
             io("sync", sessionsDir, () => syncDir(sessionsDir))
           ], { concurrency: 2, discard: true })
-          : ioSync("write", statePath, () => writeFileAtomicSync(statePath, encodeJson(state)))
+          : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state)))
         const handle = yield* makeFileSessionHandle(dir, id, scope, strict)
         return handles.remember(handle)
       })
