@@ -171,13 +171,18 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
         })
 
     /** The transcript's text: the live file, else the archive (a reader never restores). */
-    const content = io("read", path, () => readTextIfExists(path)).pipe(
-      Effect.flatMap((text) =>
-        text !== undefined || archivePath === undefined
-          ? Effect.succeed(text ?? "")
-          : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
+    // A transcript with neither a live file nor an archive (a child about to start) is told
+    // by synchronous checks, without two failing opens through the thread pool.
+    const nothingOnDisk = ioSync("read", path, () => !existsSync(path) && (archivePath === undefined || !existsSync(archivePath)))
+    const content = nothingOnDisk.pipe(Effect.flatMap((none) =>
+      none ? Effect.succeed("") : io("read", path, () => readTextIfExists(path)).pipe(
+        Effect.flatMap((text) =>
+          text !== undefined || archivePath === undefined
+            ? Effect.succeed(text ?? "")
+            : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
+        )
       )
-    )
+    ))
 
     const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(
       writePending(false).pipe(
@@ -191,11 +196,15 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
 
     const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
       lock.withPermit(writePending(false).pipe(
-        Effect.andThen(io("read", path, () => readFromOffset(path, cursor))),
-        Effect.flatMap((bytes) =>
-          bytes !== undefined || archivePath === undefined
-            ? Effect.succeed(bytes ?? Buffer.alloc(0))
-            : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
+        Effect.andThen(nothingOnDisk),
+        Effect.flatMap((none) =>
+          none ? Effect.succeed(Buffer.alloc(0)) : io("read", path, () => readFromOffset(path, cursor)).pipe(
+            Effect.flatMap((bytes) =>
+              bytes !== undefined || archivePath === undefined
+                ? Effect.succeed(bytes ?? Buffer.alloc(0))
+                : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
+            )
+          )
         )
       )).pipe(Effect.map((bytes): ReadFromResult => {
         // Whole lines only: a line still being written is read next time.
