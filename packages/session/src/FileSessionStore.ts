@@ -93,7 +93,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
             io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
             io("sync", sessionsDir, () => syncDir(sessionsDir))
           ], { concurrency: 2, discard: true })
-          : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state)))
+          : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state), true))
         const handle = yield* makeFileSessionHandle(dir, id, scope, strict)
         return handles.remember(handle)
       })

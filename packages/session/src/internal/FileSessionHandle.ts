@@ -199,7 +199,9 @@ export const makeFileSessionHandle = (
         Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record, strict))
       )
 
-    const readTasks = io("list", tasksDir, () => listDir(tasksDir)).pipe(
+    // Most sessions never run a background child: no tasks directory, told without the pool.
+    const readTasks = ioSync("list", tasksDir, () => existsSync(tasksDir)).pipe(
+      Effect.flatMap((present) => present ? io("list", tasksDir, () => listDir(tasksDir)) : Effect.succeed([])),
       Effect.map((entries) =>
         entries.filter((e) => e.isFile() && e.name.endsWith(".json") && !isTempFile(e.name)).map((e) => e.name).sort()
       ),

@@ -4,7 +4,7 @@
  * rejection into a typed `SessionError` with reason `Io`.
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, type Dirent, fdatasync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { closeSync, type Dirent, fdatasync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { type FileHandle, link, lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
@@ -190,9 +190,10 @@ export const writeFileAtomic = async (path: string, data: string, durable = true
  * write to the page cache, see `ioSync`), the rename goes through the thread pool. A rename over
  * an existing file makes ext4 (auto_da_alloc) start writing the new file's blocks out, which under
  * disk load blocks for milliseconds: a profile of 100 parallel children with it on the event loop
- * had a third of all CPU time in `rename`.
+ * had a third of all CPU time in `rename`. With `fresh` (the target cannot exist), the rename
+ * is synchronous too.
  */
-export const writeFileAtomicGroup = async (path: string, data: string): Promise<void> => {
+export const writeFileAtomicGroup = async (path: string, data: string, fresh = false): Promise<void> => {
   const temp = tempBeside(path)
   try {
     const fd = openSync(temp, "wx", PRIVATE_FILE)
@@ -203,7 +204,9 @@ export const writeFileAtomicGroup = async (path: string, data: string): Promise<
     } finally {
       closeSync(fd)
     }
-    await rename(temp, path)
+    // A file that cannot exist yet (a new session's state) has nothing to flush: renamed here.
+    if (fresh) renameSync(temp, path)
+    else await rename(temp, path)
   } catch (cause) {
     try {
       unlinkSync(temp)
