@@ -22,7 +22,7 @@ import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
-import { ensureDir, holdsSessionData, io, listDir, makeDirIfAbsent, syncDir, writeFileAtomic, writeFileExclusive } from "./internal/fs.ts"
+import { ensureDir, ensureDirSync, holdsSessionData, io, ioSync, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir, writeFileAtomic, writeFileAtomicGroup, writeFileExclusive } from "./internal/fs.ts"
 import { SessionError } from "./SessionError.ts"
 import { SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
 
@@ -79,8 +79,9 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
         yield* checkId("session id", id)
         const dir = dirOf(id)
-        yield* io("create", sessionsDir, () => ensureDir(sessionsDir, strict))
-        const made = yield* io("create", dir, () => makeDirIfAbsent(dir))
+        // Group: synchronous calls, no thread-pool round trips (see `ioSync`).
+        yield* strict ? io("create", sessionsDir, () => ensureDir(sessionsDir, true)) : ioSync("create", sessionsDir, () => ensureDirSync(sessionsDir))
+        const made = yield* strict ? io("create", dir, () => makeDirIfAbsent(dir)) : ioSync("create", dir, () => makeDirIfAbsentSync(dir))
         if (!made) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
         const state = initialState(id, init, yield* nowIso)
         const statePath = join(dir, "state.json")
@@ -92,7 +93,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
             io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
             io("sync", sessionsDir, () => syncDir(sessionsDir))
           ], { concurrency: 2, discard: true })
-          : io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state), false))
+          : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state), true))
         const handle = yield* makeFileSessionHandle(dir, id, scope, strict)
         return handles.remember(handle)
       })

@@ -207,6 +207,30 @@ describe("FileSessionStore on disk", () => {
     }))
 })
 
+describe("FileSessionStore state updates committed together", () => {
+  it.effect("concurrent updates each return the state after their own change, and one that throws fails alone", () =>
+    Effect.gen(function*() {
+      const { home, start } = yield* fixture
+      const handle = yield* (yield* start).create({ ...init, id: "batched" })
+      const counterOf = (s: object) => ((s as { counter?: number }).counter ?? 0)
+      const outcomes = yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => i),
+        (i) =>
+          handle.updateState((s) => {
+            if (i === 7) throw new Error("bad update")
+            return { ...s, counter: counterOf(s) + 1 }
+          }).pipe(Effect.map(counterOf), Effect.exit),
+        { concurrency: "unbounded" }
+      )
+      const counters = outcomes.filter((o) => o._tag === "Success").map((o) => o.value)
+      assert.strictEqual(outcomes.filter((o) => o._tag === "Failure").length, 1, "only the throwing update fails")
+      assert.deepStrictEqual([...counters].sort((a, b) => a - b), Array.from({ length: 49 }, (_, i) => i + 1), "each caller sees its own increment")
+      const onDisk = JSON.parse(yield* readText(join(home, "sessions", "batched", "state.json")))
+      assert.strictEqual(onDisk.counter, 49, "every other update reached state.json before updateState returned")
+      assert.isFalse(existsSync(join(home, "sessions", "batched", "state.lock")), "state.lock is released")
+    }))
+})
+
 describe("FileSessionStore state updates across processes", () => {
   it.live("updates from several processes at once are all kept (none overwrites another's)", () =>
     Effect.gen(function*() {

@@ -122,7 +122,7 @@ const traceOne = (): string => {
   const probe = spawnSync("strace", ["-V"], { encoding: "utf8" })
   if (probe.error !== undefined || probe.status !== 0) return "strace missing"
   const log = join(mkdtempSync(join(tmpdir(), "dsh-bench-strace-")), "log")
-  const r = spawnSync("strace", ["-f", "-qq", "-o", log, "-e", "trace=fsync,fdatasync,openat,access,faccessat,faccessat2,rename,link,linkat", process.execPath, "--conditions=@dsh/source", import.meta.filename, "--traced"], { encoding: "utf8" })
+  const r = spawnSync("strace", ["-f", "-qq", "-o", log, "-e", "trace=fsync,fdatasync,openat,access,faccessat,faccessat2,rename,link,linkat,unlink,mkdir,statx,newfstatat", process.execPath, "--conditions=@dsh/source", import.meta.filename, "--traced"], { encoding: "utf8" })
   if (r.status !== 0) return `strace failed (${r.status}): ${r.stderr.slice(-300)}`
   const lines = readFileSync(log, "utf8").split("\n")
   const from = lines.findIndex((l) => l.includes("dsh-bench-mark-start"))
@@ -131,8 +131,12 @@ const traceOne = (): string => {
   const syncs = span.filter((l) => /\b(fsync|fdatasync)\(/.test(l) && !l.includes("<unfinished") || /<\.\.\. (fsync|fdatasync) resumed>/.test(l)).length
   const created = new Set(span.filter((l) => /openat\(.*O_CREAT/.test(l) && !/= -1/.test(l)).map((l) => /"([^"]+)"/.exec(l)?.[1] ?? ""))
   const renamed = span.filter((l) => /\b(rename|link|linkat)\(/.test(l) && !/= -1/.test(l)).length
+  // File calls made on libuv's thread pool (any thread but the main one, whose pid starts the
+  // log): each is a round trip through the event loop, what the file store's overhead was.
+  const main = lines[0]?.split(" ")[0]
+  const offLoop = span.filter((l) => !l.startsWith(`${main} `) && !l.includes("resumed>") && /^\d+ +[a-z]/.test(l)).length
   rmSync(log, { force: true })
-  return JSON.stringify({ fsyncs: syncs, filesCreated: created.size, renamesOrLinks: renamed })
+  return JSON.stringify({ fsyncs: syncs, filesCreated: created.size, renamesOrLinks: renamed, threadPoolFileCalls: offLoop })
 }
 
 // --- measure ----------------------------------------------------------------------------------

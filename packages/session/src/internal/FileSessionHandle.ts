@@ -4,13 +4,12 @@
  * `archive/<child>.wire.jsonl.gz`.
  */
 import { existsSync } from "node:fs"
-import { stat } from "node:fs/promises"
 import { join } from "node:path"
-import { Clock, Effect, Schedule, type Scope, Semaphore } from "effect"
+import { Clock, Effect, Exit, Schedule, type Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { ArchivedChild, ChildStore, SessionHandle, SessionOwner, SessionState } from "../SessionStore.ts"
 import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
-import { ensureDir, io, isTempFile, listDir, readTextIfExists, treeBytes, writeFileAtomic } from "./fs.ts"
+import { ensureDir, ensureDirSync, fileIdentitySync, io, ioSync, isTempFile, listDir, readTextIfExists, readTextIfExistsSync, treeBytes, writeFileAtomic, writeFileAtomicGroup } from "./fs.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
 import { checkId, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
@@ -40,8 +39,11 @@ const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
     })
   )
 
+/** Strict: temp file and directory fsynced. Group: no fsync, one thread-pool call (see `writeFileAtomicGroup`). */
 const writeJson = (path: string, value: unknown, strict: boolean): Effect.Effect<void, SessionError> =>
-  io("write", path, () => writeFileAtomic(path, encodeJson(value), strict))
+  strict
+    ? io("write", path, () => writeFileAtomic(path, encodeJson(value), true))
+    : io("write", path, () => writeFileAtomicGroup(path, encodeJson(value)))
 
 /** A child's store, with its transcript's archive operations (for the handle). */
 interface FileChildStore extends ChildStore {
@@ -50,7 +52,7 @@ interface FileChildStore extends ChildStore {
 
 const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, strict: boolean): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
-    yield* io("create", dir, () => ensureDir(dir, strict))
+    yield* strict ? io("create", dir, () => ensureDir(dir, true)) : ioSync("create", dir, () => ensureDirSync(dir))
     const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict)
     const metaPath = join(dir, "meta.json")
     return {
@@ -87,16 +89,14 @@ export const makeFileSessionHandle = (
     // or one of two concurrent updates would be lost.
     const stateLockPath = join(dir, "state.lock")
     const takeStateLock = Effect.gen(function*() {
-      const outcome = yield* io("lock", stateLockPath, () => tryAcquire(stateLockPath, new Date())).pipe(
+      const outcome = yield* ioSync("lock", stateLockPath, () => tryAcquire(stateLockPath, new Date())).pipe(
         Effect.repeat({ schedule: Schedule.spaced("5 millis"), while: (o) => o._tag !== "Acquired", times: 2000 })
       )
       if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
       return outcome.owner
     })
     // The file's identity after each atomic rename: inode, birth, size and modification time.
-    const probe = io("stat", statePath, () => stat(statePath, { bigint: true })).pipe(
-      Effect.map((s) => `${s.ino}:${s.birthtimeNs}:${s.size}:${s.mtimeNs}`)
-    )
+    const probe = ioSync("stat", statePath, () => fileIdentitySync(statePath))
     // The state as last read or written here, under the file's identity then: while the file is
     // the same, it is not read and decoded again (a session with hundreds of children has a state
     // of hundreds of KiB). Kept as a frozen snapshot, so no reader can change the cached copy.
@@ -104,28 +104,78 @@ export const makeFileSessionHandle = (
     const readState: Effect.Effect<SessionState, SessionError> = Effect.gen(function*() {
       const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
       if (key !== undefined && cached?.key === key) return cached.state
-      const state = snapshot(yield* readStateFile(dir, id))
+      const text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
+      if (text === undefined) return yield* notFound(id)
+      const state = snapshot(yield* parseState(text, id, statePath))
       // Stat before the read: a file replaced in between is cached under the older identity, so
       // the next read sees a different one and reads again.
       if (key !== undefined) cached = { key, state }
       return state
     })
-    const updateState = (f: (state: SessionState) => SessionState) =>
-      stateLock.withPermit(Effect.acquireUseRelease(
-        takeStateLock,
-        () =>
-          Effect.gen(function*() {
-            const current = yield* readState
-            const next: SessionState = snapshot({ ...f(current), updatedAt: yield* nowIso })
+    // Group commit of state updates: an update queues its function, and whoever holds
+    // `stateLock` next applies every queued function in call order to one read of the state and
+    // writes the result once (one `state.lock`, one encode, one rename for all of them). Each
+    // caller still gets the state after its own function, on disk before it returns. With 100
+    // children in one turn their ~400 updates were 400 full rewrites of a growing state.json.
+    interface Queued {
+      readonly f: (state: SessionState) => SessionState
+      taken: boolean
+      result: Exit.Exit<SessionState, SessionError> | undefined
+    }
+    let queued: Array<Queued> = []
+    const unlock = (owner: LeaseOwner) =>
+      ioSync("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
+    const commit = (batch: ReadonlyArray<Queued>): Effect.Effect<void> =>
+      Effect.acquireUseRelease(takeStateLock, () =>
+        Effect.gen(function*() {
+          const current = yield* readState
+          const updatedAt = yield* nowIso
+          const states: Array<Exit.Exit<SessionState, SessionError>> = []
+          let next = current
+          for (const q of batch) {
+            try {
+              next = snapshot({ ...q.f(next), updatedAt })
+              states.push(Exit.succeed(next))
+            } catch (defect) {
+              // A function that throws is that caller's defect; the others still commit.
+              states.push(Exit.die(defect))
+            }
+          }
+          if (next !== current) {
             cached = undefined
             yield* writeJson(statePath, next, strict)
             // Under `state.lock`, so no other writer replaced the file since our rename.
             const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
             if (key !== undefined) cached = { key, state: next }
-            return next
-          }),
-        (owner) => io("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
-      ))
+          }
+          return states
+        }), unlock).pipe(
+        Effect.exit,
+        Effect.map((exit) => {
+          batch.forEach((q, i) => {
+            q.result = Exit.isSuccess(exit) ? (exit.value[i] ?? Exit.die("state update lost")) : Exit.failCause(exit.cause)
+          })
+        }),
+        // Other callers' updates ride on this one: once taken, the batch is committed.
+        Effect.uninterruptible
+      )
+    const updateState = (f: (state: SessionState) => SessionState): Effect.Effect<SessionState, SessionError> =>
+      Effect.suspend(() => {
+        const entry: Queued = { f, taken: false, result: undefined }
+        queued.push(entry)
+        return stateLock.withPermit(Effect.suspend(() => {
+          if (entry.result !== undefined) return entry.result
+          const batch = queued
+          queued = []
+          for (const q of batch) q.taken = true
+          return commit(batch).pipe(Effect.andThen(Effect.suspend(() => entry.result ?? Effect.die("state update not committed"))))
+        })).pipe(Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            // Interrupted before any holder took it: it never happens.
+            if (!entry.taken) queued = queued.filter((q) => q !== entry)
+          })
+        ))
+      })
 
     const child = (name: string) =>
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
@@ -149,7 +199,9 @@ export const makeFileSessionHandle = (
         Effect.andThen(writeJson(join(tasksDir, `${runId}.json`), record, strict))
       )
 
-    const readTasks = io("list", tasksDir, () => listDir(tasksDir)).pipe(
+    // Most sessions never run a background child: no tasks directory, told without the pool.
+    const readTasks = ioSync("list", tasksDir, () => existsSync(tasksDir)).pipe(
+      Effect.flatMap((present) => present ? io("list", tasksDir, () => listDir(tasksDir)) : Effect.succeed([])),
       Effect.map((entries) =>
         entries.filter((e) => e.isFile() && e.name.endsWith(".json") && !isTempFile(e.name)).map((e) => e.name).sort()
       ),
@@ -173,7 +225,7 @@ export const makeFileSessionHandle = (
         return held.owner
       }
       const now = new Date(yield* Clock.currentTimeMillis)
-      const outcome = yield* io("lock", lockPath, () => tryAcquire(lockPath, now)).pipe(
+      const outcome = yield* ioSync("lock", lockPath, () => tryAcquire(lockPath, now)).pipe(
         Effect.repeat({ schedule: Schedule.spaced("50 millis"), while: (o) => o._tag === "Contended", times: 100 })
       )
       if (outcome._tag === "Owned") {
@@ -187,7 +239,7 @@ export const makeFileSessionHandle = (
       if (held === undefined || --held.users > 0) return Effect.void
       const owner = held.owner
       held = undefined
-      return io("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
+      return ioSync("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
     }))
     const leaseOwner = (o: LeaseOwner): SessionOwner => ({ pid: o.pid, host: o.host, acquiredAt: o.acquiredAt })
     const acquire = Effect.acquireRelease(takeLease, () => giveLease).pipe(Effect.map(leaseOwner))
@@ -225,7 +277,7 @@ export const makeFileSessionHandle = (
       owner: Effect.suspend(() =>
         held !== undefined
           ? Effect.succeed(leaseOwner(held.owner))
-          : io("read", lockPath, () => readOwner(lockPath)).pipe(Effect.map((o) => (o !== undefined && o.token !== "unreadable" && isAlive(o) ? leaseOwner(o) : undefined)))
+          : ioSync("read", lockPath, () => readOwner(lockPath)).pipe(Effect.map((o) => (o !== undefined && o.token !== "unreadable" && isAlive(o) ? leaseOwner(o) : undefined)))
       ),
       child,
       children: listChildren,

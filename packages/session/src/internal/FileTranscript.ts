@@ -7,13 +7,14 @@
  * A child's transcript may be archived (`archive/<child>.wire.jsonl.gz`): it is then read from
  * the archive, and the first append restores it, so an archived child is continued like any other.
  */
+import { existsSync } from "node:fs"
 import { dirname } from "node:path"
 import { type AgentEvent, isEphemeral } from "@dsh/core"
 import { Effect, Scope, Semaphore } from "effect"
 import type { SessionError } from "../SessionError.ts"
 import type { ReadFromResult, ReadResult, Transcript } from "../SessionStore.ts"
 import { type ArchiveResult, archiveTranscript, readArchive, restoreTranscript } from "./archive.ts"
-import { ensureDir, io, ioError, makeAppender, readFromOffset, readTail, readTextIfExists } from "./fs.ts"
+import { ensureDir, ensureDirSync, io, ioError, ioSync, makeAppender, readFromOffset, readTail, readTextIfExists } from "./fs.ts"
 import { encodeRecord, parseWire } from "./wire.ts"
 
 /** The file transcript, plus what the session handle needs to archive it without losing a write. */
@@ -34,10 +35,22 @@ interface TailState {
   readonly exists: boolean
 }
 
+const ABSENT: TailState = { lastSeq: 0, needsNewline: false, exists: false }
+
+/**
+ * Where the next `seq` starts, read from the end of the file (the whole file only if needed). A
+ * missing file (every new child's) is told by one synchronous check rather than an open through
+ * the thread pool (see `ioSync`).
+ */
+const scanTailOf = (path: string): Effect.Effect<TailState, SessionError> =>
+  ioSync("read", path, () => existsSync(path)).pipe(
+    Effect.flatMap((present) => present ? io("read", path, () => scanTail(path)) : Effect.succeed(ABSENT))
+  )
+
 /** Where the next `seq` starts, read from the end of the file (the whole file only if needed). */
 const scanTail = async (path: string): Promise<TailState> => {
   const tail = await readTail(path, TAIL_BYTES)
-  if (tail === undefined) return { lastSeq: 0, needsNewline: false, exists: false }
+  if (tail === undefined) return ABSENT
   const needsNewline = tail.size > 0 && !tail.text.endsWith("\n")
   let { lastSeq } = parseWire(tail.text, path, !tail.whole)
   if (lastSeq === 0 && !tail.whole) {
@@ -53,7 +66,7 @@ const scanTail = async (path: string): Promise<TailState> => {
  */
 export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath?: string, strict = true): Effect.Effect<FileTranscript, SessionError> =>
   Effect.gen(function*() {
-    const tail = yield* io("read", path, () => scanTail(path))
+    const tail = yield* scanTailOf(path)
     const lock = yield* Semaphore.make(1)
     let appender = makeAppender(path)
     let scopeClosed = false
@@ -76,7 +89,7 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
     let archiveUnchecked = !tail.exists && archivePath !== undefined
 
     /** Takes the live file's state from disk again (after an archive or a restore). Call while holding `lock`. */
-    const rescan = io("read", path, () => scanTail(path)).pipe(Effect.map((t) => {
+    const rescan = scanTailOf(path).pipe(Effect.map((t) => {
       seq = Math.max(seq, t.lastSeq)
       needsNewline = t.needsNewline
       exists = t.exists
@@ -87,6 +100,11 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
     /** Before the first append to a transcript without a live file: restore it if it is archived. */
     const restoreIfArchived: Effect.Effect<boolean, SessionError> = Effect.suspend(() => {
       if (!archiveUnchecked || archivePath === undefined) return Effect.succeed(false)
+      // Most children were never archived: one synchronous check instead of a read that fails.
+      if (!existsSync(archivePath)) {
+        archiveUnchecked = false
+        return Effect.succeed(false)
+      }
       return io("restore", archivePath, () => restoreTranscript(archivePath, path)).pipe(
         Effect.tap((restored) => {
           archiveUnchecked = false
@@ -107,9 +125,11 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
         // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
         const syncEntry = strict && !entrySynced
         pending = ""
-        const makeDir = !exists
-          ? io("create the directory of", path, () => ensureDir(dirname(path), strict))
-          : Effect.void
+        const makeDir = exists
+          ? Effect.void
+          : strict
+          ? io("create the directory of", path, () => ensureDir(dirname(path), true))
+          : ioSync("create the directory of", path, () => ensureDirSync(dirname(path)))
         return makeDir.pipe(
           Effect.andThen(io("append to", path, () => appender.append(chunk, durable, syncEntry))),
           Effect.tapError(() =>
@@ -151,13 +171,18 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
         })
 
     /** The transcript's text: the live file, else the archive (a reader never restores). */
-    const content = io("read", path, () => readTextIfExists(path)).pipe(
-      Effect.flatMap((text) =>
-        text !== undefined || archivePath === undefined
-          ? Effect.succeed(text ?? "")
-          : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
+    // A transcript with neither a live file nor an archive (a child about to start) is told
+    // by synchronous checks, without two failing opens through the thread pool.
+    const nothingOnDisk = ioSync("read", path, () => !existsSync(path) && (archivePath === undefined || !existsSync(archivePath)))
+    const content = nothingOnDisk.pipe(Effect.flatMap((none) =>
+      none ? Effect.succeed("") : io("read", path, () => readTextIfExists(path)).pipe(
+        Effect.flatMap((text) =>
+          text !== undefined || archivePath === undefined
+            ? Effect.succeed(text ?? "")
+            : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
+        )
       )
-    )
+    ))
 
     const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(
       writePending(false).pipe(
@@ -171,11 +196,15 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
 
     const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
       lock.withPermit(writePending(false).pipe(
-        Effect.andThen(io("read", path, () => readFromOffset(path, cursor))),
-        Effect.flatMap((bytes) =>
-          bytes !== undefined || archivePath === undefined
-            ? Effect.succeed(bytes ?? Buffer.alloc(0))
-            : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
+        Effect.andThen(nothingOnDisk),
+        Effect.flatMap((none) =>
+          none ? Effect.succeed(Buffer.alloc(0)) : io("read", path, () => readFromOffset(path, cursor)).pipe(
+            Effect.flatMap((bytes) =>
+              bytes !== undefined || archivePath === undefined
+                ? Effect.succeed(bytes ?? Buffer.alloc(0))
+                : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
+            )
+          )
         )
       )).pipe(Effect.map((bytes): ReadFromResult => {
         // Whole lines only: a line still being written is read next time.

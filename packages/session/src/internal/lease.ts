@@ -5,10 +5,15 @@
  * (Linux: field 22 of `/proc/<pid>/stat`) — is stale and may be taken over. Two takeovers at
  * once are serialized by an O_EXCL guard, `owner.lock.takeover`, which is itself stale after
  * `GUARD_STALE_MS` (its taker died mid-takeover).
+ *
+ * The same module is `state.lock`'s, taken around every state update. Its operations are
+ * synchronous system calls on a few-byte file (a few microseconds each): through the thread pool
+ * each one cost an event-loop round trip instead, which on a loaded machine is a scheduler wake-up
+ * per call (strace of one delegation: about 110 such round trips, most of them here and in the
+ * state write).
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
-import { link, open, readFile, stat, unlink } from "node:fs/promises"
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { errorCode, PRIVATE_FILE } from "./fs.ts"
 
@@ -57,9 +62,9 @@ export const isAlive = (owner: LeaseOwner): boolean => {
 /** Locks are never seen half written (see `createExclusive`): anything unreadable is stale. */
 const UNREADABLE: LeaseOwner = { pid: 0, host: hostname(), acquiredAt: "", token: "unreadable" }
 
-export const readOwner = async (path: string): Promise<LeaseOwner | undefined> => {
+export const readOwner = (path: string): LeaseOwner | undefined => {
   try {
-    const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<LeaseOwner>
+    const parsed = JSON.parse(readFileSync(path, "utf8")) as Partial<LeaseOwner>
     return typeof parsed.pid === "number" && typeof parsed.token === "string" && typeof parsed.host === "string" ? parsed as LeaseOwner : UNREADABLE
   } catch (cause) {
     if (errorCode(cause) === "ENOENT") return undefined
@@ -75,22 +80,30 @@ export const readOwner = async (path: string): Promise<LeaseOwner | undefined> =
  * that a power loss left empty reads as unreadable, hence stale (an fsync here delayed every
  * prompt's start by a disk flush).
  */
-const createExclusive = async (path: string, content: string): Promise<boolean> => {
+const createExclusive = (path: string, content: string): boolean => {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
-  const handle = await open(temp, "wx", PRIVATE_FILE)
+  const fd = openSync(temp, "wx", PRIVATE_FILE)
   try {
-    await handle.writeFile(content, "utf8")
+    writeSync(fd, content)
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
   try {
-    await link(temp, path)
+    linkSync(temp, path)
     return true
   } catch (cause) {
     if (errorCode(cause) === "EEXIST") return false
     throw cause
   } finally {
-    await unlink(temp).catch(() => undefined)
+    unlinkQuietly(temp)
+  }
+}
+
+const unlinkQuietly = (path: string): void => {
+  try {
+    unlinkSync(path)
+  } catch {
+    // already gone
   }
 }
 
@@ -103,7 +116,7 @@ export type AcquireOutcome =
  * One attempt at the lease: created, held by a live process (`Owned`), or a takeover already
  * under way (`Contended`: try again shortly).
  */
-export const tryAcquire = async (path: string, now: Date): Promise<AcquireOutcome> => {
+export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
   const owner: LeaseOwner = {
     pid: process.pid,
     startTime: processStartTime(process.pid),
@@ -112,32 +125,41 @@ export const tryAcquire = async (path: string, now: Date): Promise<AcquireOutcom
     token: randomBytes(8).toString("hex")
   }
   const content = `${JSON.stringify(owner)}\n`
-  if (await createExclusive(path, content)) return { _tag: "Acquired", owner }
-  const current = await readOwner(path)
+  if (createExclusive(path, content)) return { _tag: "Acquired", owner }
+  const current = readOwner(path)
   // Released between our attempt and this read: try again (taking over "nothing" could remove
   // the lock another process creates meanwhile).
   if (current === undefined) return { _tag: "Contended" }
   if (current !== UNREADABLE && isAlive(current)) return { _tag: "Owned", owner: current }
   // Stale: take it over, one taker at a time.
   const guard = `${path}.takeover`
-  if (!(await createExclusive(guard, content))) {
-    const age = await stat(guard).then((s) => now.getTime() - s.mtimeMs, () => 0)
-    if (age > GUARD_STALE_MS) await unlink(guard).catch(() => undefined)
+  if (!createExclusive(guard, content)) {
+    const mtime = statSync(guard, { throwIfNoEntry: false })?.mtimeMs
+    if (mtime !== undefined && now.getTime() - mtime > GUARD_STALE_MS) unlinkQuietly(guard)
     return { _tag: "Contended" }
   }
   try {
     // Still the stale lock we saw (only takers replace a stale lock, one at a time)?
-    const again = await readOwner(path)
+    const again = readOwner(path)
     if (again === undefined || again.token !== current.token) return { _tag: "Contended" }
-    await unlink(path).catch((cause) => (errorCode(cause) === "ENOENT" ? undefined : Promise.reject(cause)))
-    return (await createExclusive(path, content)) ? { _tag: "Acquired", owner } : { _tag: "Contended" }
+    try {
+      unlinkSync(path)
+    } catch (cause) {
+      if (errorCode(cause) !== "ENOENT") throw cause
+    }
+    return createExclusive(path, content) ? { _tag: "Acquired", owner } : { _tag: "Contended" }
   } finally {
-    await unlink(guard).catch(() => undefined)
+    unlinkQuietly(guard)
   }
 }
 
 /** Gives the lease up, if it is still this owner's. */
-export const release = async (path: string, owner: LeaseOwner): Promise<void> => {
-  const current = await readOwner(path).catch(() => undefined)
-  if (current?.token === owner.token) await unlink(path).catch(() => undefined)
+export const release = (path: string, owner: LeaseOwner): void => {
+  let current: LeaseOwner | undefined
+  try {
+    current = readOwner(path)
+  } catch {
+    return
+  }
+  if (current?.token === owner.token) unlinkQuietly(path)
 }
