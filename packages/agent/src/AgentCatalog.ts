@@ -41,6 +41,8 @@ export interface FileCatalogOptions extends ResolveAgentsOptions {
   readonly env: Readonly<Record<string, string | undefined>>
   /** The `${skills}` list of `cwd` (names and descriptions of the skills the `Skill` tool loads); none without it. */
   readonly skills?: ((cwd: string) => Effect.Effect<string>) | undefined
+  /** A resolution already made with these options (shared with whoever else needed it): not read again. */
+  readonly resolved?: ResolvedAgents | undefined
 }
 
 /**
@@ -50,7 +52,7 @@ export interface FileCatalogOptions extends ResolveAgentsOptions {
  */
 export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<AgentCatalog & { readonly resolved: ResolvedAgents }, AgentDefinitionError> =>
   Effect.gen(function*() {
-    const resolved = yield* resolveAgents(options)
+    const resolved = options.resolved ?? (yield* resolveAgents(options))
     // The file itself (a Kimi spec brings the subagents it declares at the same scope).
     const explicitPath = options.agentFile === undefined ? undefined : Path.resolve(options.cwd, options.agentFile)
     const explicit = explicitPath === undefined ? undefined : resolved.agents.find((a) => a.scope === "explicit" && a.source === explicitPath)

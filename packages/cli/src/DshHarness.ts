@@ -1,6 +1,6 @@
-import { type CheckedModels, fileAgents, type FileAgentsOptions, Harness, type HarnessOptions } from "@dsh/harness"
+import { type CheckedModels, type FileAgentsOptions, Harness, type HarnessOptions, sharedFileAgents } from "@dsh/harness"
 import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
-import { a2aAgentEntries, makeA2aBackend } from "@dsh/subagent-a2a"
+import { a2aAgentEntries, type A2aAgentFile, makeA2aBackend, withA2aAgentFiles } from "@dsh/subagent-a2a"
 import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend, SpawnProvider } from "@dsh/subagent-inprocess"
@@ -58,14 +58,17 @@ export const skillRoots = (ctx: CliContext): SkillRoots => ({ dshHome: ctx.home,
  * The reference harness's backends: `spawn`, `fork`, `sdk:dsh`, `acp:dsh` and the
  * `[acp.agents.*]` of config.toml (built over the context's `ProcessLauncher`; nothing starts).
  * `sandbox` confines `[acp.agents.*] sandbox = true` agents (listings need none); `cluster` (a
- * provider built by `@dsh/subagent-cluster`'s `makeClusterProvider`) joins them.
+ * provider built by `@dsh/subagent-cluster`'s `makeClusterProvider`) joins them. `remoteFiles`
+ * are the Gemini CLI remote agent files (`kind: remote`) found, `a2a:<name>` types unless
+ * `[a2a.agents.<name>]` has that name.
  */
 export const dshBackends = <R = never>(
   ctx: CliContext,
   config: DshConfig,
   configured: ReadonlyArray<AcpAgentConfig>,
   sandbox?: SandboxShape | undefined,
-  cluster?: Effect.Effect<SubagentProvider, never, R> | undefined
+  cluster?: Effect.Effect<SubagentProvider, never, R> | undefined,
+  remoteFiles: Effect.Effect<ReadonlyArray<A2aAgentFile>> = Effect.succeed([])
 ) => {
   const self = selfCommand()
   const maxDepth = normalizeLimits(config.limits).maxDepth
@@ -105,9 +108,15 @@ export const dshBackends = <R = never>(
     }),
     // `[a2a.agents.*]`: each card is read once here (bounded); an agent whose card cannot be
     // used is no type, and its reason is in the backend's `statuses` (`dsh agents list`).
-    makeA2aBackend({ agents: a2aAgentEntries(config.raw).flatMap((e) => (e.status === "ok" ? [e.agent] : [])), environment: ctx.env }),
+    Effect.flatMap(remoteFiles, (files) => makeA2aBackend({ agents: a2aAgents(config, files).agents, environment: ctx.env })),
     ...(cluster === undefined ? [] : [cluster])
   ])
+}
+
+/** The A2A agents: `[a2a.agents.*]`, then the remote agent files whose name no entry has (those are shadowed). */
+export const a2aAgents = (config: DshConfig, files: ReadonlyArray<A2aAgentFile>) => {
+  const entries = a2aAgentEntries(config.raw)
+  return withA2aAgentFiles(entries.flatMap((e) => (e.status === "ok" ? [e.agent] : [])), files, entries.map((e) => e.name))
 }
 
 /** config.toml as the harness needs it: the settings, the usable `[acp.agents.*]`, the checked model settings. */
@@ -122,7 +131,7 @@ export interface HarnessSettings {
  * for `[acp] keep_alive_seconds`), the built-in tools with Bash's environment from `[bash] env`
  * and Bash in `sandbox`, the permission rules of config, the trusted project and the flags, the
  * default model from config, `DSH_MODEL` or `scripted`, children's model from `[subagents]
- * model` and prices from `[pricing.*]`. With `cluster`, the catalog's delegates run through it
+ * model` and prices from `[pricing.*]`; Gemini CLI remote agent files are `a2a:<name>` types. With `cluster`, the catalog's delegates run through it
  * on the cluster's runners, and children are admitted through the session's state.
  */
 export const dshHarnessOptions = <R = never>(
@@ -137,9 +146,11 @@ export const dshHarnessOptions = <R = never>(
   }
 ): HarnessOptions<never, ProcessLauncher | R> => {
   const bashEnv = Object.fromEntries(config.bashEnv.flatMap((name) => (ctx.env[name] === undefined ? [] : [[name, ctx.env[name]!]])))
+  // Read once for both: the A2A backend needs the remote agent files before the first session.
+  const files = sharedFileAgents(agentFiles(ctx, config), ctx.cwd)
   return {
-    agents: fileAgents(agentFiles(ctx, config)),
-    backends: dshBackends(ctx, config, acpAgents, options.sandbox, options.cluster),
+    agents: files.agents,
+    backends: dshBackends(ctx, config, acpAgents, options.sandbox, options.cluster, files.remoteAgents),
     tools: makeBuiltinToolsWith({ env: bashEnv, sandbox: options.sandbox, skills: skillRoots(ctx) }),
     permissions: cliPermissions(ctx, config, options.flags),
     ...(options.launcher === undefined ? {} : { hooks: cliHooks(ctx, config, options.launcher), agentHooks: cliAgentHooks(options.launcher) }),

@@ -8,8 +8,12 @@ export const A2A_PROVIDER = "a2a"
 export interface A2aAgentConfig {
   /** `echo` becomes the agent type `a2a:echo`. */
   readonly name: string
-  /** The agent's base URL (its card is at `/.well-known/agent-card.json`) or its card's own URL (`….json`). */
+  /** The agent's base URL (its card is at `/.well-known/agent-card.json`) or its card's own URL (`….json`); "" with `cardJson`. */
   readonly url: string
+  /** The card itself (a Gemini CLI file's `agent_card_json`): read instead of fetching one. */
+  readonly cardJson?: string | undefined
+  /** The agent file that declared it (a Gemini CLI `kind: remote` file); default config.toml's entry. */
+  readonly source?: string | undefined
   /** Sent with every request (card included); `${VAR}` is read from `env`, then the environment. */
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** Values for `${VAR}` in `headers`; their own `${VAR}` are read from the environment. */
@@ -43,7 +47,7 @@ export const a2aAgentType = (agent: A2aAgentConfig, card: CardSummary): AgentTyp
     override: false,
     mode: "subagent",
     scope: "runtime",
-    source: `config:a2a.agents.${agent.name}`
+    source: agent.source ?? `config:a2a.agents.${agent.name}`
   }
   return { name, description, provider: A2A_PROVIDER, definition }
 }
@@ -75,6 +79,7 @@ export type A2aAgentEntry =
 /** Checks one agent as a harness gives it (config or library): a reason when it cannot be used. */
 export const checkA2aAgent = (agent: A2aAgentConfig): string | undefined => {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(agent.name)) return "the name must be lower-case letters, digits, - or _"
+  if (agent.cardJson !== undefined && agent.url === "") return checkTimeout(agent)
   let parsed: URL
   try {
     parsed = new URL(agent.url)
@@ -82,6 +87,10 @@ export const checkA2aAgent = (agent: A2aAgentConfig): string | undefined => {
     return `"url" = ${JSON.stringify(agent.url)} is not a URL`
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `"url" must be http or https, not ${parsed.protocol}`
+  return checkTimeout(agent)
+}
+
+const checkTimeout = (agent: A2aAgentConfig): string | undefined => {
   const t = agent.timeoutSeconds
   if (t !== undefined && (!Number.isFinite(t) || t <= 0 || t > 86_400)) return `"timeout_seconds" = ${t} must be a number of seconds above 0, at most 86400`
   return undefined
@@ -119,3 +128,51 @@ export const a2aAgentEntries = (raw: unknown): ReadonlyArray<A2aAgentEntry> => {
 
 /** The library's way to name remote agents (the same fields as config.toml, camel-cased). */
 export const a2aAgents = (agents: ReadonlyArray<A2aAgentConfig>): ReadonlyArray<A2aAgentConfig> => agents
+
+/** A Gemini CLI remote agent file as an agent-file resolution returns it (`@dsh/agent`'s `RemoteAgentSpec`). */
+export interface A2aAgentFile {
+  readonly name: string
+  readonly url?: string | undefined
+  readonly cardJson?: string | undefined
+  readonly description?: string | undefined
+  readonly source: string
+}
+
+/** A file that lost its name to a `[a2a.agents.<name>]` entry (listed as shadowed). */
+export interface ShadowedA2aFile {
+  readonly path: string
+  readonly name: string
+  readonly by: string
+}
+
+/**
+ * The A2A agents of a harness: the configured ones, then each remote agent file whose name no
+ * configured agent (nor an earlier file) has. The config is the user's word, so it wins a name;
+ * a file that loses one is shadowed by that entry.
+ */
+export const withA2aAgentFiles = (
+  configured: ReadonlyArray<A2aAgentConfig>,
+  files: ReadonlyArray<A2aAgentFile>,
+  /** Names declared in config.toml, usable or not: an invalid entry still holds its name. */
+  declared: ReadonlyArray<string> = configured.map((a) => a.name)
+): { readonly agents: ReadonlyArray<A2aAgentConfig>; readonly shadowed: ReadonlyArray<ShadowedA2aFile> } => {
+  const taken = new Map<string, string>(declared.map((n) => [n, `config:a2a.agents.${n}`]))
+  const agents: Array<A2aAgentConfig> = [...configured]
+  const shadowed: Array<ShadowedA2aFile> = []
+  for (const f of files) {
+    const by = taken.get(f.name)
+    if (by !== undefined) {
+      shadowed.push({ path: f.source, name: a2aTypeName(f.name), by })
+      continue
+    }
+    taken.set(f.name, f.source)
+    agents.push({
+      name: f.name,
+      url: f.url ?? "",
+      ...(f.url === undefined && f.cardJson !== undefined ? { cardJson: f.cardJson } : {}),
+      ...(f.description === undefined ? {} : { description: f.description }),
+      source: f.source
+    })
+  }
+  return { agents, shadowed }
+}

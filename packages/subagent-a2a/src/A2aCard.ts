@@ -85,9 +85,11 @@ export const resolveA2aAgent = (
 ): Effect.Effect<ResolvedA2aAgent, A2aChildError> =>
   Effect.gen(function*() {
     const fail = (why: string) => new A2aChildError({ reason: "Card", message: `a2a:${agent.name}: ${why}` })
-    const url = yield* Effect.try({ try: () => cardUrlOf(agent.url), catch: () => fail(`"${agent.url}" is not a URL`) })
+    const inline = agent.cardJson !== undefined && agent.url === ""
+    // An inline card (`agent_card_json`) is named after the file that carries it.
+    const url = inline ? `${agent.source ?? "its agent file"} (agent_card_json)` : yield* Effect.try({ try: () => cardUrlOf(agent.url), catch: () => fail(`"${agent.url}" is not a URL`) })
     const get = boundedFetch(headersOf(agent, options.environment), options.timeoutMs, options.fetch)
-    const text = yield* Effect.tryPromise({
+    const text = inline ? agent.cardJson! : yield* Effect.tryPromise({
       try: async (signal) => {
         // The version header asks a server that speaks both for its v1.0 card (as the SDK's resolver does).
         const response = await get(url, { signal, headers: { accept: "application/json", [A2A_VERSION_HEADER]: A2A_PROTOCOL_VERSION } })

@@ -27,6 +27,8 @@ export interface A2aAgentStatus {
   readonly url: string
   readonly status: "ok" | "invalid"
   readonly reason?: string | undefined
+  /** The agent file that declared it, for an agent from a Gemini CLI `kind: remote` file. */
+  readonly source?: string | undefined
 }
 
 /** The backend, and what became of each agent's card. */
@@ -80,9 +82,12 @@ export const makeA2aBackend = (options: A2aProviderOptions): Effect.Effect<A2aBa
     return {
       provider,
       types: [...byType.values()].map((r) => r.type),
-      statuses: read.map((r) =>
-        "resolved" in r ? { name: r.agent.name, url: r.agent.url, status: "ok" as const } : { name: r.agent.name, url: r.agent.url, status: "invalid" as const, reason: r.reason }
-      )
+      statuses: read.map((r): A2aAgentStatus => {
+        // An inline card has no URL of its own: its JSON-RPC endpoint stands for it.
+        const url = r.agent.url === "" && "resolved" in r ? r.resolved.endpoint : r.agent.url
+        const source = r.agent.source === undefined ? {} : { source: r.agent.source }
+        return "resolved" in r ? { name: r.agent.name, url, status: "ok", ...source } : { name: r.agent.name, url, status: "invalid", reason: r.reason, ...source }
+      })
     }
   })
 

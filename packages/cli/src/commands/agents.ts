@@ -10,7 +10,7 @@ import { onlyOnce, parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { checkDirectory } from "../Directories.ts"
-import { agentFiles, dshBackends } from "../DshHarness.ts"
+import { a2aAgents as a2aAgentsOf, agentFiles, dshBackends } from "../DshHarness.ts"
 import { writeLine } from "../Output.ts"
 import { loadCheckedConfig } from "../Host.ts"
 import { modelRegistryLayer } from "../Runtime.ts"
@@ -47,7 +47,7 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     }
     const agentFile = yield* onlyOnce(values["agent-file"], "--agent-file")
     const { config } = yield* loadCheckedConfig(ctx)
-    const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), {
+    const resolved = yield* resolveAgents(agentSearch({ ...agentFiles(ctx, config), remoteAgents: "a2a" }, {
       cwd,
       agentFile: agentFile === undefined ? undefined : resolve(ctx.cwd, agentFile),
       trustProject: values["trust-project"],
@@ -59,18 +59,25 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     )
     // Each profile checked as `dsh run` would apply it: against its tools, types and models.
     const usable = entries.flatMap((e) => (e.status === "ok" ? [e.agent] : []))
-    const backends = yield* dshBackends(ctx, config, usable)
+    const remoteFiles = resolved.remoteAgents ?? []
+    const backends = yield* dshBackends(ctx, config, usable, undefined, undefined, Effect.succeed(remoteFiles))
     const backendTypes = backends.flatMap((b) => ("types" in b ? b.types.map((t) => t.name) : []))
     // `[a2a.agents.*]` in file order: config faults, then what reading each card said.
     const cards = new Map(backends.flatMap((b) => ("statuses" in b ? (b.statuses as ReadonlyArray<A2aAgentStatus>) : [])).map((s) => [s.name, s]))
     const a2aAgents = a2aAgentEntries(config.raw).map((e): A2aAgentStatus =>
       e.status === "invalid" ? { name: e.name, url: e.url, status: "invalid", reason: `[a2a.agents.${e.name}] ${e.reason}` } : cards.get(e.name) ?? { name: e.name, url: e.url, status: "ok" }
     )
+    // Then the remote agent files (`kind: remote`) taken as A2A agents, each with its `source`;
+    // one whose name config.toml has is shadowed by that entry.
+    const fromFiles = a2aAgentsOf(config, remoteFiles)
+    for (const agent of fromFiles.agents) {
+      if (agent.source !== undefined) a2aAgents.push(cards.get(agent.name) ?? { name: agent.name, url: agent.url, status: "ok", source: agent.source })
+    }
     const listing = yield* Effect.gen(function*() {
       const registry = yield* ModelRegistry
       return yield* agentListing(resolved, { tools: BUILTIN_TOOL_NAMES, backendTypes, canonicalModel: registry.canonical })
     }).pipe(Effect.provide(modelRegistryLayer(config, ctx)))
-    const doc = { ...listing, acpAgents, a2aAgents }
+    const doc = { ...listing, shadowed: [...listing.shadowed, ...fromFiles.shadowed], acpAgents, a2aAgents }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(doc))
     for (const a of doc.agents) {
       yield* writeLine(ctx.stdout, `${a.name.padEnd(20)} ${a.scope.padEnd(8)} ${a.description.split("\n")[0]?.slice(0, 80) ?? ""}`)
@@ -85,8 +92,8 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     for (const a of acpAgents) {
       yield* writeLine(ctx.stdout, `acp:${a.name.padEnd(16)} ${a.status.padEnd(8)} ${a.command}${"reason" in a ? `: ${a.reason}` : ""}`)
     }
-    if (a2aAgents.length > 0) yield* writeLine(ctx.stdout, "A2A agents (config.toml [a2a.agents.*]):")
+    if (a2aAgents.length > 0) yield* writeLine(ctx.stdout, "A2A agents (config.toml [a2a.agents.*], remote agent files):")
     for (const a of a2aAgents) {
-      yield* writeLine(ctx.stdout, `a2a:${a.name.padEnd(16)} ${a.status.padEnd(8)} ${a.url}${a.reason === undefined ? "" : `: ${a.reason}`}`)
+      yield* writeLine(ctx.stdout, `a2a:${a.name.padEnd(16)} ${a.status.padEnd(8)} ${a.url}${a.source === undefined ? "" : ` (${a.source})`}${a.reason === undefined ? "" : `: ${a.reason}`}`)
     }
   })
