@@ -77,12 +77,14 @@ export const makeArchiver = (options: {
       })
 
     // What a sweep looks at: not every child of the session (10,000 children ending one by one
-    // would make that quadratic), only the children whose record changed since the last sweep and
-    // those kept waiting (settled, not archived: until their time comes or their outcome is
-    // delivered). The first sweep looks at everything (children of an earlier process).
+    // would make that quadratic), only the children whose record changed since the last sweep,
+    // those whose outcome is still to be delivered (a poke says when), and, once the earliest of
+    // their times has come, those waiting for their time. The first sweep looks at everything
+    // (children of an earlier process).
     const fresh = new Set<string>()
     descriptors.onChange((handle) => fresh.add(handle))
-    const waiting = new Set<string>()
+    const undelivered = new Set<string>()
+    const timed = new Set<string>()
     let everything = true
     /** The earliest time a waiting child becomes due by time (undefined: none). */
     let nextDue: number | undefined
@@ -99,21 +101,19 @@ export const makeArchiver = (options: {
         looked.push(...descriptors.all())
         fresh.clear()
       } else {
-        for (const h of fresh) {
-          const d = descriptors.get(h)
-          if (d !== undefined && !waiting.has(h)) looked.push(d)
-        }
+        const handles = new Set([...fresh, ...undelivered, ...(timeCame ? timed : [])])
         fresh.clear()
-        // Waiting children are looked at again when one's time came, or for a delivery (a poke);
-        // the set holds only settled, unarchived children, so it shrinks as they are archived.
-        for (const h of waiting) {
+        for (const h of handles) {
           const d = descriptors.get(h)
           if (d !== undefined) looked.push(d)
         }
       }
       everything = false
-      if (timeCame) nextDue = undefined
-      waiting.clear()
+      for (const d of looked) {
+        undelivered.delete(d.handle)
+        timed.delete(d.handle)
+      }
+      if (timeCame || timed.size === 0) nextDue = undefined
       // A child still running is looked at again next time (its run's end pokes).
       for (const d of looked) if (activations.get(d.handle) !== undefined) fresh.add(d.handle)
       const candidates = looked.filter(idle)
@@ -121,9 +121,12 @@ export const makeArchiver = (options: {
       for (const d of candidates) {
         if (!archiveDue(d, now, afterMs, options.delivered(d))) {
           if (d.archivedAt === undefined && SETTLED.has(d.status)) {
-            waiting.add(d.handle)
-            const t = afterMs === undefined ? undefined : endedAtOf(d) + afterMs
-            if (t !== undefined && t > now && (nextDue === undefined || t < nextDue)) nextDue = t
+            if (!options.delivered(d)) undelivered.add(d.handle)
+            else if (afterMs !== undefined) {
+              timed.add(d.handle)
+              const t = endedAtOf(d) + afterMs
+              if (nextDue === undefined || t < nextDue) nextDue = t
+            }
           }
           continue
         }
