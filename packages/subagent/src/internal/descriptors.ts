@@ -46,10 +46,11 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
 
     // A write copies the stored map once (a plain object, as every reader expects), so the
     // changes waiting are taken together: a write first lets every fiber that is ready record
-    // its change, and while one is under way every later caller waits for the one round after
-    // it (one waiter list, not a queue of writers: 10,000 children finishing at once share a
-    // few writes). The new map is frozen with its descriptors, so the store's snapshot does not
-    // walk it again.
+    // its change, and while one is under way later callers wait for its end (one waiter list,
+    // not a queue of writers on a semaphore), then the first of them to run writes for all the
+    // others. 10,000 children finishing at once share a few writes, and no caller writes for
+    // others for longer than one write. The new map is frozen with its descriptors, so the
+    // store's snapshot does not walk it again.
     const writeOnce: Effect.Effect<void, SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
       if (written >= version || session === undefined) return Effect.void
       const target = version
@@ -60,32 +61,30 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       }
       dirty.clear()
       return session.updateState((s) => ({ ...s, subagents: withDescriptors(s.subagents, changed) })).pipe(
-        Effect.tapError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
+        // Failed or interrupted: the changes wait for the next write.
+        Effect.onError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
         Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
       )
     })))
     let writing = false
-    let nextRound: Deferred.Deferred<void, SessionError> | undefined
-    // The caller that finds no write under way writes, then the rounds others asked for meanwhile.
-    const writeRounds = Effect.uninterruptible(Effect.gen(function*() {
-      const mine = yield* Effect.exit(writeOnce)
-      while (nextRound !== undefined) {
-        const round = nextRound
-        nextRound = undefined
-        yield* Deferred.done(round, yield* Effect.exit(writeOnce))
+    /** Completed when the write under way ends. */
+    let ended: Deferred.Deferred<void> | undefined
+    /** Returns once a write that includes every change made before `target` has completed. */
+    const writeUpTo = (target: number): Effect.Effect<void, SessionError> => Effect.suspend(() => {
+      if (written >= target || session === undefined) return Effect.void
+      if (writing) {
+        ended ??= Deferred.makeUnsafe<void>()
+        return Deferred.await(ended).pipe(Effect.andThen(writeUpTo(target)))
       }
-      writing = false
-      return yield* mine
-    }))
-    const write: Effect.Effect<void, SessionError> = Effect.suspend(() => {
-      if (written >= version || session === undefined) return Effect.void
-      if (!writing) {
-        writing = true
-        return writeRounds
-      }
-      nextRound ??= Deferred.makeUnsafe<void, SessionError>()
-      return Deferred.await(nextRound)
+      writing = true
+      return writeOnce.pipe(Effect.ensuring(Effect.sync(() => {
+        writing = false
+        const waiting = ended
+        ended = undefined
+        if (waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.void)
+      })))
     })
+    const write: Effect.Effect<void, SessionError> = Effect.suspend(() => writeUpTo(version))
 
     let scheduled = false
     const later = Effect.suspend(() => {
