@@ -4,6 +4,8 @@
 // heap growth per session. With the memory store, "released" means only the store keeps them:
 // the store's data is then dropped and the heap measured again, and what is left is the host's.
 // The AI SDK's subagent pattern holds nothing once a call returns: 0 KB is the peers' floor.
+// A figure below 0 is a heap that ended below the baseline (V8 drops the warm-up's bytecode and
+// feedback of functions no longer run): nothing per session is retained, within that noise.
 //   node --conditions=@dsh/source packages/subagent-spawn/bench/memory.ts [--sessions N] [--store file|memory] [--snapshot]
 import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
