@@ -89,6 +89,8 @@ const checkDirectory = (cwd: string) =>
 /** How long a new session's catalog stays current for its first prompt, and how many are kept. */
 const CATALOG_HANDOFF_MS = 5_000
 const CATALOG_HANDOFF_LIMIT = 16
+/** How many sessions' permission answers a host keeps (least recently used go first). */
+const PERMISSIONS_KEPT = 256
 
 export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
@@ -115,14 +117,27 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         const fresh = handed !== undefined && (yield* Clock.currentTimeMillis) - handed.at <= CATALOG_HANDOFF_MS
         return fresh ? handed.catalog : yield* catalogOf(state)
       })
-    // One Permissions per session, kept while the host lives: "always" answers outlast a runtime.
-    const permissionsBySession = new Map<string, PermissionsShape | undefined>()
-    const permissionsOf = (state: SessionState) =>
-      permissionsBySession.has(state.id)
-        ? Effect.succeed(permissionsBySession.get(state.id))
-        : sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state }).pipe(
-          Effect.tap((p) => Effect.sync(() => permissionsBySession.set(state.id, p)))
+    // One Permissions per session, so "always" answers outlast a runtime: the most recently used
+    // PERMISSIONS_KEPT of them (a long-lived host must not keep one per session it ever ran).
+    // A session without rules has none to keep.
+    const permissionsBySession = new Map<string, PermissionsShape>()
+    const permissionsOf = (state: SessionState) => {
+      const known = permissionsBySession.get(state.id)
+      if (known !== undefined) {
+        permissionsBySession.delete(state.id)
+        permissionsBySession.set(state.id, known)
+        return Effect.succeed<PermissionsShape | undefined>(known)
+      }
+      return sessionPermissions(options.permissions, { cwd: state.cwd, agent: state.agent, extra: state }).pipe(
+        Effect.tap((p) =>
+          Effect.sync(() => {
+            if (p === undefined) return
+            if (permissionsBySession.size >= PERMISSIONS_KEPT) permissionsBySession.delete(permissionsBySession.keys().next().value!)
+            permissionsBySession.set(state.id, p)
+          })
         )
+      )
+    }
     /**
      * Runs `effect` under the session's rules (when the harness or a parent gave any), with the
      * main agent's `disallowedTools` binding every agent the effect starts.
@@ -214,9 +229,17 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
             open.listeners.delete(listener)
             if (--open.users > 0) return Effect.void
             running.delete(sessionId)
-            return Scope.close(open.scope, Exit.void)
+            return Scope.close(open.scope, Exit.void).pipe(Effect.andThen(releaseNow(sessionId)))
           }))
       ).pipe(Effect.map(({ open }) => open.runtime))
+
+    // A session this process no longer runs is let go from memory (the store's handle, its
+    // caches and open files); whoever asks for it next reads it back from the store.
+    const releaseNow = (sessionId: string) =>
+      running.has(sessionId) || store.release === undefined ? Effect.void : store.release(sessionId)
+    /** After a reader's look at a session (listing, sending, stopping): let it go unless it runs here. */
+    const settled = <A, E, R>(sessionId: string, effect: Effect.Effect<A, E, R>) =>
+      Effect.ensuring(effect, runtimes.withPermit(Effect.suspend(() => releaseNow(sessionId))))
 
     /** Children recorded as running whose session no live process owns are lost (readers say so). */
     const withOwner = (sessionId: string) =>
@@ -241,6 +264,8 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         // Bounded: sessions created and never prompted do not pile up.
         if (created.size >= CATALOG_HANDOFF_LIMIT) created.delete(created.keys().next().value!)
         created.set(state.id, { catalog, at: yield* Clock.currentTimeMillis })
+        // A session created and never prompted does not stay in memory either.
+        yield* runtimes.withPermit(Effect.suspend(() => releaseNow(state.id)))
         return info(state)
       })).pipe(Effect.withSpan("AgentHost.createSession"))
 
@@ -347,10 +372,10 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
         if (Option.isSome(local)) {
           return replyOf(send.handle, yield* governed(local.value, local.value.main.subagents.send(send.handle, send.message, "user")))
         }
-        const session = yield* store.open(send.sessionId)
-        const routed = yield* requestSend(session, send.handle, send.message).pipe(
+        const routed = yield* settled(send.sessionId, store.open(send.sessionId).pipe(
+          Effect.flatMap((session) => requestSend(session, send.handle, send.message)),
           Effect.mapError((e) => (typeof e === "string" ? new HostError({ reason: "Failed", message: e }) : e))
-        )
+        ))
         return replyOf(send.handle, routed)
       }))).pipe(Effect.withSpan("AgentHost.sendToChild", { attributes: { sessionId: send.sessionId, handle: send.handle } }))
 
@@ -398,28 +423,28 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
       createSession,
       recoverSession,
       loadSession: (id) =>
-        toHostError(Effect.gen(function*() {
+        toHostError(settled(id, Effect.gen(function*() {
           const session = yield* store.open(id)
           const state = yield* session.readState
           const { records, warnings } = yield* session.transcript.read
           yield* logWarnings(warnings)
           return { ...info(state), records }
-        })),
+        }))),
       listSessions: toHostError(Effect.gen(function*() {
         const states = yield* store.list
         const readable = yield* Effect.forEach(states, (s) =>
-          s.status !== "running" ? Effect.succeed(info(s)) : Effect.map(withOwner(s.id), ({ orphaned }) => asLost(orphaned, info(s))))
+          s.status !== "running" ? Effect.succeed(info(s)) : settled(s.id, Effect.map(withOwner(s.id), ({ orphaned }) => asLost(orphaned, info(s)))))
         const broken = (yield* store.unreadable).map((u): HostSessionInfo => ({ id: u.id, agent: "", cwd: "", model: "", status: "unreadable", createdAt: "", updatedAt: "", error: u.error }))
         return [...readable, ...broken].sort((a, b) => b.id.localeCompare(a.id))
       })),
       prompt,
       listChildren: (sessionId) =>
-        toHostError(Effect.gen(function*() {
+        toHostError(settled(sessionId, Effect.gen(function*() {
           const { session, orphaned } = yield* withOwner(sessionId)
           const decoded = decodeDescriptors(yield* session.readState)
           yield* logWarnings(decoded.warnings)
           return decoded.records.map((d) => asLost(orphaned, childSummary(d)))
-        })),
+        }))),
       sendToChild,
       stopChild: (stop) =>
         toHostError(Effect.gen(function*() {
@@ -434,8 +459,10 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
             }
             return yield* tree.stopHeld(stop.handle, "user")
           }
-          const session = yield* store.open(stop.sessionId)
-          return (yield* requestStop(session, stop.handle)).map((s) => s.name)
+          return yield* settled(stop.sessionId, Effect.gen(function*() {
+            const session = yield* store.open(stop.sessionId)
+            return (yield* requestStop(session, stop.handle)).map((s) => s.name)
+          }))
         })).pipe(Effect.withSpan("AgentHost.stopChild", { attributes: { sessionId: stop.sessionId, handle: stop.handle } })),
       detachChild: (detach) =>
         toHostError(Effect.gen(function*() {

@@ -92,7 +92,13 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
           loaded.set(sessionId, entry)
           return entry
         })),
-        (entry) => Effect.sync(() => void (--entry.users === 0 && loaded.delete(sessionId)))
+        // The last hosted run of the session here is over: its handle is let go from memory too.
+        (entry) =>
+          lock.withPermit(Effect.suspend(() => {
+            if (--entry.users > 0 || loaded.get(sessionId) !== entry) return Effect.void
+            loaded.delete(sessionId)
+            return store.release === undefined ? Effect.void : store.release(sessionId)
+          }))
       ).pipe(Effect.map((entry) => entry.value))
 
     const host: SessionHostShape = {

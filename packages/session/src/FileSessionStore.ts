@@ -19,7 +19,7 @@ import { rename, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { isSafeId, makeId } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
-import { makeFileSessionHandle, readStateFile } from "./internal/FileSessionHandle.ts"
+import { makeFileSessionHandle, readStateFile, type ReleasableHandle } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
 import { ensureDir, ensureDirSync, holdsSessionData, io, ioSync, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir, writeFileAtomic, writeFileAtomicGroup, writeFileExclusive } from "./internal/fs.ts"
@@ -58,6 +58,11 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
     const handles = makeHandleCache()
     const dirOf = (id: string) => join(sessionsDir, id)
     const strict = options.sync === "strict"
+    // The first handle made for an id wins; a racing second one lets its files go at once.
+    const remember = (made: ReleasableHandle) => {
+      const kept = handles.remember(made.handle, made.letGo)
+      return kept === made.handle ? Effect.succeed(kept) : Effect.as(made.letGo, kept)
+    }
 
     /**
      * `state.json`, or why not: a missing one beside a transcript (children, tasks) is
@@ -94,8 +99,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
             io("sync", sessionsDir, () => syncDir(sessionsDir))
           ], { concurrency: 2, discard: true })
           : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state), true))
-        const handle = yield* makeFileSessionHandle(dir, id, scope, strict)
-        return handles.remember(handle)
+        return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict))
       })
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -104,7 +108,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         if (known !== undefined) return Effect.succeed(known)
         return readState(id).pipe(
           Effect.andThen(makeFileSessionHandle(dirOf(id), id, scope, strict)),
-          Effect.map(handles.remember)
+          Effect.flatMap(remember)
         )
       })))
 
@@ -145,7 +149,8 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         if (!missing) return yield* open(id)
         const dir = dirOf(id)
         const statePath = join(dir, "state.json")
-        const handle = handles.get(id) ?? (yield* makeFileSessionHandle(dir, id, scope, strict))
+        const made = handles.get(id) === undefined ? yield* makeFileSessionHandle(dir, id, scope, strict) : undefined
+        const handle = handles.get(id) ?? made!.handle
         // A live owner is still writing the session: a state rebuilt under it would race its updates.
         const owner = yield* handle.owner
         if (owner !== undefined) {
@@ -155,7 +160,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         const state = yield* Effect.flatMap(rebuild(handle), (s) => decodeState(s, id, "the rebuilt state"))
         yield* io("write", statePath, () => writeFileExclusive(statePath, encodeJson(state)))
         yield* readStateFile(dir, id)
-        return handles.remember(handle)
+        return made === undefined ? handles.remember(handle) : yield* remember(made)
       })
 
     const latest: SessionStoreShape["latest"] = (filter) =>
@@ -182,7 +187,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         yield* io("remove", trash, () => rm(trash, { recursive: true, force: true }))
       }))
 
-    return SessionStore.of({ create, open, list, unreadable, recover, latest, remove })
+    return SessionStore.of({ create, open, list, unreadable, recover, latest, remove, release: handles.release })
   })
 
 /**

@@ -104,7 +104,7 @@ const makeTranscript = (
   }
 }
 
-const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect<SessionHandle> =>
+const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect<{ readonly handle: SessionHandle; readonly letGo: Effect.Effect<boolean> }> =>
   Effect.gen(function*() {
     // Each store stands for one process: its handle's users share the lease.
     let users = 0
@@ -164,7 +164,7 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
       [...data.children.values()].reduce((n, c) => n + Buffer.byteLength(encodeWire(c.wire)) + Buffer.byteLength(JSON.stringify(c.meta ?? null)) + (c.archived?.gz.length ?? 0), 0) +
       [...data.tasks.values()].reduce<number>((n, t) => n + Buffer.byteLength(JSON.stringify(t)), 0)
     )
-    return {
+    const handle = {
       id,
       location,
       transcript: makeTranscript(data, `${location}/wire.jsonl`),
@@ -196,6 +196,8 @@ const makeHandle = (data: SessionData, id: string, store: string): Effect.Effect
       ),
       footprint
     } satisfies SessionHandle
+    // Released: only `data` (the "disk") keeps the session; a fresh handle reads it back.
+    return { handle, letGo: Effect.sync(() => users === 0) }
   })
 
 /**
@@ -223,7 +225,8 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
           tasks: new Map()
         }
         data.sessions.set(id, stored)
-        return handles.remember(yield* makeHandle(stored, id, self))
+        const made = yield* makeHandle(stored, id, self)
+        return handles.remember(made.handle, made.letGo)
       })
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -232,7 +235,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
         if (known !== undefined) return Effect.succeed(known)
         const stored = data.sessions.get(id)
         if (stored === undefined) return Effect.fail(notFound(id))
-        return makeHandle(stored, id, self).pipe(Effect.map(handles.remember))
+        return makeHandle(stored, id, self).pipe(Effect.map((made) => handles.remember(made.handle, made.letGo)))
       })))
 
     const list = Effect.sync(() => newestFirst([...data.sessions.values()].map((s) => copy(s.state))))
@@ -256,7 +259,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
       ))
 
     // Memory never holds a state it cannot read.
-    return SessionStore.of({ create, open, list, unreadable: Effect.succeed([]), latest, remove })
+    return SessionStore.of({ create, open, list, unreadable: Effect.succeed([]), latest, remove, release: handles.release })
   })
 
 /**

@@ -176,6 +176,13 @@ export interface SessionStoreShape {
    * it vanishes from `list` at once, then its data is removed.
    */
   readonly remove: (id: string) => Effect.Effect<void, SessionError>
+  /**
+   * The session is settled in this process (its run is over): the store forgets its handle and
+   * what that handle caches or keeps open, unless this process still holds the session's lease.
+   * Nothing is lost: the next `open` reads the session back from the store. A long-lived host
+   * calls it so that finished sessions do not stay in its memory. Optional (a no-op when absent).
+   */
+  readonly release?: ((id: string) => Effect.Effect<void>) | undefined
 }
 
 /** The persistence service; see `FileSessionStore` (the default) and `MemorySessionStore` (persists nothing). */

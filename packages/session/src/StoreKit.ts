@@ -19,7 +19,13 @@ export {
   /** `NotFound` for an id: `unknown session "<id>"`. */
   notFound,
   /** Now as an ISO string, from Effect's `Clock`. */
-  nowIso
+  nowIso,
+  /**
+   * What a JSON round trip would give, deeply frozen, frozen parts shared: what stores keep and
+   * hand out. A caller that builds a large part of a state (a map of records) freezes it with its
+   * parts, so the store's own snapshot of the new state does not walk it again.
+   */
+  snapshot
 } from "./internal/state.ts"
 /** The handles a store hands out, one per session id (racing `open`s agree on the first). */
 export { makeHandleCache } from "./internal/handles.ts"

@@ -253,6 +253,7 @@ describe("results", () => {
 
   it.effect("a stopped or timed-out child's result keeps what it said and used so far", () =>
     Effect.gen(function*() {
+      const talked = yield* Deferred.make<void>()
       const talker: SubagentProvider = {
         specificationVersion: "v1",
         name: "custom",
@@ -261,11 +262,14 @@ describe("results", () => {
           Effect.gen(function*() {
             yield* ctx.onEvent({ type: "usage", model: "m", usage: makeUsage(7, 3) })
             yield* ctx.onEvent({ type: "message", message: { role: "assistant", content: "halfway there" } })
+            yield* Deferred.succeed(talked, undefined)
             return yield* Effect.never
           })
       }
       const { subagents } = yield* setup({ reply: () => ({ output: "x" }), providers: [talker] })
       const fiber = yield* Effect.forkChild(subagents.spawn({ prompt: "go", description: "t", agent: "custom", timeoutSeconds: 5 }, main))
+      // The child runs (its timeout counting) before the clock moves.
+      yield* Deferred.await(talked)
       yield* TestClock.adjust("5 seconds")
       const r = yield* Fiber.join(fiber)
       assert.strictEqual(r.status, "timeout")

@@ -77,6 +77,41 @@ export const sessionStoreSuite = (name: string, fixture: Effect.Effect<SessionSt
         )
       }))
 
+    test.effect("release lets a settled session go and the next open reads it back; a session in use is kept", () =>
+      Effect.gen(function*() {
+        const store = yield* (yield* fixture).start
+        const release = store.release
+        if (release === undefined) return
+        const first = yield* store.create({ ...init, id: "s1" })
+        yield* appendAll(first.transcript, sampleTurnEvents(1))
+        yield* first.updateState((s) => ({ ...s, counter: 1 }))
+        const child = yield* first.child("coder-1")
+        yield* appendAll(child.transcript, sampleTurnEvents(1))
+        yield* child.writeMeta({ status: "completed" })
+        yield* first.transcript.sync
+        // In use here (the lease held): kept, so every user still shares one handle.
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* first.acquire
+          yield* release("s1")
+          assert.strictEqual(yield* store.open("s1"), first, "a session whose lease this process holds is not let go")
+        }))
+        yield* release("s1")
+        const again = yield* store.open("s1")
+        assert.notStrictEqual(again, first, "a released session gets a fresh handle")
+        assert.strictEqual(counterOf(yield* again.readState), 1, "its state reads back")
+        assert.deepStrictEqual((yield* again.transcript.read).records.map((r) => r.seq), seqs(6), "its transcript reads back")
+        const reopened = yield* again.child("coder-1")
+        assert.deepStrictEqual(yield* reopened.readMeta, { status: "completed" }, "its children's meta reads back")
+        // Continuing it goes on numbering after what is stored, in the session and its children.
+        yield* appendAll(again.transcript, sampleTurnEvents(2))
+        yield* appendAll(reopened.transcript, sampleTurnEvents(2))
+        assert.deepStrictEqual((yield* again.transcript.read).records.map((r) => r.seq), seqs(12), "seq continues after the release")
+        assert.deepStrictEqual((yield* reopened.transcript.read).records.map((r) => r.seq), seqs(12), "a child's seq continues after the release")
+        // A straggler that kept the old handle still reads what is stored.
+        assert.strictEqual(counterOf(yield* first.readState), 1, "the old handle still reads the state")
+        yield* release("unknown")
+      }))
+
     test.effect("ephemeral text-delta events are not persisted and take no seq", () =>
       Effect.gen(function*() {
         const store = yield* (yield* fixture).start

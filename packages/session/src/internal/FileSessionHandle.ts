@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { Clock, Effect, Exit, Schedule, type Scope, Semaphore } from "effect"
+import { Clock, Effect, Exit, Schedule, Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { ArchivedChild, ChildStore, SessionHandle, SessionOwner, SessionState } from "../SessionStore.ts"
 import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
@@ -64,18 +64,31 @@ const makeChildStore = (dir: string, name: string, archivePath: string, scope: S
     } satisfies FileChildStore
   })
 
+/** A handle and how to let it go (see `makeHandleCache`'s `release`). */
+export interface ReleasableHandle {
+  readonly handle: SessionHandle
+  /**
+   * False while this process holds the session's lease; otherwise closes the files the
+   * handle's transcripts keep open (a straggler's append then opens the file for its write).
+   */
+  readonly letGo: Effect.Effect<boolean>
+}
+
 /**
- * Builds the handle for a session directory. `scope` is the store's: it closes the files
- * the handle's transcripts keep open. With `strict`, every metadata write (state, meta, tasks,
- * new directories) is fsynced on its own; without, only transcript syncs are (see `SyncPolicy`).
+ * Builds the handle for a session directory. The files the handle's transcripts keep open are
+ * closed by `letGo`, or when `storeScope` (the store's) closes. With `strict`, every metadata
+ * write (state, meta, tasks, new directories) is fsynced on its own; without, only transcript
+ * syncs are (see `SyncPolicy`).
  */
 export const makeFileSessionHandle = (
   dir: string,
   id: string,
-  scope: Scope.Scope,
+  storeScope: Scope.Scope,
   strict = true
-): Effect.Effect<SessionHandle, SessionError> =>
+): Effect.Effect<ReleasableHandle, SessionError> =>
   Effect.gen(function*() {
+    // The handle's own: closing it drops the transcripts' finalizers from the store's scope too.
+    const scope = yield* Scope.fork(storeScope)
     const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, undefined, strict)
     const stateLock = yield* Semaphore.make(1)
     const statePath = join(dir, "state.json")
@@ -266,7 +279,7 @@ export const makeFileSessionHandle = (
         return options?.dryRun === true ? work : underLease(work)
       })))
 
-    return {
+    const handle = {
       id,
       location: dir,
       transcript,
@@ -293,4 +306,11 @@ export const makeFileSessionHandle = (
       ),
       footprint: io("measure", dir, () => treeBytes(dir))
     } satisfies SessionHandle
+    const letGo = leaseLock.withPermit(Effect.suspend(() => {
+      if (held !== undefined) return Effect.succeed(false)
+      cached = undefined
+      children.clear()
+      return Scope.close(scope, Exit.void).pipe(Effect.as(true))
+    }))
+    return { handle, letGo }
   })

@@ -76,33 +76,73 @@ export const makeArchiver = (options: {
         return { ...current, archivedAt: new Date(now).toISOString() }
       })
 
+    // What a sweep looks at: not every child of the session (10,000 children ending one by one
+    // would make that quadratic), only the children whose record changed since the last sweep,
+    // those whose outcome is still to be delivered (a poke says when), and, once the earliest of
+    // their times has come, those waiting for their time. The first sweep looks at everything
+    // (children of an earlier process).
+    const fresh = new Set<string>()
+    descriptors.onChange((handle) => fresh.add(handle))
+    const undelivered = new Set<string>()
+    const timed = new Set<string>()
+    let everything = true
+    /** The earliest time a waiting child becomes due by time (undefined: none). */
+    let nextDue: number | undefined
+
     /**
-     * Archives every child due now (their records in one write); returns what it looked at.
+     * Archives every child due now (their records in one write).
      * Uninterruptible: a tree that closes meanwhile waits for the archive and its record.
      */
     const sweep = Effect.uninterruptible(Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
-      const candidates = descriptors.all().filter(idle)
-      const due = candidates.filter((d) => archiveDue(d, now, afterMs, options.delivered(d)))
+      const timeCame = nextDue !== undefined && nextDue <= now
+      const looked: Array<SubagentDescriptor> = []
+      if (everything) {
+        looked.push(...descriptors.all())
+        fresh.clear()
+      } else {
+        const handles = new Set([...fresh, ...undelivered, ...(timeCame ? timed : [])])
+        fresh.clear()
+        for (const h of handles) {
+          const d = descriptors.get(h)
+          if (d !== undefined) looked.push(d)
+        }
+      }
+      everything = false
+      for (const d of looked) {
+        undelivered.delete(d.handle)
+        timed.delete(d.handle)
+      }
+      if (timeCame || timed.size === 0) nextDue = undefined
+      // A child still running is looked at again next time (its run's end pokes).
+      for (const d of looked) if (activations.get(d.handle) !== undefined) fresh.add(d.handle)
+      const candidates = looked.filter(idle)
       const marked: Array<SubagentDescriptor> = []
-      for (const d of due) {
+      for (const d of candidates) {
+        if (!archiveDue(d, now, afterMs, options.delivered(d))) {
+          if (d.archivedAt === undefined && SETTLED.has(d.status)) {
+            if (!options.delivered(d)) undelivered.add(d.handle)
+            else if (afterMs !== undefined) {
+              timed.add(d.handle)
+              const t = endedAtOf(d) + afterMs
+              if (nextDue === undefined || t < nextDue) nextDue = t
+            }
+          }
+          continue
+        }
         const done = yield* archiveOne(d, now)
         if (done !== undefined) marked.push(done)
       }
       if (marked.length > 0) yield* descriptors.saveAll(marked).pipe(Effect.ignore({ log: "Warn", message: "could not record which children were archived" }))
-      return { now, candidates }
+      return { now }
     }))
     yield* Scope.addFinalizer(options.scope, sweep.pipe(Effect.ignore({ log: "Warn", message: "could not archive the children due when the session closed" })))
 
     const loop = Effect.gen(function*() {
       while (true) {
-        const { now, candidates } = yield* sweep
+        const { now } = yield* sweep
         // The next time a child becomes due; one due already but undelivered waits for a poke.
-        const times = afterMs === undefined ? [] : candidates
-          .filter((d) => d.archivedAt === undefined && SETTLED.has(d.status))
-          .map((d) => endedAtOf(d) + afterMs)
-          .filter((t) => t > now)
-        const next = times.length === 0 ? undefined : Math.min(...times)
+        const next = nextDue
         const sleep = next === undefined ? Effect.never : Effect.sleep(Duration.millis(Math.max(1, next - now)))
         yield* Effect.raceFirst(sleep, Queue.take(wake))
       }

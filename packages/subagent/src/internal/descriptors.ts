@@ -1,5 +1,5 @@
-import type { SessionError, SessionHandle } from "@dsh/session"
-import { Clock, Effect, Scope, Semaphore } from "effect"
+import { type SessionError, type SessionHandle, StoreKit } from "@dsh/session"
+import { Clock, Deferred, Effect, Scope } from "effect"
 import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
 import { markMetaLost } from "./childMeta.ts"
 
@@ -7,6 +7,13 @@ const NOTE_DELAY = "25 millis"
 
 const asRecord = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
+
+/** The stored map with `changed` over it, frozen (its descriptors too): one copy of the map. */
+const withDescriptors = (stored: unknown, changed: ReadonlyArray<SubagentDescriptor>): Readonly<Record<string, unknown>> => {
+  const out: Record<string, unknown> = Object.assign({}, asRecord(stored))
+  for (const d of changed) out[d.handle] = StoreKit.snapshot(d)
+  return Object.freeze(out)
+}
 
 /** Statuses that mean "some process was running this child". */
 const LIVE = new Set(["queued", "running"])
@@ -34,23 +41,50 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
     const dirty = new Set<string>()
     // Children this process recorded: another process's records never overwrite them here.
     const mine = new Set<string>()
-    const writing = yield* Semaphore.make(1)
     let version = 0
     let written = 0
 
-    const write: Effect.Effect<void, SessionError> = Semaphore.withPermit(writing)(Effect.suspend(() => {
+    // A write copies the stored map once (a plain object, as every reader expects), so the
+    // changes waiting are taken together: a write first lets every fiber that is ready record
+    // its change, and while one is under way later callers wait for its end (one waiter list,
+    // not a queue of writers on a semaphore), then the first of them to run writes for all the
+    // others. 10,000 children finishing at once share a few writes, and no caller writes for
+    // others for longer than one write. The new map is frozen with its descriptors, so the
+    // store's snapshot does not walk it again.
+    const writeOnce: Effect.Effect<void, SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
       if (written >= version || session === undefined) return Effect.void
       const target = version
-      const changed = Object.fromEntries([...dirty].flatMap((h) => {
+      const changed: Array<SubagentDescriptor> = []
+      for (const h of dirty) {
         const d = book.get(h)
-        return d === undefined ? [] : [[h, d] as const]
-      }))
+        if (d !== undefined) changed.push(d)
+      }
       dirty.clear()
-      return session.updateState((s) => ({ ...s, subagents: { ...asRecord(s.subagents), ...changed } })).pipe(
-        Effect.tapError(() => Effect.sync(() => Object.keys(changed).forEach((h) => dirty.add(h)))),
+      return session.updateState((s) => ({ ...s, subagents: withDescriptors(s.subagents, changed) })).pipe(
+        // Failed or interrupted: the changes wait for the next write.
+        Effect.onError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
         Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
       )
-    }))
+    })))
+    let writing = false
+    /** Completed when the write under way ends. */
+    let ended: Deferred.Deferred<void> | undefined
+    /** Returns once a write that includes every change made before `target` has completed. */
+    const writeUpTo = (target: number): Effect.Effect<void, SessionError> => Effect.suspend(() => {
+      if (written >= target || session === undefined) return Effect.void
+      if (writing) {
+        ended ??= Deferred.makeUnsafe<void>()
+        return Deferred.await(ended).pipe(Effect.andThen(writeUpTo(target)))
+      }
+      writing = true
+      return writeOnce.pipe(Effect.ensuring(Effect.sync(() => {
+        writing = false
+        const waiting = ended
+        ended = undefined
+        if (waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.void)
+      })))
+    })
+    const write: Effect.Effect<void, SessionError> = Effect.suspend(() => writeUpTo(version))
 
     let scheduled = false
     const later = Effect.suspend(() => {
@@ -66,12 +100,18 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
       ).pipe(Effect.asVoid)
     })
 
+    // Who hears of every changed record (the archiver), so nobody sweeps the whole book per change.
+    const listeners: Array<(handle: string) => void> = []
+    const changedHere = (handle: string) => {
+      for (const listen of listeners) listen(handle)
+    }
     const set = (d: SubagentDescriptor) =>
       Effect.sync(() => {
         book.set(d.handle, d)
         dirty.add(d.handle)
         mine.add(d.handle)
         version++
+        changedHere(d.handle)
       })
 
     // A child recorded as queued or running belongs to a process that is gone (this one just
@@ -86,12 +126,20 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
     }
 
     const merge = (state: Readonly<Record<string, unknown>>) => {
-      for (const d of decodeDescriptors(state).records) if (!mine.has(d.handle)) book.set(d.handle, d)
+      for (const d of decodeDescriptors(state).records) {
+        if (mine.has(d.handle)) continue
+        const known = book.get(d.handle)
+        book.set(d.handle, d)
+        const same = known !== undefined && known.updatedAt === d.updatedAt && known.status === d.status && known.runId === d.runId && known.archivedAt === d.archivedAt
+        if (!same) changedHere(d.handle)
+      }
     }
 
     return {
       get: (handle: string) => book.get(handle),
       all: () => [...book.values()],
+      /** Calls `listen` with the handle of every record changed from now on (here or merged). */
+      onChange: (listen: (handle: string) => void) => void listeners.push(listen),
       /** Handles that were found running when this book was loaded, now marked lost. */
       lostOnLoad: lost.map((d) => d.handle),
       note: (d: SubagentDescriptor) => set(d).pipe(Effect.andThen(later)),
@@ -118,9 +166,12 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
             const stored = decodeDescriptors({ subagents: { [handle]: asRecord(s.subagents)[handle] } }).records[0] ?? local
             if (stored === undefined) return s
             patched = f(stored)
-            return { ...s, subagents: { ...asRecord(s.subagents), [handle]: patched } }
+            return { ...s, subagents: withDescriptors(s.subagents, [patched]) }
           })
-          if (patched !== undefined) book.set(handle, patched)
+          if (patched !== undefined) {
+            book.set(handle, patched)
+            changedHere(handle)
+          }
         }),
       save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write))
 ,
