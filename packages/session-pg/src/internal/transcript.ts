@@ -1,7 +1,8 @@
 /**
  * A `Transcript` as rows of `dsh_events` (`agent` '' for the main agent, else the child's name),
- * written through: each `append` is one INSERT, committed before it returns, so every reader sees
- * it at once. Like the file store's write without fsync, that commit does not wait for the WAL
+ * written through: each `append` returns once its row is committed, so every reader sees it at
+ * once; appends made while an INSERT of the transcript is in flight go in together with the next
+ * one (group commit), so concurrent writers share round trips. Like the file store's write without fsync, that commit does not wait for the WAL
  * flush (`synchronous_commit` off for that statement alone); `sync` makes everything appended so
  * far durable with one synchronous commit. A failed INSERT keeps its events, and they go in with
  * the next append. `seq` continues from the highest stored one, read on first append; an
@@ -18,6 +19,9 @@ export interface PgTranscript extends Transcript {
   readonly forget: Effect.Effect<void>
 }
 
+/** Rows per INSERT at most (two parameters each, well under PostgreSQL's 65,535). */
+const MAX_ROWS = 1000
+
 /** One multi-row INSERT whose commit does not wait for the WAL flush. */
 const insertSql = (rows: number): string => {
   const values = Array.from({ length: rows }, (_, i) => `($1, $2, $${3 + 2 * i}::bigint, $${4 + 2 * i})`).join(", ")
@@ -29,7 +33,10 @@ CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commi
 
 export const makePgTranscript = (db: Db, sessionId: string, agent: string, location: string): Effect.Effect<PgTranscript> =>
   Effect.gen(function*() {
+    /** Numbering: the first append's read of the stored `seq`, and each append's number. */
     const lock = yield* Semaphore.make(1)
+    /** Writing: one INSERT of this transcript at a time. */
+    const writing = yield* Semaphore.make(1)
     /** The last `seq` handed out; read from the table on first append. */
     let seq: number | undefined
     /** Records appended but not yet in the table (a failed INSERT keeps them here). */
@@ -48,29 +55,30 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     }
 
     /**
-     * Writes the pending records. Call only while holding `lock`; uninterruptible once started.
-     * Another writer may have taken our numbers (two processes appending to one transcript,
-     * which the lease is there to prevent): then the records are renumbered after its last one.
+     * Writes every pending record in one INSERT (group commit: appends made while the previous
+     * INSERT was in flight go in together, each returning once its own row is committed). Call
+     * only while holding `writing`; uninterruptible once started. Another writer may have taken
+     * our numbers (two processes appending to one transcript, which the lease is there to
+     * prevent): then the pending records are renumbered after its last one.
      */
     const flush: Effect.Effect<void, SessionError> = Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
-      const batch = pending
-      return insert(batch).pipe(
+      const count = Math.min(pending.length, MAX_ROWS)
+      return insert(pending.slice(0, count)).pipe(
         Effect.catchIf((e) => e.reason._tag === "UniqueViolation", () =>
-          Effect.gen(function*() {
+          lock.withPermit(Effect.gen(function*() {
             let next = yield* storedSeq
-            const renumbered = batch.map((r) => ({ ...r, seq: ++next }))
-            yield* insert(renumbered)
+            pending = pending.map((r) => ({ ...r, seq: ++next }))
             seq = next
-            pending = renumbered
-          })),
+          })).pipe(Effect.andThen(Effect.suspend(() => insert(pending.slice(0, count)))))),
         Effect.mapError(toSessionError(db, `appending to ${location}`)),
         Effect.tap(() =>
           Effect.sync(() => {
-            pending = pending.slice(batch.length)
+            pending = pending.slice(count)
             unsynced = true
           })
-        )
+        ),
+        Effect.andThen(flush)
       )
     }).pipe(Effect.uninterruptible)
 
@@ -82,13 +90,16 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
           seq = yield* run(db, `reading ${location}`, storedSeq)
         }
         seq += 1
-        const ts = yield* StoreKit.nowIso
-        pending.push({ seq, ts, ...event })
-        yield* flush
-      }))
+        const record: WireRecord = { seq, ts: yield* StoreKit.nowIso, ...event }
+        pending.push(record)
+        return record
+      })).pipe(
+        // Written through: returns once its row is committed, by this INSERT or one it joined.
+        Effect.flatMap((record) => writing.withPermit(Effect.suspend(() => (pending.includes(record) ? flush : Effect.void))))
+      )
 
     /** A synchronous commit: the WAL is flushed up to it, so every earlier commit is durable too. */
-    const sync = lock.withPermit(flush.pipe(Effect.andThen(Effect.suspend(() =>
+    const sync = writing.withPermit(flush.pipe(Effect.andThen(Effect.suspend(() =>
       unsynced
         ? run(db, `syncing ${location}`, db.sql`SELECT pg_current_xact_id()::text`).pipe(Effect.tap(() => Effect.sync(() => (unsynced = false))))
         : Effect.void
@@ -96,14 +107,14 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
 
     /** The records after `cursor` (a `seq`), archived ones first; flushed before reading. */
     const readAfter = (cursor: number): Effect.Effect<ReadResult, SessionError> =>
-      lock.withPermit(flush.pipe(Effect.andThen(Effect.all([
+      writing.withPermit(flush).pipe(Effect.andThen(Effect.all([
         agent === "" ? Effect.succeed(undefined) : archiveData(db, sessionId, agent),
         run(
           db,
           `reading ${location}`,
           db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent} AND seq > ${cursor} ORDER BY seq`
         )
-      ])))).pipe(Effect.flatMap(([archived, rows]) =>
+      ]))).pipe(Effect.flatMap(([archived, rows]) =>
         Effect.gen(function*() {
           const fromArchive = archived === undefined ? { records: [], warnings: [] } : parseLines(yield* archivedLines(archived, location), location)
           const records: Array<WireRecord> = fromArchive.records.filter((r) => r.seq > cursor)
