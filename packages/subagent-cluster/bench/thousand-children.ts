@@ -13,7 +13,7 @@
 import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { startPostgresAsync } from "@dsh/testing-pg"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
@@ -81,6 +81,24 @@ const ready = (runner: ChildProcess) =>
     runner.on("close", (code) => fail(new Error(`runner exited (${code})`)))
   })
 
+/** CPU seconds a process has used so far (user + system, from /proc), or undefined once it is gone. */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/** The last CPU figure seen of each process, looked at four times a second (for the profile only). */
+const cpuWatch = (processes: ReadonlyArray<ChildProcess>) => {
+  const last = processes.map(() => 0)
+  const look = () => processes.forEach((p, i) => (last[i] = cpuSeconds(p.pid) ?? last[i]!))
+  const timer = setInterval(look, 250)
+  return { stop: () => (look(), clearInterval(timer), last) }
+}
+
 /** Children whose answer the parent's last request holds more than once. */
 const duplicates = (last: FakeRequest | undefined): number => {
   const text = JSON.stringify((last?.body as Body | undefined)?.messages ?? [])
@@ -93,14 +111,17 @@ const duplicates = (last: FakeRequest | undefined): number => {
 }
 
 /** The parent's JSON summary: wall time, the children that did not complete, duplicates. */
-const measure = async (args: Array<string>, env: Record<string, string>, seen: Seen) => {
+const measure = async (args: Array<string>, env: Record<string, string>, seen: Seen, runners: ReadonlyArray<ChildProcess> = []) => {
   const t0 = performance.now()
-  const run = await finished(start([...args, "--model", "openai:bench", "--output-format", "json", "PARENT fan out"], env))
+  const parent = start([...args, "--model", "openai:bench", "--output-format", "json", "PARENT fan out"], env)
+  const cpu = cpuWatch([parent, ...runners])
+  const run = await finished(parent)
   const ms = performance.now() - t0
+  const [parentCpu = 0, ...runnerCpu] = cpu.stop()
   if (run.code !== 0) throw new Error(`dsh run failed (${run.code}): ${run.stderr.slice(0, 500)}`)
   const summary = JSON.parse(run.stdout) as { subagents: Array<{ status: string }> }
   const lost = CHILDREN - summary.subagents.filter((s) => s.status === "completed").length
-  return { ms, lost, duplicates: duplicates(seen.last) }
+  return { ms, lost, duplicates: duplicates(seen.last), parentCpu, runnersCpu: runnerCpu.reduce((a, b) => a + b, 0) }
 }
 
 /** The longest stretch after `killedAt` in which no child asked the model (until the last one did). */
@@ -121,6 +142,8 @@ interface Result {
   readonly ms: number
   readonly lost: number
   readonly duplicates: number
+  readonly parentCpu: number
+  readonly runnersCpu: number
 }
 
 const pg = await startPostgresAsync({ durable: true, settings: ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.max=10000"] })
@@ -155,7 +178,9 @@ try {
       await Promise.all(runners.map(ready))
       victim = runners[0]
       await counter.reset(database)
-      const result = await measure(["run", "--store", url, "--cluster"], env, seen)
+      const before = runners.map((r) => cpuSeconds(r.pid) ?? 0).reduce((a, b) => a + b, 0)
+      const measured = await measure(["run", "--store", url, "--cluster"], env, seen, runners)
+      const result = { ...measured, runnersCpu: measured.runnersCpu - before }
       for (const r of runners) r.kill("SIGTERM")
       await Promise.all(runners.map((r) => (r.exitCode !== null || r.signalCode !== null ? undefined : new Promise((d) => r.on("close", d)))))
       await server.close()
@@ -176,6 +201,9 @@ const trips = [...cluster].sort((a, b) => a.ms - b.ms)[Math.floor(cluster.length
 const perChild = (n: number) => Number((n / CHILDREN).toFixed(2))
 console.log(`${CHILDREN} children, in process on the file store: median ${(l / 1000).toFixed(2)} s, ${(CHILDREN / (l / 1000)).toFixed(0)} children/s`)
 console.log(`${CHILDREN} children on 3 runners over PostgreSQL, one killed half-way: median ${(c / 1000).toFixed(2)} s, ${(CHILDREN / (c / 1000)).toFixed(1)} children/s; ratio ${(c / l).toFixed(2)}x the in-process time; pause after the kill ${(pause / 1000).toFixed(2)} s; lost results: ${lost}; duplicate announcements: ${dup}; ${RUNS} run(s)`)
+const medianRun = [...cluster].sort((a, b) => a.ms - b.ms)[Math.floor(cluster.length / 2)]!
+const localRun = [...local].sort((a, b) => a.ms - b.ms)[Math.floor(local.length / 2)]!
+console.log(`CPU: in process ${localRun.parentCpu.toFixed(1)} s; cluster parent ${medianRun.parentCpu.toFixed(1)} s, runners ${medianRun.runnersCpu.toFixed(1)} s (the killed one until its kill)`)
 console.log(`PostgreSQL statements (round trips) per child, ${perChild(trips.total)} in all, ${perChild(trips.commits)} commits:`)
 for (const [kind, n] of Object.entries(trips.byKind).sort((a, b) => b[1] - a[1])) console.log(`  ${kind.padEnd(28)} ${perChild(n).toFixed(2)}`)
 if (process.env.BENCH_PROFILE === "1") for (const t of trips.top) console.log(`  ${String(t.calls).padStart(7)}  ${t.query}`)
@@ -193,5 +221,6 @@ console.log(JSON.stringify({
   duplicateAnnouncements: dup,
   roundTripsPerChild: Object.fromEntries(Object.entries(trips.byKind).map(([k, n]) => [k, perChild(n)])),
   statementsPerChild: perChild(trips.total),
-  commitsPerChild: perChild(trips.commits)
+  commitsPerChild: perChild(trips.commits),
+  cpuSeconds: { inProcess: Number(localRun.parentCpu.toFixed(2)), clusterParent: Number(medianRun.parentCpu.toFixed(2)), clusterRunners: Number(medianRun.runnersCpu.toFixed(2)) }
 }))
