@@ -58,8 +58,10 @@ const model = (seen: Seen, onChild: (count: number) => void) => {
   })
 }
 
+// BENCH_CPU_PROF=<dir>: every dsh process writes a V8 CPU profile there (the profile behind the note).
+const PROFILE = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
 const start = (args: Array<string>, env: Record<string, string>) =>
-  spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DSH_RESIDENT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  spawn(process.execPath, [...PROFILE, MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DSH_RESIDENT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] })
 
 const finished = (child: ChildProcess) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {

@@ -11,7 +11,7 @@
 import { type AgentEvent, isEphemeral, type WireRecord } from "@dsh/core"
 import { type ReadFromResult, type ReadResult, type SessionError, StoreKit, type Transcript } from "@dsh/session"
 import { Effect, Semaphore } from "effect"
-import { archiveData, archivedLines, parseLines, restoreChild } from "./archive.ts"
+import { archivedLines, parseLines, restoreChild } from "./archive.ts"
 import { type Db, run, toSessionError } from "./Db.ts"
 
 /** A transcript of this store; `forget` drops its cached numbering (after its rows were archived). */
@@ -47,6 +47,11 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     /** The highest stored `seq` (0 for none). */
     const storedSeq = db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`
       .pipe(Effect.map((rows) => Number(rows[0]?.last ?? 0)))
+
+    /** The highest stored `seq` and whether the child's transcript is archived, in one round trip. */
+    const startSql = db.sql<{ readonly last: string | number | null; readonly archived: boolean }>`SELECT
+      (SELECT max(seq) FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}) AS last,
+      ${agent !== ""} AND EXISTS (SELECT 1 FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS archived`
 
     const insert = (batch: ReadonlyArray<WireRecord>) => {
       const params: Array<unknown> = [sessionId, agent]
@@ -85,9 +90,12 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
       isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
         if (seq === undefined) {
+          const [first] = yield* run(db, `reading ${location}`, startSql)
           // Continuing an archived child brings its transcript back first.
-          if (agent !== "") yield* restoreChild(db, sessionId, agent)
-          seq = yield* run(db, `reading ${location}`, storedSeq)
+          if (first?.archived === true) {
+            yield* restoreChild(db, sessionId, agent)
+            seq = yield* run(db, `reading ${location}`, storedSeq)
+          } else seq = Number(first?.last ?? 0)
         }
         seq += 1
         const record: WireRecord = { seq, ts: yield* StoreKit.nowIso, ...event }
@@ -107,14 +115,21 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
 
     /** The records after `cursor` (a `seq`), archived ones first; flushed before reading. */
     const readAfter = (cursor: number): Effect.Effect<ReadResult, SessionError> =>
-      writing.withPermit(flush).pipe(Effect.andThen(Effect.all([
-        agent === "" ? Effect.succeed(undefined) : archiveData(db, sessionId, agent),
-        run(
-          db,
-          `reading ${location}`,
-          db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent} AND seq > ${cursor} ORDER BY seq`
-        )
-      ]))).pipe(Effect.flatMap(([archived, rows]) =>
+      writing.withPermit(flush).pipe(Effect.andThen(run(
+        db,
+        `reading ${location}`,
+        // The rows and a child's archive in one statement (one round trip, one snapshot).
+        agent === ""
+          ? db.sql<{ readonly record: unknown; readonly data: Uint8Array | null }>`SELECT record, NULL::bytea AS data FROM dsh_events
+              WHERE session_id = ${sessionId} AND agent = ${agent} AND seq > ${cursor} ORDER BY seq`
+          : db.sql<{ readonly record: unknown; readonly data: Uint8Array | null }>`SELECT * FROM (
+              SELECT 0 AS part, seq, record, NULL::bytea AS data FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent} AND seq > ${cursor}
+              UNION ALL SELECT 1 AS part, 0 AS seq, NULL::json AS record, data FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS t
+            ORDER BY part DESC, seq`
+      ).pipe(Effect.map((found) => {
+        const archive = found[0]?.data ?? undefined
+        return [archive === null ? undefined : archive, archive === undefined || archive === null ? found : found.slice(1)] as const
+      })))).pipe(Effect.flatMap(([archived, rows]) =>
         Effect.gen(function*() {
           const fromArchive = archived === undefined ? { records: [], warnings: [] } : parseLines(yield* archivedLines(archived, location), location)
           const records: Array<WireRecord> = fromArchive.records.filter((r) => r.seq > cursor)
