@@ -186,7 +186,7 @@ try {
       for (const r of runners) r.kill("SIGTERM")
       await Promise.all(runners.map((r) => (r.exitCode !== null || r.signalCode !== null ? undefined : new Promise((d) => r.on("close", d)))))
       await server.close()
-      cluster.push({ ...result, pauseMs: pauseAfter(killedAt, seen.times), trips: await counter.read(database) })
+      cluster.push({ ...result, pauseMs: pauseAfter(killedAt, seen.times), trips: await counter.read(database, url) })
     }
   }
 } finally {
@@ -207,6 +207,7 @@ const medianRun = [...cluster].sort((a, b) => a.ms - b.ms)[Math.floor(cluster.le
 const localRun = [...local].sort((a, b) => a.ms - b.ms)[Math.floor(local.length / 2)]!
 console.log(`CPU: in process ${localRun.parentCpu.toFixed(1)} s; cluster parent ${medianRun.parentCpu.toFixed(1)} s, runners ${medianRun.runnersCpu.toFixed(1)} s (the killed one until its kill)`)
 console.log(`PostgreSQL statements (round trips) per child, ${perChild(trips.total)} in all, ${perChild(trips.commits)} commits:`)
+console.log(`  (transcript events stored per child: ${perChild(trips.events.children)} in the children's transcripts, ${perChild(trips.events.parent)} in the parent's)`)
 for (const [kind, n] of Object.entries(trips.byKind).sort((a, b) => b[1] - a[1])) console.log(`  ${kind.padEnd(28)} ${perChild(n).toFixed(2)}`)
 if (process.env.BENCH_PROFILE === "1") for (const t of trips.top) console.log(`  ${String(t.calls).padStart(7)}  ${t.query}`)
 console.log(JSON.stringify({
@@ -223,6 +224,7 @@ console.log(JSON.stringify({
   duplicateAnnouncements: dup,
   roundTripsPerChild: Object.fromEntries(Object.entries(trips.byKind).map(([k, n]) => [k, perChild(n)])),
   statementsPerChild: perChild(trips.total),
+  eventsPerChild: { children: perChild(trips.events.children), parent: perChild(trips.events.parent) },
   commitsPerChild: perChild(trips.commits),
   cpuSeconds: { inProcess: Number(localRun.parentCpu.toFixed(2)), clusterParent: Number(medianRun.parentCpu.toFixed(2)), clusterRunners: Number(medianRun.runnersCpu.toFixed(2)) }
 }))

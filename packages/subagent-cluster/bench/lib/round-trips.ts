@@ -27,15 +27,17 @@ export interface RoundTrips {
   readonly total: number
   /** Committed transactions (`pg_stat_database.xact_commit`): each one a WAL flush with durability on. */
   readonly commits: number
+  /** Transcript events stored: the parent's (agent '') and the children's. */
+  readonly events: { readonly parent: number; readonly children: number }
   /** The statements sent most often, for the profile. */
   readonly top: ReadonlyArray<{ readonly calls: number; readonly query: string }>
 }
 
 /** A counter over the server's maintenance database; `reset` before a run, `read` after it. */
 export const makeCounter = async (adminUrl: string) => {
-  const run = <A>(effect: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>) =>
+  const run = <A>(effect: (sql: PgClient.PgClient) => Effect.Effect<A, unknown>, url = adminUrl) =>
     Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const sql = yield* PgClient.make({ url: Redacted.make(adminUrl), maxConnections: 1 })
+      const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
       return yield* effect(sql)
     })).pipe(Effect.provide(Reactivity.layer)))
   await run((sql) => sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`)
@@ -49,8 +51,13 @@ export const makeCounter = async (adminUrl: string) => {
         yield* sql`SELECT pg_stat_clear_snapshot()`
         commitsBefore = yield* commitsOf(sql, database)
       })),
-    read: (database: string): Promise<RoundTrips> =>
-      run((sql) => Effect.gen(function*() {
+    read: async (database: string, url: string): Promise<RoundTrips> => {
+      const stored = await run((sql) => sql<{ parent: boolean; n: string }>`SELECT agent = '' AS parent, count(*)::text AS n FROM dsh_events GROUP BY 1`, url)
+      const events = {
+        parent: Number(stored.find((r) => r.parent)?.n ?? 0),
+        children: Number(stored.find((r) => !r.parent)?.n ?? 0)
+      }
+      return run((sql) => Effect.gen(function*() {
         yield* sql`SELECT pg_stat_clear_snapshot()`
         const rows = yield* sql<{ query: string; calls: string }>`
           SELECT s.query, s.calls::text AS calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
@@ -64,7 +71,8 @@ export const makeCounter = async (adminUrl: string) => {
         }
         const commits = (yield* commitsOf(sql, database)) - commitsBefore
         const top = rows.slice(0, 12).map((r) => ({ calls: Number(r.calls), query: r.query.replace(/\s+/g, " ").slice(0, 140) }))
-        return { byKind, total, commits, top }
+        return { byKind, total, commits, events, top }
       }))
+    }
   }
 }
