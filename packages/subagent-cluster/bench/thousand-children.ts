@@ -220,6 +220,8 @@ console.log(JSON.stringify({
   clusterPerSecond: Number((CHILDREN / (c / 1000)).toFixed(1)),
   ratio: Number((c / l).toFixed(2)),
   pauseAfterKillMs: Number(pause.toFixed(0)),
+  runsPauseAfterKillMs: cluster.map((r) => Number(r.pauseMs.toFixed(0))),
+  runsClusterMs: cluster.map((r) => Number(r.ms.toFixed(0))),
   lost,
   duplicateAnnouncements: dup,
   roundTripsPerChild: Object.fromEntries(Object.entries(trips.byKind).map(([k, n]) => [k, perChild(n)])),
