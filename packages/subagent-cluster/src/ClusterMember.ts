@@ -2,7 +2,6 @@ import { PgSessionStore } from "@dsh/session-pg"
 import { PgClient } from "@effect/sql-pg"
 import { Layer, Redacted } from "effect"
 import { clusterLaneLayer, type ClusterLaneOptions } from "./ClusterLane.ts"
-import { storageWakeLayer } from "./StorageWake.ts"
 import { clusterClientLayer, clusterRunnerLayer, type ClusterTimings, type RunnerAddressInput } from "./ClusterLayers.ts"
 
 /** Options of `clusterMemberLayer`. */
@@ -26,9 +25,6 @@ export interface ClusterMemberOptions extends ClusterTimings {
 export const clusterMemberLayer = (options: ClusterMemberOptions) => {
   const url = typeof options.url === "string" ? Redacted.make(options.url) : options.url
   const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections })
-  // A runner also hears new messages by NOTIFY (`storageWakeLayer`) instead of only by its poll.
-  const sharding = options.runner === undefined
-    ? clusterClientLayer(options)
-    : storageWakeLayer.pipe(Layer.provideMerge(clusterRunnerLayer({ ...options, ...options.runner })))
+  const sharding = options.runner === undefined ? clusterClientLayer(options) : clusterRunnerLayer({ ...options, ...options.runner })
   return Layer.mergeAll(PgSessionStore.layerClient, sharding, clusterLaneLayer(options.lane)).pipe(Layer.provideMerge(pg))
 }
