@@ -41,6 +41,25 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
       assert.strictEqual(state["kept"], true, "keys the updates kept are preserved")
     }))
 
+  it.live("40 updates at once (committed in groups): each caller gets the state its own update made, one that throws fails alone", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const session = yield* (yield* storeAt(url)).create({ ...init, id: "grouped" })
+      const bump = (s: SessionState) => ({ ...s, counter: counterOf(s) + 1 })
+      const broken = (_: SessionState): SessionState => {
+        throw new Error("a bug in one caller's update")
+      }
+      const results = yield* Effect.forEach(
+        Array.from({ length: 40 }, (_, i) => i),
+        (i) => Effect.exit(session.updateState(i === 7 ? broken : bump)),
+        { concurrency: "unbounded" }
+      )
+      const states = results.flatMap((r) => (r._tag === "Success" ? [counterOf(r.value)] : []))
+      assert.strictEqual(results.filter((r) => r._tag === "Failure").length, 1, "only the broken update fails")
+      assert.deepStrictEqual([...states].sort((a, b) => a - b), Array.from({ length: 39 }, (_, i) => i + 1), "each caller sees the state its own update made")
+      assert.strictEqual(counterOf(yield* (yield* storeAt(url)).open("grouped").pipe(Effect.flatMap((h) => h.readState))), 39, "every other update is stored")
+    }))
+
   it.live("watchState is pushed: a change committed by another process arrives without polling", () =>
     Effect.gen(function*() {
       const url = yield* freshSchema

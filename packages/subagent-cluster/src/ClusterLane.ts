@@ -81,9 +81,11 @@ export const makeClusterLane = (options: ClusterLaneOptions = {}) =>
       })
 
     const release = (held: { readonly slot: number; readonly holder: string }) =>
-      sql`UPDATE dsh_lane_slots SET holder = NULL, expires_at = NULL
-          WHERE lane = ${name} AND slot = ${held.slot} AND holder = ${held.holder}`.pipe(
-        Effect.andThen(sql.notify(CHANNEL, name)),
+      // Freed and announced in one statement (one round trip).
+      sql`WITH freed AS (
+            UPDATE dsh_lane_slots SET holder = NULL, expires_at = NULL
+            WHERE lane = ${name} AND slot = ${held.slot} AND holder = ${held.holder} RETURNING slot)
+          SELECT pg_notify(${CHANNEL}, ${name}) FROM freed`.pipe(
         Effect.ignore({ log: "Warn", message: "could not release a lane slot; it frees itself when its lease ends" })
       )
 

@@ -4,7 +4,7 @@ import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
 import { Clock, Console, Duration, Effect, Fiber, Ref } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
-import { awaitRunnerIfSql, type RunnerWaitOptions, watchRunners } from "./RunnerPresence.ts"
+import { awaitRunnerIfSql, type RunnerWaitOptions, sharedRunnerCount, watchRunners } from "./RunnerPresence.ts"
 
 export interface ClusterProviderOptions extends RunnerWaitOptions {
   /** The provider's name, as agent types name it. Default `cluster`. */
@@ -38,6 +38,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
     // One notice while children wait for a runner, however many wait at once.
     const noticed = yield* Ref.make(false)
     const waiting: RunnerWaitOptions = {
+      liveRunners: yield* sharedRunnerCount,
       ...options,
       onWaiting: (notice) =>
         Ref.getAndSet(noticed, true).pipe(

@@ -1,4 +1,4 @@
-import { Console, Duration, Effect, Option, Ref, Schedule, Schema } from "effect"
+import { Console, Duration, Effect, Exit, Option, Ref, Schedule, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 
 /** A cluster with no live runner, or a store the cluster cannot reach, for longer than the wait. */
@@ -15,6 +15,12 @@ export interface RunnerWaitOptions {
   readonly store?: string | undefined
   /** Told once when no runner is registered yet (default: one line on stderr, through Effect's `Console`). */
   readonly onWaiting?: ((notice: string) => Effect.Effect<void>) | undefined
+  /**
+   * How the runners are counted (default `liveRunnerCount`, one query each time). A provider
+   * shares one cached count among all its runs (`sharedRunnerCount`), so dozens of waiting runs
+   * cost one query a second, not one each.
+   */
+  readonly liveRunners?: Effect.Effect<number, ClusterUnavailable, SqlClient.SqlClient> | undefined
 }
 
 /** A store URL as messages show it: without its password (as `@dsh/session-pg` names stores). */
@@ -45,6 +51,16 @@ export const liveRunnerCount: Effect.Effect<number, ClusterUnavailable, SqlClien
   return rows[0]?.n ?? 0
 }).pipe(Effect.mapError((e) => new ClusterUnavailable({ reason: "StoreUnreachable", message: firstLine(driverError(e)?.message ?? e.message) })))
 
+/**
+ * `liveRunnerCount` shared by everyone who uses the returned effect: a count that found a live
+ * runner is reused for a second; "none" and failures are never reused, so a wait sees the first
+ * runner as soon as it registers.
+ */
+export const sharedRunnerCount: Effect.Effect<Effect.Effect<number, ClusterUnavailable, SqlClient.SqlClient>> = Effect.cachedWithTTL(
+  liveRunnerCount,
+  (exit) => (Exit.isSuccess(exit) && exit.value > 0 ? "1 second" : 0)
+)
+
 /** The driver's own error under a `SqlError` (`connect ECONNREFUSED …`, a SQLSTATE `code`). */
 const driverError = (e: { readonly reason?: unknown }): { readonly code?: unknown; readonly message?: string } | undefined => {
   const cause = (e.reason as { readonly cause?: unknown } | undefined)?.cause
@@ -66,7 +82,7 @@ export const awaitRunner = (options: RunnerWaitOptions = {}): Effect.Effect<void
   Effect.gen(function*() {
     const store = options.store ?? "the cluster's database"
     const wait = Duration.fromInputUnsafe(options.wait ?? "10 seconds")
-    const check = liveRunnerCount.pipe(
+    const check = (options.liveRunners ?? liveRunnerCount).pipe(
       Effect.mapError((e) => new NoneYet({ cause: e.message })),
       Effect.flatMap((n) => (n > 0 ? Effect.void : Effect.fail(new NoneYet({}))))
     )
@@ -117,7 +133,7 @@ export const awaitRunnerIfSql = (options: RunnerWaitOptions = {}): Effect.Effect
 export const watchRunners = (options: RunnerWaitOptions = {}): Effect.Effect<never, ClusterUnavailable> =>
   Effect.serviceOption(SqlClient.SqlClient).pipe(Effect.flatMap((sql) => {
     if (Option.isNone(sql)) return Effect.never
-    const look = liveRunnerCount.pipe(
+    const look = (options.liveRunners ?? liveRunnerCount).pipe(
       Effect.flatMap((n) => (n > 0 ? Effect.void : awaitRunner(options))),
       Effect.catch(() => awaitRunner(options))
     )

@@ -2,15 +2,21 @@
  * One session as a `SessionHandle` over the store's tables. `updateState` is one transaction that
  * locks the session's row (`SELECT … FOR NO KEY UPDATE`), so read-modify-writes from any number of
  * processes queue up instead of losing updates; it notifies watchers on commit. Within a process
- * a semaphore also serializes them, so concurrent updates wait without holding pool connections.
+ * concurrent updates are committed together (group commit: one transaction, one write, one
+ * notification for every update queued meanwhile), without holding pool connections while waiting.
  */
 import { type ChildStore, type SessionError, type SessionHandle, type SessionState, StoreKit } from "@dsh/session"
-import { Effect, type Scope, Semaphore } from "effect"
+import { Deferred, Effect, Exit, type Scope, Semaphore } from "effect"
 import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
 import { makeLease } from "./lease.ts"
 import { makePgTranscript, type PgTranscript } from "./transcript.ts"
 import { CHANNEL, payloadOf, type StateHub } from "./watch.ts"
+
+interface QueuedUpdate {
+  readonly f: (state: SessionState) => SessionState
+  readonly done: Deferred.Deferred<SessionState, SessionError>
+}
 
 /** `postgres://user@host:port/db#<session>` (and `…#<session>/<child>`): where a session lives, for display. */
 export const locationOf = (db: Db, sessionId: string, child?: string): string =>
@@ -62,16 +68,51 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
     const children = new Map<string, ChildStore & { readonly transcript: PgTranscript }>()
     const readState = readStateRow(db, id)
 
-    const updateState = (f: (state: SessionState) => SessionState) =>
-      stateLock.withPermit(run(db, `updating session "${id}"`, db.sql.withTransaction(Effect.gen(function*() {
+    /** Updates asked for and not yet committed: whoever gets `stateLock` commits all of them at once. */
+    let queued: Array<QueuedUpdate> = []
+
+    /**
+     * Group commit: one transaction locks the row, applies every queued update in order (each
+     * caller gets the state its own update made), writes once and notifies once. Under load (a
+     * parent admitting dozens of children at once) that is one durable commit for the lot instead
+     * of one each, while updates from other processes still queue up on the row lock.
+     */
+    const commit = (batch: ReadonlyArray<QueuedUpdate>) =>
+      run(db, `updating session "${id}"`, db.sql.withTransaction(Effect.gen(function*() {
         const rows = yield* db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id} FOR NO KEY UPDATE`
         if (rows.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
-        const current = yield* StoreKit.decodeState(rows[0]!.state, id, location)
-        const next: SessionState = { ...f(current), updatedAt: yield* StoreKit.nowIso }
-        yield* db.sql`UPDATE dsh_sessions SET state = ${JSON.stringify(next)}::jsonb, updated_at = ${next.updatedAt}::timestamptz WHERE id = ${id}`
-        yield* db.sql`SELECT pg_notify(${CHANNEL}, ${payloadOf(db, id)})`
-        return next
-      }))))
+        let state = yield* StoreKit.decodeState(rows[0]!.state, id, location)
+        const exits: Array<Exit.Exit<SessionState>> = []
+        for (const update of batch) {
+          const updatedAt = yield* StoreKit.nowIso
+          // A defect in one caller's function fails that caller alone.
+          const next = Exit.map(yield* Effect.exit(Effect.sync(() => update.f(state))), (s): SessionState => ({ ...s, updatedAt }))
+          if (Exit.isSuccess(next)) state = next.value
+          exits.push(next)
+        }
+        yield* db.sql`WITH written AS (
+            UPDATE dsh_sessions SET state = ${JSON.stringify(state)}::jsonb, updated_at = ${state.updatedAt}::timestamptz WHERE id = ${id} RETURNING id)
+          SELECT pg_notify(${CHANNEL}, ${payloadOf(db, id)}) FROM written`
+        return exits
+      }))).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Effect.forEach(batch, (update, i) =>
+            Deferred.done(update.done, Exit.isSuccess(exit) ? exit.value[i]! : exit as Exit.Exit<never, SessionError>))
+        ),
+        Effect.uninterruptible
+      )
+
+    const updateState = (f: (state: SessionState) => SessionState) =>
+      Effect.gen(function*() {
+        const mine: QueuedUpdate = { f, done: yield* Deferred.make<SessionState, SessionError>() }
+        queued.push(mine)
+        yield* stateLock.withPermit(Effect.suspend(() => (queued.length === 0 ? Effect.void : commit(queued.splice(0))))).pipe(
+          // Given up before any batch took it: it is not applied.
+          Effect.onInterrupt(() => Effect.sync(() => (queued = queued.filter((u) => u !== mine))))
+        )
+        return yield* Deferred.await(mine.done)
+      })
 
     const child = (name: string) =>
       StoreKit.checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {

@@ -15,6 +15,12 @@ export const CHANNEL = "dsh_session_state"
 /** Published after a reconnect: every watcher re-reads. */
 const EVERYONE = ""
 
+/** A notification as the hub's watchers get it: its payload and its number among that payload's. */
+interface Heard {
+  readonly payload: string
+  readonly n: number
+}
+
 /** The payload that names one session of this schema. */
 export const payloadOf = (db: Pick<Db, "schema">, sessionId: string): string => `${db.schema}/${sessionId}`
 
@@ -26,19 +32,31 @@ export interface StateHub {
 /** The hub of one store; its listener lives in `storeScope`. */
 export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<StateHub> =>
   Effect.gen(function*() {
-    const pubsub = yield* PubSub.unbounded<string>()
+    const pubsub = yield* PubSub.unbounded<Heard>()
     const guard = yield* Semaphore.make(1)
     /** Completed once the first LISTEN is confirmed; failed (and forgotten) if that fails. */
     let listening: Deferred.Deferred<void, SessionError> | undefined
     const prefix = `${db.schema}/`
+    /**
+     * Notifications seen, by payload, and the read last started for each: a watcher woken by
+     * notification `n` reuses a read that began after `n` arrived (it sees that change), so a
+     * burst of updates costs each process one read per session, not one per watcher and update.
+     */
+    const seen = new Map<string, number>()
+    const reads = new Map<string, { readonly after: number; readonly state: Deferred.Deferred<SessionState, SessionError> }>()
 
     /** One LISTEN session: ends only with an error (the connection was lost). */
     const listenOnce = (ready: Deferred.Deferred<void, SessionError>) =>
       Effect.scoped(Effect.gen(function*() {
         const queue = yield* db.sql.listen(CHANNEL)
-        if (!(yield* Deferred.succeed(ready, undefined))) yield* PubSub.publish(pubsub, EVERYONE)
+        if (!(yield* Deferred.succeed(ready, undefined))) yield* PubSub.publish(pubsub, { payload: EVERYONE, n: 0 })
         yield* Stream.fromQueue(queue).pipe(
-          Stream.runForEach((n) => n.payload.startsWith(prefix) ? PubSub.publish(pubsub, n.payload) : Effect.void)
+          Stream.runForEach((heard) => {
+            if (!heard.payload.startsWith(prefix)) return Effect.void
+            const n = (seen.get(heard.payload) ?? 0) + 1
+            seen.set(heard.payload, n)
+            return PubSub.publish(pubsub, { payload: heard.payload, n })
+          })
         )
       }))
 
@@ -69,6 +87,18 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
       })
     })).pipe(Effect.flatMap(Deferred.await))
 
+    const sharedRead = (payload: string, upTo: number, read: Effect.Effect<SessionState, SessionError>) =>
+      Effect.suspend(() => {
+        const last = reads.get(payload)
+        if (last !== undefined && last.after >= upTo) return Deferred.await(last.state)
+        return Effect.gen(function*() {
+          const state = yield* Deferred.make<SessionState, SessionError>()
+          reads.set(payload, { after: seen.get(payload) ?? 0, state })
+          yield* Effect.exit(read).pipe(Effect.flatMap((exit) => Deferred.done(state, exit)))
+          return yield* Deferred.await(state)
+        }).pipe(Effect.uninterruptible)
+      })
+
     const watch: StateHub["watch"] = (sessionId, read) => {
       const mine = payloadOf(db, sessionId)
       return Stream.unwrap(Effect.gen(function*() {
@@ -76,10 +106,11 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
         const subscription = yield* PubSub.subscribe(pubsub)
         yield* ensureListening
         return Stream.concat(
-          Stream.succeed(EVERYONE),
-          Stream.fromSubscription(subscription).pipe(Stream.filter((p) => p === mine || p === EVERYONE))
+          Stream.succeed<Heard>({ payload: EVERYONE, n: Number.POSITIVE_INFINITY }),
+          Stream.fromSubscription(subscription).pipe(Stream.filter((h) => h.payload === mine || h.payload === EVERYONE))
         ).pipe(
-          Stream.mapEffect(() => read),
+          // The first read and a reconnect's read are this watcher's own; others may be shared.
+          Stream.mapEffect((h) => (h.payload === EVERYONE ? read : sharedRead(mine, h.n, read))),
           // A notification whose change another one already showed reads the same state: skip it.
           Stream.changesWith((a, b) => JSON.stringify(a) === JSON.stringify(b))
         )

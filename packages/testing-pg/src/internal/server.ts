@@ -20,6 +20,11 @@ export interface ServerOptions {
   readonly durable?: boolean | undefined
   /** How long `initdb` plus start-up may take (default 60 s). */
   readonly startTimeoutMs?: number | undefined
+  /**
+   * More server settings (`name=value`, as `postgres -c`), after the defaults: e.g.
+   * `shared_preload_libraries=pg_stat_statements` for a benchmark that counts statements.
+   */
+  readonly settings?: ReadonlyArray<string> | undefined
 }
 
 export interface Running {
@@ -68,7 +73,8 @@ const launch = (b: Binaries, data: string, port: number, options: ServerOptions)
       "lc_messages=C",
       "max_connections=200",
       "shared_buffers=32MB",
-      ...(options.durable === true ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"])
+      ...(options.durable === true ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]),
+      ...(options.settings ?? [])
     ]
     const child = spawn(b.postgres, ["-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])], {
       ...ids(b),
