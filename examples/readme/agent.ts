@@ -1,4 +1,5 @@
-import { parseAgentFile, renderSystemPrompt, runTurn } from "@dsh/agent"
+import { renderSystemPrompt, runTurn } from "@dsh/agent"
+import { parseAgentFile } from "@dsh/agent-files"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { defineTool, makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
