@@ -4,8 +4,8 @@ import { dirname, join } from "node:path"
 import { loadFileCatalog, makeFileTrustStore, resolveAgents } from "@dsh/agent-files"
 import { Effect } from "effect"
 
-// A project as other tools left it: a Claude Code agent, a Codex role, and a project `agent.md`
-// that would replace dsh's built-in main agent.
+// A project with an agent file written for Claude Code (its `Task` tool), a Codex role, and a
+// project `agent.md` that would replace dsh's built-in main agent.
 const root = mkdtempSync(join(tmpdir(), "agent-files-"))
 const write = (path: string, text: string) => {
   mkdirSync(dirname(join(root, path)), { recursive: true })
