@@ -1,19 +1,20 @@
-import { parseAgentFile, renderSystemPrompt, runTurn } from "@dsh/agent"
+import { type AgentDefinition, renderSystemPrompt, runTurn } from "@dsh/agent"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { defineTool, makeToolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
 
-// An agent is a Markdown file: frontmatter says what it may use, the body is its system prompt.
-const file = parseAgentFile(`---
-name: forecaster
-description: Answers questions about tomorrow's weather
-tools: [forecast]
----
-You answer weather questions for a user in \${cwd}. Be brief.
-`, "agents/forecaster.md")
-if (file._tag === "Invalid") throw new Error(file.reason)
-const agent = file.definition
+// An agent defined in code (agent files on disk are @dsh/agent-files): what it may use, and its
+// system prompt, a template rendered on every prompt build.
+const agent: AgentDefinition = {
+  name: "forecaster",
+  description: "Answers questions about tomorrow's weather",
+  tools: ["forecast"],
+  systemPrompt: "You answer weather questions for a user in ${cwd}. Be brief.",
+  override: false,
+  scope: "runtime",
+  source: "runtime:readme"
+}
 
 const forecast = defineTool({
   name: "forecast",

@@ -22,6 +22,13 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "→ forecast {\"city\":\"Lisbon\"}",
     "completed Tomorrow in Lisbon: sunny, 24°C"
   ],
+  "agent-files": [
+    "project [ 'Read', 'Grep', 'subagent' ]",
+    "test-runner [ 'Edit', 'Write' ]",
+    "false 1",
+    "You are this project's agent.",
+    "true"
+  ],
   "cli-resident": ["off", "on: DSH_RESIDENT=1", "off: DSH_RESIDENT=0", "the same process: []", "a reniced caller: [ 'nice' ]"],
   "core": ["unknown provider \"acp\"; available: fork", "turn-start → message", "2500 tokens, $0.0135", /^20261129T175430-[0-9a-f]{8}$/],
   "harness": ["My researcher says: The answer is 42.", "researcher-1 (researcher on spawn): completed"],

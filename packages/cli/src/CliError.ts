@@ -1,4 +1,5 @@
-import type { AgentDefinitionError, HostError } from "@dsh/agent"
+import type { HostError } from "@dsh/agent"
+import type { AgentDefinitionError } from "@dsh/agent-files"
 import type { RegistryError } from "@dsh/core"
 import type { LlmError } from "@dsh/llm"
 import type { SessionError } from "@dsh/session"

@@ -32,8 +32,8 @@ export const selfCommand = (): { readonly command: string; readonly args: Readon
 
 /**
  * The built-in agent files shipped inside the CLI's bundle (`dist/agents`, copied from
- * `@dsh/agent` at build time), so an installed CLI needs no other package. From source there
- * is none and `@dsh/agent`'s own directory is used.
+ * `@dsh/agent-files` at build time), so an installed CLI needs no other package. From source there
+ * is none and `@dsh/agent-files`' own directory is used.
  */
 const bundledAgentsDir = (): string | undefined => {
   const dir = fileURLToPath(new URL("./agents", import.meta.url))

@@ -1,4 +1,5 @@
-import { findProjectRoot, HostError, makeFileTrustStore } from "@dsh/agent"
+import { HostError } from "@dsh/agent"
+import { findProjectRoot, makeFileTrustStore } from "@dsh/agent-files"
 import { type CatalogRequest, decodeClaudeHooks, type HookSettings } from "@dsh/harness"
 import type { ProcessLauncherShape } from "@dsh/subprocess"
 import type { HookRegistration } from "@dsh/tools"

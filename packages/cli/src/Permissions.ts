@@ -1,4 +1,5 @@
-import { findProjectRoot, HostError, makeFileTrustStore } from "@dsh/agent"
+import { HostError } from "@dsh/agent"
+import { findProjectRoot, makeFileTrustStore } from "@dsh/agent-files"
 import { type CatalogRequest, terminalAsker } from "@dsh/harness"
 import { type AskerShape, configAllowHint, mergeSettings, nobodyAsker, parsePermissionMode, type PermissionQuestion, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
 import { Effect } from "effect"

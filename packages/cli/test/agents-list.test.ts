@@ -1,4 +1,4 @@
-import { loadKimiAgentSpec, parseAgentFileBytes } from "@dsh/agent"
+import { loadKimiAgentSpec, parseAgentFileBytes } from "@dsh/agent-files"
 import { INHERIT_MODEL, ModelRegistry } from "@dsh/llm"
 import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { Effect, type Layer } from "effect"

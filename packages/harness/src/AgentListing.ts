@@ -1,4 +1,5 @@
-import { agentPolicyWarnings, agentsListJson, type ResolvedAgents, SUBAGENT_TOOL_NAME, SWARM_TOOL_NAME } from "@dsh/agent"
+import { agentPolicyWarnings } from "@dsh/agent"
+import { agentsListJson, type ResolvedAgents, SUBAGENT_TOOL_NAME, SWARM_TOOL_NAME } from "@dsh/agent-files"
 import { INHERIT_MODEL, type LlmError } from "@dsh/llm"
 import { CONTROL_TOOL_NAMES, CREATE_TOOL_NAMES, REPORT_TOOL_NAME } from "@dsh/tool-subagent"
 import { Effect } from "effect"

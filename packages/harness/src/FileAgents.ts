@@ -1,4 +1,5 @@
-import { type AgentCatalog, type AgentDefinitionError, loadFileCatalog, type RemoteAgentSpec, resolveAgents, type ResolveAgentsOptions, type ResolvedAgents } from "@dsh/agent"
+import type { AgentCatalog } from "@dsh/agent"
+import { type AgentDefinitionError, loadFileCatalog, type RemoteAgentSpec, resolveAgents, type ResolveAgentsOptions, type ResolvedAgents } from "@dsh/agent-files"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import type { CatalogRequest } from "./CatalogRequest.ts"

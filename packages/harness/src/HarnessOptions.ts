@@ -1,4 +1,5 @@
-import type { AgentCatalog, AgentDefinitionError, HostError } from "@dsh/agent"
+import type { AgentCatalog, HostError } from "@dsh/agent"
+import type { AgentDefinitionError } from "@dsh/agent-files"
 import type { PriceLookup } from "@dsh/core"
 import type { ModelConfig } from "@dsh/llm"
 import type { AnnouncementListener, SubagentBackend, SubagentProvider } from "@dsh/subagent"

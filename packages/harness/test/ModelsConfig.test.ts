@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type AgentDefinition, type ResolvedAgents } from "@dsh/agent"
+import type { AgentDefinition } from "@dsh/agent"
+import type { ResolvedAgents } from "@dsh/agent-files"
 import { makeLanguageModel, type ModelAdapter, ModelRegistry } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { agentListing, checkModelsConfig, decodeHarnessConfig, delegationToolNames } from "../src/index.ts"

@@ -1,4 +1,5 @@
-import { AgentHost, isDelegable, resolveAgents } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
+import { isDelegable, resolveAgents } from "@dsh/agent-files"
 import { agentSearch } from "@dsh/harness"
 import { VERSION } from "@dsh/core"
 import { PERMISSION_QUESTIONS_EXTENSION, serveA2a } from "@dsh/subagent-a2a/serve"

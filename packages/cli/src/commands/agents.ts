@@ -1,4 +1,4 @@
-import { findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent"
+import { findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent-files"
 import { agentListing, agentSearch } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
 import { a2aAgentEntries, type A2aAgentStatus } from "@dsh/subagent-a2a"

@@ -1,4 +1,5 @@
-import { type AgentDefinition, scanAgentDir } from "@dsh/agent"
+import type { AgentDefinition } from "@dsh/agent"
+import { scanAgentDir } from "@dsh/agent-files"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import type { KitAgent, KitAgents } from "../Options.ts"

@@ -1,12 +1,12 @@
 import { createRequire } from "node:module"
 import * as Path from "node:path"
 import { Effect } from "effect"
-import type { AgentDefinition } from "../AgentDefinition.ts"
+import type { AgentDefinition } from "@dsh/agent"
 import { AgentDefinitionError } from "./AgentDefinitionError.ts"
 import { scanAgentDir } from "./Discovery.ts"
 
 /**
- * The built-in agents, shipped as ordinary agent files in `@dsh/agent/agents/`. They are found
+ * The built-in agents, shipped as ordinary agent files in `@dsh/agent-files/agents/`. They are found
  * through the package's own `package.json`, not relative to this module, because the CLI is
  * bundled into another package's `dist/` where module-relative paths no longer point here.
  */
@@ -20,13 +20,13 @@ export const BUILTIN_SUBAGENT_NAMES: ReadonlyArray<string> = ["coder", "explore"
 /** The default subagent type when a delegation names none. */
 export const DEFAULT_SUBAGENT_NAME = "coder"
 
-/** The directory holding the built-in agent files of the installed `@dsh/agent`. */
+/** The directory holding the built-in agent files of the installed `@dsh/agent-files`. */
 export const builtinAgentsDir: Effect.Effect<string, AgentDefinitionError> = Effect.try({
-  try: () => Path.join(Path.dirname(createRequire(import.meta.url).resolve("@dsh/agent/package.json")), "agents"),
+  try: () => Path.join(Path.dirname(createRequire(import.meta.url).resolve("@dsh/agent-files/package.json")), "agents"),
   catch: (cause) =>
     new AgentDefinitionError({
       reason: "Builtin",
-      detail: `cannot locate the @dsh/agent package for its built-in agents: ${String(cause)}`
+      detail: `cannot locate the @dsh/agent-files package for its built-in agents: ${String(cause)}`
     })
 })
 

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from "../AgentDefinition.ts"
+import type { AgentDefinition } from "./AgentDefinition.ts"
 
 /**
  * System prompt templates: `${var}` placeholders replaced with live context on every prompt

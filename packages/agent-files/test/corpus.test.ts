@@ -2,7 +2,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type AgentFileResult, parseAgentFileBytes, resolveAgents } from "../src/definitions/index.ts"
+import { type AgentFileResult, parseAgentFileBytes, resolveAgents } from "../src/index.ts"
 import { CORPUS, corpusPresent } from "./fixtures/corpus.ts"
 import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
 
@@ -11,7 +11,7 @@ import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
  * Gemini CLI, Copilot, Kiro, kimi-cli), listed in MANIFEST.tsv. It sits next to the repository
  * (`../shared/compat/agent-files` from the repository root), here and in CI.
  */
-const present = corpusPresent("definitions-corpus.test.ts")
+const present = corpusPresent("corpus.test.ts")
 
 const walk = (dir: string): Array<string> =>
   Fs.readdirSync(dir, { withFileTypes: true })

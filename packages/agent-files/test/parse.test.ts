@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest"
-import {
-  type AgentFileResult,
-  MAX_AGENT_FILE_BYTES,
-  MAX_SYSTEM_PROMPT_CHARS,
-  parseAgentFile,
-  parseAgentFileBytes,
-  validateAgentName
-} from "../src/definitions/index.ts"
+import { MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "@dsh/agent"
+import { type AgentFileResult, MAX_AGENT_FILE_BYTES, parseAgentFile, parseAgentFileBytes } from "../src/index.ts"
 
 const loaded = (result: AgentFileResult) => {
   if (result._tag !== "Loaded") throw new Error(`expected Loaded, got: ${result.reason}`)

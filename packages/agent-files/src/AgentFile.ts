@@ -1,8 +1,7 @@
 import * as Path from "node:path"
-import type { AgentDefinition, AgentMode, SubagentDefaults } from "../AgentDefinition.ts"
-import { MAX_AGENT_FILE_BYTES, MAX_SYSTEM_PROMPT_CHARS, suggestAgentName, validateAgentName } from "./AgentName.ts"
+import { type AgentDefinition, type AgentMode, MAX_SYSTEM_PROMPT_CHARS, type SubagentDefaults, suggestAgentName, validateAgentName } from "@dsh/agent"
 import { decodeUtf8, normalizeText, parseFrontmatter, splitFrontmatter } from "./internal/Frontmatter.ts"
-import type { InvalidAgentFile, ParseAgentFileOptions } from "./AgentFileParts.ts"
+import { type InvalidAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from "./AgentFileParts.ts"
 import { isRemoteKind, remoteAgentFile } from "./RemoteAgentFile.ts"
 
 export type { InvalidAgentFile, ParseAgentFileOptions } from "./AgentFileParts.ts"

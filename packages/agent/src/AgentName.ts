@@ -1,6 +1,6 @@
 /**
- * Limits shared by agent files and runtime-created agents (`create_subagent` reuses them), so
- * a name or prompt that loads from disk is also accepted at runtime and vice versa.
+ * Limits shared by agent files (`@dsh/agent-files`) and runtime-created agents (`create_subagent`
+ * reuses them), so a name or prompt that loads from disk is also accepted at runtime and vice versa.
  */
 
 /** Longest accepted agent name: names appear in tool schemas, handles (`name-3`) and paths. */
@@ -11,9 +11,6 @@ export const MAX_AGENT_NAME_LENGTH = 64
  * at runtime and the body of an agent file; the largest file in our corpus is about 45 kB.
  */
 export const MAX_SYSTEM_PROMPT_CHARS = 100_000
-
-/** Agent files above this size are skipped without being read (1 MiB). */
-export const MAX_AGENT_FILE_BYTES = 256 * 1024
 
 /** kebab-case: lowercase letters and digits in groups joined by single hyphens. */
 export const AGENT_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/

@@ -4,8 +4,8 @@ import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
+import { agentPolicyWarnings } from "@dsh/agent"
 import {
-  agentPolicyWarnings,
   agentsListJson,
   BUILTIN_TOOL_NAMES,
   DEFAULT_AGENT_NAME,
@@ -15,7 +15,7 @@ import {
   makeFileTrustStore,
   type ResolveAgentsOptions,
   resolveAgents
-} from "../src/definitions/index.ts"
+} from "../src/index.ts"
 import { agentFile, makeTree, makeWorkspace, removeTree } from "./fixtures/definitions/tree.ts"
 
 const roots: Array<string> = []

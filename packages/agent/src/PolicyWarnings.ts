@@ -1,5 +1,5 @@
 import { policyWarnings } from "@dsh/tools"
-import type { AgentDefinition } from "../AgentDefinition.ts"
+import type { AgentDefinition } from "./AgentDefinition.ts"
 
 /**
  * Warnings for an agent's allow- and deny-lists once its profile applies (the tool set is only

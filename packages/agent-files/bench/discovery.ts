@@ -1,7 +1,7 @@
 // Agent-file discovery under hostile input: 2,000 fuzzed files in one project directory
 // (valid ones, deep and huge YAML, alias bombs, binary and random bytes, long bodies), resolved
 // as `dsh run` resolves them. Prints wall time and peak RSS against absolute bounds (5 s, 300 MiB).
-//   node --conditions=@dsh/source packages/agent/bench/discovery.ts [files]
+//   node --conditions=@dsh/source packages/agent-files/bench/discovery.ts [files]
 import { randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

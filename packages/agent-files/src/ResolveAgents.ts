@@ -1,8 +1,7 @@
 import * as Path from "node:path"
 import { Effect } from "effect"
-import type { AgentDefinition, AgentScope } from "../AgentDefinition.ts"
+import { type AgentDefinition, type AgentScope, type BasePrompts, MAX_SYSTEM_PROMPT_CHARS } from "@dsh/agent"
 import { AgentDefinitionError } from "./AgentDefinitionError.ts"
-import { MAX_SYSTEM_PROMPT_CHARS } from "./AgentName.ts"
 import { DEFAULT_AGENT_NAME, loadBuiltinAgents } from "./Builtins.ts"
 import type { AgentFileResult } from "./AgentFile.ts"
 import { isCodexRolePath, loadCodexRole } from "./CodexAgentRole.ts"
@@ -12,7 +11,6 @@ import * as Fs from "./internal/Fs.ts"
 import { decodeUtf8, normalizeText } from "./internal/Frontmatter.ts"
 import { loadPlugins, type PluginInstruction } from "./Plugins.ts"
 import { type RemoteAgentSpec, remoteSpecOf } from "./RemoteAgentFile.ts"
-import type { BasePrompts } from "./Template.ts"
 import { makeFileTrustStore, type TrustStore } from "./TrustStore.ts"
 
 /**

@@ -1,7 +1,8 @@
 import * as Path from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { loadKimiAgentSpec, renderAgentPrompt, resolveAgents } from "../src/definitions/index.ts"
+import { renderAgentPrompt } from "@dsh/agent"
+import { loadKimiAgentSpec, resolveAgents } from "../src/index.ts"
 import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
 
 /** kimi-cli's YAML agent specs, with kimi-cli's semantics (see KimiAgentSpec.ts). */

@@ -3,7 +3,7 @@ import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
-import { agentsListJson, resolveAgents } from "../src/definitions/index.ts"
+import { agentsListJson, resolveAgents } from "../src/index.ts"
 import { makeWorkspace, removeTree } from "./fixtures/definitions/tree.ts"
 
 /**

@@ -2,7 +2,7 @@ import * as Path from "node:path"
 import { Effect } from "effect"
 import { findProjectRoot } from "./Discovery.ts"
 import * as Fs from "./internal/Fs.ts"
-import type { TemplateVars } from "./Template.ts"
+import type { TemplateVars } from "@dsh/agent"
 
 /**
  * Computing the standard template variables from the live context. Every input that reflects

@@ -1,4 +1,7 @@
-import type { AgentScope } from "../AgentDefinition.ts"
+import type { AgentScope } from "@dsh/agent"
+
+/** Agent files above this size are skipped without being read (256 KiB). */
+export const MAX_AGENT_FILE_BYTES = 256 * 1024
 
 /** A file that could not be loaded, with the reason a user can act on. */
 export interface InvalidAgentFile {

@@ -2,16 +2,8 @@ import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
-import type { AgentDefinition } from "../src/AgentDefinition.ts"
-import {
-  collectTemplateVars,
-  DEFAULT_AGENT_NAME,
-  loadBuiltinAgents,
-  renderAgentPrompt,
-  renderSystemPrompt,
-  TEMPLATE_LIMITS,
-  TEMPLATE_VARIABLES
-} from "../src/definitions/index.ts"
+import { type AgentDefinition, renderAgentPrompt, renderSystemPrompt, TEMPLATE_VARIABLES } from "@dsh/agent"
+import { collectTemplateVars, DEFAULT_AGENT_NAME, loadBuiltinAgents, TEMPLATE_LIMITS } from "../src/index.ts"
 import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
 
 const roots: Array<string> = []

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseDocument } from "yaml"
 import { describe, expect, it } from "vitest"
-import { parseSimple } from "../src/definitions/internal/Frontmatter.ts"
+import { parseSimple } from "../src/internal/Frontmatter.ts"
 import { CORPUS, corpusPresent } from "./fixtures/corpus.ts"
 
-const present = corpusPresent("definitions-frontmatter-fast.test.ts")
+const present = corpusPresent("frontmatter-fast.test.ts")
 const BUILTINS = resolve(import.meta.dirname, "../agents")
 
 const markdownFiles = (dir: string): Array<string> =>
