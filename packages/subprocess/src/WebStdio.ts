@@ -1,4 +1,6 @@
-import type { Readable, Writable } from "node:stream"
+import { Readable, Writable } from "node:stream"
+import { Cause, Effect, Exit, Fiber, Queue, type Scope, Stream } from "effect"
+import type { ChildProcessHandle } from "./ProcessLauncher.ts"
 
 /** A byte stream pair in web-stream form, the transport protocol SDKs (ACP) take. */
 export interface WebStdio {
@@ -14,8 +16,8 @@ export interface WebStdio {
  * connection closes, and execa then reports the child as failed ("Command failed with exit
  * code 0"); see STACK.md pitfall 11. Here closing only ends stdin and stops reading stdout.
  *
- * For a child: `webStdio(child.stdin, child.stdout)`. For our own process serving a protocol
- * on stdio, the peer's stdin is our stdout: `webStdio(process.stdout, process.stdin)`.
+ * For our own process serving a protocol on stdio, the peer's stdin is our stdout:
+ * `webStdio(process.stdout, process.stdin)`. For a child, use {@link childWebStdio}.
  */
 export const webStdio = (stdin: Writable, stdout: Readable): WebStdio => {
   let done = false
@@ -78,3 +80,62 @@ export const webStdio = (stdin: Writable, stdout: Readable): WebStdio => {
   })
   return { readable, writable }
 }
+
+/** Chunks written ahead of the child's stdin: a writer waits beyond this (backpressure). */
+const STDIN_QUEUE_CHUNKS = 16
+/** At the scope's end, how long queued writes may take to reach a child that does not read. */
+const STDIN_FLUSH_WAIT = "1 second"
+
+/**
+ * A child's stdio as Web streams, for protocol SDKs (ACP). Reading pulls the handle's stdout
+ * (the child waits while the reader is behind); writing feeds its stdin sink, closing the
+ * writable ends stdin (EOF). Cancelling the readable keeps draining stdout, so the child never
+ * blocks on a full pipe while it shuts down. Scoped: the scope's end stops the writer.
+ */
+export const childWebStdio = (child: ChildProcessHandle): Effect.Effect<WebStdio, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const runPromise = Effect.runPromiseWith(context)
+    const runFork = Effect.runForkWith(context)
+    const scope = yield* Effect.scope
+    const pull = yield* Stream.toPull(child.stdout)
+    const readable = new ReadableStream<Uint8Array>({
+      pull: (controller) =>
+        runPromise(Effect.exit(pull)).then((exit) => {
+          if (Exit.isSuccess(exit)) for (const chunk of exit.value) controller.enqueue(chunk)
+          else if (Cause.hasInterruptsOnly(exit.cause) || exit.cause.reasons.some((r) => r._tag === "Fail" && Cause.isDone(r.error))) controller.close()
+          else controller.error(Cause.squash(exit.cause))
+        }),
+      cancel: () => void runFork(Effect.forkIn(Stream.runDrain(child.stdout).pipe(Effect.ignore), scope))
+    }, { highWaterMark: 0 })
+    const queue = yield* Queue.bounded<Uint8Array, Cause.Done>(STDIN_QUEUE_CHUNKS)
+    // A failed write (stdin closed) shuts the queue, so later writes are refused, not stuck.
+    const writer = yield* Stream.run(Stream.fromQueue(queue), child.stdin).pipe(
+      Effect.ignore,
+      Effect.ensuring(Queue.shutdown(queue)),
+      Effect.forkScoped
+    )
+    // Finalizers run last-first: this one, before the writer's interruption, lets what was
+    // written reach the child and ends its stdin (EOF), bounded for a child that stopped reading.
+    yield* Effect.addFinalizer(() => Queue.end(queue).pipe(Effect.andThen(Effect.timeoutOption(Fiber.await(writer), STDIN_FLUSH_WAIT))))
+    const writable = new WritableStream<Uint8Array>({
+      write: (chunk) =>
+        runPromise(Queue.offer(queue, chunk)).then((accepted) => {
+          if (!accepted) throw new Error("the peer's stdin is closed")
+        }),
+      close: () => runPromise(Queue.end(queue).pipe(Effect.andThen(Fiber.await(writer)), Effect.asVoid)),
+      abort: () => runPromise(Effect.asVoid(Queue.end(queue)))
+    })
+    return { readable, writable }
+  })
+
+/**
+ * A child's stdio as Node streams, for transports written against Node streams (the dsh SDK
+ * client, the MCP SDK): {@link childWebStdio} seen through `Readable.fromWeb`/`Writable.fromWeb`.
+ */
+export const childNodeStdio = (child: ChildProcessHandle): Effect.Effect<{ readonly stdin: Writable; readonly stdout: Readable }, never, Scope.Scope> =>
+  Effect.map(childWebStdio(child), (web) => ({
+    // Node's typings of the web streams differ from the DOM ones; the objects are the same.
+    stdin: Writable.fromWeb(web.writable as never),
+    stdout: Readable.fromWeb(web.readable as never)
+  }))
