@@ -69,14 +69,17 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
             Effect.gen(function*() {
               journal.spawned.push(spawn)
               const exited = yield* Deferred.make<{ exitCode: number | null; signal: string | null }>()
-              // The fake child reads its stdin and exits at EOF.
+              // The fake child reads its stdin and exits at EOF, which it sees a moment after the
+              // writer closed the pipe (as a real process does).
               const stdin = Sink.forEach((_: Uint8Array) => Effect.void).pipe(
                 Sink.onExit((exit) =>
                   Exit.isSuccess(exit)
-                    ? Effect.sync(() => {
-                      journal.steps.push("stdin ended")
-                      if (options.exitsOnEof !== false) Deferred.doneUnsafe(exited, Effect.succeed({ exitCode: 0, signal: null }))
-                    })
+                    ? Effect.sync(() =>
+                      void setImmediate(() => {
+                        journal.steps.push("stdin ended")
+                        if (options.exitsOnEof !== false) Deferred.doneUnsafe(exited, Effect.succeed({ exitCode: 0, signal: null }))
+                      })
+                    )
                     : Effect.void
                 )
               )
