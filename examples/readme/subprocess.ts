@@ -1,5 +1,5 @@
 import { fromSpawn, LocalProcessLauncher, ProcessLauncher } from "@dsh/subprocess"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Stream } from "effect"
 
 const program = Effect.gen(function*() {
   const launcher = yield* ProcessLauncher
