@@ -35,7 +35,7 @@ export interface LocalProcessLauncherOptions {
 const DEFAULT_KILL_GRACE: Duration.Input = "2 seconds"
 const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
 /** Bytes of unread stdout before the child is paused; of stderr kept until its first read. */
-const STDOUT_BUFFER_BYTES = 64 * 1024
+const STDOUT_BUFFER_BYTES = 256 * 1024
 const STDERR_REPLAY_BYTES = 256 * 1024
 /** After SIGKILL a process can only linger in uninterruptible I/O; do not wait on it forever. */
 const SIGKILL_WAIT: Duration.Input = "5 seconds"
