@@ -1,5 +1,5 @@
 import { Readable, Writable } from "node:stream"
-import { Cause, Effect, Exit, Fiber, Queue, type Scope, Stream } from "effect"
+import { Cause, Effect, Exit, Fiber, Pull, Queue, type Scope, Stream } from "effect"
 import type { ChildProcessHandle } from "./ProcessLauncher.ts"
 
 /** A byte stream pair in web-stream form, the transport protocol SDKs (ACP) take. */
@@ -103,7 +103,7 @@ export const childWebStdio = (child: ChildProcessHandle): Effect.Effect<WebStdio
       pull: (controller) =>
         runPromise(Effect.exit(pull)).then((exit) => {
           if (Exit.isSuccess(exit)) for (const chunk of exit.value) controller.enqueue(chunk)
-          else if (Cause.hasInterruptsOnly(exit.cause) || exit.cause.reasons.some((r) => r._tag === "Fail" && Cause.isDone(r.error))) controller.close()
+          else if (Pull.isDoneCause(exit.cause) || Cause.hasInterruptsOnly(exit.cause)) controller.close()
           else controller.error(Cause.squash(exit.cause))
         }),
       cancel: () => void runFork(Effect.forkIn(Stream.runDrain(child.stdout).pipe(Effect.ignore), scope))

@@ -31,8 +31,11 @@ export const outputStream = (readable: Readable | null, options: OutputPipeOptio
   let ended = readable === null
   let reading = false
   let paused = false
-  let wake: (() => void) | undefined
-  const notify = () => wake?.()
+  // Usually one reader waits; a second (a drain after a cancelled reader) must not strand the first.
+  const waiters = new Set<() => void>()
+  const notify = () => {
+    for (const wake of [...waiters]) wake()
+  }
   if (readable !== null) {
     readable.on("data", (chunk: Buffer) => {
       options.onChunk?.(chunk)
@@ -57,11 +60,12 @@ export const outputStream = (readable: Readable | null, options: OutputPipeOptio
     readable.on("error", end)
   }
   const waitForData = Effect.callback<void>((resume) => {
-    wake = () => {
-      wake = undefined
+    const wake = () => {
+      waiters.delete(wake)
       resume(Effect.void)
     }
-    return Effect.sync(() => void (wake = undefined))
+    waiters.add(wake)
+    return Effect.sync(() => void waiters.delete(wake))
   })
   const pull: Pull.Pull<readonly [Uint8Array, ...Array<Uint8Array>], never, void> = Effect.suspend(() => {
     reading = true
