@@ -1,5 +1,6 @@
 import { Readable, Writable } from "node:stream"
-import { Cause, Effect, Exit, Fiber, Pull, Queue, type Scope, Stream } from "effect"
+import { Effect, type Scope } from "effect"
+import { childPorts } from "./internal/ChildPorts.ts"
 import type { ChildProcessHandle } from "./ProcessLauncher.ts"
 
 /** A byte stream pair in web-stream form, the transport protocol SDKs (ACP) take. */
@@ -81,61 +82,69 @@ export const webStdio = (stdin: Writable, stdout: Readable): WebStdio => {
   return { readable, writable }
 }
 
-/** Chunks written ahead of the child's stdin: a writer waits beyond this (backpressure). */
-const STDIN_QUEUE_CHUNKS = 16
-/** At the scope's end, how long queued writes may take to reach a child that does not read. */
-const STDIN_FLUSH_WAIT = "1 second"
+const closedError = () => new Error("the peer's stdin is closed")
 
 /**
  * A child's stdio as Web streams, for protocol SDKs (ACP). Reading pulls the handle's stdout
- * (the child waits while the reader is behind); writing feeds its stdin sink, closing the
- * writable ends stdin (EOF). Cancelling the readable keeps draining stdout, so the child never
- * blocks on a full pipe while it shuts down. Scoped: the scope's end stops the writer.
+ * (the child waits while the reader is behind); writing feeds its stdin sink through a short
+ * queue (backpressure), and closing the writable ends stdin (EOF). Cancelling the readable
+ * keeps draining stdout, so the child never blocks on a full pipe while it shuts down.
+ * Scoped: at the scope's end queued writes get a moment to reach the child, then the writer stops.
  */
 export const childWebStdio = (child: ChildProcessHandle): Effect.Effect<WebStdio, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const context = yield* Effect.context<never>()
-    const runPromise = Effect.runPromiseWith(context)
-    const runFork = Effect.runForkWith(context)
-    const scope = yield* Effect.scope
-    const pull = yield* Stream.toPull(child.stdout)
-    const readable = new ReadableStream<Uint8Array>({
+  Effect.map(childPorts(child), (ports) => ({
+    readable: new ReadableStream<Uint8Array>({
       pull: (controller) =>
-        runPromise(Effect.exit(pull)).then((exit) => {
-          if (Exit.isSuccess(exit)) for (const chunk of exit.value) controller.enqueue(chunk)
-          else if (Pull.isDoneCause(exit.cause) || Cause.hasInterruptsOnly(exit.cause)) controller.close()
-          else controller.error(Cause.squash(exit.cause))
+        ports.read().then((r) => {
+          if (r._tag === "Chunks") for (const chunk of r.chunks) controller.enqueue(chunk)
+          else if (r._tag === "End") controller.close()
+          else controller.error(r.error)
         }),
-      cancel: () => void runFork(Effect.forkIn(Stream.runDrain(child.stdout).pipe(Effect.ignore), scope))
-    }, { highWaterMark: 0 })
-    const queue = yield* Queue.bounded<Uint8Array, Cause.Done>(STDIN_QUEUE_CHUNKS)
-    // A failed write (stdin closed) shuts the queue, so later writes are refused, not stuck.
-    const writer = yield* Stream.run(Stream.fromQueue(queue), child.stdin).pipe(
-      Effect.ignore,
-      Effect.ensuring(Queue.shutdown(queue)),
-      Effect.forkScoped
-    )
-    // Finalizers run last-first: this one, before the writer's interruption, lets what was
-    // written reach the child and ends its stdin (EOF), bounded for a child that stopped reading.
-    yield* Effect.addFinalizer(() => Queue.end(queue).pipe(Effect.andThen(Effect.timeoutOption(Fiber.await(writer), STDIN_FLUSH_WAIT))))
-    const writable = new WritableStream<Uint8Array>({
-      write: (chunk) =>
-        runPromise(Queue.offer(queue, chunk)).then((accepted) => {
-          if (!accepted) throw new Error("the peer's stdin is closed")
-        }),
-      close: () => runPromise(Queue.end(queue).pipe(Effect.andThen(Fiber.await(writer)), Effect.asVoid)),
-      abort: () => runPromise(Effect.asVoid(Queue.end(queue)))
+      cancel: () => ports.drain()
+    }, { highWaterMark: 0 }),
+    writable: new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        if (!(await ports.write(chunk))) throw closedError()
+      },
+      close: () => ports.end(),
+      abort: () => void ports.end()
     })
-    return { readable, writable }
-  })
+  }))
 
 /**
  * A child's stdio as Node streams, for transports written against Node streams (the dsh SDK
- * client, the MCP SDK): {@link childWebStdio} seen through `Readable.fromWeb`/`Writable.fromWeb`.
+ * client, the MCP SDK); the same behaviour as {@link childWebStdio}. Destroying either stream
+ * ends stdin (EOF) and, for stdout, keeps draining.
  */
 export const childNodeStdio = (child: ChildProcessHandle): Effect.Effect<{ readonly stdin: Writable; readonly stdout: Readable }, never, Scope.Scope> =>
-  Effect.map(childWebStdio(child), (web) => ({
-    // Node's typings of the web streams differ from the DOM ones; the objects are the same.
-    stdin: Writable.fromWeb(web.writable as never),
-    stdout: Readable.fromWeb(web.readable as never)
+  Effect.map(childPorts(child), (ports) => ({
+    stdout: new Readable({
+      // Node calls `read` again only after a push: one pull in flight at a time.
+      read() {
+        void ports.read().then((r) => {
+          if (r._tag === "Chunks") for (const chunk of r.chunks) this.push(chunk)
+          else if (r._tag === "End") this.push(null)
+          else this.destroy(r.error instanceof Error ? r.error : new Error(String(r.error)))
+        })
+      },
+      destroy(error, callback) {
+        ports.drain()
+        callback(error)
+      }
+    }),
+    stdin: new Writable({
+      write(chunk: Uint8Array, _encoding, callback) {
+        const accepted = ports.write(chunk)
+        if (accepted === true) return callback()
+        if (accepted === false) return callback(closedError())
+        void accepted.then((ok) => callback(ok ? undefined : closedError()))
+      },
+      final(callback) {
+        void ports.end().then(() => callback())
+      },
+      destroy(error, callback) {
+        void ports.end()
+        callback(error)
+      }
+    })
   }))
