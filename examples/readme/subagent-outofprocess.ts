@@ -3,7 +3,7 @@ import { emptyUsage } from "@dsh/core"
 import { makeScriptedModel } from "@dsh/llm-scripted"
 import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
 import { makeOutOfProcessProvider, type OutOfProcessBackend } from "@dsh/subagent-outofprocess"
-import { LocalProcessLauncher } from "@dsh/subprocess"
+import { childNodeStdio, LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Schema } from "effect"
 import { createInterface } from "node:readline"
 
@@ -27,11 +27,13 @@ const shout: OutOfProcessBackend<Ask, ShoutError> = {
   launch: ({ context }) => Effect.succeed({ command: process.execPath, args: ["-e", CHILD], cwd: context.parent.cwd, exitGrace: "1 second" }),
   connect: ({ child }) =>
     Effect.gen(function*() {
-      const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+      // The handle's stdio is a Stream and a Sink; a Node readline reads the Node-stream view of it.
+      const io = yield* childNodeStdio(child)
+      const answers = createInterface({ input: io.stdout })[Symbol.asyncIterator]()
       const ask: Ask = (line) =>
         Effect.tryPromise({
           try: async () => {
-            child.stdin?.write(`${line}\n`)
+            io.stdin.write(`${line}\n`)
             const next = await answers.next()
             return next.done === true ? Promise.reject(new Error("EOF")) : next.value
           },

@@ -81,7 +81,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
     "shouter-2 failed the child exited"
   ],
   "subagent-inprocess.spawn": ["explore-1 completed It is dsh.toml.", "TOML (you first asked: Where is the config?)"],
-  "subprocess": ["\"hello\\n\" true SIGTERM", "unset hi 0", "ping"],
+  "subprocess": ["\"hello\\n\" true SIGTERM", "unset hi 0", "PING", "prefix"],
   "telemetry": ["The answer is 42.", "chat example, execute_tool subagent, invoke_agent lead, invoke_agent researcher", "one trace: true"],
   "tool-subagent": [
     "- explore: reads and searches",

@@ -1,4 +1,4 @@
-import { type ChildProcessHandle, ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
+import { type ChildProcessHandle, childNodeStdio, ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
 import { type Duration, Effect, type Scope } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
 import { makeTransport } from "./internal/Transport.ts"
@@ -46,8 +46,6 @@ export interface AttachSdkOptions extends Omit<ConnectOptions, "input" | "output
 export const attach = (child: ChildProcessHandle, options: AttachSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError, Scope.Scope> =>
   Effect.gen(function*() {
     const label = options.label ?? "the server"
-    const stdin = child.stdin
-    if (stdin === null) return yield* sdkError("ConnectionClosed", `${label}: no stdin to write to`)
     const describeEnd = (detail: string) =>
       Effect.gen(function*() {
         // stdout closes a moment before the exit is reported; give it that moment.
@@ -60,7 +58,9 @@ export const attach = (child: ChildProcessHandle, options: AttachSdkOptions): Ef
         const tail = tailLines(yield* child.stderrTail)
         return `${label}: ${detail}; the server ${status}${tail === "" ? "" : `; stderr: ${tail}`}`
       })
-    const transport = yield* makeTransport({ input: child.stdout, output: stdin, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES })
+    // The framed transport speaks Node streams; the adapter keeps backpressure both ways.
+    const io = yield* childNodeStdio(child)
+    const transport = yield* makeTransport({ input: io.stdout, output: io.stdin, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES })
     const client = yield* connectTransport(transport, options, describeEnd).pipe(
       Effect.mapError((e) => (e.reason === "Timeout" ? sdkError("Timeout", `${label}: ${e.message}`) : e))
     )

@@ -3,8 +3,7 @@ import type { ChildStore } from "@dsh/session"
 import { type ChildMeta, makeSubagentTree, type StartContext } from "@dsh/subagent"
 import { testParent, testType } from "@dsh/subagent/testing"
 import { type ChildProcessHandle, ProcessLauncher, type SpawnOptions, SubprocessError } from "@dsh/subprocess"
-import { Deferred, Effect, Layer, Schedule, Schema, type Scope, Stream } from "effect"
-import { PassThrough, Readable } from "node:stream"
+import { Deferred, Effect, Exit, Layer, Schedule, Schema, type Scope, Sink, Stream } from "effect"
 import type { OutOfProcessBackend, TurnReport } from "../src/index.ts"
 
 /** What a fake run did, in order, for the assertions. */
@@ -70,15 +69,25 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
             Effect.gen(function*() {
               journal.spawned.push(spawn)
               const exited = yield* Deferred.make<{ exitCode: number | null; signal: string | null }>()
-              const stdin = new PassThrough()
-              stdin.on("finish", () => {
-                journal.steps.push("stdin ended")
-                if (options.exitsOnEof !== false) Deferred.doneUnsafe(exited, Effect.succeed({ exitCode: 0, signal: null }))
-              })
+              // The fake child reads its stdin and exits at EOF, which it sees a moment after the
+              // writer closed the pipe (as a real process does).
+              const stdin = Sink.forEach((_: Uint8Array) => Effect.void).pipe(
+                Sink.onExit((exit) =>
+                  Exit.isSuccess(exit)
+                    ? Effect.sync(() =>
+                      void setImmediate(() => {
+                        journal.steps.push("stdin ended")
+                        if (options.exitsOnEof !== false) Deferred.doneUnsafe(exited, Effect.succeed({ exitCode: 0, signal: null }))
+                      })
+                    )
+                    : Effect.void
+                )
+              )
               return {
                 pid: 4242,
                 stdin,
-                stdout: Readable.from([]),
+                stdout: Stream.empty,
+                stderr: Stream.empty,
                 stderrTail: Effect.succeed(""),
                 exit: Effect.sync(() => void journal.steps.push("waited for exit")).pipe(Effect.andThen(Deferred.await(exited))),
                 stop: Effect.void,

@@ -1,10 +1,12 @@
 import type { ChildProcess } from "node:child_process"
 import { stat } from "node:fs/promises"
 import { resolve as resolvePath } from "node:path"
-import { Readable, type Writable } from "node:stream"
-import { Clock, Deferred, Duration, Effect, Layer, Option, Predicate } from "effect"
+import type { Readable, Writable } from "node:stream"
+import { Deferred, Duration, Effect, Layer, Option, Predicate } from "effect"
 import { scrubEnvironment } from "./Environment.ts"
-import { ByteTail, OutputCollector } from "./internal/Buffers.ts"
+import { fromSpawn } from "./FromSpawn.ts"
+import { ByteTail } from "./internal/Buffers.ts"
+import { outputStream, stdinSink } from "./internal/NodeStdio.ts"
 import { resolveCommand, startWatchdog, withParentDeathSignal } from "./internal/ParentDeath.ts"
 import { groupAlive, pollUntil } from "./internal/ProcessGroup.ts"
 import {
@@ -12,8 +14,6 @@ import {
   type ExitInfo,
   ProcessLauncher,
   type ProcessLauncherShape,
-  type RunOptions,
-  type RunResult,
   type SpawnOptions
 } from "./ProcessLauncher.ts"
 import { SubprocessError } from "./SubprocessError.ts"
@@ -34,7 +34,9 @@ export interface LocalProcessLauncherOptions {
 
 const DEFAULT_KILL_GRACE: Duration.Input = "2 seconds"
 const DEFAULT_STDERR_TAIL_BYTES = 8 * 1024
-const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
+/** Bytes of unread stdout before the child is paused; of stderr kept until its first read. */
+const STDOUT_BUFFER_BYTES = 256 * 1024
+const STDERR_REPLAY_BYTES = 256 * 1024
 /** After SIGKILL a process can only linger in uninterruptible I/O; do not wait on it forever. */
 const SIGKILL_WAIT: Duration.Input = "5 seconds"
 
@@ -50,15 +52,11 @@ interface ExecaChild extends PromiseLike<unknown> {
   kill(signal?: NodeJS.Signals): boolean
 }
 
-/** A started child plus what `run` needs beyond the public handle. */
+/** A started child plus how to close our ends of its pipes. */
 interface Launched {
   readonly handle: ChildProcessHandle
-  /** Completes when stdout and stderr are closed. */
-  readonly drained: Effect.Effect<void>
   readonly destroyStreams: Effect.Effect<void>
 }
-
-type OutputSink = (stream: "stdout" | "stderr", chunk: Buffer) => void
 
 const ignore = (): void => {}
 
@@ -121,11 +119,8 @@ const startChild = (
   execa: Execa,
   options: SpawnOptions,
   env: Record<string, string>,
-  tail: ByteTail,
   exited: Deferred.Deferred<ExitInfo>,
-  drained: Deferred.Deferred<void>,
-  stderrClosed: Deferred.Deferred<void>,
-  sink: OutputSink | undefined
+  stderrClosed: Deferred.Deferred<void>
 ): ExecaChild => {
   const child: ExecaChild = execa(options.command, [...(options.args ?? [])], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
@@ -151,27 +146,8 @@ const startChild = (
   })
   // A child that exits before reading its input must not crash us with EPIPE.
   child.stdin?.on("error", ignore)
-  let open = 0
-  const closed = () => {
-    if (--open === 0) Deferred.doneUnsafe(drained, Effect.void)
-  }
-  for (const [name, stream] of [["stdout", child.stdout], ["stderr", child.stderr]] as const) {
-    if (stream === null) continue
-    open++
-    stream.on("error", ignore)
-    stream.once("close", closed)
-    if (name === "stderr") {
-      stream.once("close", () => Deferred.doneUnsafe(stderrClosed, Effect.void))
-      stream.on("data", (chunk: Buffer) => {
-        tail.push(chunk)
-        sink?.("stderr", chunk)
-      })
-    } else if (sink !== undefined) {
-      stream.on("data", (chunk: Buffer) => sink("stdout", chunk))
-    }
-  }
-  if (open === 0) Deferred.doneUnsafe(drained, Effect.void)
   if (child.stderr === null) Deferred.doneUnsafe(stderrClosed, Effect.void)
+  else child.stderr.once("close", () => Deferred.doneUnsafe(stderrClosed, Effect.void))
   return child
 }
 
@@ -183,20 +159,19 @@ const startChild = (
 export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions = {}): ProcessLauncherShape => {
   const parentEnv = defaults.parentEnv ?? (() => process.env)
 
-  const launch = (options: SpawnOptions, sink?: OutputSink): Effect.Effect<Launched, SubprocessError> =>
+  const launch = (options: SpawnOptions): Effect.Effect<Launched, SubprocessError> =>
     Effect.gen(function*() {
       const command = describe(options)
       yield* checkCwd(command, options.cwd)
       const env = scrubEnvironment(parentEnv(), { inherit: options.inheritEnv, add: options.env })
       const tail = new ByteTail(options.stderrTailBytes ?? defaults.stderrTailBytes ?? DEFAULT_STDERR_TAIL_BYTES)
       const exited = Deferred.makeUnsafe<ExitInfo>()
-      const drained = Deferred.makeUnsafe<void>()
       const stderrClosed = Deferred.makeUnsafe<void>()
       const dieWithParent = options.dieWithParent ?? defaults.dieWithParent ?? true
       const started = dieWithParent ? yield* parentDeathWrapped(options, env) : options
       const execa = yield* loadExeca
       const child = yield* Effect.try({
-        try: () => startChild(execa, started, env, tail, exited, drained, stderrClosed, sink),
+        try: () => startChild(execa, started, env, exited, stderrClosed),
         catch: (error) => spawnFailed(command, spawnFailureDetail(options, error))
       })
       const pid = child.nodeChildProcess.pid
@@ -224,8 +199,9 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
       const stop = yield* Effect.cached(ladder)
       const handle: ChildProcessHandle = {
         pid,
-        stdin: child.stdin,
-        stdout: child.stdout ?? Readable.from([]),
+        stdin: stdinSink(child.stdin, command),
+        stdout: outputStream(child.stdout, { bufferBytes: STDOUT_BUFFER_BYTES, dropUnread: false }),
+        stderr: outputStream(child.stderr, { bufferBytes: STDERR_REPLAY_BYTES, dropUnread: true, onChunk: (chunk) => tail.push(chunk) }),
         // Once the whole group is gone the last bytes are already in the pipe: read them first.
         // (A process that left the group could hold the pipe open, hence the bound.)
         stderrTail: Effect.gen(function*() {
@@ -241,7 +217,6 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
       }
       return {
         handle,
-        drained: Deferred.await(drained),
         destroyStreams: Effect.sync(() => {
           child.stdin?.destroy()
           child.stdout?.destroy()
@@ -251,47 +226,13 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
     })
 
   /** Release: stop the tree, then close our ends of the pipes (unread output is dropped). */
-  const acquire = (options: SpawnOptions, sink?: OutputSink) =>
-    Effect.acquireRelease(launch(options, sink), (l) => l.handle.stop.pipe(Effect.andThen(l.destroyStreams)))
-
   const spawn: ProcessLauncherShape["spawn"] = (options) =>
-    Effect.map(acquire(options), (l) => l.handle).pipe(Effect.withSpan("ProcessLauncher.spawn", { attributes: { command: options.command } }))
+    Effect.acquireRelease(launch(options), (l) => l.handle.stop.pipe(Effect.andThen(l.destroyStreams))).pipe(
+      Effect.map((l) => l.handle),
+      Effect.withSpan("ProcessLauncher.spawn", { attributes: { command: options.command } })
+    )
 
-  const run: ProcessLauncherShape["run"] = (options) =>
-    Effect.scoped(Effect.gen(function*() {
-      const startedAt = yield* Clock.currentTimeMillis
-      const output = new OutputCollector(options.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES)
-      const { handle, drained } = yield* acquire(
-        { ...options, stdin: options.input === undefined ? "ignore" : "pipe" },
-        (stream, chunk) => output.push(stream, chunk)
-      )
-      const stdin = handle.stdin
-      if (options.input !== undefined && stdin !== null) {
-        const input = options.input
-        yield* Effect.sync(() => void stdin.end(input))
-      }
-      const finished = options.timeout === undefined
-        ? Option.some(yield* handle.exit)
-        : yield* Effect.timeoutOption(handle.exit, options.timeout)
-      // On timeout this is the ladder; after a normal exit it ends background leftovers, whose
-      // open pipes would otherwise keep the output from ever ending.
-      yield* handle.stop
-      // Only a process that left the group (setsid) can still hold a pipe; do not wait on it forever.
-      yield* Effect.timeoutOption(drained, options.killGrace ?? defaults.killGrace ?? DEFAULT_KILL_GRACE)
-      const exit = yield* handle.exit
-      const endedAt = yield* Clock.currentTimeMillis
-      return {
-        exitCode: exit.exitCode,
-        signal: exit.signal,
-        stdout: output.text("stdout"),
-        stderr: output.text("stderr"),
-        timedOut: Option.isNone(finished),
-        truncated: output.truncated,
-        durationMs: endedAt - startedAt
-      } satisfies RunResult
-    })).pipe(Effect.withSpan("ProcessLauncher.run", { attributes: { command: options.command } }))
-
-  return ProcessLauncher.of({ spawn, run: (options: RunOptions) => run(options) })
+  return ProcessLauncher.of(fromSpawn(spawn, { maxOutputBytes: defaults.maxOutputBytes, drainWait: defaults.killGrace }))
 }
 
 /** The local launcher as a layer, with the given defaults. */

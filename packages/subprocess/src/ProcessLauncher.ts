@@ -1,5 +1,4 @@
-import { Context, type Duration, type Effect, type Scope } from "effect"
-import type { Readable, Writable } from "node:stream"
+import { Context, type Duration, type Effect, type Scope, type Sink, type Stream } from "effect"
 import type { SubprocessError } from "./SubprocessError.ts"
 
 /** What to start and how. The command is run directly (no shell); pass `bash -c` yourself. */
@@ -39,13 +38,26 @@ export interface ExitInfo {
 /**
  * A running child. It is a scoped resource: when its scope closes, the whole process tree
  * is stopped with the ladder (SIGTERM to the group, grace, SIGKILL).
+ *
+ * stdio is Effect-typed, as in `effect/process/ChildProcessSpawner`: `stdout` and `stderr` are
+ * byte streams with one consumer each, `stdin` a sink. Nothing written between spawn and the
+ * first read is lost: stdout backpressures the child (it blocks on a full pipe until read);
+ * stderr, which most callers never read, keeps a bounded replay buffer until first read (the
+ * oldest bytes go beyond it) and backpressures once read. `WebStdio.ts` adapts a handle to
+ * Web or Node streams for protocol SDKs.
  */
 export interface ChildProcessHandle {
   readonly pid: number | undefined
-  /** Null when spawned with `stdin: "ignore"`. */
-  readonly stdin: Writable | null
-  /** Raw bytes, never forwarded anywhere: protocol users (ACP, JSON-RPC) read it. */
-  readonly stdout: Readable
+  /**
+   * Writes to the child's stdin, which is ended when the upstream ends (EOF): run
+   * `Stream.run(Stream.empty, child.stdin)` to close it. A write waits while the pipe is full.
+   * Fails with `Io` when stdin is closed or was not connected (`stdin: "ignore"`).
+   */
+  readonly stdin: Sink.Sink<void, Uint8Array, never, SubprocessError>
+  /** Raw bytes, never forwarded anywhere: protocol users (ACP, JSON-RPC) read it. Ends at EOF. */
+  readonly stdout: Stream.Stream<Uint8Array, SubprocessError>
+  /** Raw stderr bytes (see the replay buffer above); the tail below is kept either way. */
+  readonly stderr: Stream.Stream<Uint8Array, SubprocessError>
   /**
    * The last bytes of stderr (a bounded ring buffer). After the process and its group are
    * gone it includes everything the process wrote.
@@ -84,12 +96,18 @@ export interface RunResult extends ExitInfo {
   readonly durationMs: number
 }
 
+/** The one primitive of a launcher: start a process as a scoped handle. */
+export type Spawn = (options: SpawnOptions) => Effect.Effect<ChildProcessHandle, SubprocessError, Scope.Scope>
+
 /**
  * The process seam: a local process by default; ssh, containers or Kubernetes Jobs later,
- * speaking the same stdio. Nothing outside a launcher assumes a local PID.
+ * speaking the same stdio. Nothing outside a launcher assumes a local PID. Only `spawn` is
+ * written per launcher; `fromSpawn` derives `run` from it, so an ssh or container launcher
+ * is one function (e.g. one that prefixes every command with `ssh host` and calls the local
+ * launcher's `spawn`).
  */
 export interface ProcessLauncherShape {
-  readonly spawn: (options: SpawnOptions) => Effect.Effect<ChildProcessHandle, SubprocessError, Scope.Scope>
+  readonly spawn: Spawn
   /** Runs to completion (or timeout, which stops the whole tree) and collects output. */
   readonly run: (options: RunOptions) => Effect.Effect<RunResult, SubprocessError>
 }

@@ -3,6 +3,7 @@ import { access, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { delimiter, join, resolve } from "node:path"
 import { Effect, Ref } from "effect"
+import { fromSpawn } from "./FromSpawn.ts"
 import type { ProcessLauncherShape, SpawnOptions } from "./ProcessLauncher.ts"
 import { SubprocessError } from "./SubprocessError.ts"
 
@@ -201,8 +202,6 @@ export const sandboxedLauncher = (launcher: ProcessLauncherShape, sandbox: Sandb
           return options
       }
     })
-  return {
-    spawn: (options) => Effect.flatMap(wrap(options), launcher.spawn),
-    run: (options) => Effect.flatMap(wrap(options), launcher.run)
-  }
+  // One function: the wrapped spawn; `run` is derived from it.
+  return fromSpawn((options) => Effect.flatMap(wrap(options), launcher.spawn))
 }

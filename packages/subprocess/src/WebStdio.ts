@@ -1,4 +1,7 @@
-import type { Readable, Writable } from "node:stream"
+import { Readable, Writable } from "node:stream"
+import { Effect, type Scope } from "effect"
+import { childPorts } from "./internal/ChildPorts.ts"
+import type { ChildProcessHandle } from "./ProcessLauncher.ts"
 
 /** A byte stream pair in web-stream form, the transport protocol SDKs (ACP) take. */
 export interface WebStdio {
@@ -14,8 +17,8 @@ export interface WebStdio {
  * connection closes, and execa then reports the child as failed ("Command failed with exit
  * code 0"); see STACK.md pitfall 11. Here closing only ends stdin and stops reading stdout.
  *
- * For a child: `webStdio(child.stdin, child.stdout)`. For our own process serving a protocol
- * on stdio, the peer's stdin is our stdout: `webStdio(process.stdout, process.stdin)`.
+ * For our own process serving a protocol on stdio, the peer's stdin is our stdout:
+ * `webStdio(process.stdout, process.stdin)`. For a child, use {@link childWebStdio}.
  */
 export const webStdio = (stdin: Writable, stdout: Readable): WebStdio => {
   let done = false
@@ -78,3 +81,70 @@ export const webStdio = (stdin: Writable, stdout: Readable): WebStdio => {
   })
   return { readable, writable }
 }
+
+const closedError = () => new Error("the peer's stdin is closed")
+
+/**
+ * A child's stdio as Web streams, for protocol SDKs (ACP). Reading pulls the handle's stdout
+ * (the child waits while the reader is behind); writing feeds its stdin sink through a short
+ * queue (backpressure), and closing the writable ends stdin (EOF). Cancelling the readable
+ * keeps draining stdout, so the child never blocks on a full pipe while it shuts down.
+ * Scoped: at the scope's end queued writes get a moment to reach the child, then the writer stops.
+ */
+export const childWebStdio = (child: ChildProcessHandle): Effect.Effect<WebStdio, never, Scope.Scope> =>
+  Effect.map(childPorts(child), (ports) => ({
+    readable: new ReadableStream<Uint8Array>({
+      pull: (controller) =>
+        ports.read().then((r) => {
+          if (r._tag === "Chunks") for (const chunk of r.chunks) controller.enqueue(chunk)
+          else if (r._tag === "End") controller.close()
+          else controller.error(r.error)
+        }),
+      cancel: () => ports.drain()
+    }, { highWaterMark: 0 }),
+    writable: new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        if (!(await ports.write(chunk))) throw closedError()
+      },
+      close: () => ports.end(),
+      abort: () => void ports.end()
+    })
+  }))
+
+/**
+ * A child's stdio as Node streams, for transports written against Node streams (the dsh SDK
+ * client, the MCP SDK); the same behaviour as {@link childWebStdio}. Destroying either stream
+ * ends stdin (EOF) and, for stdout, keeps draining.
+ */
+export const childNodeStdio = (child: ChildProcessHandle): Effect.Effect<{ readonly stdin: Writable; readonly stdout: Readable }, never, Scope.Scope> =>
+  Effect.map(childPorts(child), (ports) => ({
+    stdout: new Readable({
+      // Node calls `read` again only after a push: one pull in flight at a time.
+      read() {
+        void ports.read().then((r) => {
+          if (r._tag === "Chunks") for (const chunk of r.chunks) this.push(chunk)
+          else if (r._tag === "End") this.push(null)
+          else this.destroy(r.error instanceof Error ? r.error : new Error(String(r.error)))
+        })
+      },
+      destroy(error, callback) {
+        ports.drain()
+        callback(error)
+      }
+    }),
+    stdin: new Writable({
+      write(chunk: Uint8Array, _encoding, callback) {
+        const accepted = ports.write(chunk)
+        if (accepted === true) return callback()
+        if (accepted === false) return callback(closedError())
+        void accepted.then((ok) => callback(ok ? undefined : closedError()))
+      },
+      final(callback) {
+        void ports.end().then(() => callback())
+      },
+      destroy(error, callback) {
+        void ports.end()
+        callback(error)
+      }
+    })
+  }))

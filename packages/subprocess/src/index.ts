@@ -6,6 +6,7 @@
  * is the LF-only line splitter the stdio protocols on top of it share.
  */
 export * from "./Environment.ts"
+export * from "./FromSpawn.ts"
 export * from "./KillTree.ts"
 export * from "./LineFramer.ts"
 export * from "./LocalProcessLauncher.ts"

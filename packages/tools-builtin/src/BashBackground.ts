@@ -1,6 +1,6 @@
 import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
 import type { ChildProcessHandle, ExitInfo, ProcessLauncherShape } from "@dsh/subprocess"
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Scope, Stream } from "effect"
 import * as z from "zod"
 import type { BashOptions } from "./Bash.ts"
 
@@ -123,12 +123,15 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
         )
         const id = `bg-${run.next++}`
         const job: Job = { id, command: params.command, handle, unread: Buffer.alloc(0), dropped: 0, exit: undefined, stopped: false }
-        handle.stdout.on("data", (chunk: Buffer) => {
-          const all = Buffer.concat([job.unread, chunk])
-          const over = all.length - BACKGROUND_KEPT_BYTES
-          job.dropped += Math.max(0, over)
-          job.unread = over > 0 ? all.subarray(over) : all
-        })
+        // Read all along (the command never blocks on a full pipe); forked before the seed below,
+        // so the reader outlives the wait for the command at the run's end.
+        yield* Stream.runForEach(handle.stdout, (chunk) =>
+          Effect.sync(() => {
+            const all = Buffer.concat([job.unread, chunk])
+            const over = all.length - BACKGROUND_KEPT_BYTES
+            job.dropped += Math.max(0, over)
+            job.unread = over > 0 ? all.subarray(over) : all
+          })).pipe(Effect.ignore, Effect.forkIn(scope))
         run.jobs.set(id, job)
         // The seed: a run that ends while background work runs is reported complete only once
         // that work settles. A run that ends normally waits for the command (finalizers run in

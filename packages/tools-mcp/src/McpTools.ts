@@ -1,5 +1,5 @@
 import { VERSION } from "@dsh/core"
-import { ProcessLauncher } from "@dsh/subprocess"
+import { childNodeStdio, ProcessLauncher } from "@dsh/subprocess"
 import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { type Duration, Effect, Option, type Scope } from "effect"
@@ -53,7 +53,8 @@ const connectOne = (server: McpServerConfig, options: ConnectMcpOptions): Effect
     const transport = "command" in server
       ? new LauncherTransport(
         yield* (yield* ProcessLauncher).spawn({ command: server.command, args: server.args, env: server.env, cwd: server.cwd }).pipe(
-          Effect.mapError((e) => fail("ConnectFailed", e.message))
+          Effect.mapError((e) => fail("ConnectFailed", e.message)),
+          Effect.flatMap(childNodeStdio)
         )
       )
       : new sdk.http.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } })

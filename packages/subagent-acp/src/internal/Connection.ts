@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentEvent } from "@dsh/core"
 import type { ChildProcessHandle } from "@dsh/subprocess"
-import { webStdio } from "@dsh/subprocess"
+import { childWebStdio } from "@dsh/subprocess"
 import { Effect, FiberSet, Queue, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import { type ProtocolFault, strictNdJsonStream } from "./Framing.ts"
@@ -50,9 +50,8 @@ export const connectChild = (options: {
   Effect.gen(function*() {
     const { child } = options
     const sdk = yield* loadAcpSdk
-    if (child.stdin === null) return yield* new AcpChildError({ reason: "Setup", message: "the agent's stdin is not connected" })
     let fault: ProtocolFault | undefined
-    const stream = strictNdJsonStream(webStdio(child.stdin, child.stdout), {
+    const stream = strictNdJsonStream(yield* childWebStdio(child), {
       maxMessageBytes: options.maxMessageBytes,
       onFault: (f) => (fault ??= f),
       onMessage: (message) => {

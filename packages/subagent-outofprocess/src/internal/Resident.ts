@@ -1,5 +1,5 @@
 import type { ChildProcessHandle } from "@dsh/subprocess"
-import { Duration, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, Option, Ref, Scope, Stream } from "effect"
 import type { LaunchPlan } from "../OutOfProcessBackend.ts"
 
 /**
@@ -22,6 +22,9 @@ export interface Resident<C> {
   readonly answered: Ref.Ref<boolean>
 }
 
+/** EOF on the child's stdin: an empty stream run into its sink (already closed is fine). */
+const endStdin = (child: ChildProcessHandle): Effect.Effect<void> => Stream.run(Stream.empty, child.stdin).pipe(Effect.ignore)
+
 /**
  * Closes a child: its connection, its stdin, up to `exitGrace` for a child that answered its
  * last prompt to exit by itself, then the launcher's ladder on its process group. Only the
@@ -40,7 +43,7 @@ export const closeResident = (scopes: {
       if (scopes.connectionScope !== undefined) yield* Scope.close(scopes.connectionScope, Exit.void)
       const child = scopes.child
       if (child !== undefined) {
-        yield* Effect.sync(() => child.stdin?.end())
+        yield* endStdin(child)
         const answered = scopes.answered === undefined ? false : yield* Ref.get(scopes.answered)
         if (answered && scopes.exitGrace !== undefined) {
           yield* restore(Effect.timeoutOption(child.exit, scopes.exitGrace)).pipe(Effect.exit)
@@ -74,7 +77,7 @@ const END_KILL_GRACE: Duration.Input = "100 millis"
 const closePromptly = (idle: Idle): Effect.Effect<void> =>
   Effect.gen(function*() {
     yield* Scope.close(idle.connectionScope, Exit.void)
-    yield* Effect.sync(() => idle.child.stdin?.end())
+    yield* endStdin(idle.child)
     yield* Effect.timeoutOption(idle.child.exit, END_EXIT_GRACE)
     yield* idle.child.stopWithin(END_KILL_GRACE)
   })

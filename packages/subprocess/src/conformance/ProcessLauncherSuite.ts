@@ -4,10 +4,10 @@
  */
 import { effectTests } from "@dsh/core/testing"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { Effect, Fiber, type Layer } from "effect"
+import { Effect, Fiber, type Layer, Stream } from "effect"
 import { ProcessLauncher } from "../ProcessLauncher.ts"
 import { processExitedError, SubprocessError } from "../SubprocessError.ts"
-import { grandchildScript, readUntil, tempPidFile } from "../testing/ChildScripts.ts"
+import { grandchildScript, readUntil, tempPidFile, writeText } from "../testing/ChildScripts.ts"
 import { isGone, readPids, survivors } from "../testing/ProcessChecks.ts"
 
 const test = effectTests(it)
@@ -140,17 +140,57 @@ export const processLauncherSuite = (name: string, launcher: Layer.Layer<Process
     })
 
     describe("spawn", () => {
-      test.live("stdout stays a readable stream for protocols; closing the scope stops the child", () =>
+      test.live("stdin is a sink and stdout a stream for protocols; closing the scope stops the child", () =>
         withLauncher(Effect.gen(function*() {
           const launcher = yield* ProcessLauncher
           const pid = yield* Effect.scoped(Effect.gen(function*() {
             const child = yield* launcher.spawn({ command: "cat" })
-            child.stdin?.write("ping\n")
+            yield* writeText(child.stdin, "ping\n")
             assert.strictEqual(yield* readUntil(child.stdout, "\n"), "ping\n", "what was written to stdin comes back on stdout")
             assert.isDefined(child.pid, "a spawned child has a pid")
             return child.pid!
           }))
           assert.deepStrictEqual(yield* survivors([pid]), [], "the child is gone once its scope closed")
+        })))
+
+      test.live("a stream ending into stdin is EOF for the child; stdout ends after the last byte", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const child = yield* launcher.spawn({ command: "bash", args: ["-c", "cat; echo done"] })
+          const lines = ["one\n", "two\n"].map((l) => new TextEncoder().encode(l))
+          yield* Stream.run(Stream.fromIterable(lines), child.stdin)
+          const out = yield* Stream.mkString(Stream.decodeText(child.stdout))
+          assert.strictEqual(out, "one\ntwo\ndone\n", "cat saw EOF after the stream's last chunk and the shell went on")
+          assert.strictEqual((yield* child.exit).exitCode, 0, "the child exited by itself after EOF")
+        })))
+
+      test.live("stdout and stderr written before the first read are not lost", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const child = yield* launcher.spawn({ command: "bash", args: ["-c", "echo out; echo err >&2"], stdin: "ignore" })
+          // Read only after the child is gone: everything it wrote must still be there.
+          yield* child.exit
+          const [out, err] = yield* Effect.all([
+            Stream.mkString(Stream.decodeText(child.stdout)),
+            Stream.mkString(Stream.decodeText(child.stderr))
+          ], { concurrency: 2 })
+          assert.strictEqual(out, "out\n", "stdout from before the first read")
+          assert.strictEqual(err, "err\n", "stderr from before the first read")
+          assert.strictEqual(yield* child.stderrTail, "err\n", "the tail holds it too")
+        })))
+
+      test.live("a large stdout arrives whole, with the child held back while it is not read", () =>
+        withLauncher(Effect.gen(function*() {
+          const launcher = yield* ProcessLauncher
+          const size = 8 * 1024 * 1024
+          const child = yield* launcher.spawn({ command: "bash", args: ["-c", `head -c ${size} /dev/zero; echo finished >&2`], stdin: "ignore" })
+          // Unread, a pipe holds far less than 8 MiB: the writer must wait (backpressure), not exit.
+          const early = yield* Effect.timeoutOption(child.exit, "300 millis")
+          assert.isTrue(early._tag === "None", "the child waits while its output is not read")
+          const total = yield* Stream.runFold(child.stdout, () => 0, (n, chunk) => n + chunk.length)
+          assert.strictEqual(total, size, "every byte arrives, none dropped")
+          assert.strictEqual((yield* child.exit).exitCode, 0, "the child finished once read")
+          assert.strictEqual(yield* Stream.mkString(Stream.decodeText(child.stderr)), "finished\n", "stderr after the large output")
         })))
 
       test.live("exit reports the exit code, or the signal that ended the process", () =>

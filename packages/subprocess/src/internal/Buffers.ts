@@ -5,7 +5,7 @@
 
 /** Keeps only the last `limit` bytes written (the stderr tail for error reports). */
 export class ByteTail {
-  private chunks: Array<Buffer> = []
+  private chunks: Array<Uint8Array> = []
   private size = 0
   private readonly limit: number
 
@@ -13,7 +13,7 @@ export class ByteTail {
     this.limit = limit
   }
 
-  push(chunk: Buffer): void {
+  push(chunk: Uint8Array): void {
     if (this.limit <= 0) return
     const piece = chunk.length > this.limit ? chunk.subarray(chunk.length - this.limit) : chunk
     this.chunks.push(piece)
@@ -36,8 +36,8 @@ export class ByteTail {
 
 /** Collects stdout and stderr up to a shared byte budget; the rest is counted, not kept. */
 export class OutputCollector {
-  private readonly stdout: Array<Buffer> = []
-  private readonly stderr: Array<Buffer> = []
+  private readonly stdout: Array<Uint8Array> = []
+  private readonly stderr: Array<Uint8Array> = []
   private kept = 0
   private readonly maxBytes: number
   truncated = false
@@ -46,7 +46,7 @@ export class OutputCollector {
     this.maxBytes = maxBytes
   }
 
-  push(stream: "stdout" | "stderr", chunk: Buffer): void {
+  push(stream: "stdout" | "stderr", chunk: Uint8Array): void {
     const room = this.maxBytes - this.kept
     if (room <= 0) {
       if (chunk.length > 0) this.truncated = true

@@ -1,22 +1,24 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { type ChildProcessHandle, LineFramer } from "@dsh/subprocess"
+import type { Readable, Writable } from "node:stream"
+import { LineFramer } from "@dsh/subprocess"
 
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
 /**
  * The MCP SDK's `Transport` over a child that `@dsh/subprocess`'s launcher started (so the
  * server has a scrubbed environment, its own process group, and dies with us): newline-framed
- * JSON-RPC on its stdin and stdout. Closing the transport does not stop the process; its scope does.
+ * JSON-RPC on its stdin and stdout, seen as Node streams through `childNodeStdio`. Closing the
+ * transport does not stop the process; its scope does.
  */
 export class LauncherTransport implements Transport {
   onclose?: (() => void) | undefined
   onerror?: ((error: Error) => void) | undefined
   onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined
   private closed = false
-  private readonly child: ChildProcessHandle
+  private readonly child: { readonly stdin: Writable; readonly stdout: Readable }
 
-  constructor(child: ChildProcessHandle) {
+  constructor(child: { readonly stdin: Writable; readonly stdout: Readable }) {
     this.child = child
   }
 
@@ -47,7 +49,7 @@ export class LauncherTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child.stdin
-    if (stdin === null || this.closed) return Promise.reject(new Error("the MCP server's stdin is closed"))
+    if (this.closed) return Promise.reject(new Error("the MCP server's stdin is closed"))
     return new Promise((resolve, reject) => stdin.write(`${JSON.stringify(message)}\n`, (e) => (e ? reject(e) : resolve())))
   }
 
