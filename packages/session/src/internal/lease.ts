@@ -13,7 +13,7 @@
  * state write).
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { closeSync, fstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { errorCode, PRIVATE_FILE } from "./fs.ts"
 
@@ -59,8 +59,16 @@ export const isAlive = (owner: LeaseOwner): boolean => {
   return owner.startTime === undefined || start === undefined || start === owner.startTime
 }
 
-/** Locks are never seen half written (see `createExclusive`): anything unreadable is stale. */
+/** An unreadable lock: one being written (young, see `YOUNG_MS`) or one its writer died writing. */
 const UNREADABLE: LeaseOwner = { pid: 0, host: hostname(), acquiredAt: "", token: "unreadable" }
+
+/**
+ * How long an unreadable lock counts as being written rather than stale. The lock is created in
+ * place and then written, so between the two it is empty; the write is one call of ~150 bytes,
+ * so only a process stopped between them (or killed there) leaves it empty for long. Shorter than
+ * both callers' retry windows (5 s for `owner.lock`, 10 s for `state.lock`).
+ */
+const YOUNG_MS = 2_000
 
 export const readOwner = (path: string): LeaseOwner | undefined => {
   try {
@@ -74,28 +82,32 @@ export const readOwner = (path: string): LeaseOwner | undefined => {
 }
 
 /**
- * Creates `path` with `content` unless it exists: the content is written in a private temp file
- * first, then hard-linked into place (atomic, and it fails if `path` exists), so no process ever
- * sees it half written. It is not fsynced: a lock only matters while its process lives, and one
- * that a power loss left empty reads as unreadable, hence stale (an fsync here delayed every
- * prompt's start by a disk flush).
+ * Creates `path` with `content` unless it exists: opened with O_EXCL in place, then written with
+ * one call. Readers may see it empty in between (see `YOUNG_MS`). It used to be a temp file
+ * hard-linked into place, never seen half written but four more calls and a new directory entry
+ * per lock: five temp files per delegation. A writer stopped longer than `YOUNG_MS` before its
+ * write may have lost the file to a taker; it checks that the path is still its file and
+ * otherwise gives up (`false`: contended, try again). It is not fsynced: a lock only matters
+ * while its process lives, and one a power loss left empty reads as unreadable, then stale.
  */
 const createExclusive = (path: string, content: string): boolean => {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
-  const fd = openSync(temp, "wx", PRIVATE_FILE)
+  let fd: number
   try {
-    writeSync(fd, content)
-  } finally {
-    closeSync(fd)
-  }
-  try {
-    linkSync(temp, path)
-    return true
+    fd = openSync(path, "wx", PRIVATE_FILE)
   } catch (cause) {
     if (errorCode(cause) === "EEXIST") return false
     throw cause
+  }
+  let written = false
+  try {
+    writeSync(fd, content)
+    written = true
+    return statSync(path, { throwIfNoEntry: false })?.ino === fstatSync(fd).ino
   } finally {
-    unlinkQuietly(temp)
+    // Unwritten (the write threw) it would hold everyone off for `YOUNG_MS`: remove it if it is
+    // still this file (never another taker's).
+    if (!written && statSync(path, { throwIfNoEntry: false })?.ino === fstatSync(fd).ino) unlinkQuietly(path)
+    closeSync(fd)
   }
 }
 
@@ -131,6 +143,7 @@ export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
   // the lock another process creates meanwhile).
   if (current === undefined) return { _tag: "Contended" }
   if (current !== UNREADABLE && isAlive(current)) return { _tag: "Owned", owner: current }
+  if (current === UNREADABLE && isYoung(path)) return { _tag: "Contended" }
   // Stale: take it over, one taker at a time.
   const guard = `${path}.takeover`
   if (!createExclusive(guard, content)) {
@@ -142,6 +155,8 @@ export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
     // Still the stale lock we saw (only takers replace a stale lock, one at a time)?
     const again = readOwner(path)
     if (again === undefined || again.token !== current.token) return { _tag: "Contended" }
+    // Released and created anew meanwhile, now being written: not the stale one we saw.
+    if (again === UNREADABLE && isYoung(path)) return { _tag: "Contended" }
     try {
       unlinkSync(path)
     } catch (cause) {
@@ -151,6 +166,15 @@ export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
   } finally {
     unlinkQuietly(guard)
   }
+}
+
+/**
+ * Whether the file was modified within `YOUNG_MS` (gone: not young; the caller retries anyway).
+ * Against the wall clock, not Effect's: the mtime is the file system's.
+ */
+const isYoung = (path: string): boolean => {
+  const mtime = statSync(path, { throwIfNoEntry: false })?.mtimeMs
+  return mtime !== undefined && Date.now() - mtime < YOUNG_MS
 }
 
 /** Gives the lease up, if it is still this owner's. */
