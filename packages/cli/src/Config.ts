@@ -1,11 +1,10 @@
-import { decodeHarnessConfig, type HarnessConfig } from "@dsh/harness"
+import { BUILTIN_ADAPTERS, decodeHarnessConfig, type HarnessConfig } from "@dsh/harness"
 import { type AcpAgentConfig, decodeAcpAgents } from "@dsh/subagent-acp"
 import { Effect } from "effect"
 import { readFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "./CliError.ts"
-import { BUILTIN_ADAPTERS } from "./Providers.ts"
 
 /** What `$DSH_HOME/config.toml` holds (see `HarnessConfig`). */
 export type DshConfig = HarnessConfig

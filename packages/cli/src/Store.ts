@@ -1,4 +1,5 @@
-import { FileSessionStore, parseStoreSpec, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
+import { FileSessionStore, parseStoreSpec, quietOnceStoreDown, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
+import { StderrWarnings } from "@dsh/telemetry"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
 import { type DshConfig, loadConfig } from "./Config.ts"
@@ -120,7 +121,6 @@ export const withHostedStore = <I, A, E, R>(
       return yield* new UsageError({ message: `${why} needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); sessions are in ${chosen.spec.home}` })
     }
     const { clusterHostLayer, clusterFailures } = yield* Effect.promise(() => import("./Cluster.ts"))
-    const { StderrWarnings, quietOnceStoreDown } = yield* Effect.promise(() => import("./Logger.ts"))
     return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags)))).pipe(
       // The store gone mid-run: one line (the run's failure), the warnings that follow in the log file.
       Effect.provideService(StderrWarnings, quietOnceStoreDown())
