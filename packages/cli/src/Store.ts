@@ -1,5 +1,5 @@
 import { FileSessionStore, parseStoreSpec, quietOnceStoreDown, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
-import { StderrWarnings } from "@dsh/telemetry"
+import { StderrWarnings } from "@dsh/telemetry/file-log"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
 import { type DshConfig, loadConfig } from "./Config.ts"
