@@ -1,4 +1,4 @@
-import { type CheckedModels, type FileAgentsOptions, Harness, type HarnessOptions, providerEnvNames, providersToml, sharedFileAgents } from "@dsh/harness"
+import { type CheckedModels, childHooksToml, type FileAgentsOptions, Harness, type HarnessOptions, providerEnvNames, providersToml, sharedFileAgents } from "@dsh/harness"
 import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
 import { a2aAgentEntries, type A2aAgentFile, makeA2aBackend, withA2aAgentFiles } from "@dsh/subagent-a2a"
 import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { residentDir } from "@dsh/cli-resident"
-import { childHooksToml, cliAgentHooks, cliHooks } from "./Hooks.ts"
+import { cliAgentHooks, cliHooks } from "./Hooks.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
