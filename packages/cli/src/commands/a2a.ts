@@ -1,5 +1,5 @@
 import { AgentHost, isDelegable, resolveAgents } from "@dsh/agent"
-import { agentSearch } from "@dsh/harness"
+import { agentSearch, writeLine } from "@dsh/harness"
 import { VERSION } from "@dsh/core"
 import { PERMISSION_QUESTIONS_EXTENSION, serveA2a } from "@dsh/subagent-a2a/serve"
 import { Asker, nobodyAsker } from "@dsh/tools"
@@ -11,7 +11,6 @@ import type { CliContext } from "../Context.ts"
 import { loadConfig } from "../Config.ts"
 import { checkDirectory } from "../Directories.ts"
 import { agentFiles } from "../DshHarness.ts"
-import { writeLine } from "../Output.ts"
 import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 
 const FLAGS = {

@@ -1,6 +1,6 @@
 import { residentSetting } from "@dsh/cli-resident"
 import { VERSION } from "@dsh/core"
-import { providerStatuses } from "@dsh/harness"
+import { providerStatuses, writeLine } from "@dsh/harness"
 import { exposedWarning, findExposed } from "@dsh/session"
 import { type BwrapProbe, probeBwrap, ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
@@ -9,7 +9,6 @@ import { join } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
 
 const list = (xs: ReadonlyArray<string> | undefined) => (xs === undefined || xs.length === 0 ? "(none)" : xs.join(", "))
 

@@ -6,7 +6,7 @@ import { onlyOnce, parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { checkDirectory } from "../Directories.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 import { openRequestedSession } from "../Session.ts"
 

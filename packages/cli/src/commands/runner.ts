@@ -3,7 +3,7 @@ import { createServer } from "node:net"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 import { chooseStore, takeStoreFlag } from "../Store.ts"
 
 const FLAGS = { listen: { type: "string" } } as const

@@ -4,7 +4,7 @@ import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
 

@@ -6,7 +6,7 @@ import { basename, dirname, join, resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 import { requireSession } from "../Session.ts"
 
 /**
