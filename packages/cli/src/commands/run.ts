@@ -1,6 +1,6 @@
 import { AgentHost } from "@dsh/agent"
 import { type AgentEvent, emptyUsage } from "@dsh/core"
-import { answerRunKeys, eventWriter, inLineMode, OUTPUT_FORMATS, type OutputFormat, readsKeys, storeFailedSummary, terminalKeys, writeLine, writeSummary } from "@dsh/harness"
+import { answerRunKeys, eventWriter, inLineMode, openRequestedSession, OUTPUT_FORMATS, type OutputFormat, readsKeys, storeFailedSummary, terminalKeys, writeLine, writeSummary } from "@dsh/harness"
 import { SessionStore, StoreTrouble } from "@dsh/session"
 import { fileLogger } from "@dsh/telemetry/file-log"
 import { isLiveTerminal, liveTreeView, makeAgentTree } from "@dsh/view"
@@ -13,7 +13,6 @@ import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags }
 import { Asker } from "@dsh/tools"
 import { residentLostReason } from "../ResidentLost.ts"
 import { RunGate } from "../RunGate.ts"
-import { openRequestedSession } from "../Session.ts"
 
 const FLAGS = {
   print: { type: "boolean", short: "p" },

@@ -5,9 +5,8 @@ import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "@dsh/harness"
+import { requireSession, writeLine } from "@dsh/harness"
 import { formatCost } from "@dsh/view"
-import { requireSession } from "../Session.ts"
 import { subagentsWatchCommand } from "./subagents-watch.ts"
 
 const FLAGS = {
