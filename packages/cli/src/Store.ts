@@ -1,4 +1,4 @@
-import { FileSessionStore, parseStoreSpec, quietOnceStoreDown, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
+import { type ChosenStore, chooseStoreSpec, FileSessionStore, quietOnceStoreDown, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
 import { StderrWarnings } from "@dsh/telemetry/file-log"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
@@ -29,33 +29,17 @@ export const takeStoreFlag = (args: ReadonlyArray<string>): Effect.Effect<{ read
     return Effect.succeed({ store, rest })
   })
 
-/** The store setting a command uses and where it came from (for messages). */
-export interface ChosenStore {
-  readonly source: string
-  readonly spec: StoreSpec
-}
-
 /**
- * The session store a command uses: `--store`, else `DSH_STORE`, else `store =` in config.toml,
- * else the file store in `$DSH_HOME` (the embedded default). A setting that is neither a
- * directory nor a postgres:// URL is a usage error naming where it came from. Relative
- * directories are resolved against the working directory (flag, environment) or `$DSH_HOME` (config).
+ * The session store a command uses (`chooseStoreSpec` of `@dsh/session`: `--store`, else
+ * `DSH_STORE`, else `store =` in config.toml, else `$DSH_HOME`); a bad setting is a usage error.
  * `loaded`: config.toml when the caller has read it already.
  */
 export const chooseStore = (flag: string | undefined, ctx: CliContext, loaded?: DshConfig): Effect.Effect<ChosenStore, UsageError> =>
   Effect.gen(function*() {
     const env = ctx.env.DSH_STORE === "" ? undefined : ctx.env.DSH_STORE
     const configured = flag === undefined && env === undefined ? (loaded ?? (yield* loadConfig(ctx.home))).store : undefined
-    const [source, value, base] = flag !== undefined
-      ? ["--store", flag, ctx.cwd]
-      : env !== undefined
-      ? ["DSH_STORE", env, ctx.cwd]
-      : configured !== undefined
-      ? ["store (config.toml)", configured, ctx.home]
-      : ["default", ctx.home, ctx.home]
-    const spec = parseStoreSpec(value, base)
-    if (Result.isFailure(spec)) return yield* new UsageError({ message: `${source} ${spec.failure}` })
-    return { source, spec: spec.success }
+    const chosen = chooseStoreSpec({ flag, env, configured, cwd: ctx.cwd, home: ctx.home })
+    return Result.isFailure(chosen) ? yield* new UsageError({ message: chosen.failure }) : chosen.success
   })
 
 /** The `SessionStore` layer of a chosen store. */
