@@ -6,6 +6,7 @@
  */
 export * from "./AgentTree.ts"
 export * from "./LiveTree.ts"
+export * from "./PruneText.ts"
 export * from "./ReportHtml.ts"
 export * from "./SessionFollower.ts"
 export * from "./SessionReport.ts"
