@@ -1,4 +1,4 @@
-import { AgentHost, resolveAgents } from "@dsh/agent"
+import { AgentHost, isDelegable, resolveAgents } from "@dsh/agent"
 import { agentSearch, writeLine } from "@dsh/harness"
 import { VERSION } from "@dsh/core"
 import { cardSkills, PERMISSION_QUESTIONS_EXTENSION, serveA2a, serveToken } from "@dsh/subagent-a2a/serve"
@@ -81,7 +81,7 @@ export const executeA2a = (input: A2aInput, ctx: CliContext) =>
         contextsDir: join(ctx.home, "a2a", "contexts"),
         create: { cwd: input.cwd, agent: input.agent, model: input.model },
         version: VERSION,
-        skills: cardSkills(resolved.agents)
+        skills: cardSkills(resolved.agents.filter(isDelegable))
       }).pipe(Effect.provideService(AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
       yield* writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
       yield* ctx.interrupted

@@ -1,4 +1,3 @@
-import { type AgentDefinition, isDelegable } from "@dsh/agent"
 import { Result } from "effect"
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
@@ -16,6 +15,6 @@ export const serveToken = (raw: unknown, env: Readonly<Record<string, string | u
   return token === undefined || token === "" ? Result.fail(`[a2a.serve] token_env = "${name}", but ${name} is not set`) : Result.succeed(token)
 }
 
-/** The card's skills: the agent types the main agent can delegate to, each with its description's first line. */
-export const cardSkills = (agents: ReadonlyArray<AgentDefinition>): ReadonlyArray<{ readonly name: string; readonly description: string }> =>
-  agents.filter(isDelegable).map((a) => ({ name: a.name, description: a.description.split("\n")[0] ?? "" }))
+/** The card's skills: one per agent type given (those the main agent can delegate to), with its description's first line. */
+export const cardSkills = (agents: ReadonlyArray<{ readonly name: string; readonly description: string }>): ReadonlyArray<{ readonly name: string; readonly description: string }> =>
+  agents.map((a) => ({ name: a.name, description: a.description.split("\n")[0] ?? "" }))
