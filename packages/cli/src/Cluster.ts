@@ -1,4 +1,4 @@
-import { configLayer, Harness, makeSessionHost } from "@dsh/harness"
+import { configLayer, Harness, makeSessionHost, writeLine } from "@dsh/harness"
 import {
   awaitRunner,
   ChildEntityLive,
@@ -16,7 +16,6 @@ import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dshHarnessOptions, type HarnessSettings, withSandbox } from "./DshHarness.ts"
 import type { PermissionFlags } from "./Permissions.ts"
-import { writeLine } from "./Output.ts"
 import { RunGate } from "./RunGate.ts"
 import { modelRegistryLayer } from "./Runtime.ts"
 

@@ -1,6 +1,6 @@
 import type { Effect } from "effect"
 import type { Readable } from "node:stream"
-import type { TerminalOut } from "./LiveTree.ts"
+import type { TerminalOut } from "@dsh/view"
 
 /** What a command may touch of the outside world; tests pass their own. */
 export interface CliContext {

@@ -1,6 +1,6 @@
-import { type CheckedModels, type FileAgentsOptions, Harness, type HarnessOptions, sharedFileAgents } from "@dsh/harness"
+import { type CheckedModels, childHooksToml, type FileAgentsOptions, Harness, type HarnessOptions, providerEnvNames, providersToml, sharedFileAgents } from "@dsh/harness"
 import { normalizeLimits, type SubagentProvider } from "@dsh/subagent"
-import { a2aAgentEntries, type A2aAgentFile, makeA2aBackend, withA2aAgentFiles } from "@dsh/subagent-a2a"
+import { type A2aAgentFile, configuredA2aAgents, makeA2aBackend } from "@dsh/subagent-a2a"
 import { type AcpAgentConfig, DSH_CHILD_ENV, dshAcpAgent, makeAcpBackend } from "@dsh/subagent-acp"
 import { forwardedEnv, makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
 import { ForkBackend, SpawnProvider } from "@dsh/subagent-inprocess"
@@ -14,8 +14,7 @@ import { fileURLToPath } from "node:url"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { residentDir } from "@dsh/cli-resident"
-import { providerEnvNames, providersToml } from "./Providers.ts"
-import { childHooksToml, cliAgentHooks, cliHooks } from "./Hooks.ts"
+import { cliAgentHooks, cliHooks } from "./Hooks.ts"
 import { cliPermissions, type PermissionFlags } from "./Permissions.ts"
 
 /**
@@ -108,15 +107,9 @@ export const dshBackends = <R = never>(
     }),
     // `[a2a.agents.*]`: each card is read once here (bounded); an agent whose card cannot be
     // used is no type, and its reason is in the backend's `statuses` (`dsh agents list`).
-    Effect.flatMap(remoteFiles, (files) => makeA2aBackend({ agents: a2aAgents(config, files).agents, environment: ctx.env })),
+    Effect.flatMap(remoteFiles, (files) => makeA2aBackend({ agents: configuredA2aAgents(config.raw, files).agents, environment: ctx.env })),
     ...(cluster === undefined ? [] : [cluster])
   ])
-}
-
-/** The A2A agents: `[a2a.agents.*]`, then the remote agent files whose name no entry has (those are shadowed). */
-export const a2aAgents = (config: DshConfig, files: ReadonlyArray<A2aAgentFile>) => {
-  const entries = a2aAgentEntries(config.raw)
-  return withA2aAgentFiles(entries.flatMap((e) => (e.status === "ok" ? [e.agent] : [])), files, entries.map((e) => e.name))
 }
 
 /** config.toml as the harness needs it: the settings, the usable `[acp.agents.*]`, the checked model settings. */

@@ -1,12 +1,8 @@
-import { HostError } from "@dsh/agent"
-import { findProjectRoot, makeFileTrustStore } from "@dsh/agent-files"
-import { type CatalogRequest, terminalAsker } from "@dsh/harness"
+import { type CatalogRequest, projectPermissions, terminalAsker } from "@dsh/harness"
 import { type AskerShape, configAllowHint, mergeSettings, nobodyAsker, parsePermissionMode, type PermissionQuestion, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
 import { Effect } from "effect"
-import { existsSync } from "node:fs"
-import { join, resolve } from "node:path"
 import { UsageError } from "./CliError.ts"
-import { type DshConfig, loadConfigFile } from "./Config.ts"
+import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 
 /** The permission flags of `dsh run`, `dsh acp` and `dsh sdk`. */
@@ -43,25 +39,6 @@ export const readPermissionFlags = (values: {
       }
     }
     return { mode: values.yolo === true ? "bypass" : mode, allow: values.allow ?? [], deny: values.deny ?? [] }
-  })
-
-/**
- * A project's `.dsh/config.toml` `[permissions]`, when the project is trusted (like project
- * agent files: `dsh agents trust`, or `--trust-project` for the session); an untrusted
- * project's rules are ignored with a warning.
- */
-export const projectPermissions = (home: string, cwd: string, trusted: boolean): Effect.Effect<PermissionSettings | undefined, HostError> =>
-  Effect.gen(function*() {
-    const root = yield* findProjectRoot(cwd)
-    const path = join(root, ".dsh", "config.toml")
-    if (!existsSync(path) || resolve(path) === resolve(home, "config.toml")) return undefined
-    const config = yield* loadConfigFile(path).pipe(Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: e.message })))
-    const settings = config.permissions
-    if (Object.keys(settings).length === 0) return undefined
-    const isTrusted = trusted || (yield* makeFileTrustStore(home).isTrusted(root).pipe(Effect.orElseSucceed(() => false)))
-    if (isTrusted) return settings
-    yield* Effect.logWarning(`${path}: [permissions] ignored: the project is not trusted (dsh agents trust, or --trust-project)`)
-    return undefined
   })
 
 /** A session's rules: the user's config, the trusted project's, then the flags of this invocation. */

@@ -1,15 +1,15 @@
+import { providerAdapters } from "@dsh/harness"
 import { lazyAdapter, type ModelAdapter, ModelRegistry } from "@dsh/llm"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "@dsh/llm-anthropic/names"
 import { OPENAI_MODEL_IDS } from "@dsh/llm-openai/names"
+import { divertStoreFailures, makeStoreTrouble, StoreTrouble } from "@dsh/session"
 import { worktreesLayer } from "@dsh/subagent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
+import { fileLogLayer } from "@dsh/telemetry/file-log"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
 import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
-import { cliLoggerLayer } from "./Logger.ts"
-import { providerAdapters } from "./Providers.ts"
-import { makeStoreTrouble, StoreTrouble } from "./StoreTrouble.ts"
 
 /**
  * The model adapters, each loaded when a spec first names it: `dsh acp` on the scripted model
@@ -59,7 +59,7 @@ export const cliLayer = (ctx: CliContext) =>
       // Git runs through the launcher too: children with `isolation: "worktree"` get theirs.
       Layer.provideMerge(worktreesLayer, LocalProcessLauncher.layer()),
       Layer.succeed(StoreTrouble, storeTrouble),
-      cliLoggerLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr, storeTrouble })
+      fileLogLayer({ file: join(ctx.home, "logs", "dsh.log"), stderr: ctx.stderr, divert: divertStoreFailures(storeTrouble) })
     )
     // Built over the logger layer, so warnings reach both the local log and the exporter.
     return wantsTelemetry(ctx.env) ? Layer.provideMerge(telemetryLayer(ctx.env), base) : base

@@ -1,4 +1,5 @@
-import { FileSessionStore, parseStoreSpec, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
+import { type ChosenStore, chooseStoreSpec, FileSessionStore, quietOnceStoreDown, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
+import { StderrWarnings } from "@dsh/telemetry/file-log"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
 import { type DshConfig, loadConfig } from "./Config.ts"
@@ -28,33 +29,17 @@ export const takeStoreFlag = (args: ReadonlyArray<string>): Effect.Effect<{ read
     return Effect.succeed({ store, rest })
   })
 
-/** The store setting a command uses and where it came from (for messages). */
-export interface ChosenStore {
-  readonly source: string
-  readonly spec: StoreSpec
-}
-
 /**
- * The session store a command uses: `--store`, else `DSH_STORE`, else `store =` in config.toml,
- * else the file store in `$DSH_HOME` (the embedded default). A setting that is neither a
- * directory nor a postgres:// URL is a usage error naming where it came from. Relative
- * directories are resolved against the working directory (flag, environment) or `$DSH_HOME` (config).
+ * The session store a command uses (`chooseStoreSpec` of `@dsh/session`: `--store`, else
+ * `DSH_STORE`, else `store =` in config.toml, else `$DSH_HOME`); a bad setting is a usage error.
  * `loaded`: config.toml when the caller has read it already.
  */
 export const chooseStore = (flag: string | undefined, ctx: CliContext, loaded?: DshConfig): Effect.Effect<ChosenStore, UsageError> =>
   Effect.gen(function*() {
     const env = ctx.env.DSH_STORE === "" ? undefined : ctx.env.DSH_STORE
     const configured = flag === undefined && env === undefined ? (loaded ?? (yield* loadConfig(ctx.home))).store : undefined
-    const [source, value, base] = flag !== undefined
-      ? ["--store", flag, ctx.cwd]
-      : env !== undefined
-      ? ["DSH_STORE", env, ctx.cwd]
-      : configured !== undefined
-      ? ["store (config.toml)", configured, ctx.home]
-      : ["default", ctx.home, ctx.home]
-    const spec = parseStoreSpec(value, base)
-    if (Result.isFailure(spec)) return yield* new UsageError({ message: `${source} ${spec.failure}` })
-    return { source, spec: spec.success }
+    const chosen = chooseStoreSpec({ flag, env, configured, cwd: ctx.cwd, home: ctx.home })
+    return Result.isFailure(chosen) ? yield* new UsageError({ message: chosen.failure }) : chosen.success
   })
 
 /** The `SessionStore` layer of a chosen store. */
@@ -120,7 +105,6 @@ export const withHostedStore = <I, A, E, R>(
       return yield* new UsageError({ message: `${why} needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); sessions are in ${chosen.spec.home}` })
     }
     const { clusterHostLayer, clusterFailures } = yield* Effect.promise(() => import("./Cluster.ts"))
-    const { StderrWarnings, quietOnceStoreDown } = yield* Effect.promise(() => import("./Logger.ts"))
     return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags)))).pipe(
       // The store gone mid-run: one line (the run's failure), the warnings that follow in the log file.
       Effect.provideService(StderrWarnings, quietOnceStoreDown())

@@ -3,6 +3,7 @@
  * agent by its card URL (`a2a:<name>` from config.toml's `[a2a.agents.<name>]`, or `a2aAgents`).
  */
 export * from "./A2aAgentConfig.ts"
+export * from "./A2aAgentListing.ts"
 export * from "./A2aCard.ts"
 export * from "./A2aChildError.ts"
 export * from "./A2aContinuation.ts"

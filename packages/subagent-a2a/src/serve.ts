@@ -12,6 +12,7 @@ import { listenA2a } from "./serve/HttpEndpoint.ts"
 import { permissionQuestionsExtension } from "./serve/PermissionQuestions.ts"
 
 export { PERMISSION_QUESTIONS_EXTENSION } from "./serve/PermissionQuestions.ts"
+export { cardSkills, serveToken } from "./serve/ServeSettings.ts"
 
 export interface ServeA2aOptions {
   readonly host: string

@@ -5,6 +5,8 @@
  * `renderReportHtml` make a self-contained HTML report of a session.
  */
 export * from "./AgentTree.ts"
+export * from "./LiveTree.ts"
+export * from "./PruneText.ts"
 export * from "./ReportHtml.ts"
 export * from "./SessionFollower.ts"
 export * from "./SessionReport.ts"

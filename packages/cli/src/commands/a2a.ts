@@ -1,10 +1,10 @@
 import { AgentHost } from "@dsh/agent"
 import { isDelegable, resolveAgents } from "@dsh/agent-files"
-import { agentSearch } from "@dsh/harness"
+import { agentSearch, writeLine } from "@dsh/harness"
 import { VERSION } from "@dsh/core"
-import { PERMISSION_QUESTIONS_EXTENSION, serveA2a } from "@dsh/subagent-a2a/serve"
+import { cardSkills, PERMISSION_QUESTIONS_EXTENSION, serveA2a, serveToken } from "@dsh/subagent-a2a/serve"
 import { Asker, nobodyAsker } from "@dsh/tools"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import { join, resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
@@ -12,7 +12,6 @@ import type { CliContext } from "../Context.ts"
 import { loadConfig } from "../Config.ts"
 import { checkDirectory } from "../Directories.ts"
 import { agentFiles } from "../DshHarness.ts"
-import { writeLine } from "../Output.ts"
 import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 
 const FLAGS = {
@@ -30,14 +29,6 @@ export interface A2aInput {
   readonly agent?: string | undefined
   readonly model?: string | undefined
   readonly permissions?: PermissionFlags | undefined
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
-/** `[a2a.serve] token_env`: the variable that holds the bearer token, if any. */
-const serveTokenEnv = (raw: unknown): string | undefined => {
-  const serve = isRecord(raw) && isRecord(raw.a2a) && isRecord(raw.a2a.serve) ? raw.a2a.serve : {}
-  return typeof serve.token_env === "string" && serve.token_env !== "" ? serve.token_env : undefined
 }
 
 const USAGE = "dsh a2a --listen HOST:PORT [--agent NAME] [--model SPEC] [--cwd DIR]"
@@ -77,27 +68,21 @@ export const executeA2a = (input: A2aInput, ctx: CliContext) =>
   Effect.gen(function*() {
     yield* checkDirectory(input.cwd)
     const config = yield* loadConfig(ctx.home)
-    const tokenEnv = serveTokenEnv(config.raw)
-    // The card's skills: the agent types of the files the main agent can delegate to.
     const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), { cwd: input.cwd })).pipe(
       Effect.mapError((e) => new UsageError({ message: e.message }))
     )
-    const skills = resolved.agents.filter(isDelegable).map((a) => ({ name: a.name, description: a.description.split("\n")[0] ?? "" }))
-    let token: string | undefined
-    if (tokenEnv !== undefined) {
-      token = ctx.env[tokenEnv]
-      if (token === undefined || token === "") return yield* new UsageError({ message: `[a2a.serve] token_env = "${tokenEnv}", but ${tokenEnv} is not set` })
-    }
+    const token = serveToken(config.raw, ctx.env)
+    if (Result.isFailure(token)) return yield* new UsageError({ message: token.failure })
     const host = yield* AgentHost
     yield* Effect.scoped(Effect.gen(function*() {
       const served = yield* serveA2a({
         host: input.host,
         port: input.port,
-        token,
+        token: token.success,
         contextsDir: join(ctx.home, "a2a", "contexts"),
         create: { cwd: input.cwd, agent: input.agent, model: input.model },
         version: VERSION,
-        skills
+        skills: cardSkills(resolved.agents.filter(isDelegable))
       }).pipe(Effect.provideService(AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
       yield* writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
       yield* ctx.interrupted

@@ -2,12 +2,12 @@ import * as acp from "@agentclientprotocol/sdk/unstable"
 import { serveAcp } from "@dsh/acp-agent"
 import { VERSION } from "@dsh/core"
 import { ProcessLauncher, webStdio } from "@dsh/subprocess"
+import { fileLogger } from "@dsh/telemetry/file-log"
 import { connectMcpServers, fromAcpMcpServer, type McpServerConfig } from "@dsh/tools-mcp"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { fileLogger } from "../Logger.ts"
 import { prepareProtocolServe } from "../ProtocolServe.ts"
 
 /**

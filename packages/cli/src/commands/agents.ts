@@ -1,7 +1,7 @@
 import { findProjectRoot, makeFileTrustStore, resolveAgents } from "@dsh/agent-files"
-import { agentListing, agentSearch } from "@dsh/harness"
+import { agentListing, agentSearch, writeLine } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { a2aAgentEntries, type A2aAgentStatus } from "@dsh/subagent-a2a"
+import { a2aAgentStatuses, type A2aAgentStatus, configuredA2aAgents } from "@dsh/subagent-a2a"
 import { acpAgentEntries } from "@dsh/subagent-acp"
 import { BUILTIN_TOOL_NAMES } from "@dsh/tools-builtin"
 import { Effect } from "effect"
@@ -10,8 +10,7 @@ import { onlyOnce, parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { checkDirectory } from "../Directories.ts"
-import { a2aAgents as a2aAgentsOf, agentFiles, dshBackends } from "../DshHarness.ts"
-import { writeLine } from "../Output.ts"
+import { agentFiles, dshBackends } from "../DshHarness.ts"
 import { loadCheckedConfig } from "../Host.ts"
 import { modelRegistryLayer } from "../Runtime.ts"
 
@@ -62,17 +61,9 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const remoteFiles = resolved.remoteAgents ?? []
     const backends = yield* dshBackends(ctx, config, usable, undefined, undefined, Effect.succeed(remoteFiles))
     const backendTypes = backends.flatMap((b) => ("types" in b ? b.types.map((t) => t.name) : []))
-    // `[a2a.agents.*]` in file order: config faults, then what reading each card said.
-    const cards = new Map(backends.flatMap((b) => ("statuses" in b ? (b.statuses as ReadonlyArray<A2aAgentStatus>) : [])).map((s) => [s.name, s]))
-    const a2aAgents = a2aAgentEntries(config.raw).map((e): A2aAgentStatus =>
-      e.status === "invalid" ? { name: e.name, url: e.url, status: "invalid", reason: `[a2a.agents.${e.name}] ${e.reason}` } : cards.get(e.name) ?? { name: e.name, url: e.url, status: "ok" }
-    )
-    // Then the remote agent files (`kind: remote`) taken as A2A agents, each with its `source`;
-    // one whose name config.toml has is shadowed by that entry.
-    const fromFiles = a2aAgentsOf(config, remoteFiles)
-    for (const agent of fromFiles.agents) {
-      if (agent.source !== undefined) a2aAgents.push(cards.get(agent.name) ?? { name: agent.name, url: agent.url, status: "ok", source: agent.source })
-    }
+    // `[a2a.agents.*]` (config faults, or what reading each card said), then the remote agent files'.
+    const a2aAgents = a2aAgentStatuses(config.raw, remoteFiles, backends.flatMap((b) => ("statuses" in b ? (b.statuses as ReadonlyArray<A2aAgentStatus>) : [])))
+    const fromFiles = configuredA2aAgents(config.raw, remoteFiles)
     const listing = yield* Effect.gen(function*() {
       const registry = yield* ModelRegistry
       return yield* agentListing(resolved, { tools: BUILTIN_TOOL_NAMES, backendTypes, canonicalModel: registry.canonical })

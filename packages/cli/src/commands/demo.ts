@@ -8,7 +8,7 @@ import { Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { parseFlags } from "../Args.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 import { executeRun } from "./run.ts"
 
 /** The repository this CLI was built in: the demo tours its files. */

@@ -1,5 +1,7 @@
 import { residentSetting } from "@dsh/cli-resident"
 import { VERSION } from "@dsh/core"
+import { providerStatuses, writeLine } from "@dsh/harness"
+import { exposedWarning, findExposed } from "@dsh/session"
 import { type BwrapProbe, probeBwrap, ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
@@ -7,9 +9,6 @@ import { join } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
-import { exposedWarning, findExposed } from "../Privacy.ts"
-import { providerStatuses } from "../Providers.ts"
 
 const list = (xs: ReadonlyArray<string> | undefined) => (xs === undefined || xs.length === 0 ? "(none)" : xs.join(", "))
 

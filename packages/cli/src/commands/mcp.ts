@@ -6,9 +6,8 @@ import { onlyOnce, parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { checkDirectory } from "../Directories.ts"
-import { writeLine } from "../Output.ts"
+import { openRequestedSession, writeLine } from "@dsh/harness"
 import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
-import { openRequestedSession } from "../Session.ts"
 
 // The flags of `dsh run` that choose a session and how it runs (no prompt, no output format).
 const FLAGS = {

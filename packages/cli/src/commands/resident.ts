@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 
 /** The directory of this CLI's build, as its residents name it (`build`). */
 const thisBuild = (): string => `${dirname(fileURLToPath(import.meta.url))}/`

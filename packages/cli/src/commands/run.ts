@@ -1,22 +1,18 @@
-import { AgentHost, type HostPromptResult } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
 import { type AgentEvent, emptyUsage } from "@dsh/core"
-import { SessionStore } from "@dsh/session"
-import { makeAgentTree } from "@dsh/view"
+import { answerRunKeys, eventWriter, inLineMode, openRequestedSession, OUTPUT_FORMATS, type OutputFormat, readsKeys, storeFailedSummary, terminalKeys, writeLine, writeSummary } from "@dsh/harness"
+import { SessionStore, StoreTrouble } from "@dsh/session"
+import { fileLogger } from "@dsh/telemetry/file-log"
+import { isLiveTerminal, liveTreeView, makeAgentTree } from "@dsh/view"
 import { Effect } from "effect"
 import { isAbsolute, join, resolve } from "node:path"
 import { oneOf, onlyOnce, parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { isLiveTerminal, liveTreeView } from "../LiveTree.ts"
-import { fileLogger } from "../Logger.ts"
-import { eventWriter, OUTPUT_FORMATS, type OutputFormat, writeLine, writeSummary } from "../Output.ts"
 import { cliAsker, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 import { Asker } from "@dsh/tools"
 import { residentLostReason } from "../ResidentLost.ts"
 import { RunGate } from "../RunGate.ts"
-import { openRequestedSession } from "../Session.ts"
-import { StoreTrouble } from "../StoreTrouble.ts"
-import { inLineMode, readsKeys, terminalKeys, type TerminalKeys } from "../TerminalKeys.ts"
 
 const FLAGS = {
   print: { type: "boolean", short: "p" },
@@ -143,7 +139,7 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
       const view = live ? yield* liveTreeView(ctx.stdout, makeAgentTree({ agent: state.agent, model: input.model ?? state.model }), ctx.env) : undefined
       // On an interactive terminal single keys act: Ctrl+B moves the running foreground children to the background.
       const keys = readsKeys(ctx.stdin, ctx.stderr, input.print === true) ? yield* terminalKeys(ctx.stdin) : undefined
-      if (keys !== undefined) yield* Effect.forkScoped(answerKeys(keys, ctx, () => host.detachChild?.({ sessionId: session.id, handle: "all" })))
+      if (keys !== undefined) yield* Effect.forkScoped(answerRunKeys(keys, (line) => writeLine(ctx.stderr, `dsh: ${line}`), () => host.detachChild?.({ sessionId: session.id, handle: "all" })))
       return yield* host.prompt({
         sessionId: session.id,
         prompt: input.prompt,
@@ -158,9 +154,9 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
       // The store failing mid-run is the run failing: said once, and still one summary.
       Effect.catch((error) => {
         const cause = error._tag === "SessionError" ? error.message : trouble.first()
-        return cause === undefined ? Effect.fail(error) : Effect.succeed(storeFailed(session, cause))
+        return cause === undefined ? Effect.fail(error) : Effect.succeed(storeFailedSummary(session, cause))
       }),
-      Effect.map((s) => (s.status === "completed" && trouble.first() !== undefined ? storeFailed(session, trouble.first()!, s) : s))
+      Effect.map((s) => (s.status === "completed" && trouble.first() !== undefined ? storeFailedSummary(session, trouble.first()!, s) : s))
     )
     const lost = residentLostReason()
     // The resident went away under this start: a failed run, its session left as a killed dsh
@@ -175,43 +171,5 @@ export const executeRun = (input: RunInput, ctx: CliContext) =>
     }
     return summary
   })
-
-/**
- * What the run's keys do: Ctrl+B detaches the main agent's running foreground children (each
- * call returns accepted; the outcomes are announced later), said on stderr; Ctrl+C, which raw
- * mode swallowed, is raised as the signal it would have been.
- */
-const answerKeys = (keys: TerminalKeys, ctx: CliContext, detach: () => Effect.Effect<ReadonlyArray<string>, { readonly message: string }> | undefined) =>
-  Effect.forever(Effect.flatMap(keys.take, (key) => {
-    if (key === "interrupt") return Effect.sync(() => process.kill(process.pid, "SIGINT"))
-    const detached = detach()
-    if (detached === undefined) return writeLine(ctx.stderr, "dsh: this host cannot move children to the background")
-    return detached.pipe(
-      Effect.flatMap((handles) =>
-        writeLine(
-          ctx.stderr,
-          handles.length === 0
-            ? "dsh: no foreground child is running (Ctrl+B moves running ones to the background)"
-            : `dsh: moved to the background: ${handles.join(", ")} (each outcome is announced when it ends)`
-        )
-      ),
-      Effect.catch((e) => writeLine(ctx.stderr, `dsh: cannot move children to the background: ${e.message}`))
-    )
-  }))
-
-/** Where the session lives, for a message: the file store's directory, or the database's location. */
-const storeOf = (session: { readonly location: string }): string =>
-  isAbsolute(session.location) ? `the file store (${session.location})` : `the session store (${session.location})`
-
-/** The run's summary when its store failed: failed, naming the store and the first cause. */
-const storeFailed = (session: { readonly id: string; readonly location: string }, cause: string, ran?: HostPromptResult): HostPromptResult => ({
-  sessionId: session.id,
-  result: ran?.result ?? "",
-  usage: ran?.usage ?? emptyUsage,
-  subagents: ran?.subagents ?? [],
-  ...(ran?.cost === undefined ? {} : { cost: ran.cost }),
-  status: "failed",
-  error: `${storeOf(session)} failed: ${cause}`
-})
 
 /** `dsh run`: the flags are read before the host is built (they join its permission rules). */

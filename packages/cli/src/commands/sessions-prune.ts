@@ -1,10 +1,11 @@
-import { pruneSessions, type PruneSummary, Worktrees } from "@dsh/subagent"
+import { pruneSessions, Worktrees } from "@dsh/subagent"
+import { pruneSummaryLines } from "@dsh/view"
 import { Duration, Effect, Option } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
 
@@ -14,36 +15,6 @@ export const parseAge = (text: string): Duration.Duration | undefined => {
   if (m === null) return undefined
   const n = Number(m[1])
   return n > 0 && Number.isSafeInteger(n * UNITS[m[2]!]!) ? Duration.millis(n * UNITS[m[2]!]!) : undefined
-}
-
-/** `512 B`, `3.4 KiB`, `12.0 MiB` */
-export const formatBytes = (n: number): string => {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"]
-  let value = n
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${units[unit]}`
-}
-
-const summaryLines = (s: PruneSummary): ReadonlyArray<string> => {
-  const verb = s.dryRun ? "would free" : "freed"
-  const sessionBytes = s.sessions.reduce((n, x) => n + x.bytes, 0)
-  const before = s.children.reduce((n, c) => n + c.bytes, 0)
-  const after = s.children.reduce((n, c) => n + c.archivedBytes, 0)
-  return [
-    ...s.sessions.map((x) => `${s.dryRun ? "would delete" : "deleted"} session ${x.id} (last updated ${x.updatedAt}, ${formatBytes(x.bytes)})`),
-    ...s.children.map((c) => `${s.dryRun ? "would archive" : "archived"} ${c.session} ${c.name} (${formatBytes(c.bytes)} → ${formatBytes(c.archivedBytes)})`),
-    ...s.worktrees.map((w) =>
-      w.removed ? `removed worktree ${w.path} (branch ${w.branch}) of session ${w.session}` : `${s.dryRun ? "would remove" : "kept"} worktree ${w.path} (branch ${w.branch}) of session ${w.session}${s.dryRun ? "" : `: ${w.reason ?? ""}`}`
-    ),
-    ...s.skipped.map((x) => `skipped session ${x.id}: ${x.reason}`),
-    `${s.sessions.length} session${s.sessions.length === 1 ? "" : "s"} (${formatBytes(sessionBytes)}), ` +
-    `${s.children.length} child${s.children.length === 1 ? "" : "ren"} archived (${formatBytes(before)} → ${formatBytes(after)}): ${verb} ${formatBytes(s.freedBytes)}` +
-    (s.skipped.length === 0 ? "" : `; ${s.skipped.length} skipped`)
-  ]
 }
 
 /**
@@ -74,5 +45,5 @@ export const sessionsPruneCommand = (args: ReadonlyArray<string>, ctx: CliContex
       worktrees: Option.getOrUndefined(yield* Effect.serviceOption(Worktrees))
     })
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(summary))
-    for (const line of summaryLines(summary)) yield* writeLine(ctx.stdout, line)
+    for (const line of pruneSummaryLines(summary)) yield* writeLine(ctx.stdout, line)
   })

@@ -6,8 +6,7 @@ import { basename, dirname, join, resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
-import { requireSession } from "../Session.ts"
+import { requireSession, writeLine } from "@dsh/harness"
 
 /**
  * Writes `text` to `path` atomically (a temp file beside it, then a rename). Owner-only (0600):

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 import { sessionsPruneCommand } from "./sessions-prune.ts"
 import { sessionsReportCommand } from "./sessions-report.ts"
 

@@ -1,9 +1,8 @@
 import type { SessionHandle } from "@dsh/session"
-import { type AgentStatus, followSession, renderTreeLines, treeSummary } from "@dsh/view"
+import { type AgentStatus, followSession, isLiveTerminal, liveTreeView, renderTreeLines, treeSummary } from "@dsh/view"
 import { Clock, Effect, Stream } from "effect"
 import type { CliContext } from "../Context.ts"
-import { isLiveTerminal, liveTreeView } from "../LiveTree.ts"
-import { writeLine } from "../Output.ts"
+import { writeLine } from "@dsh/harness"
 
 /**
  * `dsh subagents watch --session ID`: the live tree of a session another process runs, followed

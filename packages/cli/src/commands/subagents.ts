@@ -1,12 +1,12 @@
 import { AgentHost, conversationRecords, eventLine } from "@dsh/agent"
-import { decodeDescriptors, defaultArchiving, logWarnings, requestStop, resolveChildRef, type SubagentDescriptor } from "@dsh/subagent"
+import { decodeDescriptors, defaultArchiving, logWarnings, requestStop, resolveChildRef, subagentInfo } from "@dsh/subagent"
 import { Effect, Result } from "effect"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { formatCost, writeLine } from "../Output.ts"
-import { requireSession } from "../Session.ts"
+import { requireSession, writeLine } from "@dsh/harness"
+import { formatCost } from "@dsh/view"
 import { subagentsWatchCommand } from "./subagents-watch.ts"
 
 const FLAGS = {
@@ -92,28 +92,9 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     const records = yield* Effect.orElseSucceed(Effect.map(Effect.flatMap(session.child(child.handle), (c) => c.transcript.read), (t) => t.records), () => [])
     const warnings = records.flatMap((r) => (r.type === "notice" && r.level === "warning" ? [r.message] : []))
     const minutes = (yield* loadConfig(ctx.home)).archiving.afterMinutes ?? defaultArchiving.afterMinutes
-    const found = { ...infoOf(child, session.id, minutes), ...(warnings.length === 0 ? {} : { warnings }) }
+    const found = { ...subagentInfo(child, session.id, minutes), ...(warnings.length === 0 ? {} : { warnings }) }
     if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(found))
     for (const [k, v] of Object.entries(found)) {
       yield* writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     }
   })
-
-/**
- * What `info` shows of a child (OpenClaw's `/subagents info`): its record, the session it belongs
- * to, the cleanup in effect (`keep` when none was asked for) and when its transcript is archived
- * (`archivedAt` once it is; before that `archiveAt`, from its end and the tree's
- * `archive_after_minutes`, `never` when that is 0; nothing while it still runs).
- */
-export const infoOf = (child: SubagentDescriptor, sessionId: string, archiveAfterMinutes: number) => {
-  const cleanup = child.cleanup ?? "keep"
-  const ended = child.endedAt === undefined ? undefined : Date.parse(child.endedAt)
-  const archiveAt = child.archivedAt !== undefined || ended === undefined || Number.isNaN(ended)
-    ? undefined
-    : cleanup === "delete"
-    ? child.endedAt
-    : archiveAfterMinutes === 0
-    ? "never"
-    : new Date(ended + archiveAfterMinutes * 60_000).toISOString()
-  return { sessionId, ...child, cleanup, ...(archiveAt === undefined ? {} : { archiveAt }) }
-}

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from "@dsh/harness"
+import type { ProviderConfig } from "./ProvidersConfig.ts"
 import { LlmError, type ModelAdapter } from "@dsh/llm"
 import { Effect } from "effect"
 import { existsSync, readFileSync, realpathSync } from "node:fs"

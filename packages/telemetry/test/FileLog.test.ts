@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { fileLogger } from "../src/Logger.ts"
+import { fileLogger } from "../src/FileLog.ts"
 
 const logFile = () => join(mkdtempSync(join(tmpdir(), "dsh-log-")), "logs", "dsh.log")
 const lines = (file: string) => readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
@@ -45,7 +45,7 @@ describe("fileLogger, deferred (the CLI's: pino loads off the start path)", () =
     const file = logFile()
     // A child that logs, reports what the file holds right then, and exits at once.
     const script = [
-      `import("${join(import.meta.dirname, "../src/Logger.ts")}").then((m) => {`,
+      `import("${join(import.meta.dirname, "../src/FileLog.ts")}").then((m) => {`,
       `  const log = m.fileLogger(${JSON.stringify(file)}, { deferred: true })`,
       `  log.info({ sessionId: "s1" }, "first")`,
       `  const before = require("node:fs").readFileSync(${JSON.stringify(file)}, "utf8").length`,

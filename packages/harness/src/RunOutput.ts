@@ -1,12 +1,18 @@
 import type { HostPromptResult } from "@dsh/agent"
-import type { AgentEvent } from "@dsh/core"
+import { type AgentEvent, emptyUsage } from "@dsh/core"
 import { Effect } from "effect"
+import { isAbsolute } from "node:path"
 import type { Writable } from "node:stream"
 
+/**
+ * A headless run's output (`dsh run --output-format`): the final result as text, one JSON
+ * summary object, or every event as a JSON line then the summary; what a harness prints for a
+ * script to parse, so its fields are a contract.
+ */
 export type OutputFormat = "text" | "json" | "stream-json"
 export const OUTPUT_FORMATS: ReadonlyArray<OutputFormat> = ["text", "json", "stream-json"]
 
-
+/** Writes one line, waiting for `out` to drain when its buffer is full (a slow reader slows the run, never loses lines). */
 export const writeLine = (out: Writable, line: string): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {
     const ok = out.write(`${line}\n`)
@@ -38,9 +44,7 @@ export const summaryJson = (s: HostPromptResult) => ({
   ...(s.error === undefined ? {} : { error: s.error })
 })
 
-/** US dollars for people: `$0.0123`. */
-export const formatCost = (cost: number): string => `$${cost.toFixed(4)}`
-
+/** Writes a run's summary in `format` (text: the result alone, nothing when it is empty). */
 export const writeSummary = (format: OutputFormat, out: Writable, s: HostPromptResult): Effect.Effect<void> => {
   const summary = summaryJson(s)
   switch (format) {
@@ -52,3 +56,21 @@ export const writeSummary = (format: OutputFormat, out: Writable, s: HostPromptR
       return summary.result === "" ? Effect.void : writeLine(out, summary.result)
   }
 }
+
+/** Where a session lives, for a message: the file store's directory, or the database's location. */
+const storeOf = (session: { readonly location: string }): string =>
+  isAbsolute(session.location) ? `the file store (${session.location})` : `the session store (${session.location})`
+
+/**
+ * A run's summary when its session store failed (mid-run, or under a run that otherwise
+ * completed): failed, naming the store and the first cause, keeping what the run produced.
+ */
+export const storeFailedSummary = (session: { readonly id: string; readonly location: string }, cause: string, ran?: HostPromptResult): HostPromptResult => ({
+  sessionId: session.id,
+  result: ran?.result ?? "",
+  usage: ran?.usage ?? emptyUsage,
+  subagents: ran?.subagents ?? [],
+  ...(ran?.cost === undefined ? {} : { cost: ran.cost }),
+  status: "failed",
+  error: `${storeOf(session)} failed: ${cause}`
+})

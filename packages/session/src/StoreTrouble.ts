@@ -15,7 +15,7 @@ export interface StoreTroubleShape {
   readonly count: () => number
 }
 
-export class StoreTrouble extends Context.Service<StoreTrouble, StoreTroubleShape>()("@dsh/cli/StoreTrouble") {}
+export class StoreTrouble extends Context.Service<StoreTrouble, StoreTroubleShape>()("@dsh/session/StoreTrouble") {}
 
 /** A fresh record (one per command run). */
 export const makeStoreTrouble = (): StoreTroubleShape => {
@@ -40,4 +40,29 @@ export const storeFailureOf = (cause: Cause.Cause<unknown>): string | undefined 
     }
   }
   return undefined
+}
+
+/**
+ * A logger's `divert` (see `@dsh/telemetry`'s `fileLogLayer`): a logged store failure is noted
+ * in `trouble` and kept off stderr; anything else goes on as usual.
+ */
+export const divertStoreFailures = (trouble: StoreTroubleShape) => (line: string, cause: Cause.Cause<unknown>): boolean => {
+  const failure = storeFailureOf(cause)
+  if (failure === undefined) return false
+  trouble.note(line, failure)
+  return true
+}
+
+// The first words of the store going away, whichever part of the process notices it first:
+// a session's listener (`@dsh/session-pg`) or the cluster lane's (`@dsh/subagent-cluster`).
+const STORE_DOWN = ["cannot reach PostgreSQL", "the lane no longer hears releases"]
+
+/**
+ * Which warnings may still reach stderr (a `StderrWarnings` of `@dsh/telemetry`): none from the
+ * first that says the store cannot be reached, since they are consequences of the one line the
+ * run's failure prints.
+ */
+export const quietOnceStoreDown = (): ((line: string) => boolean) => {
+  let down = false
+  return (line) => !(down ||= STORE_DOWN.some((start) => line.startsWith(start)))
 }

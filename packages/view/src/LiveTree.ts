@@ -1,5 +1,6 @@
 import type { AgentEvent } from "@dsh/core"
-import { type AgentStatus, type AgentTree, columnWidths, formatRow, treeRows, treeSummary } from "@dsh/view"
+import type { AgentStatus, AgentTree } from "./AgentTree.ts"
+import { columnWidths, formatRow, treeRows, treeSummary } from "./TreeText.ts"
 import { Clock, Effect, Queue, type Scope } from "effect"
 import type { Writable } from "node:stream"
 

@@ -4,10 +4,9 @@ import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import type { Writable } from "node:stream"
 import type * as Pino from "pino"
-import { storeFailureOf, type StoreTroubleShape } from "./StoreTrouble.ts"
 
 /**
- * The CLI's log files are pino's JSON lines (`{"level":30,"time":"…","pid":…,…fields,"msg":"…"}`,
+ * dsh's log file (the CLI's `$DSH_HOME/logs/dsh.log`): pino's JSON lines (`{"level":30,"time":"…","pid":…,…fields,"msg":"…"}`,
  * so `pino-pretty` and `jq` read them), written by pino. Loading pino (with sonic-boom and
  * thread-stream) costs ~30 ms of module loading, which must not fall before a command's first
  * answer (`dsh acp` logs its first line before it): a deferred logger keeps its lines, with their
@@ -135,26 +134,21 @@ const text = (message: unknown): string =>
  * file). A cluster run keeps those after its store became unreachable off stderr: they are
  * consequences of the one line its failure prints.
  */
-export const StderrWarnings = Context.Reference<(line: string) => boolean>("@dsh/cli/StderrWarnings", {
+export const StderrWarnings = Context.Reference<(line: string) => boolean>("@dsh/telemetry/StderrWarnings", {
   defaultValue: () => () => true
 })
-
-// The first words of the store going away, whichever part of the process notices it first:
-// a session's listener (`@dsh/session-pg`) or the cluster lane's (`@dsh/subagent-cluster`).
-const STORE_DOWN = ["cannot reach PostgreSQL", "the lane no longer hears releases"]
-
-/** `StderrWarnings` that turns quiet from the first warning that the store cannot be reached. */
-export const quietOnceStoreDown = (): ((line: string) => boolean) => {
-  let down = false
-  return (line) => !(down ||= STORE_DOWN.some((start) => line.startsWith(start)))
-}
 
 /**
  * Effect's logs to `file` (see `fileLogger`); warnings and errors also as one line on
  * `stderr`, where a user sees them and stdout stays parseable (warnings as `StderrWarnings` says) —
- * except the session store's failures, which go to `storeTrouble` (the command says them once).
+ * except those `divert` takes (it returns true): the CLI says a failing session store once,
+ * itself, rather than once per failed write.
  */
-export const cliLoggerLayer = (options: { readonly file: string; readonly stderr: Writable; readonly storeTrouble?: StoreTroubleShape | undefined }): Layer.Layer<never> =>
+export const fileLogLayer = (options: {
+  readonly file: string
+  readonly stderr: Writable
+  readonly divert?: ((line: string, cause: Cause.Cause<unknown>) => boolean) | undefined
+}): Layer.Layer<never> =>
   Layer.unwrap(Effect.sync(() => {
     const log = fileLogger(options.file, { deferred: true })
     return Logger.layer([
@@ -163,9 +157,7 @@ export const cliLoggerLayer = (options: { readonly file: string; readonly stderr
         if (level === undefined) return
         const line = text(o.message)
         log[level](o.cause.reasons.length === 0 ? {} : { cause: Cause.pretty(o.cause) }, line)
-        // A failing store is said once, by the command (see StoreTrouble), not per failed write.
-        const store = options.storeTrouble === undefined ? undefined : storeFailureOf(o.cause)
-        if (store !== undefined) return options.storeTrouble!.note(line, store)
+        if (options.divert?.(line, o.cause) === true) return
         if (level === "warn" && !o.fiber.getRef(StderrWarnings)(line)) return
         if (level === "warn" || level === "error" || level === "fatal") options.stderr.write(`dsh: ${level === "warn" ? "warning" : level}: ${line}\n`)
       })

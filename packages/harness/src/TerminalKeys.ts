@@ -87,3 +87,25 @@ export const inLineMode = (asker: AskerShape, keys: TerminalKeys | undefined): A
 /** Whether `dsh run` reads single keys: an interactive terminal (stdin and stderr), not `-p`. */
 export const readsKeys = (input: KeyInput, stderr: { readonly isTTY?: boolean | undefined }, print: boolean): boolean =>
   !print && input.isTTY === true && stderr.isTTY === true && typeof input.setRawMode === "function"
+
+/**
+ * What the run's keys do: Ctrl+B detaches the main agent's running foreground children (each
+ * call returns accepted; the outcomes are announced later), said through `say` (stderr); Ctrl+C, which raw
+ * mode swallowed, is raised as the signal it would have been.
+ */
+export const answerRunKeys = (keys: TerminalKeys, say: (line: string) => Effect.Effect<void>, detach: () => Effect.Effect<ReadonlyArray<string>, { readonly message: string }> | undefined) =>
+  Effect.forever(Effect.flatMap(keys.take, (key) => {
+    if (key === "interrupt") return Effect.sync(() => process.kill(process.pid, "SIGINT"))
+    const detached = detach()
+    if (detached === undefined) return say("this host cannot move children to the background")
+    return detached.pipe(
+      Effect.flatMap((handles) =>
+        say(
+          handles.length === 0
+            ? "no foreground child is running (Ctrl+B moves running ones to the background)"
+            : `moved to the background: ${handles.join(", ")} (each outcome is announced when it ends)`
+        )
+      ),
+      Effect.catch((e) => say(`cannot move children to the background: ${e.message}`))
+    )
+  }))

@@ -1,7 +1,14 @@
-import { AgentHost } from "@dsh/agent"
+import { AgentHost, HostError } from "@dsh/agent"
 import { type SessionHandle, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
-import { RunFailed, UsageError } from "./CliError.ts"
+
+/**
+ * Which session a command means: `--session ID`, `--continue` (the latest of the working
+ * directory) or a new one. A choice the user must fix is `InvalidInput` (a CLI's exit 2); a
+ * store that cannot say which session is the latest is `Failed` (exit 1).
+ */
+const usage = (message: string) => new HostError({ reason: "InvalidInput", message })
+const failed = (message: string) => new HostError({ reason: "Failed", message })
 
 /**
  * Opens `--session ID`; a session that lost its `state.json` (its transcript is there) has it
@@ -34,7 +41,7 @@ export const openRequestedSession = (opts: {
 }) =>
   Effect.gen(function*() {
     if (opts.session !== undefined && opts.continue === true) {
-      return yield* new UsageError({ message: "use either --session or --continue, not both" })
+      return yield* usage("use either --session or --continue, not both")
     }
     if (opts.session !== undefined) return yield* openOrRecover(opts.session, opts.cwd, opts.model, opts.notice)
     if (opts.continue === true) return yield* latestSession(opts.cwd, "continue")
@@ -48,8 +55,8 @@ const latestSession = (cwd: string, purpose: "continue" | "inspect") =>
     const latest = yield* store.latest({ cwd })
     // A newer session that cannot be read might be the one meant: say so rather than pick another.
     const broken = (yield* store.unreadable).find((u) => latest === undefined || u.id > latest.id)
-    if (broken !== undefined) return yield* new RunFailed({ message: `cannot tell which session to ${purpose}: ${broken.error} (use --session ID)` })
-    if (latest === undefined) return yield* new UsageError({ message: `no session to ${purpose} in ${cwd} (use --session ID)` })
+    if (broken !== undefined) return yield* failed(`cannot tell which session to ${purpose}: ${broken.error} (use --session ID)`)
+    if (latest === undefined) return yield* usage(`no session to ${purpose} in ${cwd} (use --session ID)`)
     return latest
   })
 
@@ -68,6 +75,6 @@ export const requireSession = (id: string | undefined, latestOf: { readonly cwd:
     // Readers never write: the rebuild is left to the command that runs the session.
     return yield* store.open(id).pipe(Effect.catchIf(
       (e) => e.reason === "StateMissing",
-      (e) => Effect.fail(new RunFailed({ message: `${e.message}; \`dsh run --session ${id} "…"\` rebuilds it from the transcript` }))
+      (e) => Effect.fail(failed(`${e.message}; \`dsh run --session ${id} "…"\` rebuilds it from the transcript`))
     ))
   })
