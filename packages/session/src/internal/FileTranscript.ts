@@ -14,7 +14,10 @@ import { Effect, Scope, Semaphore } from "effect"
 import type { SessionError } from "../SessionError.ts"
 import type { ReadFromResult, ReadResult, Transcript } from "../SessionStore.ts"
 import { type ArchiveResult, archiveTranscript, readArchive, restoreTranscript } from "./archive.ts"
-import { ensureDir, ensureDirSync, io, ioError, ioSync, makeAppender, readFromOffset, readTail, readTextIfExists } from "./fs.ts"
+import { io, ioError, ioSync } from "./fs.ts"
+import { makeAppender } from "./fsAppender.ts"
+import { ensureDir, ensureDirSync } from "./fsDirs.ts"
+import { readFromOffset, readTail, readTextIfExists } from "./fsReads.ts"
 import { encodeRecord, parseWire } from "./wire.ts"
 
 /** The file transcript, plus what the session handle needs to archive it without losing a write. */
