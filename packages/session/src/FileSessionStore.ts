@@ -22,9 +22,11 @@ import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile, type ReleasableHandle } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
-import { ensureDir, ensureDirSync, holdsSessionData, io, ioSync, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir, writeFileAtomic, writeFileAtomicGroup, writeFileExclusive } from "./internal/fs.ts"
+import { io, ioSync } from "./internal/fs.ts"
+import { ensureDir, ensureDirSync, holdsSessionData, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir } from "./internal/fsDirs.ts"
+import { writeFileAtomic, writeFileAtomicGroup, writeFileExclusive } from "./internal/fsWrites.ts"
 import { SessionError } from "./SessionError.ts"
-import { SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
+import { type SessionHandle, SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
 
 /** @since 0.1.0 */
 export interface Options {
@@ -42,6 +44,85 @@ export interface Options {
    */
   readonly sync?: "group" | "strict" | undefined
 }
+
+/** What the store's operations share, built once by `make`; `create`, `recover` and `remove` are made from it. */
+interface StoreContext {
+  readonly scope: Scope.Scope
+  readonly sessionsDir: string
+  readonly dirOf: (id: string) => string
+  readonly strict: boolean
+  readonly handles: ReturnType<typeof makeHandleCache>
+  readonly remember: (made: ReleasableHandle) => Effect.Effect<SessionHandle>
+  readonly readState: (id: string) => Effect.Effect<SessionState, SessionError>
+}
+
+const makeCreate = ({ dirOf, remember, scope, sessionsDir, strict }: StoreContext): SessionStoreShape["create"] => (init) =>
+  Effect.gen(function*() {
+    const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+    yield* checkId("session id", id)
+    const dir = dirOf(id)
+    // Group: synchronous calls, no thread-pool round trips (see `ioSync`).
+    yield* strict ? io("create", sessionsDir, () => ensureDir(sessionsDir, true)) : ioSync("create", sessionsDir, () => ensureDirSync(sessionsDir))
+    const made = yield* strict ? io("create", dir, () => makeDirIfAbsent(dir)) : ioSync("create", dir, () => makeDirIfAbsentSync(dir))
+    if (!made) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
+    const state = initialState(id, init, yield* nowIso)
+    const statePath = join(dir, "state.json")
+    // Strict: the state file and the new directory's entry are flushed at once (two concurrent
+    // flushes cost about one), both on disk before `create` returns. Group: the first
+    // transcript sync of the session commits them.
+    yield* strict
+      ? Effect.all([
+        io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
+        io("sync", sessionsDir, () => syncDir(sessionsDir))
+      ], { concurrency: 2, discard: true })
+      : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state), true))
+    return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict))
+  })
+
+const makeRecover = (
+  { dirOf, handles, readState, remember, scope, strict }: StoreContext,
+  open: SessionStoreShape["open"]
+): NonNullable<SessionStoreShape["recover"]> => (id, rebuild) =>
+  Effect.gen(function*() {
+    yield* checkId("session id", id)
+    const missing = yield* readState(id).pipe(
+      Effect.as(false),
+      Effect.catchIf((e) => e.reason === "StateMissing", () => Effect.succeed(true))
+    )
+    if (!missing) return yield* open(id)
+    const dir = dirOf(id)
+    const statePath = join(dir, "state.json")
+    const made = handles.get(id) === undefined ? yield* makeFileSessionHandle(dir, id, scope, strict) : undefined
+    const handle = handles.get(id) ?? made!.handle
+    // A live owner is still writing the session: a state rebuilt under it would race its updates.
+    const owner = yield* handle.owner
+    if (owner !== undefined) {
+      return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt}); its state was not rebuilt` })
+    }
+    // What `rebuild` makes is checked like any state read back, so a bad rebuild is not written.
+    const state = yield* Effect.flatMap(rebuild(handle), (s) => decodeState(s, id, "the rebuilt state"))
+    yield* io("write", statePath, () => writeFileExclusive(statePath, encodeJson(state)))
+    yield* readStateFile(dir, id)
+    return made === undefined ? handles.remember(handle) : yield* remember(made)
+  })
+
+const makeRemove = ({ dirOf, handles, sessionsDir }: StoreContext, open: SessionStoreShape["open"]): SessionStoreShape["remove"] => (id) =>
+  Effect.scoped(Effect.gen(function*() {
+    const handle = yield* open(id)
+    const owner = yield* handle.owner
+    if (owner !== undefined) {
+      return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt}); it was not removed` })
+    }
+    // Held while the directory goes: no process can start running it meanwhile.
+    yield* handle.acquire
+    const dir = dirOf(id)
+    // Renamed first (atomic: gone from `list` at once; a dot name is never a session), then deleted.
+    const trash = join(sessionsDir, `.removed-${id}-${randomBytes(4).toString("hex")}`)
+    yield* io("remove", dir, () => rename(dir, trash))
+    handles.forget(id)
+    yield* io("sync", sessionsDir, () => syncDir(sessionsDir))
+    yield* io("remove", trash, () => rm(trash, { recursive: true, force: true }))
+  }))
 
 /**
  * Builds a file store. Handles are cached for the store's lifetime: `open` of the same id
@@ -79,28 +160,8 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
           ))
       ))
 
-    const create: SessionStoreShape["create"] = (init) =>
-      Effect.gen(function*() {
-        const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
-        yield* checkId("session id", id)
-        const dir = dirOf(id)
-        // Group: synchronous calls, no thread-pool round trips (see `ioSync`).
-        yield* strict ? io("create", sessionsDir, () => ensureDir(sessionsDir, true)) : ioSync("create", sessionsDir, () => ensureDirSync(sessionsDir))
-        const made = yield* strict ? io("create", dir, () => makeDirIfAbsent(dir)) : ioSync("create", dir, () => makeDirIfAbsentSync(dir))
-        if (!made) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
-        const state = initialState(id, init, yield* nowIso)
-        const statePath = join(dir, "state.json")
-        // Strict: the state file and the new directory's entry are flushed at once (two concurrent
-        // flushes cost about one), both on disk before `create` returns. Group: the first
-        // transcript sync of the session commits them.
-        yield* strict
-          ? Effect.all([
-            io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
-            io("sync", sessionsDir, () => syncDir(sessionsDir))
-          ], { concurrency: 2, discard: true })
-          : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state), true))
-        return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict))
-      })
+    const ctx: StoreContext = { scope, sessionsDir, dirOf, strict, handles, remember, readState }
+    const create = makeCreate(ctx)
 
     const open: SessionStoreShape["open"] = (id) =>
       checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
@@ -139,53 +200,14 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
       Effect.map((found) => found.filter((x) => x !== undefined).sort((a, b) => b.id.localeCompare(a.id)))
     )
 
-    const recover: NonNullable<SessionStoreShape["recover"]> = (id, rebuild) =>
-      Effect.gen(function*() {
-        yield* checkId("session id", id)
-        const missing = yield* readState(id).pipe(
-          Effect.as(false),
-          Effect.catchIf((e) => e.reason === "StateMissing", () => Effect.succeed(true))
-        )
-        if (!missing) return yield* open(id)
-        const dir = dirOf(id)
-        const statePath = join(dir, "state.json")
-        const made = handles.get(id) === undefined ? yield* makeFileSessionHandle(dir, id, scope, strict) : undefined
-        const handle = handles.get(id) ?? made!.handle
-        // A live owner is still writing the session: a state rebuilt under it would race its updates.
-        const owner = yield* handle.owner
-        if (owner !== undefined) {
-          return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt}); its state was not rebuilt` })
-        }
-        // What `rebuild` makes is checked like any state read back, so a bad rebuild is not written.
-        const state = yield* Effect.flatMap(rebuild(handle), (s) => decodeState(s, id, "the rebuilt state"))
-        yield* io("write", statePath, () => writeFileExclusive(statePath, encodeJson(state)))
-        yield* readStateFile(dir, id)
-        return made === undefined ? handles.remember(handle) : yield* remember(made)
-      })
-
     const latest: SessionStoreShape["latest"] = (filter) =>
       list.pipe(Effect.flatMap((states) => {
         const found = latestOf(states, filter)
         return found === undefined ? Effect.succeed(undefined) : open(found.id)
       }))
 
-    const remove: SessionStoreShape["remove"] = (id) =>
-      Effect.scoped(Effect.gen(function*() {
-        const handle = yield* open(id)
-        const owner = yield* handle.owner
-        if (owner !== undefined) {
-          return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt}); it was not removed` })
-        }
-        // Held while the directory goes: no process can start running it meanwhile.
-        yield* handle.acquire
-        const dir = dirOf(id)
-        // Renamed first (atomic: gone from `list` at once; a dot name is never a session), then deleted.
-        const trash = join(sessionsDir, `.removed-${id}-${randomBytes(4).toString("hex")}`)
-        yield* io("remove", dir, () => rename(dir, trash))
-        handles.forget(id)
-        yield* io("sync", sessionsDir, () => syncDir(sessionsDir))
-        yield* io("remove", trash, () => rm(trash, { recursive: true, force: true }))
-      }))
+    const recover = makeRecover(ctx, open)
+    const remove = makeRemove(ctx, open)
 
     return SessionStore.of({ create, open, list, unreadable, recover, latest, remove, release: handles.release })
   })

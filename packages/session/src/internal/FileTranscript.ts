@@ -14,7 +14,10 @@ import { Effect, Scope, Semaphore } from "effect"
 import type { SessionError } from "../SessionError.ts"
 import type { ReadFromResult, ReadResult, Transcript } from "../SessionStore.ts"
 import { type ArchiveResult, archiveTranscript, readArchive, restoreTranscript } from "./archive.ts"
-import { ensureDir, ensureDirSync, io, ioError, ioSync, makeAppender, readFromOffset, readTail, readTextIfExists } from "./fs.ts"
+import { io, ioError, ioSync } from "./fs.ts"
+import { type Appender, makeAppender } from "./fsAppender.ts"
+import { ensureDir, ensureDirSync } from "./fsDirs.ts"
+import { readFromOffset, readTail, readTextIfExists } from "./fsReads.ts"
 import { encodeRecord, parseWire } from "./wire.ts"
 
 /** The file transcript, plus what the session handle needs to archive it without losing a write. */
@@ -59,6 +62,117 @@ const scanTail = async (path: string): Promise<TailState> => {
   return { lastSeq, needsNewline, exists: true }
 }
 
+/** What the transcript knows of its live file. Changed only while holding the transcript's lock. */
+interface LiveFile {
+  appender: Appender
+  /** The store's scope closed: appends open the file for each write. */
+  scopeClosed: boolean
+  seq: number
+  /** Encoded records not yet written. */
+  pending: string
+  needsNewline: boolean
+  exists: boolean
+  /** The file's directory entry is known to be on disk (it existed, or a sync covered it). */
+  entrySynced: boolean
+  /** Bytes were written since the last successful fsync. */
+  unsynced: boolean
+  /** No live file, and the archive was not looked at yet: the first append must look (and restore). */
+  archiveUnchecked: boolean
+}
+
+/**
+ * Writes the buffer (and fsyncs when `durable`). Call only while holding the transcript's lock.
+ * Uninterruptible: once the buffer is taken, the write must finish or put it back.
+ */
+const writePendingOf = (path: string, strict: boolean, live: LiveFile) => (durable: boolean): Effect.Effect<void, SessionError> =>
+  Effect.suspend(() => {
+    if (live.pending === "" && !(durable && live.unsynced)) return Effect.void
+    const chunk = (live.needsNewline && live.pending !== "" ? "\n" : "") + live.pending
+    // Strict: a new file's directory entry is fsynced too. Otherwise the file's own fdatasync
+    // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
+    const syncEntry = strict && !live.entrySynced
+    live.pending = ""
+    const makeDir = live.exists
+      ? Effect.void
+      : strict
+      ? io("create the directory of", path, () => ensureDir(dirname(path), true))
+      : ioSync("create the directory of", path, () => ensureDirSync(dirname(path)))
+    return makeDir.pipe(
+      Effect.andThen(io("append to", path, () => live.appender.append(chunk, durable, syncEntry))),
+      Effect.tapError(() =>
+        Effect.sync(() => {
+          // Nothing, or only a torn line, reached the file: keep the events for a retry.
+          live.pending = chunk + live.pending
+          live.needsNewline = true
+        })
+      ),
+      Effect.flatMap((outcome) => {
+        live.exists = true
+        if (chunk !== "") live.needsNewline = false
+        live.unsynced = !durable || outcome.syncError !== undefined
+        if (!live.unsynced) live.entrySynced = true
+        return outcome.syncError === undefined
+          ? Effect.void
+          : Effect.fail(ioError("fsync", path, outcome.syncError))
+      })
+    )
+  }).pipe(Effect.uninterruptible)
+
+/**
+ * The transcript's readers. Each first writes the buffer (`flush`, under the transcript's lock), so
+ * a reader sees every event appended before it.
+ */
+const makeReaders = (
+  path: string,
+  archivePath: string | undefined,
+  lock: Semaphore.Semaphore,
+  flush: Effect.Effect<void, SessionError>
+): Pick<Transcript, "read" | "readFrom"> => {
+  /** The transcript's text: the live file, else the archive (a reader never restores). */
+  // A transcript with neither a live file nor an archive (a child about to start) is told
+  // by synchronous checks, without two failing opens through the thread pool.
+  const nothingOnDisk = ioSync("read", path, () => !existsSync(path) && (archivePath === undefined || !existsSync(archivePath)))
+  const content = nothingOnDisk.pipe(Effect.flatMap((none) =>
+    none ? Effect.succeed("") : io("read", path, () => readTextIfExists(path)).pipe(
+      Effect.flatMap((text) =>
+        text !== undefined || archivePath === undefined
+          ? Effect.succeed(text ?? "")
+          : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
+      )
+    )
+  ))
+
+  const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(
+    flush.pipe(
+      Effect.andThen(content),
+      Effect.map((text) => parseWire(text, path))
+    )
+  ).pipe(
+    Effect.tap(({ warnings }) => Effect.forEach(warnings, (warning) => Effect.logWarning(warning), { discard: true })),
+    Effect.map(({ records, warnings }): ReadResult => ({ records, warnings }))
+  )
+
+  const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
+    lock.withPermit(flush.pipe(
+      Effect.andThen(nothingOnDisk),
+      Effect.flatMap((none) =>
+        none ? Effect.succeed(Buffer.alloc(0)) : io("read", path, () => readFromOffset(path, cursor)).pipe(
+          Effect.flatMap((bytes) =>
+            bytes !== undefined || archivePath === undefined
+              ? Effect.succeed(bytes ?? Buffer.alloc(0))
+              : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
+          )
+        )
+      )
+    )).pipe(Effect.map((bytes): ReadFromResult => {
+      // Whole lines only: a line still being written is read next time.
+      const end = bytes.lastIndexOf(0x0a) + 1
+      const { records, warnings } = parseWire(bytes.subarray(0, end).toString("utf8"), path)
+      return { records, warnings, cursor: cursor + end }
+    }))
+  return { read, readFrom }
+}
+
 /**
  * Opens (without creating) the transcript at `path`; the directory is created on first
  * write. The file handle kept open for appends is closed when `scope` (the store's) closes.
@@ -68,88 +182,50 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
   Effect.gen(function*() {
     const tail = yield* scanTailOf(path)
     const lock = yield* Semaphore.make(1)
-    let appender = makeAppender(path)
-    let scopeClosed = false
+    const live: LiveFile = {
+      appender: makeAppender(path),
+      scopeClosed: false,
+      seq: tail.lastSeq,
+      pending: "",
+      needsNewline: tail.needsNewline,
+      exists: tail.exists,
+      entrySynced: tail.exists,
+      unsynced: false,
+      archiveUnchecked: !tail.exists && archivePath !== undefined
+    }
     yield* Scope.addFinalizer(
       scope,
       lock.withPermit(Effect.suspend(() => {
-        scopeClosed = true
-        return io("close", path, appender.close)
+        live.scopeClosed = true
+        return io("close", path, live.appender.close)
       })).pipe(Effect.catch(() => Effect.void))
     )
-    let seq = tail.lastSeq
-    let pending = ""
-    let needsNewline = tail.needsNewline
-    let exists = tail.exists
-    /** The file's directory entry is known to be on disk (it existed, or a sync covered it). */
-    let entrySynced = tail.exists
-    /** Bytes were written since the last successful fsync. */
-    let unsynced = false
-    /** No live file, and the archive was not looked at yet: the first append must look (and restore). */
-    let archiveUnchecked = !tail.exists && archivePath !== undefined
-
     /** Takes the live file's state from disk again (after an archive or a restore). Call while holding `lock`. */
     const rescan = scanTailOf(path).pipe(Effect.map((t) => {
-      seq = Math.max(seq, t.lastSeq)
-      needsNewline = t.needsNewline
-      exists = t.exists
-      entrySynced = t.exists
-      unsynced = false
+      live.seq = Math.max(live.seq, t.lastSeq)
+      live.needsNewline = t.needsNewline
+      live.exists = t.exists
+      live.entrySynced = t.exists
+      live.unsynced = false
     }))
 
     /** Before the first append to a transcript without a live file: restore it if it is archived. */
     const restoreIfArchived: Effect.Effect<boolean, SessionError> = Effect.suspend(() => {
-      if (!archiveUnchecked || archivePath === undefined) return Effect.succeed(false)
+      if (!live.archiveUnchecked || archivePath === undefined) return Effect.succeed(false)
       // Most children were never archived: one synchronous check instead of a read that fails.
       if (!existsSync(archivePath)) {
-        archiveUnchecked = false
+        live.archiveUnchecked = false
         return Effect.succeed(false)
       }
       return io("restore", archivePath, () => restoreTranscript(archivePath, path)).pipe(
         Effect.tap((restored) => {
-          archiveUnchecked = false
+          live.archiveUnchecked = false
           return restored ? rescan : Effect.void
         })
       )
     }).pipe(Effect.uninterruptible)
 
-    /**
-     * Writes the buffer (and fsyncs when `durable`). Call only while holding `lock`.
-     * Uninterruptible: once the buffer is taken, the write must finish or put it back.
-     */
-    const writePending = (durable: boolean): Effect.Effect<void, SessionError> =>
-      Effect.suspend(() => {
-        if (pending === "" && !(durable && unsynced)) return Effect.void
-        const chunk = (needsNewline && pending !== "" ? "\n" : "") + pending
-        // Strict: a new file's directory entry is fsynced too. Otherwise the file's own fdatasync
-        // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
-        const syncEntry = strict && !entrySynced
-        pending = ""
-        const makeDir = exists
-          ? Effect.void
-          : strict
-          ? io("create the directory of", path, () => ensureDir(dirname(path), true))
-          : ioSync("create the directory of", path, () => ensureDirSync(dirname(path)))
-        return makeDir.pipe(
-          Effect.andThen(io("append to", path, () => appender.append(chunk, durable, syncEntry))),
-          Effect.tapError(() =>
-            Effect.sync(() => {
-              // Nothing, or only a torn line, reached the file: keep the events for a retry.
-              pending = chunk + pending
-              needsNewline = true
-            })
-          ),
-          Effect.flatMap((outcome) => {
-            exists = true
-            if (chunk !== "") needsNewline = false
-            unsynced = !durable || outcome.syncError !== undefined
-            if (!unsynced) entrySynced = true
-            return outcome.syncError === undefined
-              ? Effect.void
-              : Effect.fail(ioError("fsync", path, outcome.syncError))
-          })
-        )
-      }).pipe(Effect.uninterruptible)
+    const writePending = writePendingOf(path, strict, live)
 
     const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
       isEphemeral(event)
@@ -158,60 +234,19 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
           const ts = new Date(clock.currentTimeMillisUnsafe()).toISOString()
           // The common case takes its seq at once (appends keep their call order); only the
           // first append to an archived transcript waits for the restore to learn the last seq.
-          if (!archiveUnchecked) {
-            seq += 1
-            pending += encodeRecord(event, seq, ts)
+          if (!live.archiveUnchecked) {
+            live.seq += 1
+            live.pending += encodeRecord(event, live.seq, ts)
             return lock.withPermit(writePending(false))
           }
           return lock.withPermit(restoreIfArchived.pipe(Effect.andThen(Effect.suspend(() => {
-            seq += 1
-            pending += encodeRecord(event, seq, ts)
+            live.seq += 1
+            live.pending += encodeRecord(event, live.seq, ts)
             return writePending(false)
           }))))
         })
 
-    /** The transcript's text: the live file, else the archive (a reader never restores). */
-    // A transcript with neither a live file nor an archive (a child about to start) is told
-    // by synchronous checks, without two failing opens through the thread pool.
-    const nothingOnDisk = ioSync("read", path, () => !existsSync(path) && (archivePath === undefined || !existsSync(archivePath)))
-    const content = nothingOnDisk.pipe(Effect.flatMap((none) =>
-      none ? Effect.succeed("") : io("read", path, () => readTextIfExists(path)).pipe(
-        Effect.flatMap((text) =>
-          text !== undefined || archivePath === undefined
-            ? Effect.succeed(text ?? "")
-            : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.toString("utf8") ?? ""))
-        )
-      )
-    ))
-
-    const read: Effect.Effect<ReadResult, SessionError> = lock.withPermit(
-      writePending(false).pipe(
-        Effect.andThen(content),
-        Effect.map((text) => parseWire(text, path))
-      )
-    ).pipe(
-      Effect.tap(({ warnings }) => Effect.forEach(warnings, (warning) => Effect.logWarning(warning), { discard: true })),
-      Effect.map(({ records, warnings }): ReadResult => ({ records, warnings }))
-    )
-
-    const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
-      lock.withPermit(writePending(false).pipe(
-        Effect.andThen(nothingOnDisk),
-        Effect.flatMap((none) =>
-          none ? Effect.succeed(Buffer.alloc(0)) : io("read", path, () => readFromOffset(path, cursor)).pipe(
-            Effect.flatMap((bytes) =>
-              bytes !== undefined || archivePath === undefined
-                ? Effect.succeed(bytes ?? Buffer.alloc(0))
-                : io("read", archivePath, () => readArchive(archivePath)).pipe(Effect.map((b) => b?.subarray(cursor) ?? Buffer.alloc(0)))
-            )
-          )
-        )
-      )).pipe(Effect.map((bytes): ReadFromResult => {
-        // Whole lines only: a line still being written is read next time.
-        const end = bytes.lastIndexOf(0x0a) + 1
-        const { records, warnings } = parseWire(bytes.subarray(0, end).toString("utf8"), path)
-        return { records, warnings, cursor: cursor + end }
-      }))
+    const { read, readFrom } = makeReaders(path, archivePath, lock, writePending(false))
 
     const archive = (dryRun: boolean): Effect.Effect<ArchiveResult | undefined, SessionError> =>
       archivePath === undefined ? Effect.succeed(undefined) : lock.withPermit(
@@ -220,17 +255,17 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
             if (dryRun) return io("archive", path, () => archiveTranscript(path, archivePath, true))
             // The kept descriptor would write to the removed file: close it, and let the next
             // append (a continuation) restore the transcript first.
-            return io("close", path, appender.close).pipe(
+            return io("close", path, live.appender.close).pipe(
               Effect.andThen(io("archive", path, () => archiveTranscript(path, archivePath, false))),
               Effect.tap(() =>
                 Effect.sync(() => {
-                  appender = makeAppender(path)
+                  live.appender = makeAppender(path)
                   // After the store closed, appends open the file for each write (as before).
-                  if (scopeClosed) void appender.close()
-                  exists = false
-                  entrySynced = false
-                  needsNewline = false
-                  archiveUnchecked = true
+                  if (live.scopeClosed) void live.appender.close()
+                  live.exists = false
+                  live.entrySynced = false
+                  live.needsNewline = false
+                  live.archiveUnchecked = true
                 })
               )
             )
@@ -247,7 +282,7 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
       archive,
       restore: archivePath === undefined ? Effect.succeed(false) : lock.withPermit(
         Effect.suspend(() => {
-          archiveUnchecked = true
+          live.archiveUnchecked = true
           return restoreIfArchived
         })
       )

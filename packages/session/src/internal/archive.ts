@@ -17,7 +17,9 @@ import { open, readFile, rename, stat, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { errorCode, ensureDir, listDir, openIfExists, PRIVATE_FILE, syncDir } from "./fs.ts"
+import { errorCode, PRIVATE_FILE } from "./fs.ts"
+import { ensureDir, listDir, syncDir } from "./fsDirs.ts"
+import { openIfExists } from "./fsReads.ts"
 
 // zlib loads when an archive is first read or written: an ES import of it (and of node:util)
 // would cost every start of every store (~10 ms), and most runs never archive.
