@@ -13,7 +13,7 @@
 import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { startPostgresAsync } from "@dsh/testing-pg"
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
@@ -60,8 +60,14 @@ const model = (seen: Seen, onChild: (count: number) => void) => {
 
 // BENCH_CPU_PROF=<dir>: every dsh process writes a V8 CPU profile there (the profile behind the note).
 const PROFILE = process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-const start = (args: Array<string>, env: Record<string, string>) =>
-  spawn(process.execPath, [...PROFILE, MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DSH_RESIDENT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+// BENCH_LOG_DIR=<dir>: every cluster process logs at debug level to <dir>/<name>.log (to find a stall).
+const LOG_DIR = process.env.BENCH_LOG_DIR
+const LOG_ENV: Record<string, string> = LOG_DIR === undefined ? {} : { DSH_LOG_LEVEL: "debug" }
+const start = (args: Array<string>, env: Record<string, string>, name?: string) => {
+  const child = spawn(process.execPath, [...PROFILE, MAIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DSH_RESIDENT: "0", ...env, ...(name === undefined ? {} : LOG_ENV) }, stdio: ["ignore", "pipe", "pipe"] })
+  if (LOG_DIR !== undefined && name !== undefined) child.stderr!.pipe(createWriteStream(join(LOG_DIR, `${name}.log`)))
+  return child
+}
 
 const finished = (child: ChildProcess) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
@@ -115,7 +121,7 @@ const duplicates = (last: FakeRequest | undefined): number => {
 /** The parent's JSON summary: wall time, the children that did not complete, duplicates. */
 const measure = async (args: Array<string>, env: Record<string, string>, seen: Seen, runners: ReadonlyArray<ChildProcess> = []) => {
   const t0 = performance.now()
-  const parent = start([...args, "--model", "openai:bench", "--output-format", "json", "PARENT fan out"], env)
+  const parent = start([...args, "--model", "openai:bench", "--output-format", "json", "PARENT fan out"], env, runners.length > 0 ? "parent" : undefined)
   const cpu = cpuWatch([parent, ...runners])
   const run = await finished(parent)
   const ms = performance.now() - t0
@@ -130,7 +136,12 @@ const measure = async (args: Array<string>, env: Record<string, string>, seen: S
 const pauseAfter = (killedAt: number, times: ReadonlyArray<number>): number => {
   const after = [killedAt, ...times.filter((t) => t >= killedAt)].sort((a, b) => a - b)
   let longest = 0
-  for (let i = 1; i < after.length; i++) longest = Math.max(longest, after[i]! - after[i - 1]!)
+  let from = killedAt
+  for (let i = 1; i < after.length; i++) if (after[i]! - after[i - 1]! > longest) (longest = after[i]! - after[i - 1]!), (from = after[i - 1]!)
+  if (LOG_DIR !== undefined) {
+    const wall = (t: number) => new Date(performance.timeOrigin + t).toISOString()
+    console.log(`kill at ${wall(killedAt)}; longest pause ${(longest / 1000).toFixed(2)} s from ${wall(from)}`)
+  }
   return longest
 }
 
@@ -176,7 +187,7 @@ try {
         }
       })
       const env = { DSH_HOME: home(CONFIG), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-bench" }
-      const runners = [0, 1, 2].map(() => start(["runner", "--store", url], env))
+      const runners = [0, 1, 2].map((n) => start(["runner", "--store", url], env, `runner-${i}-${n}`))
       await Promise.all(runners.map(ready))
       victim = runners[0]
       await counter.reset(database)

@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Layer, Redacted } from "effect"
 import { clusterLaneLayer, type ClusterLaneOptions } from "./ClusterLane.ts"
 import { clusterClientLayer, clusterRunnerLayer, type ClusterTimings, type RunnerAddressInput } from "./ClusterLayers.ts"
+import { deadRunnerWatchLayer } from "./DeadRunnerWatch.ts"
 
 /** Options of `clusterMemberLayer`. */
 export interface ClusterMemberOptions extends ClusterTimings {
@@ -26,5 +27,9 @@ export const clusterMemberLayer = (options: ClusterMemberOptions) => {
   const url = typeof options.url === "string" ? Redacted.make(options.url) : options.url
   const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections })
   const sharding = options.runner === undefined ? clusterClientLayer(options) : clusterRunnerLayer({ ...options, ...options.runner })
-  return Layer.mergeAll(PgSessionStore.layerClient, sharding, clusterLaneLayer(options.lane)).pipe(Layer.provideMerge(pg))
+  // A runner also watches for runners that died (see DeadRunnerWatch.ts): bounds the pause after a kill.
+  const watch = options.runner === undefined
+    ? Layer.empty
+    : deadRunnerWatchLayer({ self: options.runner.advertise ?? options.runner.listen })
+  return Layer.mergeAll(PgSessionStore.layerClient, sharding, clusterLaneLayer(options.lane), watch).pipe(Layer.provideMerge(pg))
 }
