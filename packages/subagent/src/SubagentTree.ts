@@ -8,6 +8,7 @@ import { type AnnouncementListener, type Announcements, makeAnnouncements } from
 import { type Archiver, makeArchiver } from "./internal/archiver.ts"
 import { type DescriptorBook, makeDescriptorBook } from "./internal/descriptors.ts"
 import { type DynamicTypes, makeDynamicTypes } from "./internal/dynamicTypes.ts"
+import { makeChildCounters } from "./internal/childCounters.ts"
 import { makeMemoryChildStores } from "./internal/memoryStores.ts"
 import { runTurns } from "./internal/turns.ts"
 
@@ -127,17 +128,7 @@ export interface SubagentTreeOptions {
   readonly worktrees?: WorktreesShape | undefined
 }
 
-const HANDLES_KEY = "handles"
 const LIVE = new Set(["queued", "running"])
-const CHILD_COUNT_KEY = "childCount"
-
-const asCounts = (value: unknown): Record<string, number> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-    ? Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => typeof e[1] === "number"))
-    : {}
-
-const handlePrefix = (type: string): string =>
-  type.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "agent"
 
 const refusingModel = makeLanguageModel({
   provider: "none",
@@ -171,13 +162,8 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       scope
     })
     onDelivered = archiver.poke
-    // Numbering continues after a restart: start from the highest number already persisted.
-    const counters = new Map<string, number>()
-    for (const d of descriptors.all()) {
-      const m = /^(.*)-(\d+)$/.exec(d.handle)
-      if (m?.[1] !== undefined) counters.set(m[1], Math.max(counters.get(m[1]) ?? 0, Number(m[2])))
-    }
-    let children = descriptors.all().length
+
+    const counters = makeChildCounters(options.session, options.admission === "session", descriptors, limits)
 
     const isReachable = (handle: string, from: string): boolean => {
       if (from === "user" || from === "main") return true
@@ -252,52 +238,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       defaultModel: options.defaultModel ?? refusingModel,
       worktrees: options.worktrees ?? Option.getOrUndefined(yield* Effect.serviceOption(Worktrees)),
       onChildEvent: options.onChildEvent ?? (() => Effect.void),
-      allocateHandle: (type) => {
-        const prefix = handlePrefix(type)
-        const shared = options.session
-        if (options.admission !== "session" || shared === undefined) {
-          return Effect.sync(() => {
-            const n = (counters.get(prefix) ?? 0) + 1
-            counters.set(prefix, n)
-            return `${prefix}-${n}`
-          })
-        }
-        let n = 0
-        return shared.updateState((s) => {
-          const handles = asCounts(s[HANDLES_KEY])
-          n = Math.max(handles[prefix] ?? 0, counters.get(prefix) ?? 0) + 1
-          return { ...s, [HANDLES_KEY]: { ...handles, [prefix]: n } }
-        }).pipe(
-          Effect.map(() => `${prefix}-${n}`),
-          // The store is unreachable: a handle unique to this process still works (the run records its own failure).
-          Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters.get(prefix) ?? 0) + 1}`),
-          Effect.tap(() => Effect.sync(() => counters.set(prefix, Math.max(counters.get(prefix) ?? 0, n))))
-        )
-      },
-      reserveChild: Effect.suspend(() => {
-        const full = (count: number) =>
-          new SubagentError({
-            reason: "ChildLimit",
-            message: `this session already has ${count} children, the limit (${limits.maxChildren}); continue an existing child instead`
-          })
-        const shared = options.session
-        if (options.admission === "session" && shared !== undefined) {
-          let count = 0
-          let admitted = false
-          return shared.updateState((s) => {
-            count = typeof s[CHILD_COUNT_KEY] === "number" ? s[CHILD_COUNT_KEY] : descriptors.all().length
-            admitted = count < limits.maxChildren
-            return admitted ? { ...s, [CHILD_COUNT_KEY]: count + 1 } : s
-          }).pipe(
-            Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot admit a child: ${e.message}` })),
-            Effect.flatMap(() => (admitted ? Effect.void : Effect.fail(full(count))))
-          )
-        }
-        if (children >= limits.maxChildren) return Effect.fail(full(children))
-        children++
-        return Effect.void
-      }),
-      childCapacity: Effect.sync(() => Math.max(0, limits.maxChildren - children)),
+      ...counters,
       isReachable,
       stopHeld,
       answerSends: (send) => Effect.sync(() => void (sends = send)),

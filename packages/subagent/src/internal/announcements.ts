@@ -55,6 +55,102 @@ export const recordText = (r: TaskRecord): string => (r.result !== undefined ? a
 
 const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
+/** What recovery and settling use of the announcements' state. */
+interface TaskState {
+  readonly records: Map<string, TaskRecord>
+  readonly persistOrWarn: (record: TaskRecord) => Effect.Effect<void>
+  readonly queueOf: (parent: string) => Effect.Effect<Queue.Queue<TaskRecord>>
+  readonly route: (record: TaskRecord) => Effect.Effect<void>
+}
+
+/** The host's own route for a parent's announcements (its channel); it never blocks delivery. */
+const routeTo = (session: SessionHandle | undefined, onAnnouncement: AnnouncementListener | undefined) => (record: TaskRecord) =>
+  onAnnouncement === undefined ? Effect.void : onAnnouncement(record.parent, {
+    sessionId: session?.id,
+    parent: record.parent,
+    handle: record.handle,
+    runId: record.runId,
+    status: record.status,
+    text: recordText(record),
+    ...(record.result === undefined ? {} : { result: record.result })
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning(`the host's onAnnouncement failed for ${record.handle}`, cause)))
+
+const recoverTasks = (session: SessionHandle, { records, persistOrWarn, queueOf, route }: TaskState) =>
+  Effect.gen(function*() {
+    // Undelivered outcomes from an earlier process are delivered now; runs that were still
+    // going when it died are announced as lost.
+    const decoded = decodeTasks(yield* session.readTasks)
+    yield* logWarnings(decoded.warnings)
+    const transcripts = new Map<string, string>()
+    const transcriptOf = (parent: string) =>
+      Effect.gen(function*() {
+        const cached = transcripts.get(parent)
+        if (cached !== undefined) return cached
+        const transcript = parent === "main" ? session.transcript : (yield* session.child(parent)).transcript
+        const { records: lines } = yield* transcript.read
+        const text = lines.flatMap((r) => (r.type === "message" ? [r.message.content] : [])).join("\n")
+        transcripts.set(parent, text)
+        return text
+      }).pipe(Effect.orElseSucceed(() => ""))
+    for (const task of [...decoded.records].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
+      records.set(task.runId, task)
+      if (task.delivered) continue
+      // Taken and persisted in the parent's transcript just before a crash: already delivered.
+      if ((yield* transcriptOf(task.parent)).includes(runTag(task.runId))) {
+        yield* persistOrWarn({ ...task, delivered: true })
+        continue
+      }
+      const record: TaskRecord = task.status === "running" ? { ...task, status: "lost", endedAt: yield* isoNow } : task
+      if (record !== task) yield* persistOrWarn(record)
+      yield* Queue.offer(yield* queueOf(record.parent), record)
+      yield* route(record)
+    }
+  })
+
+/**
+ * Persists the outcome, then queues it for the parent (unless `wait` already consumed it).
+ * If the record cannot be written, the outcome is still announced, as failed with the reason.
+ */
+const finishTask = (
+  state: TaskState & {
+    readonly persist: (record: TaskRecord) => Effect.Effect<void, { readonly message: string }>
+    readonly consumed: Set<string>
+    readonly runningOf: (parent: string) => Set<string>
+    readonly onDelivered: Effect.Effect<void>
+  },
+  record: TaskRecord
+) => {
+  const { records, persist, persistOrWarn, queueOf, route, consumed, runningOf, onDelivered } = state
+  return Effect.gen(function*() {
+    const done = consumed.delete(record.runId) ? { ...record, delivered: true } : record
+    // The child's announce step said ANNOUNCE_SKIP: recorded and listed, never sent; a
+    // parent waiting for it is still woken (`take` passes over delivered records).
+    if (!done.delivered && isAnnounceSkip(record.result?.announcement)) {
+      const skipped = { ...done, delivered: true }
+      yield* persistOrWarn(skipped)
+      runningOf(record.parent).delete(record.runId)
+      yield* onDelivered
+      yield* Queue.offer(yield* queueOf(record.parent), skipped)
+      return
+    }
+    const written = yield* persist(done).pipe(Effect.result)
+    runningOf(record.parent).delete(record.runId)
+    if (done.delivered) return yield* onDelivered
+    const queued: TaskRecord = written._tag === "Success" || done.result === undefined ? done : {
+      ...done,
+      status: "failed",
+      result: {
+        ...done.result,
+        status: "failed",
+        notes: [done.result.notes, `the outcome could not be recorded: ${written.failure.message}`].filter((n) => n !== undefined).join("; ")
+      }
+    }
+    records.set(queued.runId, queued)
+    yield* Queue.offer(yield* queueOf(record.parent), queued)
+    yield* route(queued)
+  })
+}
+
 /**
  * Durable announcements of background outcomes. The outcome is written to
  * `tasks/<runId>.json` before it is queued for the parent; it is marked delivered once the
@@ -70,17 +166,7 @@ export const makeAnnouncements = (
   onAnnouncement?: AnnouncementListener | undefined
 ) =>
   Effect.gen(function*() {
-    // The host's own route for a parent's announcements (its channel); it never blocks delivery.
-    const route = (record: TaskRecord) =>
-      onAnnouncement === undefined ? Effect.void : onAnnouncement(record.parent, {
-        sessionId: session?.id,
-        parent: record.parent,
-        handle: record.handle,
-        runId: record.runId,
-        status: record.status,
-        text: recordText(record),
-        ...(record.result === undefined ? {} : { result: record.result })
-      }).pipe(Effect.catchCause((cause) => Effect.logWarning(`the host's onAnnouncement failed for ${record.handle}`, cause)))
+    const route = routeTo(session, onAnnouncement)
     const queues = new Map<string, Queue.Queue<TaskRecord>>()
     const records = new Map<string, TaskRecord>()
     // Taken by the parent but not yet known to be in its synced transcript.
@@ -112,36 +198,7 @@ export const makeAnnouncements = (
     const persistOrWarn = (record: TaskRecord) =>
       persist(record).pipe(Effect.ignore({ log: "Warn", message: `could not write tasks/${record.runId}.json` }))
 
-    // Undelivered outcomes from an earlier process are delivered now; runs that were still
-    // going when it died are announced as lost.
-    if (session !== undefined && recover) {
-      const decoded = decodeTasks(yield* session.readTasks)
-      yield* logWarnings(decoded.warnings)
-      const transcripts = new Map<string, string>()
-      const transcriptOf = (parent: string) =>
-        Effect.gen(function*() {
-          const cached = transcripts.get(parent)
-          if (cached !== undefined) return cached
-          const transcript = parent === "main" ? session.transcript : (yield* session.child(parent)).transcript
-          const { records: lines } = yield* transcript.read
-          const text = lines.flatMap((r) => (r.type === "message" ? [r.message.content] : [])).join("\n")
-          transcripts.set(parent, text)
-          return text
-        }).pipe(Effect.orElseSucceed(() => ""))
-      for (const task of [...decoded.records].sort((a, b) => a.createdAt.localeCompare(b.createdAt))) {
-        records.set(task.runId, task)
-        if (task.delivered) continue
-        // Taken and persisted in the parent's transcript just before a crash: already delivered.
-        if ((yield* transcriptOf(task.parent)).includes(runTag(task.runId))) {
-          yield* persistOrWarn({ ...task, delivered: true })
-          continue
-        }
-        const record: TaskRecord = task.status === "running" ? { ...task, status: "lost", endedAt: yield* isoNow } : task
-        if (record !== task) yield* persistOrWarn(record)
-        yield* Queue.offer(yield* queueOf(record.parent), record)
-        yield* route(record)
-      }
-    }
+    if (session !== undefined && recover) yield* recoverTasks(session, { records, persistOrWarn, queueOf, route })
 
     const take = (parent: string) =>
       Effect.gen(function*() {
@@ -154,39 +211,7 @@ export const makeAnnouncements = (
     return {
       started: (record: TaskRecord) =>
         persistOrWarn(record).pipe(Effect.andThen(Effect.sync(() => runningOf(record.parent).add(record.runId)))),
-      /**
-       * Persists the outcome, then queues it for the parent (unless `wait` already consumed it).
-       * If the record cannot be written, the outcome is still announced, as failed with the reason.
-       */
-      finished: (record: TaskRecord) =>
-        Effect.gen(function*() {
-          const done = consumed.delete(record.runId) ? { ...record, delivered: true } : record
-          // The child's announce step said ANNOUNCE_SKIP: recorded and listed, never sent; a
-          // parent waiting for it is still woken (`take` passes over delivered records).
-          if (!done.delivered && isAnnounceSkip(record.result?.announcement)) {
-            const skipped = { ...done, delivered: true }
-            yield* persistOrWarn(skipped)
-            runningOf(record.parent).delete(record.runId)
-            yield* onDelivered
-            yield* Queue.offer(yield* queueOf(record.parent), skipped)
-            return
-          }
-          const written = yield* persist(done).pipe(Effect.result)
-          runningOf(record.parent).delete(record.runId)
-          if (done.delivered) return yield* onDelivered
-          const queued: TaskRecord = written._tag === "Success" || done.result === undefined ? done : {
-            ...done,
-            status: "failed",
-            result: {
-              ...done.result,
-              status: "failed",
-              notes: [done.result.notes, `the outcome could not be recorded: ${written.failure.message}`].filter((n) => n !== undefined).join("; ")
-            }
-          }
-          records.set(queued.runId, queued)
-          yield* Queue.offer(yield* queueOf(record.parent), queued)
-          yield* route(queued)
-        }),
+      finished: (record: TaskRecord) => finishTask({ records, persist, persistOrWarn, queueOf, route, consumed, runningOf, onDelivered }, record),
       /**
        * Takes every queued announcement of `parent`. They count as delivered once `ack`
        * confirms the parent's transcript holds them (after its turn-boundary sync).

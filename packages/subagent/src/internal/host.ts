@@ -4,7 +4,8 @@ import type { SubagentResult } from "../Records.ts"
 import { SubagentError } from "../SubagentError.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, SubagentProvider } from "../Vocabulary.ts"
-import { callProvider, firstLine, makeProgress } from "./run.ts"
+import { makeProgress } from "./progress.ts"
+import { callProvider, firstLine } from "./run.ts"
 
 /** A child another process admitted, to be run here (see `SubagentsShape.host`). */
 export interface HostRequest {
@@ -45,7 +46,7 @@ export const hostActivation = (tree: SubagentTree, provider: SubagentProvider, s
       Fiber.interrupt(fiber).pipe(
         Effect.andThen(Clock.currentTimeMillis),
         Effect.flatMap((now) =>
-          tree.activations.end(activation, ended(spec, progress.fill({ status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }), now - started))
+          Effect.flatMap(progress.fill({ status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }), (o) => tree.activations.end(activation, ended(spec, o, now - started)))
         )
       )
     ))
@@ -55,7 +56,7 @@ export const hostActivation = (tree: SubagentTree, provider: SubagentProvider, s
       ? { status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }
       : { status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${firstLine(exit.cause)}` }
     if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) yield* Effect.logError(`subagent ${handle} crashed`, exit.cause)
-    const outcome = progress.fill(raw)
+    const outcome = yield* progress.fill(raw)
     yield* tree.activations.end(activation, ended(spec, outcome, (yield* Clock.currentTimeMillis) - started))
     return outcome
   }).pipe(Effect.withSpan("Subagents.host", { attributes: { handle: spec.handle, runId: spec.runId } }))

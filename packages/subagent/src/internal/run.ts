@@ -1,7 +1,7 @@
-import { addCost, addUsage, type AgentEvent, costOf, emptyUsage, type PriceLookup, type Usage } from "@dsh/core"
+import { type AgentEvent, emptyUsage, type PriceLookup } from "@dsh/core"
 import type { ChildStore } from "@dsh/session"
 import { Hooks } from "@dsh/tools"
-import { Cause, Clock, Duration, Effect, Exit, Option, Scope } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, Ref, Scope } from "effect"
 import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { WorktreeLease } from "../Worktrees.ts"
@@ -10,6 +10,7 @@ import type { Activation } from "./activations.ts"
 import { settleMeta } from "./childMeta.ts"
 import { chooseChildModel, type ModelCandidate, modelLabel } from "./models.ts"
 import { makeOutputCap, type OutputCap, previewOf } from "./outputCap.ts"
+import { makeProgress } from "./progress.ts"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -53,59 +54,6 @@ const settleWorktree = (w: IsolatedRun) =>
     return { record: settled.kept ? { path, branch, repo, base } : undefined, notes }
   })
 
-/**
- * What a child has said and spent so far, from its live events: the result of a run that was
- * stopped, timed out or crashed is what the child produced up to then, whatever its provider.
- */
-export const makeProgress = (pricing?: PriceLookup | undefined, chosenSpec: () => string | undefined = () => undefined) => {
-  const priceOfChosen = () => {
-    const spec = chosenSpec()
-    return spec === undefined ? undefined : pricing?.(spec)
-  }
-  let usage: Usage = emptyUsage
-  let cost: number | undefined
-  let priced = false
-  let lastMessage = ""
-  let streaming = ""
-  return {
-    see: (event: AgentEvent) => {
-      switch (event.type) {
-        case "usage":
-          usage = addUsage(usage, event.usage)
-          // The child's own accounting when it reports a cost; else each model call at its own
-          // model's price (a child may have run on several), a call labelled otherwise (an ACP
-          // child's type name, an SDK child's "descendants") at the price of its chosen model.
-          cost = addCost(cost, event.cost ?? costOf(event.usage, pricing?.(event.model) ?? priceOfChosen()))
-          priced = true
-          break
-        case "text-delta":
-          streaming += event.text
-          break
-        case "step-start":
-          streaming = ""
-          break
-        case "message":
-          if (event.message.role === "assistant") {
-            streaming = ""
-            if (event.message.content.trim() !== "") lastMessage = event.message.content
-          }
-          break
-      }
-    },
-    /** An outcome without a result of its own gets what the child said so far. */
-    fill: (outcome: ChildOutcome): ChildOutcome => ({
-      ...outcome,
-      output: outcome.output !== "" ? outcome.output : streaming.trim() !== "" ? streaming : lastMessage,
-      usage: outcome.usage.totalTokens > 0 ? outcome.usage : usage
-    }),
-    /**
-     * The cost of the run: the provider's own accounting (`outcome.cost`) wins; else its model
-     * calls; a child that reported no usage events is priced at its chosen model.
-     */
-    cost: (outcome: ChildOutcome): number | undefined => outcome.cost ?? (priced ? cost : costOf(outcome.usage, priceOfChosen()))
-  }
-}
-
 type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runId" | "request" | "parent" | "store" | "activation" | "message" | "continuation" | "worktree"> & {
   /** The model the child runs on (chosen by the process that admitted it). */
   readonly model: ChildModel
@@ -120,7 +68,7 @@ type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runI
 export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof makeProgress>): Effect.Effect<ChildOutcome> => {
   const { tree, provider, type, handle, runId, request, parent, store, activation, cap } = spec
   const version = provider.continuation?.version ?? 1
-  const forward = (event: AgentEvent) => Effect.sync(() => progress.see(event)).pipe(Effect.andThen(tree.onChildEvent(handle, event)))
+  const forward = (event: AgentEvent) => progress.see(event).pipe(Effect.andThen(tree.onChildEvent(handle, event)))
   const context: StartContext = {
     handle,
     runId,
@@ -161,6 +109,89 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
 
 export const firstLine = (cause: Cause.Cause<unknown>) => Cause.pretty(cause).split("\n")[0] ?? "unknown cause"
 
+interface ModelChoice {
+  readonly chosen: ChildModel
+  readonly notes: ReadonlyArray<string>
+}
+
+/** What settling a run needs of it. */
+interface Settle {
+  readonly spec: RunSpec
+  readonly progress: ReturnType<typeof makeProgress>
+  readonly choice: Ref.Ref<ModelChoice>
+  readonly withModel: Effect.Effect<SubagentDescriptor>
+  readonly started: number
+  readonly emitParent: NonNullable<ParentInfo["onEvent"]>
+}
+
+/**
+ * The end of an Activation, however it ended: its worktree settled, its final record written,
+ * the parent told (event, SubagentStop hooks, announcement), the registry and archive updated.
+ */
+const finishRun = (settle: Settle, raw: ChildOutcome) =>
+  Effect.gen(function*() {
+    const { spec, progress, withModel, started, emitParent } = settle
+    const { tree, provider, type, handle, runId, parent, store, activation } = spec
+    const now = yield* Clock.currentTimeMillis
+    const durationMs = now - started
+    const noted = yield* progress.fill(raw)
+    const isolated = spec.worktree === undefined ? undefined : yield* settleWorktree(spec.worktree)
+    const { chosen, notes: modelNotes } = yield* Ref.get(settle.choice)
+    const notes = [...modelNotes, ...(noted.notes === undefined ? [] : [noted.notes]), ...(isolated?.notes ?? [])]
+    const { notes: _ownNotes, ...bare } = noted
+    const filled: ChildOutcome = notes.length === 0 ? bare : { ...bare, notes: notes.join("; ") }
+    const cost = yield* progress.cost(filled)
+    // The final record is the durable part of a result: if it cannot be written, the run failed.
+    const { cost: _previousCost, ...rest } = yield* withModel
+    const saved = yield* tree.descriptors.save({
+      ...rest,
+      status: raw.status,
+      updatedAt: iso(now),
+      endedAt: iso(now),
+      usage: filled.usage,
+      lastResult: filled.output.slice(0, 2000),
+      ...(cost === undefined ? {} : { cost }),
+      ...(isolated?.record === undefined ? {} : { worktree: isolated.record })
+    }).pipe(Effect.result)
+    const outcome: ChildOutcome = saved._tag === "Success" ? filled : {
+      ...filled,
+      status: "failed",
+      notes: [filled.notes, `the outcome could not be recorded: ${saved.failure.message}`].filter((n) => n !== undefined).join("; ")
+    }
+    // The parent's record names the child's result; the child's transcript holds all of it.
+    const preview = store === undefined ? outcome.output : previewOf(outcome.output, `in ${store.transcript.location}`)
+    yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: preview })
+    // Every backend's child ends here, so SubagentStop hooks hear them all (the run is over: they observe).
+    const hooks = yield* Hooks
+    if (hooks.has("SubagentStop") && provider.runsSubagentStop !== true) {
+      yield* hooks.run("SubagentStop", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, stop_hook_active: false }, emit: emitParent })
+    }
+    const { cost: _reported, ...said } = outcome
+    const result: SubagentResult = {
+      ...said,
+      handle,
+      runId,
+      agent: type.name,
+      provider: provider.name,
+      durationMs,
+      model: chosen.spec,
+      ...(cost === undefined ? {} : { cost }),
+      ...(store === undefined ? {} : { transcript: store.transcript.location }),
+      ...(tree.session === undefined ? {} : { sessionId: tree.session.id })
+    }
+    // The outcome is recorded (tasks/) before anyone can see the run ended.
+    // A run detached from its foreground caller is announced like a background one; from here on it cannot be.
+    const announce = yield* Effect.sync(() => {
+      activation.settling = true
+      return spec.announce ?? activation.announce
+    })
+    if (announce !== undefined) yield* announce(result)
+    yield* tree.activations.end(activation, result)
+    // A settled child may be due for the archive (at once with `cleanup: "delete"`).
+    yield* tree.archiver.poke
+    return result
+  })
+
 /**
  * One Activation of a child, start or continue: lane, timeout, descriptor transitions and the
  * mapping of every ending (success, failure, crash, timeout, interruption) to a result. It
@@ -169,10 +200,12 @@ export const firstLine = (cause: Cause.Cause<unknown>) => Cause.pretty(cause).sp
  */
 export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
   Effect.gen(function*() {
-    const { tree, provider, type, handle, runId, request, parent, store, activation } = spec
+    const { tree, provider, type, handle, runId, request, parent, store } = spec
     const descriptor = (): SubagentDescriptor => tree.descriptors.get(handle)!
     const emitParent = parent.onEvent ?? (() => Effect.void)
-    const progress = makeProgress(spec.pricing, () => chosen.spec)
+    // Until the choice is made (an interruption may come first), the parent's model.
+    const choice = yield* Ref.make<ModelChoice>({ chosen: { spec: modelLabel(parent.model), model: parent.model }, notes: [] })
+    const progress = makeProgress(spec.pricing, () => Ref.getUnsafe(choice).chosen.spec)
     const previous = descriptor()
     // A continued child keeps the model it ran with; a fork always runs on its parent's.
     const candidates: Array<ModelCandidate> = provider.keepsParentModel === true ? [] : [
@@ -186,83 +219,21 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
     // A continued child keeps its reasoning effort too, unless the message asks for another.
     const thinking = request.thinking ?? (spec.message !== undefined ? previous.thinking : undefined)
     const runRequest: SpawnRequest = thinking === undefined ? request : { ...request, thinking }
-    // Until the choice is made (an interruption may come first), the parent's model.
-    let chosen: ChildModel = { spec: modelLabel(parent.model), model: parent.model }
-    let modelNotes: ReadonlyArray<string> = []
     /** The descriptor with this run's model and reasoning effort (recorded when it runs and when it ends). */
-    const withModel = (): SubagentDescriptor => {
+    const withModel = Effect.map(Ref.get(choice), ({ chosen }): SubagentDescriptor => {
       const { thinking: _previousThinking, ...d } = descriptor()
       return { ...d, model: chosen.spec, ...(thinking === undefined ? {} : { thinking }) }
-    }
+    })
     const started = yield* Clock.currentTimeMillis
-    let finished = false
-    const finish = (raw: ChildOutcome) =>
-      Effect.gen(function*() {
-        finished = true
-        const now = yield* Clock.currentTimeMillis
-        const durationMs = now - started
-        const noted = progress.fill(raw)
-        const isolated = spec.worktree === undefined ? undefined : yield* settleWorktree(spec.worktree)
-        const notes = [...modelNotes, ...(noted.notes === undefined ? [] : [noted.notes]), ...(isolated?.notes ?? [])]
-        const { notes: _ownNotes, ...bare } = noted
-        const filled: ChildOutcome = notes.length === 0 ? bare : { ...bare, notes: notes.join("; ") }
-        const cost = progress.cost(filled)
-        // The final record is the durable part of a result: if it cannot be written, the run failed.
-        const { cost: _previousCost, ...rest } = withModel()
-        const saved = yield* tree.descriptors.save({
-          ...rest,
-          status: raw.status,
-          updatedAt: iso(now),
-          endedAt: iso(now),
-          usage: filled.usage,
-          lastResult: filled.output.slice(0, 2000),
-          ...(cost === undefined ? {} : { cost }),
-          ...(isolated?.record === undefined ? {} : { worktree: isolated.record })
-        }).pipe(Effect.result)
-        const outcome: ChildOutcome = saved._tag === "Success" ? filled : {
-          ...filled,
-          status: "failed",
-          notes: [filled.notes, `the outcome could not be recorded: ${saved.failure.message}`].filter((n) => n !== undefined).join("; ")
-        }
-        // The parent's record names the child's result; the child's transcript holds all of it.
-        const preview = store === undefined ? outcome.output : previewOf(outcome.output, `in ${store.transcript.location}`)
-        yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: preview })
-        // Every backend's child ends here, so SubagentStop hooks hear them all (the run is over: they observe).
-        const hooks = yield* Hooks
-        if (hooks.has("SubagentStop") && provider.runsSubagentStop !== true) {
-          yield* hooks.run("SubagentStop", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, stop_hook_active: false }, emit: emitParent })
-        }
-        const { cost: _reported, ...said } = outcome
-        const result: SubagentResult = {
-          ...said,
-          handle,
-          runId,
-          agent: type.name,
-          provider: provider.name,
-          durationMs,
-          model: chosen.spec,
-          ...(cost === undefined ? {} : { cost }),
-          ...(store === undefined ? {} : { transcript: store.transcript.location }),
-          ...(tree.session === undefined ? {} : { sessionId: tree.session.id })
-        }
-        // The outcome is recorded (tasks/) before anyone can see the run ended.
-        // A run detached from its foreground caller is announced like a background one; from here on it cannot be.
-        const announce = yield* Effect.sync(() => {
-          activation.settling = true
-          return spec.announce ?? activation.announce
-        })
-        if (announce !== undefined) yield* announce(result)
-        yield* tree.activations.end(activation, result)
-        // A settled child may be due for the archive (at once with `cleanup: "delete"`).
-        yield* tree.archiver.poke
-        return result
-      })
+    const finished = yield* Ref.make(false)
+    const settle: Settle = { spec, progress, choice, withModel, started, emitParent }
+    const finish = (raw: ChildOutcome) => Effect.andThen(Ref.set(finished, true), finishRun(settle, raw))
 
     const body = Effect.gen(function*() {
       // By the child's agent type: a type may have credentials of its own (the harness's per-agent profile).
-      const choice = yield* chooseChildModel(candidates, parent.model, (s) => tree.resolveModel(s, type.name))
-      chosen = choice.chosen
-      modelNotes = choice.notes
+      const made = yield* chooseChildModel(candidates, parent.model, (s) => tree.resolveModel(s, type.name))
+      yield* Ref.set(choice, made)
+      const { chosen } = made
       yield* emitParent({
         type: "subagent-start",
         handle,
@@ -305,7 +276,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         Effect.gen(function*() {
           // Durable before the child does anything: a crash from here on still shows it (as lost).
           const at = iso(yield* Clock.currentTimeMillis)
-          yield* tree.descriptors.save({ ...withModel(), status: "running", updatedAt: at, startedAt: at }).pipe(
+          yield* tree.descriptors.save({ ...(yield* withModel), status: "running", updatedAt: at, startedAt: at }).pipe(
             Effect.ignore({ log: "Warn", message: `could not record that ${handle} runs` })
           )
           return yield* bounded
@@ -326,6 +297,6 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       return yield* finish(outcome)
     })
     return yield* body.pipe(Effect.onInterrupt(() =>
-      finished ? Effect.void : finish({ status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }).pipe(Effect.asVoid)
+      Effect.flatMap(Ref.get(finished), (done) => done ? Effect.void : finish({ status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }).pipe(Effect.asVoid))
     ))
   })

@@ -1,0 +1,85 @@
+import type { SessionHandle } from "@dsh/session"
+import { Effect, Ref } from "effect"
+import type { SubagentLimitsShape } from "../Limits.ts"
+import { SubagentError } from "../SubagentError.ts"
+import type { DescriptorBook } from "./descriptors.ts"
+
+const HANDLES_KEY = "handles"
+const CHILD_COUNT_KEY = "childCount"
+
+const asCounts = (value: unknown): Record<string, number> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => typeof e[1] === "number"))
+    : {}
+
+const handlePrefix = (type: string): string =>
+  type.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "agent"
+
+/**
+ * A tree's handle numbering and `max_children` count: this process's own, or, with session
+ * admission, the session state's (shared by every process admitting children to it).
+ */
+export const makeChildCounters = (
+  session: SessionHandle | undefined,
+  sessionAdmission: boolean,
+  descriptors: DescriptorBook,
+  limits: SubagentLimitsShape
+) => {
+  const shared = sessionAdmission ? session : undefined
+  // Numbering continues after a restart: start from the highest number already persisted.
+  const counters = new Map<string, number>()
+  for (const d of descriptors.all()) {
+    const m = /^(.*)-(\d+)$/.exec(d.handle)
+    if (m?.[1] !== undefined) counters.set(m[1], Math.max(counters.get(m[1]) ?? 0, Number(m[2])))
+  }
+  const children = Ref.makeUnsafe(descriptors.all().length)
+  const full = (count: number) =>
+    new SubagentError({
+      reason: "ChildLimit",
+      message: `this session already has ${count} children, the limit (${limits.maxChildren}); continue an existing child instead`
+    })
+
+  const allocateHandle = (type: string): Effect.Effect<string> => {
+    const prefix = handlePrefix(type)
+    if (shared === undefined) {
+      return Effect.sync(() => {
+        const n = (counters.get(prefix) ?? 0) + 1
+        counters.set(prefix, n)
+        return `${prefix}-${n}`
+      })
+    }
+    // Set by the state update's callback, read once it is written.
+    let n = 0
+    return shared.updateState((s) => {
+      const handles = asCounts(s[HANDLES_KEY])
+      n = Math.max(handles[prefix] ?? 0, counters.get(prefix) ?? 0) + 1
+      return { ...s, [HANDLES_KEY]: { ...handles, [prefix]: n } }
+    }).pipe(
+      Effect.map(() => `${prefix}-${n}`),
+      // The store is unreachable: a handle unique to this process still works (the run records its own failure).
+      Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters.get(prefix) ?? 0) + 1}`),
+      Effect.tap(() => Effect.sync(() => counters.set(prefix, Math.max(counters.get(prefix) ?? 0, n))))
+    )
+  }
+
+  const reserveShared = (session: SessionHandle) =>
+    Effect.suspend(() => {
+      // Set by the state update's callback, read once it is written.
+      let count = 0
+      let admitted = false
+      return session.updateState((s) => {
+        count = typeof s[CHILD_COUNT_KEY] === "number" ? s[CHILD_COUNT_KEY] : descriptors.all().length
+        admitted = count < limits.maxChildren
+        return admitted ? { ...s, [CHILD_COUNT_KEY]: count + 1 } : s
+      }).pipe(
+        Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot admit a child: ${e.message}` })),
+        Effect.flatMap(() => (admitted ? Effect.void : Effect.fail(full(count))))
+      )
+    })
+
+  const reserveChild: Effect.Effect<void, SubagentError> = shared !== undefined
+    ? reserveShared(shared)
+    : Effect.flatten(Ref.modify(children, (n): readonly [Effect.Effect<void, SubagentError>, number] => (n >= limits.maxChildren ? [Effect.fail(full(n)), n] : [Effect.void, n + 1])))
+
+  return { allocateHandle, reserveChild, childCapacity: Effect.map(Ref.get(children), (n) => Math.max(0, limits.maxChildren - n)) }
+}
