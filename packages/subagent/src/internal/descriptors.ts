@@ -19,6 +19,94 @@ const withDescriptors = (stored: unknown, changed: ReadonlyArray<SubagentDescrip
 const LIVE = new Set(["queued", "running"])
 
 /**
+ * The book's write side: `changed` counts a change, `write` returns once a write including every
+ * change so far has completed, `later` writes a moment after (a failure only logged).
+ */
+const makeWriter = (
+  session: SessionHandle | undefined,
+  scope: Scope.Scope,
+  book: ReadonlyMap<string, SubagentDescriptor>,
+  dirty: Set<string>
+) => {
+  let version = 0
+  let written = 0
+
+  // A write copies the stored map once (a plain object, as every reader expects), so the
+  // changes waiting are taken together: a write first lets every fiber that is ready record
+  // its change, and while one is under way later callers wait for its end (one waiter list,
+  // not a queue of writers on a semaphore), then the first of them to run writes for all the
+  // others. 10,000 children finishing at once share a few writes, and no caller writes for
+  // others for longer than one write. The new map is frozen with its descriptors, so the
+  // store's snapshot does not walk it again.
+  const writeOnce: Effect.Effect<void, SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
+    if (written >= version || session === undefined) return Effect.void
+    const target = version
+    const changed: Array<SubagentDescriptor> = []
+    for (const h of dirty) {
+      const d = book.get(h)
+      if (d !== undefined) changed.push(d)
+    }
+    dirty.clear()
+    return session.updateState((s) => ({ ...s, subagents: withDescriptors(s.subagents, changed) })).pipe(
+      // Failed or interrupted: the changes wait for the next write.
+      Effect.onError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
+      Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
+    )
+  })))
+  let writing = false
+  /** Completed when the write under way ends. */
+  let ended: Deferred.Deferred<void> | undefined
+  /** Returns once a write that includes every change made before `target` has completed. */
+  const writeUpTo = (target: number): Effect.Effect<void, SessionError> => Effect.suspend(() => {
+    if (written >= target || session === undefined) return Effect.void
+    if (writing) {
+      ended ??= Deferred.makeUnsafe<void>()
+      return Deferred.await(ended).pipe(Effect.andThen(writeUpTo(target)))
+    }
+    writing = true
+    return writeOnce.pipe(Effect.ensuring(Effect.sync(() => {
+      writing = false
+      const waiting = ended
+      ended = undefined
+      if (waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.void)
+    })))
+  })
+  const write: Effect.Effect<void, SessionError> = Effect.suspend(() => writeUpTo(version))
+
+  let scheduled = false
+  const later = Effect.suspend(() => {
+    if (scheduled) return Effect.void
+    scheduled = true
+    return Effect.forkIn(
+      Effect.sleep(NOTE_DELAY).pipe(
+        Effect.andThen(Effect.sync(() => (scheduled = false))),
+        Effect.andThen(write),
+        Effect.ignore({ log: "Warn", message: "could not write child descriptors to state.json (retried with the next change)" })
+      ),
+      scope
+    ).pipe(Effect.asVoid)
+  })
+  return { changed: () => void version++, write, later }
+}
+
+/** One child's stored record changed in one read-modify-write, without writing the rest of the book. */
+const patchStored = (
+  session: SessionHandle,
+  handle: string,
+  local: SubagentDescriptor | undefined,
+  f: (d: SubagentDescriptor) => SubagentDescriptor
+): Effect.Effect<SubagentDescriptor | undefined, SessionError> =>
+  Effect.suspend(() => {
+    let patched: SubagentDescriptor | undefined
+    return session.updateState((s) => {
+      const stored = decodeDescriptors({ subagents: { [handle]: asRecord(s.subagents)[handle] } }).records[0] ?? local
+      if (stored === undefined) return s
+      patched = f(stored)
+      return { ...s, subagents: withDescriptors(s.subagents, [patched]) }
+    }).pipe(Effect.map(() => patched))
+  })
+
+/**
  * Child descriptors, kept in memory and written to `state.json` by a coalescing writer: a
  * writer that finds nothing changed since the last write skips, so many children changing
  * state at once share one atomic write. A write merges only the children this book changed
@@ -41,64 +129,7 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
     const dirty = new Set<string>()
     // Children this process recorded: another process's records never overwrite them here.
     const mine = new Set<string>()
-    let version = 0
-    let written = 0
-
-    // A write copies the stored map once (a plain object, as every reader expects), so the
-    // changes waiting are taken together: a write first lets every fiber that is ready record
-    // its change, and while one is under way later callers wait for its end (one waiter list,
-    // not a queue of writers on a semaphore), then the first of them to run writes for all the
-    // others. 10,000 children finishing at once share a few writes, and no caller writes for
-    // others for longer than one write. The new map is frozen with its descriptors, so the
-    // store's snapshot does not walk it again.
-    const writeOnce: Effect.Effect<void, SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
-      if (written >= version || session === undefined) return Effect.void
-      const target = version
-      const changed: Array<SubagentDescriptor> = []
-      for (const h of dirty) {
-        const d = book.get(h)
-        if (d !== undefined) changed.push(d)
-      }
-      dirty.clear()
-      return session.updateState((s) => ({ ...s, subagents: withDescriptors(s.subagents, changed) })).pipe(
-        // Failed or interrupted: the changes wait for the next write.
-        Effect.onError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
-        Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
-      )
-    })))
-    let writing = false
-    /** Completed when the write under way ends. */
-    let ended: Deferred.Deferred<void> | undefined
-    /** Returns once a write that includes every change made before `target` has completed. */
-    const writeUpTo = (target: number): Effect.Effect<void, SessionError> => Effect.suspend(() => {
-      if (written >= target || session === undefined) return Effect.void
-      if (writing) {
-        ended ??= Deferred.makeUnsafe<void>()
-        return Deferred.await(ended).pipe(Effect.andThen(writeUpTo(target)))
-      }
-      writing = true
-      return writeOnce.pipe(Effect.ensuring(Effect.sync(() => {
-        writing = false
-        const waiting = ended
-        ended = undefined
-        if (waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.void)
-      })))
-    })
-    const write: Effect.Effect<void, SessionError> = Effect.suspend(() => writeUpTo(version))
-
-    let scheduled = false
-    const later = Effect.suspend(() => {
-      if (scheduled) return Effect.void
-      scheduled = true
-      return Effect.forkIn(
-        Effect.sleep(NOTE_DELAY).pipe(
-          Effect.andThen(Effect.sync(() => (scheduled = false))),
-          Effect.andThen(write),
-          Effect.ignore({ log: "Warn", message: "could not write child descriptors to state.json (retried with the next change)" })
-        ),
-        scope
-      ).pipe(Effect.asVoid)
-    })
+    const { changed, write, later } = makeWriter(session, scope, book, dirty)
 
     // Who hears of every changed record (the archiver), so nobody sweeps the whole book per change.
     const listeners: Array<(handle: string) => void> = []
@@ -110,7 +141,7 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
         book.set(d.handle, d)
         dirty.add(d.handle)
         mine.add(d.handle)
-        version++
+        changed()
         changedHere(d.handle)
       })
 
@@ -161,20 +192,13 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
             if (local !== undefined) book.set(handle, f(local))
             return
           }
-          let patched: SubagentDescriptor | undefined
-          yield* session.updateState((s) => {
-            const stored = decodeDescriptors({ subagents: { [handle]: asRecord(s.subagents)[handle] } }).records[0] ?? local
-            if (stored === undefined) return s
-            patched = f(stored)
-            return { ...s, subagents: withDescriptors(s.subagents, [patched]) }
-          })
+          const patched = yield* patchStored(session, handle, local, f)
           if (patched !== undefined) {
             book.set(handle, patched)
             changedHere(handle)
           }
         }),
-      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write))
-,
+      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write)),
       /** Several changes in one durable write. */
       saveAll: (ds: ReadonlyArray<SubagentDescriptor>): Effect.Effect<void, SessionError> =>
         Effect.forEach(ds, set, { discard: true }).pipe(Effect.andThen(write))
