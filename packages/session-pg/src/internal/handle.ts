@@ -58,6 +58,31 @@ const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<
     } satisfies ChildStore
   })
 
+/** A session's background task records, one row per run. */
+const taskRecords = (db: Db, id: string) => {
+  const writeTask = (runId: string, record: unknown) =>
+    StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
+      db,
+      `writing task ${runId} of session "${id}"`,
+      db.sql`INSERT INTO dsh_tasks (session_id, run_id, record) VALUES (${id}, ${runId}, ${JSON.stringify(record ?? null)}::jsonb)
+        ON CONFLICT (session_id, run_id) DO UPDATE SET record = EXCLUDED.record`
+    )))
+
+  const readTasks = run(
+    db,
+    `reading the tasks of session "${id}"`,
+    db.sql<{ readonly run_id: string; readonly record: unknown }>`SELECT run_id, record FROM dsh_tasks WHERE session_id = ${id}`
+  ).pipe(Effect.map((rows) => [...rows].sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0)).map((r) => r.record)))
+
+  const readTask = (runId: string) =>
+    StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
+      db,
+      `reading task ${runId} of session "${id}"`,
+      db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_tasks WHERE session_id = ${id} AND run_id = ${runId}`
+    )), Effect.map((rows) => rows[0]?.record ?? undefined))
+  return { writeTask, readTasks, readTask }
+}
+
 /** Builds the handle of an existing session; `storeScope` outlives any lease it hands out. */
 export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScope: Scope.Scope): Effect.Effect<SessionHandle> =>
   Effect.gen(function*() {
@@ -132,26 +157,7 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
       db.sql<{ readonly name: string }>`SELECT name FROM dsh_children WHERE session_id = ${id}`
     ).pipe(Effect.map((rows) => rows.map((r) => r.name).sort()))
 
-    const writeTask = (runId: string, record: unknown) =>
-      StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
-        db,
-        `writing task ${runId} of session "${id}"`,
-        db.sql`INSERT INTO dsh_tasks (session_id, run_id, record) VALUES (${id}, ${runId}, ${JSON.stringify(record ?? null)}::jsonb)
-          ON CONFLICT (session_id, run_id) DO UPDATE SET record = EXCLUDED.record`
-      )))
-
-    const readTasks = run(
-      db,
-      `reading the tasks of session "${id}"`,
-      db.sql<{ readonly run_id: string; readonly record: unknown }>`SELECT run_id, record FROM dsh_tasks WHERE session_id = ${id}`
-    ).pipe(Effect.map((rows) => [...rows].sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0)).map((r) => r.record)))
-
-    const readTask = (runId: string) =>
-      StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
-        db,
-        `reading task ${runId} of session "${id}"`,
-        db.sql<{ readonly record: unknown }>`SELECT record FROM dsh_tasks WHERE session_id = ${id} AND run_id = ${runId}`
-      )), Effect.map((rows) => rows[0]?.record ?? undefined))
+    const { writeTask, readTasks, readTask } = taskRecords(db, id)
 
     /** Archiving is the owner's: the lease is taken for the call (shared when this handle holds it). */
     const archiveChild: SessionHandle["archiveChild"] = (name, options) =>

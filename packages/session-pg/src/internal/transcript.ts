@@ -31,6 +31,25 @@ FROM (VALUES ${values}) AS v (session_id, agent, seq, record)
 CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`
 }
 
+/** The statements of one agent's transcript (`""` is the main agent's). */
+const statements = (db: Db, sessionId: string, agent: string) => {
+  /** The highest stored `seq` (0 for none). */
+  const storedSeq = db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`
+    .pipe(Effect.map((rows) => Number(rows[0]?.last ?? 0)))
+
+  /** The highest stored `seq` and whether the child's transcript is archived, in one round trip. */
+  const startSql = db.sql<{ readonly last: string | number | null; readonly archived: boolean }>`SELECT
+    (SELECT max(seq) FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}) AS last,
+    ${agent !== ""} AND EXISTS (SELECT 1 FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS archived`
+
+  const insert = (batch: ReadonlyArray<WireRecord>) => {
+    const params: Array<unknown> = [sessionId, agent]
+    for (const r of batch) params.push(String(r.seq), JSON.stringify(r))
+    return db.sql.unsafe(insertSql(batch.length), params)
+  }
+  return { storedSeq, startSql, insert }
+}
+
 export const makePgTranscript = (db: Db, sessionId: string, agent: string, location: string): Effect.Effect<PgTranscript> =>
   Effect.gen(function*() {
     /** Numbering: the first append's read of the stored `seq`, and each append's number. */
@@ -44,20 +63,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     /** Commits since the last synchronous one. */
     let unsynced = false
 
-    /** The highest stored `seq` (0 for none). */
-    const storedSeq = db.sql<{ readonly last: string | number | null }>`SELECT max(seq) AS last FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}`
-      .pipe(Effect.map((rows) => Number(rows[0]?.last ?? 0)))
-
-    /** The highest stored `seq` and whether the child's transcript is archived, in one round trip. */
-    const startSql = db.sql<{ readonly last: string | number | null; readonly archived: boolean }>`SELECT
-      (SELECT max(seq) FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}) AS last,
-      ${agent !== ""} AND EXISTS (SELECT 1 FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS archived`
-
-    const insert = (batch: ReadonlyArray<WireRecord>) => {
-      const params: Array<unknown> = [sessionId, agent]
-      for (const r of batch) params.push(String(r.seq), JSON.stringify(r))
-      return db.sql.unsafe(insertSql(batch.length), params)
-    }
+    const { storedSeq, startSql, insert } = statements(db, sessionId, agent)
 
     /**
      * Writes every pending record in one INSERT (group commit: appends made while the previous
