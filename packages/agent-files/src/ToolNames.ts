@@ -4,22 +4,7 @@
  * has is reported by the policy warnings instead of silently widening or narrowing access.
  */
 
-/** The names of dsh's built-in tools (`@dsh/tools-builtin`). */
-export const BUILTIN_TOOL_NAMES: ReadonlyArray<string> = [
-  "Read",
-  "Write",
-  "Edit",
-  "Glob",
-  "Grep",
-  "Bash",
-  "BashBackground",
-  "BashOutput",
-  "BashStop",
-  "TodoWrite",
-  "EnterPlanMode",
-  "ExitPlanMode",
-  "Skill"
-]
+export { BUILTIN_TOOL_NAMES } from "@dsh/tools"
 
 /** The model-facing delegation tool (`@dsh/tool-subagent`). */
 export const SUBAGENT_TOOL_NAME = "subagent"

@@ -1,9 +1,10 @@
-import { Cause, Context, Effect, Layer, Logger, type LogLevel } from "effect"
+import { Cause, Context, Effect, Layer, Logger } from "effect"
 import { mkdirSync, openSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname } from "node:path"
 import type { Writable } from "node:stream"
 import type * as Pino from "pino"
+import { logText, PINO_LEVELS } from "./internal/levels.ts"
 
 /**
  * dsh's log file (the CLI's `$DSH_HOME/logs/dsh.log`): pino's JSON lines (`{"level":30,"time":"…","pid":…,…fields,"msg":"…"}`,
@@ -115,20 +116,6 @@ const write = (logger: Pino.Logger, level: LevelName, fields: object, message: s
   }
 }
 
-const LEVELS: Record<LogLevel.LogLevel, LevelName | undefined> = {
-  All: "trace",
-  Trace: "trace",
-  Debug: "debug",
-  Info: "info",
-  Warn: "warn",
-  Error: "error",
-  Fatal: "fatal",
-  None: undefined
-}
-
-const text = (message: unknown): string =>
-  (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join(" ")
-
 /**
  * Which warnings of a fiber also go to stderr (all by default; every warning goes to the log
  * file). A cluster run keeps those after its store became unreachable off stderr: they are
@@ -153,9 +140,9 @@ export const fileLogLayer = (options: {
     const log = fileLogger(options.file, { deferred: true })
     return Logger.layer([
       Logger.make((o) => {
-        const level = LEVELS[o.logLevel]
+        const level = PINO_LEVELS[o.logLevel]
         if (level === undefined) return
-        const line = text(o.message)
+        const line = logText(o.message)
         log[level](o.cause.reasons.length === 0 ? {} : { cause: Cause.pretty(o.cause) }, line)
         if (options.divert?.(line, o.cause) === true) return
         if (level === "warn" && !o.fiber.getRef(StderrWarnings)(line)) return

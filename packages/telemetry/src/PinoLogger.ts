@@ -1,4 +1,5 @@
-import { Cause, Layer, Logger, type LogLevel, References } from "effect"
+import { Cause, Layer, Logger, References } from "effect"
+import { logText, PINO_LEVELS } from "./internal/levels.ts"
 
 /**
  * Effect's logging into the harness's own pino logger: dsh's warnings (and anything else logged
@@ -20,32 +21,18 @@ export interface PinoLike {
   readonly fatal: LogFn
 }
 
-const LEVELS: Record<LogLevel.LogLevel, keyof PinoLike | undefined> = {
-  All: "trace",
-  Trace: "trace",
-  Debug: "debug",
-  Info: "info",
-  Warn: "warn",
-  Error: "error",
-  Fatal: "fatal",
-  None: undefined
-}
-
-const text = (message: unknown): string =>
-  (Array.isArray(message) ? message : [message]).map((m) => (typeof m === "string" ? m : m instanceof Error ? String(m) : JSON.stringify(m))).join(" ")
-
 /**
  * A logger writing to `pino`: the message as `msg`, the fiber's log annotations as fields, the
  * cause (when there is one) as `err`, pretty-printed; the level mapped to pino's of the same name.
  */
 export const make = (pino: PinoLike): Logger.Logger<unknown, void> =>
   Logger.make((options) => {
-    const level = LEVELS[options.logLevel]
+    const level = PINO_LEVELS[options.logLevel]
     if (level === undefined) return
     const fields: Record<string, unknown> = { ...options.fiber.getRef(References.CurrentLogAnnotations) }
     if (options.cause.reasons.length > 0) fields.err = Cause.pretty(options.cause)
     try {
-      pino[level](fields, text(options.message))
+      pino[level](fields, logText(options.message))
     } catch {
       // The app's logger failing loses a line, never the run.
     }

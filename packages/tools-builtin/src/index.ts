@@ -32,22 +32,7 @@ export * from "./PathPolicy.ts"
 export * from "./Read.ts"
 export * from "./Write.ts"
 
-/** The names of all built-in tools, in the order `makeBuiltinTools` returns them. */
-export const BUILTIN_TOOL_NAMES = [
-  "Read",
-  "Write",
-  "Edit",
-  "Glob",
-  "Grep",
-  "Bash",
-  "BashBackground",
-  "BashOutput",
-  "BashStop",
-  "TodoWrite",
-  "EnterPlanMode",
-  "ExitPlanMode",
-  "Skill"
-] as const
+export { BUILTIN_TOOL_NAMES } from "@dsh/tools"
 
 /** Options of the built-in set: Bash's (environment, sandbox) and where skills are found. */
 export interface BuiltinToolsOptions extends BashOptions {

@@ -5,6 +5,7 @@
  * turns every failure into a result the model can act on.
  */
 export * from "./Asker.ts"
+export * from "./BuiltinToolNames.ts"
 export * from "./Hooks.ts"
 export * from "./InheritedDisallow.ts"
 export * from "./PermissionPolicy.ts"

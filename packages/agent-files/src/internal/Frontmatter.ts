@@ -107,9 +107,8 @@ const outOfBounds = (source: string): string | undefined => {
   return undefined
 }
 
-const parseStrict = (source: string): Strict => {
-  const bounds = outOfBounds(source)
-  if (bounds !== undefined) return { ok: false, error: bounds }
+/** The parser's first error, or the document's value (keys unique, at most 100 aliases). */
+const parseChecked = (source: string): Strict => {
   try {
     const doc = parseDocument(source, { uniqueKeys: true, prettyErrors: false })
     const error = doc.errors[0]
@@ -120,6 +119,12 @@ const parseStrict = (source: string): Strict => {
   }
 }
 
+const parseStrict = (source: string): Strict => {
+  const bounds = outOfBounds(source)
+  if (bounds !== undefined) return { ok: false, error: bounds }
+  return parseChecked(source)
+}
+
 /**
  * A whole YAML document (a Kimi agent spec), with the frontmatter's depth and alias limits
  * and a size limit of its own; the parser's first error, or the value.
@@ -128,14 +133,7 @@ export const parseYamlDocument = (source: string, maxBytes: number): { readonly 
   const bytes = Buffer.byteLength(source, "utf8")
   if (bytes > maxBytes) return { ok: false, error: `${bytes} bytes, over the ${maxBytes}-byte limit` }
   if (nestingDepth(source) > MAX_FRONTMATTER_DEPTH) return { ok: false, error: `nests deeper than ${MAX_FRONTMATTER_DEPTH} levels` }
-  try {
-    const doc = parseDocument(source, { uniqueKeys: true, prettyErrors: false })
-    const error = doc.errors[0]
-    if (error !== undefined) return { ok: false, error: firstLine(error.message) }
-    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }) }
-  } catch (cause) {
-    return { ok: false, error: firstLine(cause instanceof Error ? cause.message : String(cause)) }
-  }
+  return parseChecked(source)
 }
 
 const isMapping = (value: unknown): value is Record<string, unknown> =>
