@@ -190,18 +190,18 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
       Effect.catchTag("LlmError", (e: LlmError) => finish("failed", e.message)),
       Effect.onInterrupt(() => finish("cancelled", "the run was cancelled").pipe(Effect.asVoid))
     )
-  }).pipe(Effect.withSpan(`invoke_agent ${options.agentName ?? options.agent}`, {
-    kind: "internal",
-    attributes: {
-      "gen_ai.operation.name": "invoke_agent",
-      "gen_ai.agent.name": options.agentName ?? options.agent,
-      "gen_ai.request.model": options.model.model,
-      "gen_ai.provider.name": options.model.provider,
-      "dsh.agent.handle": options.agent,
-      "dsh.backend": options.backend ?? "main",
-      "dsh.turn": options.turn
-    }
-  }))
+  }).pipe(Effect.withSpan(`invoke_agent ${options.agentName ?? options.agent}`, { kind: "internal", attributes: turnSpanAttributes(options) }))
+
+/** The `invoke_agent` span's attributes (OpenTelemetry GenAI conventions, plus dsh's own). */
+const turnSpanAttributes = (options: TurnOptions) => ({
+  "gen_ai.operation.name": "invoke_agent",
+  "gen_ai.agent.name": options.agentName ?? options.agent,
+  "gen_ai.request.model": options.model.model,
+  "gen_ai.provider.name": options.model.provider,
+  "dsh.agent.handle": options.agent,
+  "dsh.backend": options.backend ?? "main",
+  "dsh.turn": options.turn
+})
 
 /**
  * Streams one model call, forwarding text deltas, and assembles the assistant message with its

@@ -54,6 +54,123 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
   })
 
 /**
+ * What one run's steps share: the backend and the tree's residents, the run's records, and
+ * `Ref`s for the child it speaks to (read by the release whatever way the run ended).
+ */
+interface ChildRun<C, E, S> {
+  readonly backend: OutOfProcessBackend<C, E, S>
+  readonly launcher: ProcessLauncherShape
+  readonly residents: Residents<C>
+  readonly context: StartContext
+  readonly saved: Option.Option<S>
+  readonly run: OutOfProcessRun
+  readonly attributes: Readonly<Record<string, unknown>>
+  readonly meta: Effect.Success<ReturnType<typeof makeMetaWriter>>
+  readonly frame: Effect.Success<ReturnType<typeof makeTurnFrame>>
+  readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  /** The answer a cancelled turn still gave within `cancelGrace`. */
+  readonly lastAnswer: Ref.Ref<Option.Option<TurnReport>>
+  /** The child this run speaks to, once it exists (closed or kept when the run ends). */
+  readonly current: Ref.Ref<Option.Option<Resident<C>>>
+  /** Scopes of a child still being started (spawned, not connected yet). */
+  readonly starting: Ref.Ref<Option.Option<{ readonly processScope: Scope.Closeable }>>
+}
+
+/** One turn of the child, with the cancel ladder on interruption. */
+const childTurn = <C, E, S>(x: ChildRun<C, E, S>, resident: Resident<C>, text: string): Effect.Effect<TurnReport, E> =>
+  Effect.gen(function*() {
+    yield* x.frame.open(text)
+    yield* Ref.set(resident.answered, false)
+    const running = yield* Effect.forkChild(
+      x.backend.prompt(resident.connection, { sessionId: resident.sessionId, text, emit: x.emit }).pipe(
+        Effect.withSpan("OutOfProcess.prompt", { attributes: x.attributes })
+      )
+    )
+    const stop = x.backend.cancel(resident.connection, resident.sessionId).pipe(
+      Effect.andThen(Fiber.await(running)),
+      Effect.timeoutOption(x.backend.cancelGrace),
+      Effect.flatMap((answer) =>
+        Option.isSome(answer) && Exit.isSuccess(answer.value)
+          ? Ref.set(resident.answered, true).pipe(Effect.andThen(Ref.set(x.lastAnswer, Option.some(answer.value.value))))
+          : Fiber.interrupt(running)
+      )
+    )
+    const report = yield* Fiber.join(running).pipe(Effect.onInterrupt(() => stop))
+    yield* Ref.set(resident.answered, true)
+    yield* x.frame.close(report)
+    return report
+  })
+
+/** A new process: launch, spawn, connect, then a new session or the saved one reopened. */
+const startChild = <C, E, S>(x: ChildRun<C, E, S>) =>
+  Effect.gen(function*() {
+    const launched = yield* x.backend.launch(x.run).pipe(Effect.withSpan("OutOfProcess.launch", { attributes: x.attributes }))
+    // W3C `TRACEPARENT` for any agent that reads it (dsh children get it per prompt too).
+    const traceparent = yield* currentTraceparent
+    const plan = traceparent === undefined ? launched : { ...launched, env: { ...launched.env, TRACEPARENT: traceparent } }
+    const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
+    yield* x.meta.write({ command: commandLine, cwd: plan.cwd })
+    // The child's scopes belong to the session tree: whatever happens to this run, the tree's end closes them.
+    const processScope = yield* Scope.fork(yield* x.residents.scopeFor(x.context.lifetime), "sequential")
+    yield* Ref.set(x.starting, Option.some({ processScope }))
+    const child = yield* x.launcher.spawn(plan).pipe(Scope.provide(processScope), Effect.withSpan("OutOfProcess.spawn", { attributes: x.attributes }))
+    // Forked after the spawn, so that a close of the process scope closes the connection first.
+    const connectionScope = yield* Scope.fork(processScope, "sequential")
+    yield* x.meta.write({ status: "running", pid: child.pid })
+    const { connection, agentInfo } = yield* x.backend.connect({ child, plan, commandLine }, x.run).pipe(
+      Scope.provide(connectionScope),
+      Effect.withSpan("OutOfProcess.connect", { attributes: x.attributes })
+    )
+    yield* x.meta.write({ agentInfo })
+    const resume = x.backend.resume
+    const sessionId = yield* (resume !== undefined && Option.isSome(x.saved)
+      ? resume.reopen(connection, x.saved.value, x.run)
+      : x.backend.newSession(connection, x.run).pipe(
+        Effect.tap((id) => (resume === undefined ? Effect.void : x.context.saveContinuation(resume.save(connection, id))))
+      )).pipe(Effect.withSpan("OutOfProcess.session", { attributes: x.attributes }))
+    const resident: Resident<C> = {
+      connection,
+      sessionId,
+      child,
+      plan,
+      commandLine,
+      agentInfo,
+      processScope,
+      connectionScope,
+      answered: yield* Ref.make(false)
+    }
+    yield* Ref.set(x.current, Option.some(resident))
+    yield* Ref.set(x.starting, Option.none())
+    return resident
+  })
+
+/** The warm child of this handle, if one is kept (continue only). */
+const warmChild = <C, E, S>(x: ChildRun<C, E, S>) =>
+  Effect.gen(function*() {
+    if (x.backend.resume === undefined || Option.isNone(x.saved)) return Option.none<Resident<C>>()
+    const warm = yield* x.residents.take(x.context.lifetime, x.context.handle)
+    if (Option.isNone(warm)) return warm
+    const r = warm.value
+    yield* Ref.set(x.current, warm)
+    yield* x.meta.write({ command: r.commandLine, cwd: r.plan.cwd, status: "running", pid: r.child.pid, agentInfo: r.agentInfo })
+    return warm
+  })
+
+/** After the record: the child is kept warm, or closed in the background. */
+const releaseChild = <C, E, S>(x: ChildRun<C, E, S>, outcome: ChildOutcome | undefined) =>
+  Effect.gen(function*() {
+    const half = yield* Ref.getAndSet(x.starting, Option.none())
+    if (Option.isSome(half)) yield* x.residents.release(x.context.lifetime, closeResident({ processScope: half.value.processScope }))
+    const resident = yield* Ref.getAndSet(x.current, Option.none())
+    if (Option.isNone(resident)) return
+    const r = resident.value
+    const keep = x.backend.resume !== undefined && !x.residents.isZero(x.backend.keepAlive) && outcome?.status === "completed" &&
+      (yield* Ref.get(r.answered))
+    if (keep) return yield* x.residents.park(x.context.lifetime, x.context.handle, r, x.backend.keepAlive!)
+    yield* x.residents.release(x.context.lifetime, closeResident({ ...r, exitGrace: r.plan.exitGrace }), r)
+  })
+
+/**
  * One run of an out-of-process child, start or continue. It owns, for every backend:
  * - record-and-forward: each event the child emits is appended to its transcript (text deltas
  *   excepted) and forwarded to its live observers;
@@ -95,12 +212,22 @@ const runOutOfProcess = <C, E, S>(
       })
     const meta = yield* makeMetaWriter(context, run.modelSpec)
     const frame = yield* makeTurnFrame(backend.turnEvents, emit)
-    /** The answer a cancelled turn still gave within `cancelGrace`. */
     const lastAnswer = yield* Ref.make(Option.none<TurnReport>())
-    /** The child this run speaks to, once it exists (closed or kept when the run ends). */
-    const current = yield* Ref.make(Option.none<Resident<C>>())
-    /** Scopes of a child still being started (spawned, not connected yet). */
-    const starting = yield* Ref.make(Option.none<{ readonly processScope: Scope.Closeable }>())
+    const x: ChildRun<C, E, S> = {
+      backend,
+      launcher,
+      residents,
+      context,
+      saved,
+      run,
+      attributes,
+      meta,
+      frame,
+      emit,
+      lastAnswer,
+      current: yield* Ref.make(Option.none<Resident<C>>()),
+      starting: yield* Ref.make(Option.none<{ readonly processScope: Scope.Closeable }>())
+    }
 
     /** So far: what the child said and used (for outcomes its runtime did not report). */
     const soFar = (status: ChildOutcome["status"], notes: string): Effect.Effect<ChildOutcome> =>
@@ -112,90 +239,13 @@ const runOutOfProcess = <C, E, S>(
         return { status, output, usage, ...(cost === undefined ? {} : { cost }), notes }
       })
 
-    const turn = (resident: Resident<C>, text: string): Effect.Effect<TurnReport, E> =>
-      Effect.gen(function*() {
-        yield* frame.open(text)
-        yield* Ref.set(resident.answered, false)
-        const running = yield* Effect.forkChild(
-          backend.prompt(resident.connection, { sessionId: resident.sessionId, text, emit }).pipe(
-            Effect.withSpan("OutOfProcess.prompt", { attributes })
-          )
-        )
-        const stop = backend.cancel(resident.connection, resident.sessionId).pipe(
-          Effect.andThen(Fiber.await(running)),
-          Effect.timeoutOption(backend.cancelGrace),
-          Effect.flatMap((answer) =>
-            Option.isSome(answer) && Exit.isSuccess(answer.value)
-              ? Ref.set(resident.answered, true).pipe(Effect.andThen(Ref.set(lastAnswer, Option.some(answer.value.value))))
-              : Fiber.interrupt(running)
-          )
-        )
-        const report = yield* Fiber.join(running).pipe(Effect.onInterrupt(() => stop))
-        yield* Ref.set(resident.answered, true)
-        yield* frame.close(report)
-        return report
-      })
-
-    /** A new process: launch, spawn, connect, then a new session or the saved one reopened. */
-    const startChild = Effect.gen(function*() {
-      const launched = yield* backend.launch(run).pipe(Effect.withSpan("OutOfProcess.launch", { attributes }))
-      // W3C `TRACEPARENT` for any agent that reads it (dsh children get it per prompt too).
-      const traceparent = yield* currentTraceparent
-      const plan = traceparent === undefined ? launched : { ...launched, env: { ...launched.env, TRACEPARENT: traceparent } }
-      const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
-      yield* meta.write({ command: commandLine, cwd: plan.cwd })
-      // The child's scopes belong to the session tree: whatever happens to this run, the tree's end closes them.
-      const processScope = yield* Scope.fork(yield* residents.scopeFor(context.lifetime), "sequential")
-      yield* Ref.set(starting, Option.some({ processScope }))
-      const child = yield* launcher.spawn(plan).pipe(Scope.provide(processScope), Effect.withSpan("OutOfProcess.spawn", { attributes }))
-      // Forked after the spawn, so that a close of the process scope closes the connection first.
-      const connectionScope = yield* Scope.fork(processScope, "sequential")
-      yield* meta.write({ status: "running", pid: child.pid })
-      const { connection, agentInfo } = yield* backend.connect({ child, plan, commandLine }, run).pipe(
-        Scope.provide(connectionScope),
-        Effect.withSpan("OutOfProcess.connect", { attributes })
-      )
-      yield* meta.write({ agentInfo })
-      const resume = backend.resume
-      const sessionId = yield* (resume !== undefined && Option.isSome(saved)
-        ? resume.reopen(connection, saved.value, run)
-        : backend.newSession(connection, run).pipe(
-          Effect.tap((id) => (resume === undefined ? Effect.void : context.saveContinuation(resume.save(connection, id))))
-        )).pipe(Effect.withSpan("OutOfProcess.session", { attributes }))
-      const resident: Resident<C> = {
-        connection,
-        sessionId,
-        child,
-        plan,
-        commandLine,
-        agentInfo,
-        processScope,
-        connectionScope,
-        answered: yield* Ref.make(false)
-      }
-      yield* Ref.set(current, Option.some(resident))
-      yield* Ref.set(starting, Option.none())
-      return resident
-    })
-
-    /** The warm child of this handle, if one is kept (continue only). */
-    const warmChild = Effect.gen(function*() {
-      if (backend.resume === undefined || Option.isNone(saved)) return Option.none<Resident<C>>()
-      const warm = yield* residents.take(context.lifetime, context.handle)
-      if (Option.isNone(warm)) return warm
-      const r = warm.value
-      yield* Ref.set(current, warm)
-      yield* meta.write({ command: r.commandLine, cwd: r.plan.cwd, status: "running", pid: r.child.pid, agentInfo: r.agentInfo })
-      return warm
-    })
-
     const body = Effect.gen(function*() {
       yield* frame.open(prompt)
-      const warm = yield* warmChild
-      const resident = Option.isSome(warm) ? warm.value : yield* startChild
+      const warm = yield* warmChild(x)
+      const resident = Option.isSome(warm) ? warm.value : yield* startChild(x)
       yield* meta.write({ sessionId: resident.sessionId })
 
-      let report = yield* turn(resident, prompt)
+      let report = yield* childTurn(x, resident, prompt)
       let usage = report.usage
       let cost = report.cost
       // A continuable child hears the messages sent while it ran as further turns (warm).
@@ -203,7 +253,7 @@ const runOutOfProcess = <C, E, S>(
         const queued = yield* context.takeMessages
         if (queued.length === 0) break
         for (const message of queued) {
-          report = yield* turn(resident, message)
+          report = yield* childTurn(x, resident, message)
           usage = addUsage(usage, report.usage)
           cost = addCost(cost, report.cost)
         }
@@ -221,20 +271,6 @@ const runOutOfProcess = <C, E, S>(
         }
       })
 
-    /** After the record: the child is kept warm, or closed in the background. */
-    const release = (outcome: ChildOutcome | undefined) =>
-      Effect.gen(function*() {
-        const half = yield* Ref.getAndSet(starting, Option.none())
-        if (Option.isSome(half)) yield* residents.release(context.lifetime, closeResident({ processScope: half.value.processScope }))
-        const resident = yield* Ref.getAndSet(current, Option.none())
-        if (Option.isNone(resident)) return
-        const r = resident.value
-        const keep = backend.resume !== undefined && !residents.isZero(backend.keepAlive) && outcome?.status === "completed" &&
-          (yield* Ref.get(r.answered))
-        if (keep) return yield* residents.park(context.lifetime, context.handle, r, backend.keepAlive!)
-        yield* residents.release(context.lifetime, closeResident({ ...r, exitGrace: r.plan.exitGrace }), r)
-      })
-
     return yield* body.pipe(
       Effect.catch((error) => soFar("failed", backend.describe(error))),
       Effect.catchCause((cause) =>
@@ -246,8 +282,8 @@ const runOutOfProcess = <C, E, S>(
       ),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
-          ? cleanup(exit.value).pipe(Effect.andThen(release(exit.value)))
-          : Effect.flatMap(soFar("cancelled", "cancelled"), (o) => cleanup(o).pipe(Effect.andThen(release(undefined))))
+          ? cleanup(exit.value).pipe(Effect.andThen(releaseChild(x, exit.value)))
+          : Effect.flatMap(soFar("cancelled", "cancelled"), (o) => cleanup(o).pipe(Effect.andThen(releaseChild(x, undefined))))
       )
     )
   })

@@ -102,32 +102,171 @@ const numberField = (value: unknown, key: string): number | undefined => {
 export const costIn = (value: unknown): number | undefined =>
   numberField(value, "cost") ?? (typeof value === "object" && value !== null && "usage" in value ? numberField((value as { usage: unknown }).usage, "cost") : undefined)
 
+/** A node that has not been seen running yet. */
+const blankNode = (main: TreeMain, handle: string, depth: number, parent: string | undefined): MutableNode => ({
+  handle,
+  agent: handle === "main" ? main.agent ?? "main" : handle.replace(/-\d+$/, ""),
+  provider: handle === "main" ? main.model ?? "" : "",
+  parent,
+  depth,
+  description: "",
+  status: "queued",
+  queuedAt: undefined,
+  startedAt: undefined,
+  endedAt: undefined,
+  prior: emptyUsage,
+  run: emptyUsage,
+  cost: undefined,
+  tool: undefined,
+  todo: undefined,
+  runs: 0,
+  archived: false,
+  children: []
+})
+
+/** The agent produced output: it is running (unless its run already ended). */
+const markWorking = (node: MutableNode, at: number) => {
+  if (node.status === "queued") {
+    node.status = "running"
+    node.startedAt ??= at
+  }
+}
+
+interface Links {
+  readonly ensure: (handle: string, parent: string) => MutableNode
+  readonly attach: (node: MutableNode, parent: string) => void
+}
+
+/** Applies one event of `source` to its `node`; false when the event changes nothing shown. */
+const applyEvent = (links: Links, node: MutableNode, source: string, event: AgentEvent, at: number): boolean => {
+  switch (event.type) {
+    case "subagent-start": {
+      const child = links.ensure(event.handle, source)
+      links.attach(child, source)
+      child.agent = event.agent
+      child.provider = event.provider
+      if (event.description !== "") child.description = event.description
+      child.prior = addUsage(child.prior, child.run)
+      child.run = emptyUsage
+      child.status = "queued"
+      child.queuedAt = at
+      child.startedAt = undefined
+      child.endedAt = undefined
+      child.tool = undefined
+      child.archived = false
+      child.runs++
+      break
+    }
+    case "subagent-end": {
+      const child = links.ensure(event.handle, source)
+      child.status = event.status
+      child.endedAt = at
+      child.run = event.usage
+      child.tool = undefined
+      child.cost = costIn(event) ?? child.cost
+      break
+    }
+    case "turn-start":
+      if (source === "main") {
+        node.status = "running"
+        node.startedAt ??= at
+        node.endedAt = undefined
+        node.runs++
+      } else markWorking(node, at)
+      break
+    case "turn-end":
+      node.tool = undefined
+      if (source === "main") {
+        node.status = event.status
+        node.endedAt = at
+      }
+      break
+    case "tool-call":
+      markWorking(node, at)
+      if (!SETTLED.has(node.status)) node.tool = { id: event.id, name: event.name, input: oneLine(event.input), since: at }
+      break
+    case "tool-result":
+      if (node.tool?.id === event.id) node.tool = undefined
+      break
+    case "todo": {
+      const current = event.todos.find((t) => t.status === "in_progress")
+      node.todo = current === undefined ? undefined : current.activeForm ?? current.content
+      break
+    }
+    case "usage":
+      markWorking(node, at)
+      if (!SETTLED.has(node.status) || source === "main") node.run = addUsage(node.run, event.usage)
+      node.cost = costIn(event) === undefined ? node.cost : (node.cost ?? 0) + costIn(event)!
+      break
+    case "step-start":
+    case "message":
+    case "text-delta":
+      markWorking(node, at)
+      break
+    default:
+      return false
+  }
+  return true
+}
+
+/** Takes what a persisted descriptor says of the child `node`. */
+const takeDescriptor = (node: MutableNode, d: SubagentDescriptor & { readonly cost?: unknown }) => {
+  node.agent = d.agent
+  node.provider = d.provider
+  node.depth = d.depth
+  if (d.description !== "") node.description = d.description
+  const at = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso))
+  // The record of a run that ended is what happened; a live one may be behind the events.
+  if (SETTLED.has(d.status as AgentStatus)) {
+    node.status = d.status as AgentStatus
+    node.tool = undefined
+    node.endedAt = at(d.endedAt) ?? node.endedAt ?? at(d.updatedAt)
+    // Its usage is its latest run's: earlier runs are what the events summed before it.
+    if (node.runs <= 1) {
+      node.prior = emptyUsage
+      node.run = d.usage
+    } else node.run = d.usage
+  } else if (node.status === "queued" || SETTLED.has(node.status)) {
+    node.status = d.status as AgentStatus
+    node.endedAt = undefined
+  }
+  node.queuedAt = at(d.queuedAt) ?? node.queuedAt ?? at(d.createdAt)
+  node.startedAt = at(d.startedAt) ?? node.startedAt
+  node.runs = Math.max(node.runs, 1)
+  node.archived = d.archivedAt !== undefined
+  node.cost = costIn(d) ?? node.cost
+}
+
+const freeze = (n: MutableNode): AgentNode => ({
+  handle: n.handle,
+  agent: n.agent,
+  provider: n.provider,
+  parent: n.parent,
+  depth: n.depth,
+  description: n.description,
+  status: n.status,
+  queuedAt: n.queuedAt,
+  startedAt: n.startedAt,
+  endedAt: n.endedAt,
+  usage: addUsage(n.prior, n.run),
+  cost: n.cost,
+  tool: n.tool,
+  todo: n.todo,
+  runs: n.runs,
+  archived: n.archived,
+  children: [...n.children]
+})
+
+type TreeMain = { readonly agent?: string | undefined; readonly model?: string | undefined }
+
 /**
  * A new tree whose main agent is `main` (its type, and its model where a backend would be).
  */
-export const makeAgentTree = (main: { readonly agent?: string | undefined; readonly model?: string | undefined } = {}): AgentTree => {
+export const makeAgentTree = (main: TreeMain = {}): AgentTree => {
   let version = 0
   const nodes = new Map<string, MutableNode>()
-  const blank = (handle: string, parent: string | undefined): MutableNode => ({
-    handle,
-    agent: handle === "main" ? main.agent ?? "main" : handle.replace(/-\d+$/, ""),
-    provider: handle === "main" ? main.model ?? "" : "",
-    parent,
-    depth: parent === undefined ? 0 : (nodes.get(parent)?.depth ?? 0) + 1,
-    description: "",
-    status: handle === "main" ? "queued" : "queued",
-    queuedAt: undefined,
-    startedAt: undefined,
-    endedAt: undefined,
-    prior: emptyUsage,
-    run: emptyUsage,
-    cost: undefined,
-    tool: undefined,
-    todo: undefined,
-    runs: 0,
-    archived: false,
-    children: []
-  })
+  const blank = (handle: string, parent: string | undefined): MutableNode =>
+    blankNode(main, handle, parent === undefined ? 0 : (nodes.get(parent)?.depth ?? 0) + 1, parent)
   const root = blank("main", undefined)
   nodes.set("main", root)
 
@@ -153,135 +292,16 @@ export const makeAgentTree = (main: { readonly agent?: string | undefined; reado
     return made
   }
 
-  /** The agent produced output: it is running (unless its run already ended). */
-  const working = (node: MutableNode, at: number) => {
-    if (node.status === "queued") {
-      node.status = "running"
-      node.startedAt ??= at
-    }
-  }
-
   const apply = (source: string, event: AgentEvent, at: number) => {
-    const node = ensure(source, "main")
-    switch (event.type) {
-      case "subagent-start": {
-        const child = ensure(event.handle, source)
-        attach(child, source)
-        child.agent = event.agent
-        child.provider = event.provider
-        if (event.description !== "") child.description = event.description
-        child.prior = addUsage(child.prior, child.run)
-        child.run = emptyUsage
-        child.status = "queued"
-        child.queuedAt = at
-        child.startedAt = undefined
-        child.endedAt = undefined
-        child.tool = undefined
-        child.archived = false
-        child.runs++
-        break
-      }
-      case "subagent-end": {
-        const child = ensure(event.handle, source)
-        child.status = event.status
-        child.endedAt = at
-        child.run = event.usage
-        child.tool = undefined
-        child.cost = costIn(event) ?? child.cost
-        break
-      }
-      case "turn-start":
-        if (source === "main") {
-          node.status = "running"
-          node.startedAt ??= at
-          node.endedAt = undefined
-          node.runs++
-        } else working(node, at)
-        break
-      case "turn-end":
-        node.tool = undefined
-        if (source === "main") {
-          node.status = event.status
-          node.endedAt = at
-        }
-        break
-      case "tool-call":
-        working(node, at)
-        if (!SETTLED.has(node.status)) node.tool = { id: event.id, name: event.name, input: oneLine(event.input), since: at }
-        break
-      case "tool-result":
-        if (node.tool?.id === event.id) node.tool = undefined
-        break
-      case "todo": {
-        const current = event.todos.find((t) => t.status === "in_progress")
-        node.todo = current === undefined ? undefined : current.activeForm ?? current.content
-        break
-      }
-      case "usage":
-        working(node, at)
-        if (!SETTLED.has(node.status) || source === "main") node.run = addUsage(node.run, event.usage)
-        node.cost = costIn(event) === undefined ? node.cost : (node.cost ?? 0) + costIn(event)!
-        break
-      case "step-start":
-      case "message":
-      case "text-delta":
-        working(node, at)
-        break
-      default:
-        return
-    }
-    version++
+    if (applyEvent({ ensure, attach }, ensure(source, "main"), source, event, at)) version++
   }
 
   const noteDescriptor = (d: SubagentDescriptor & { readonly cost?: unknown }) => {
     const node = ensure(d.handle, d.parent)
     attach(node, d.parent)
-    node.agent = d.agent
-    node.provider = d.provider
-    node.depth = d.depth
-    if (d.description !== "") node.description = d.description
-    const at = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso))
-    // The record of a run that ended is what happened; a live one may be behind the events.
-    if (SETTLED.has(d.status as AgentStatus)) {
-      node.status = d.status as AgentStatus
-      node.tool = undefined
-      node.endedAt = at(d.endedAt) ?? node.endedAt ?? at(d.updatedAt)
-      // Its usage is its latest run's: earlier runs are what the events summed before it.
-      if (node.runs <= 1) {
-        node.prior = emptyUsage
-        node.run = d.usage
-      } else node.run = d.usage
-    } else if (node.status === "queued" || SETTLED.has(node.status)) {
-      node.status = d.status as AgentStatus
-      node.endedAt = undefined
-    }
-    node.queuedAt = at(d.queuedAt) ?? node.queuedAt ?? at(d.createdAt)
-    node.startedAt = at(d.startedAt) ?? node.startedAt
-    node.runs = Math.max(node.runs, 1)
-    node.archived = d.archivedAt !== undefined
-    node.cost = costIn(d) ?? node.cost
+    takeDescriptor(node, d)
     version++
   }
-
-  const freeze = (n: MutableNode): AgentNode => ({
-    handle: n.handle,
-    agent: n.agent,
-    provider: n.provider,
-    parent: n.parent,
-    depth: n.depth,
-    description: n.description,
-    status: n.status,
-    queuedAt: n.queuedAt,
-    startedAt: n.startedAt,
-    endedAt: n.endedAt,
-    usage: addUsage(n.prior, n.run),
-    cost: n.cost,
-    tool: n.tool,
-    todo: n.todo,
-    runs: n.runs,
-    archived: n.archived,
-    children: [...n.children]
-  })
 
   return {
     get main() {

@@ -4,7 +4,7 @@
  * format; this module owns the sockets, the script, delays, hangs and abort accounting.
  * Plain Promises, so it works from vitest directly and from Effect via `Effect.promise`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 
 /** One scripted answer. */
@@ -127,6 +127,38 @@ const parseBody = (text: string): unknown => {
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+const sendError = (res: ServerResponse, status: number, body: unknown) => {
+  const text = typeof body === "string" ? body : JSON.stringify(body)
+  res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain" : "application/json" })
+  res.end(text)
+}
+
+/** Writes a reply's SSE frames; a hanging one sends only its content and keeps the stream open. */
+const streamReply = async (
+  res: ServerResponse,
+  frames: { readonly head: ReadonlyArray<string>; readonly tail: ReadonlyArray<string> },
+  status: number,
+  hang: boolean
+) => {
+  res.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+  res.flushHeaders()
+  for (const frame of hang ? frames.head : [...frames.head, ...frames.tail]) {
+    if (res.destroyed) return
+    res.write(frame)
+    await tick() // give the client separate reads, as a real network would
+  }
+  if (!hang && !res.destroyed) res.end()
+}
+
+const listenOnLoopback = (server: Server) =>
+  new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+
 /** Starts a fake on 127.0.0.1 with an OS-assigned port. */
 export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOptions): Promise<FakeServer> => {
   const requests: Array<FakeRequest> = []
@@ -162,12 +194,6 @@ export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOpti
       })
     })
 
-  const sendError = (res: ServerResponse, status: number, body: unknown) => {
-    const text = typeof body === "string" ? body : JSON.stringify(body)
-    res.writeHead(status, { "content-type": typeof body === "string" ? "text/plain" : "application/json" })
-    res.end(text)
-  }
-
   const reply = async (res: ServerResponse, request: FakeRequest, index: number) => {
     let scripted: FakeReply
     try {
@@ -196,16 +222,7 @@ export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOpti
     }
     const hasContent = (scripted.text ?? "") !== "" || (scripted.toolCalls ?? []).length > 0
     if (scripted.hang === true && !hasContent) return // no headers either: wait for the abort
-    const { head, tail } = wire.render(scripted, request, index)
-    res.writeHead(status, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
-    res.flushHeaders()
-    const frames = scripted.hang === true ? head : [...head, ...tail]
-    for (const frame of frames) {
-      if (res.destroyed) return
-      res.write(frame)
-      await tick() // give the client separate reads, as a real network would
-    }
-    if (scripted.hang !== true && !res.destroyed) res.end()
+    await streamReply(res, wire.render(scripted, request, index), status, scripted.hang === true)
   }
 
   const server = createServer((req, res) => {
@@ -230,13 +247,7 @@ export const startFakeSseServer = async (wire: FakeWire, options: FakeServerOpti
     })
   })
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject)
-      resolve()
-    })
-  })
+  await listenOnLoopback(server)
   const { port } = server.address() as AddressInfo
 
   return {

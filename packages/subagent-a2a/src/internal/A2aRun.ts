@@ -36,6 +36,40 @@ const userMessage = (text: string, saved: A2aContinuation | undefined): Message 
   referenceTaskIds: []
 })
 
+/** What one exchange with the agent shares between its streamed and polled forms. */
+interface Exchange {
+  readonly client: Client
+  readonly request: SendMessageRequest
+  readonly view: TaskView
+  readonly checkContext: (contextId: string) => Effect.Effect<void, A2aChildError>
+  readonly say: (text: string | undefined) => Effect.Effect<void>
+  readonly fail: (reason: A2aChildError["reason"], what: string) => (e: unknown) => A2aChildError
+}
+
+/** For an agent that does not stream: message/send, then get-task every `pollIntervalMs` until the task settles. */
+const pollAnswer = (x: Exchange, pollIntervalMs: number): Effect.Effect<void, A2aChildError> =>
+  Effect.gen(function*() {
+    const answer = yield* Effect.tryPromise({ try: (signal) => x.client.sendMessage(x.request, { signal }), catch: x.fail("Rpc", "message/send failed") })
+    if ("messageId" in answer) {
+      yield* x.checkContext(answer.contextId)
+      x.view.apply({ payload: { $case: "message", value: answer } })
+      return yield* x.say(x.view.reply)
+    }
+    yield* x.checkContext(answer.contextId)
+    yield* x.say(x.view.task(answer))
+    while (!x.view.settled()) {
+      yield* Effect.sleep(pollIntervalMs)
+      const task: Task = yield* Effect.tryPromise({
+        try: (signal) => x.client.getTask({ tenant: "", id: answer.id }, { signal }),
+        catch: x.fail("Rpc", "tasks/get failed")
+      })
+      yield* x.checkContext(task.contextId)
+      const before = x.view.statusText
+      const t = x.view.task(task)
+      if (t !== undefined && t !== before) yield* x.say(t)
+    }
+  })
+
 /**
  * One run of an A2A child (a start or a continue): the message sent with the saved `contextId`,
  * streamed when the card says the agent streams, else sent and then polled with get-task; the
@@ -98,27 +132,7 @@ export const runA2a = (
       // A fault raised by our own handling (another context) comes back as itself.
       catch: (e) => (e instanceof A2aChildError ? e : fail("Rpc", "its stream failed")(e))
     })
-    const polled = Effect.gen(function*() {
-      const answer = yield* Effect.tryPromise({ try: (signal) => client.sendMessage(request, { signal }), catch: fail("Rpc", "message/send failed") })
-      if ("messageId" in answer) {
-        yield* checkContext(answer.contextId)
-        view.apply({ payload: { $case: "message", value: answer } })
-        return yield* say(view.reply)
-      }
-      yield* checkContext(answer.contextId)
-      yield* say(view.task(answer))
-      while (!view.settled()) {
-        yield* Effect.sleep(options.pollIntervalMs)
-        const task: Task = yield* Effect.tryPromise({
-          try: (signal) => client.getTask({ tenant: "", id: answer.id }, { signal }),
-          catch: fail("Rpc", "tasks/get failed")
-        })
-        yield* checkContext(task.contextId)
-        const before = view.statusText
-        const t = view.task(task)
-        if (t !== undefined && t !== before) yield* say(t)
-      }
-    })
+    const polled = pollAnswer({ client, request, view, checkContext, say, fail }, options.pollIntervalMs)
     const cancel = (c: Client) =>
       view.taskId === undefined || view.settled() ? Effect.void : Effect.tryPromise((signal) => c.cancelTask({ tenant: "", id: view.taskId!, metadata: undefined }, { signal })).pipe(
         Effect.timeoutOption(options.cancelGraceMs),

@@ -43,6 +43,18 @@ const recordSession = async (dir: string, contextId: string, sessionId: string) 
 const stateOf = (result: HostPromptResult): TaskState =>
   result.status === "completed" ? TaskState.TASK_STATE_COMPLETED : result.status === "cancelled" ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED
 
+/** Publishes a task status, with the agent saying `say` when there is something to say. */
+const status = (bus: ExecutionEventBus, taskId: string, contextId: string, state: TaskState, say?: string, metadata?: Record<string, unknown>, sayMetadata?: Record<string, unknown>) =>
+  bus.publish({
+    kind: "statusUpdate",
+    data: {
+      taskId,
+      contextId,
+      status: { state, message: say === undefined || say === "" ? undefined : agentMessage(taskId, contextId, say, sayMetadata), timestamp: new Date().toISOString() },
+      metadata
+    }
+  })
+
 /** A turn in flight on a task: the bus of the task's latest request, and the question it waits on. */
 interface LiveTask {
   bus: ExecutionEventBus
@@ -77,16 +89,6 @@ export const makeHostExecutor = (options: {
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
 }): AgentExecutor => {
   const live = new Map<string, LiveTask>()
-  const status = (bus: ExecutionEventBus, taskId: string, contextId: string, state: TaskState, say?: string, metadata?: Record<string, unknown>, sayMetadata?: Record<string, unknown>) =>
-    bus.publish({
-      kind: "statusUpdate",
-      data: {
-        taskId,
-        contextId,
-        status: { state, message: say === undefined || say === "" ? undefined : agentMessage(taskId, contextId, say, sayMetadata), timestamp: new Date().toISOString() },
-        metadata
-      }
-    })
   const ask = (task: LiveTask, taskId: string, contextId: string, question: PermissionQuestion, prefix = "") =>
     status(task.bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, prefix + questionMessage(question), undefined, questionMetadata(question))
   /**
