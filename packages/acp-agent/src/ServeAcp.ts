@@ -1,14 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { AgentHost, type AgentHostShape, type HostError, type HostPromptResult } from "@dsh/agent"
-import { flushTelemetry, TRACEPARENT_META, withTraceparent } from "@dsh/core"
-import { Asker, makePermissions, Permissions, type AnyTool, type PermissionsShape } from "@dsh/tools"
-import { Cause, Deferred, Effect, Exit, FiberSet, Option, Scope } from "effect"
+import { AgentHost, type AgentHostShape } from "@dsh/agent"
+import type { AnyTool } from "@dsh/tools"
+import { Deferred, Effect, FiberSet, type Scope } from "effect"
 import { isAbsolute } from "node:path"
 import { AcpServeError, toRequestError } from "./AcpServeError.ts"
-import { clientAsker } from "./internal/Permission.ts"
-import { type ClientFeatures, makeReporter, replayRecords } from "./internal/Reporter.ts"
-import { promptParts } from "./internal/PromptParts.ts"
-import { acpUsage, promptText } from "./internal/Updates.ts"
+import { type ClientFeatures, replayRecords } from "./internal/Reporter.ts"
+import { connectServers, hostFailure, runPrompt, type ServedSession } from "./internal/Served.ts"
 
 /** The minimal logger `serveAcp` writes to (pino fits). Never stdout: that is the protocol's. */
 export interface AcpLogger {
@@ -42,43 +39,19 @@ export interface ServeAcpOptions {
  */
 export const PERMISSIONS_META = "dsh/permissions"
 
-/** One served session: at most one prompt runs at a time. */
-interface ServedSession {
-  readonly id: string
-  readonly cwd: string
-  /** The running prompt's cancel: the host stops its turns and answers with what they said and spent. */
-  running: Deferred.Deferred<void> | undefined
-  /**
-   * The session's rules when the host has none of its own (`default` mode: everything that
-   * changes something is asked); a host with rules provides its own inside the prompt.
-   */
-  permissions: PermissionsShape | undefined
-  /** The tools of the MCP servers the client gave this session, and the scope of their connections. */
-  mcp: { readonly tools: ReadonlyArray<AnyTool>; readonly scope: Scope.Closeable } | undefined
-}
-
-const hostFailure = (error: HostError): AcpServeError =>
-  new AcpServeError({
-    reason: error.reason === "NotFound" ? "SessionNotFound"
-      : error.reason === "Busy" ? "Busy"
-      : error.reason === "InvalidInput" || error.reason === "Unsupported" ? "InvalidParams"
-      : "Failed",
-    message: error.message
-  })
-
-/** A step-limit failure is ACP's `max_turn_requests`; other failures are errors, not stop reasons. */
-const stopReasonOf = (result: HostPromptResult): Effect.Effect<acp.StopReason, AcpServeError> => {
-  switch (result.status) {
-    case "completed":
-      return Effect.succeed("end_turn")
-    case "cancelled":
-      return Effect.succeed("cancelled")
-    default:
-      return (result.error ?? "").includes("step limit")
-        ? Effect.succeed("max_turn_requests")
-        : Effect.fail(new AcpServeError({ reason: "Failed", message: result.error ?? `the turn ended ${result.status}` }))
-  }
-}
+/** What this agent can do, as `initialize` answers it. */
+const initializeResponse = (options: ServeAcpOptions): acp.InitializeResponse =>
+  ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: options.connectMcp !== undefined, sse: false },
+      sessionCapabilities: { list: {} }
+    },
+    agentInfo: { name: options.agentInfo.name, title: options.agentInfo.title ?? options.agentInfo.name, version: options.agentInfo.version },
+    authMethods: []
+  }) satisfies acp.InitializeResponse
 
 /**
  * Serves the `AgentHost` of the context over ACP on `options.stream` until the peer closes
@@ -106,26 +79,6 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
 
     const serveScope = yield* Effect.scope
 
-    /** The session's MCP servers (again, on a load): connected now, refused loudly when that fails. */
-    const connectServers = (session: ServedSession, servers: ReadonlyArray<acp.McpServer>) =>
-      Effect.gen(function*() {
-        if (session.mcp !== undefined) yield* Scope.close(session.mcp.scope, Exit.void)
-        session.mcp = undefined
-        if (servers.length === 0) return
-        const connect = options.connectMcp
-        if (connect === undefined) {
-          return yield* new AcpServeError({ reason: "InvalidParams", message: `this agent cannot connect MCP servers (${servers.map((s) => s.name).join(", ")})` })
-        }
-        const scope = yield* Scope.fork(serveScope, "sequential")
-        const tools = yield* connect(servers).pipe(
-          Scope.provide(scope),
-          Effect.tapError(() => Scope.close(scope, Exit.void)),
-          Effect.mapError((message) => new AcpServeError({ reason: "InvalidParams", message }))
-        )
-        session.mcp = { tools, scope }
-        log?.info({ sessionId: session.id, servers: servers.map((s) => s.name), tools: tools.map((t) => t.name) }, "MCP servers connected")
-      })
-
     const checkCwd = (cwd: string) =>
       isAbsolute(cwd) ? Effect.void : Effect.fail(new AcpServeError({ reason: "InvalidParams", message: `cwd must be an absolute path (got "${cwd}")` }))
 
@@ -145,7 +98,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
         }).pipe(
           Effect.mapError(hostFailure)
         )
-        yield* connectServers(register(info.id, info.cwd), params.mcpServers)
+        yield* connectServers(register(info.id, info.cwd), params.mcpServers, serveScope, options.connectMcp, log)
         log?.info({ sessionId: info.id, cwd: info.cwd, agent: info.agent, model: info.model }, "session created")
         return { sessionId: info.id } satisfies acp.NewSessionResponse
       })
@@ -169,7 +122,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
           )
         )
         const session = register(info.id, info.cwd)
-        yield* connectServers(session, params.mcpServers)
+        yield* connectServers(session, params.mcpServers, serveScope, options.connectMcp, log)
         yield* replayRecords({ client, sessionId: session.id, cwd: session.cwd, features, records: info.records })
         log?.info({ sessionId: info.id, records: info.records.length }, "session loaded")
         return {} satisfies acp.LoadSessionResponse
@@ -189,41 +142,9 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
       )
 
     const prompt = (params: acp.PromptRequest, client: acp.AgentContext) =>
-      Effect.gen(function*() {
-        const session = yield* sessionFor(params.sessionId)
-        if (session.running !== undefined) {
-          return yield* new AcpServeError({ reason: "Busy", message: `session ${session.id} is already running a prompt` })
-        }
-        const text = promptText(params.prompt)
-        const parts = promptParts(params.prompt)
-        if (text.trim() === "" && parts === undefined) return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
-        const cancel = yield* Deferred.make<void>()
-        session.running = cancel
-        session.permissions ??= yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
-        const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features, contextWindow: options.contextWindow })
-        // A cancel goes through the host, which answers with what the turn said and spent so far.
-        const exit = yield* host.prompt({ sessionId: session.id, prompt: text, promptParts: parts, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel), tools: session.mcp?.tools }).pipe(
-          // A dsh parent's trace context: this turn's spans are children of its `execute_tool subagent`.
-          withTraceparent(params._meta?.[TRACEPARENT_META]),
-          // Questions of every agent of the tree go to this client.
-          Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
-          Effect.provideService(Permissions, session.permissions),
-          Effect.exit,
-          // This turn's spans go out before the parent hears the answer (and may close this process).
-          Effect.ensuring(flushTelemetry),
-          Effect.ensuring(Effect.sync(() => (session.running = undefined)))
-        )
-        if (Exit.isFailure(exit)) {
-          if (Cause.hasInterruptsOnly(exit.cause)) return { stopReason: "cancelled" } satisfies acp.PromptResponse
-          const error = Cause.findErrorOption(exit.cause)
-          return yield* (Option.isSome(error)
-            ? Effect.fail(hostFailure(error.value))
-            : Effect.fail(new AcpServeError({ reason: "Failed", message: Cause.pretty(exit.cause).split("\n")[0] ?? "the prompt crashed" })))
-        }
-        const stopReason = yield* stopReasonOf(exit.value)
-        log?.info({ sessionId: session.id, stopReason, usage: exit.value.usage }, "prompt ended")
-        return { stopReason, usage: acpUsage(exit.value.usage) } satisfies acp.PromptResponse
-      })
+      sessionFor(params.sessionId).pipe(
+        Effect.flatMap((session) => runPrompt({ host, session, params, client, features, contextWindow: options.contextWindow, log }))
+      )
 
     /** `session/cancel`: the running prompt stops and answers `cancelled`, with its usage so far. */
     const cancel = (sessionId: string) =>
@@ -236,17 +157,7 @@ export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, A
       .onRequest(acp.methods.agent.initialize, ({ params }) => {
         const caps = params.clientCapabilities
         features = { subagents: caps?.subagents != null, notices: caps?.session?.notices != null }
-        return {
-          protocolVersion: acp.PROTOCOL_VERSION,
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: true, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: options.connectMcp !== undefined, sse: false },
-            sessionCapabilities: { list: {} }
-          },
-          agentInfo: { name: options.agentInfo.name, title: options.agentInfo.title ?? options.agentInfo.name, version: options.agentInfo.version },
-          authMethods: []
-        } satisfies acp.InitializeResponse
+        return initializeResponse(options)
       })
       .onRequest(acp.methods.agent.session.new, ({ params }) => respond(newSession(params)))
       .onRequest(acp.methods.agent.session.load, ({ params, client }) => respond(loadSession(params, client)))

@@ -1,16 +1,15 @@
 import type { Readable, Writable } from "node:stream"
-import { Cause, Deferred, Duration, Effect, Exit, Fiber, Schema, Scope } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
+import { type Listener, makeOnFrame, type Pending } from "./internal/ClientInbound.ts"
 import { makeTransport, type Transport } from "./internal/Transport.ts"
 import {
   type ChildReply,
   type ChildSummary,
   type InitializeResult,
   type MethodName,
-  Methods,
-  Notifications,
   type ParamsOf,
-  PermissionAskParams,
+  type PermissionAskParams,
   type PermissionAskResult,
   type PromptResult,
   type ResultOf,
@@ -19,8 +18,8 @@ import {
   type SessionLoadResult,
   type SessionPromptParams
 } from "./Methods.ts"
-import { decodeEnvelope, DSH_SDK_VERSION, errorCodeName, PROTOCOL_VERSION } from "./Protocol.ts"
-import { SdkError, sdkError } from "./SdkError.ts"
+import { DSH_SDK_VERSION, PROTOCOL_VERSION } from "./Protocol.ts"
+import { type SdkError, sdkError } from "./SdkError.ts"
 
 export interface ConnectOptions {
   /** What the server writes (its stdout). */
@@ -82,31 +81,10 @@ export interface SdkClient {
   readonly close: Effect.Effect<void>
 }
 
-type Decoder = (input: unknown) => { readonly _tag: "Success"; readonly success: unknown } | { readonly _tag: "Failure"; readonly failure: { readonly message: string } }
-
-const resultDecoders: Readonly<Record<string, Decoder>> = Object.fromEntries(
-  Object.entries(Methods).map(([method, { result }]) => [method, Schema.decodeUnknownResult(result as Schema.Codec<unknown>)])
-)
-const decodeSessionEvent = Schema.decodeUnknownResult(Notifications["session.event"])
-const decodePermissionAsk = Schema.decodeUnknownResult(PermissionAskParams)
-const decodeCancelRequest = Schema.decodeUnknownResult(Notifications["$/cancelRequest"])
-
 /** A duration for messages ("10s"), without throwing on odd input. */
 export const showDuration = (input: Duration.Input): string => {
   const d = Duration.fromInput(input)
   return d._tag === "Some" ? Duration.format(d.value) : String(input)
-}
-
-const preview = (text: string): string => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)
-
-interface Pending {
-  readonly method: string
-  readonly deferred: Deferred.Deferred<unknown, SdkError>
-}
-
-interface Listener {
-  readonly sessionId: string
-  readonly onEvent: (event: SessionEvent) => Effect.Effect<void>
 }
 
 /** Internal: a client over any transport; `describeEnd` words why the input ended (spawn adds exit status and stderr). */
@@ -138,82 +116,10 @@ export const connectTransport = (
       })
     yield* Effect.addFinalizer(() => shutdown(sdkError("ConnectionClosed", "the connection was closed by the client")))
 
-    const dispatch = (event: SessionEvent) =>
-      Effect.gen(function*() {
-        // Listener defects are bugs of the caller; they must not take the connection down.
-        if (options.onEvent !== undefined) yield* options.onEvent(event).pipe(Effect.catchCause(() => Effect.void))
-        for (const l of listeners) if (l.sessionId === event.sessionId) yield* l.onEvent(event).pipe(Effect.catchCause(() => Effect.void))
-      })
-
-    /** Handles one frame; a broken frame ends the connection (the stream cannot be trusted after it). */
-    const onFrame = (text: string): Effect.Effect<void> => {
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        return shutdown(sdkError("ProtocolViolation", `the server sent a frame that is not JSON: ${preview(text)}`))
-      }
-      const envelope = decodeEnvelope(json)
-      if (envelope === undefined) return shutdown(sdkError("ProtocolViolation", `the server sent something that is not JSON-RPC 2.0: ${preview(text)}`))
-      switch (envelope._tag) {
-        case "Result":
-        case "Error": {
-          const id = envelope.message.id
-          const call = typeof id === "number" ? pending.get(id) : undefined
-          // Late answers to abandoned calls, and errors about frames we could not have sent, land here.
-          if (call === undefined) return Effect.void
-          pending.delete(id as number)
-          if (envelope._tag === "Error") {
-            const { code, message, data } = envelope.message.error
-            const error = new SdkError({ reason: "Remote", message: `${call.method}: ${message} (${errorCodeName(code)})`, code, ...(data === undefined ? {} : { data }) })
-            return Effect.sync(() => Deferred.doneUnsafe(call.deferred, Effect.fail(error)))
-          }
-          const decoded = resultDecoders[call.method]!(envelope.message.result)
-          return Effect.sync(() =>
-            Deferred.doneUnsafe(
-              call.deferred,
-              decoded._tag === "Success"
-                ? Effect.succeed(decoded.success)
-                : Effect.fail(sdkError("ProtocolViolation", `${call.method}: the result does not match the protocol: ${decoded.failure.message}`))
-            )
-          )
-        }
-        case "Notification": {
-          if (envelope.message.method === "$/cancelRequest") {
-            const cancelled = decodeCancelRequest(envelope.message.params)
-            const fiber = cancelled._tag === "Success" ? answering.get(cancelled.success.id) : undefined
-            return fiber === undefined ? Effect.void : Effect.asVoid(Effect.forkIn(Fiber.interrupt(fiber), scope))
-          }
-          if (envelope.message.method !== "session.event") return Effect.void
-          const decoded = decodeSessionEvent(envelope.message.params)
-          if (decoded._tag === "Success") return dispatch(decoded.success)
-          return options.onViolation?.(sdkError("ProtocolViolation", `a session.event does not match the protocol: ${decoded.failure.message}`)) ?? Effect.void
-        }
-        case "Request": {
-          const { id, method } = envelope.message
-          const reply = (body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }) =>
-            transport.send({ jsonrpc: "2.0", id, ...body }).pipe(Effect.ignore({ log: "Debug" }))
-          if (method !== "permission.ask" || options.onPermission === undefined) {
-            return reply({ error: { code: -32601, message: `this client answers no ${method} requests` } })
-          }
-          const decoded = decodePermissionAsk(envelope.message.params)
-          if (decoded._tag === "Failure") return reply({ error: { code: -32602, message: `invalid params for permission.ask: ${decoded.failure.message}` } })
-          const onPermission = options.onPermission
-          // Answered in its own fiber: a person may take a while, and events keep flowing meanwhile.
-          return Effect.forkIn(
-            onPermission(decoded.success).pipe(
-              Effect.matchCauseEffect({
-                onSuccess: (result) => reply({ result }),
-                onFailure: (cause) =>
-                  Cause.hasInterruptsOnly(cause) ? Effect.void : reply({ error: { code: -32603, message: `the client's permission handler failed: ${Cause.pretty(cause).split("\n")[0]}` } })
-              }),
-              Effect.ensuring(Effect.sync(() => answering.delete(id)))
-            ),
-            scope
-          ).pipe(Effect.map((fiber) => void answering.set(id, fiber)))
-        }
-      }
-    }
+    const onFrame = makeOnFrame({
+      transport, scope, pending, listeners, answering, shutdown,
+      onEvent: options.onEvent, onViolation: options.onViolation, onPermission: options.onPermission
+    })
 
     const reader = Effect.gen(function*() {
       while (true) {
@@ -279,21 +185,7 @@ export const connectTransport = (
         })
       )
 
-    const initialized = yield* call("initialize", {
-      protocolVersion: PROTOCOL_VERSION,
-      clientInfo: options.clientInfo ?? { name: "@dsh/sdk", version: DSH_SDK_VERSION },
-      ...(options.onPermission === undefined ? {} : { capabilities: { permissions: true } })
-    }).pipe(
-      Effect.timeoutOption(options.handshakeTimeout ?? "10 seconds"),
-      Effect.flatMap((o) =>
-        o._tag === "Some"
-          ? Effect.succeed(o.value as InitializeResult)
-          : Effect.fail(sdkError("Timeout", `no handshake: the server did not answer initialize within ${showDuration(options.handshakeTimeout ?? "10 seconds")}`))
-      )
-    )
-    if (initialized.protocolVersion !== PROTOCOL_VERSION) {
-      return yield* sdkError("ProtocolViolation", `the server speaks protocol ${initialized.protocolVersion}, this client ${PROTOCOL_VERSION}`)
-    }
+    const initialized = yield* handshake(call, options)
 
     return {
       server: initialized,
@@ -310,6 +202,30 @@ export const connectTransport = (
       closed: Deferred.await(closedWith),
       close: shutdown(sdkError("ConnectionClosed", "the connection was closed by the client"))
     } satisfies SdkClient
+  })
+
+/** `initialize`: in time, and in the protocol this client speaks. */
+const handshake = (
+  call: (method: "initialize", params: unknown) => Effect.Effect<unknown, SdkError>,
+  options: Omit<ConnectOptions, "input" | "output">
+): Effect.Effect<InitializeResult, SdkError> =>
+  Effect.gen(function*() {
+    const initialized = yield* call("initialize", {
+      protocolVersion: PROTOCOL_VERSION,
+      clientInfo: options.clientInfo ?? { name: "@dsh/sdk", version: DSH_SDK_VERSION },
+      ...(options.onPermission === undefined ? {} : { capabilities: { permissions: true } })
+    }).pipe(
+      Effect.timeoutOption(options.handshakeTimeout ?? "10 seconds"),
+      Effect.flatMap((o) =>
+        o._tag === "Some"
+          ? Effect.succeed(o.value as InitializeResult)
+          : Effect.fail(sdkError("Timeout", `no handshake: the server did not answer initialize within ${showDuration(options.handshakeTimeout ?? "10 seconds")}`))
+      )
+    )
+    if (initialized.protocolVersion !== PROTOCOL_VERSION) {
+      return yield* sdkError("ProtocolViolation", `the server speaks protocol ${initialized.protocolVersion}, this client ${PROTOCOL_VERSION}`)
+    }
+    return initialized
   })
 
 /**

@@ -1,20 +1,14 @@
-import { AgentHost, type AgentHostShape, type HostError } from "@dsh/agent"
-import { addUsage, type AgentEvent, emptyUsage, flushTelemetry, type Usage, withTraceparent } from "@dsh/core"
+import { AgentHost, type AgentHostShape } from "@dsh/agent"
 import type { Readable, Writable } from "node:stream"
-import { Asker, type AskerShape, nobodyAsker } from "@dsh/tools"
-import { Cause, Effect, Exit, Fiber, Schema } from "effect"
+import { type AskerShape, nobodyAsker } from "@dsh/tools"
+import { Effect, Fiber, Schema } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
 import { makeClientQuestions } from "./internal/ClientQuestions.ts"
+import { makeHandlers } from "./internal/ServerHandlers.ts"
+import { makeOutbound } from "./internal/ServerOutbound.ts"
+import { decodeParams, type Reply, reply } from "./internal/ServerReply.ts"
 import { makeTransport, type Transport } from "./internal/Transport.ts"
-import {
-  isMethodName,
-  type MethodName,
-  Methods,
-  Notifications,
-  type ParamsOf,
-  type PromptResult,
-  type ResultOf
-} from "./Methods.ts"
+import { isMethodName, type MethodName, Methods, Notifications, type ResultOf } from "./Methods.ts"
 import { decodeEnvelope, DSH_SDK_VERSION, ErrorCode, PROTOCOL_VERSION, type RequestId, salvageId } from "./Protocol.ts"
 
 export interface ServeSdkOptions {
@@ -30,32 +24,7 @@ export interface ServeSdkOptions {
   readonly endOutput?: boolean | undefined
 }
 
-/** A JSON-RPC error to answer with. */
-class Reply extends Schema.TaggedError<Reply>()("Reply", {
-  code: Schema.Number,
-  message: Schema.String,
-  data: Schema.optional(Schema.Unknown)
-}) {}
-
-const reply = (code: number, message: string, data?: unknown): Reply =>
-  new Reply(data === undefined ? { code, message } : { code, message, data })
-
-const hostReply = (e: HostError): Reply =>
-  reply(
-    e.reason === "NotFound" ? ErrorCode.NotFound
-      : e.reason === "InvalidInput" ? ErrorCode.InvalidParams
-      : e.reason === "Unsupported" ? ErrorCode.Unsupported
-      : e.reason === "Busy" ? ErrorCode.Busy
-      : ErrorCode.Internal,
-    e.message
-  )
-
-/** Params decoders, built once (the request path is hot). */
-const paramDecoders: Readonly<Record<string, (input: unknown) => { readonly _tag: "Success"; readonly success: unknown } | { readonly _tag: "Failure"; readonly failure: { readonly message: string } }>> =
-  Object.fromEntries(Object.entries(Methods).map(([method, { params }]) => [method, Schema.decodeUnknownResult(params as Schema.Codec<unknown>)]))
 const decodeCancelRequest = Schema.decodeUnknownResult(Notifications["$/cancelRequest"])
-
-const fromHost = <A>(effect: Effect.Effect<A, HostError>): Effect.Effect<A, Reply> => Effect.mapError(effect, hostReply)
 
 /** Why an in-flight request was interrupted: it decides what (if anything) is answered. */
 type StopReason = "request" | "shutdown"
@@ -65,12 +34,6 @@ interface InFlight {
   stop: StopReason | undefined
   /** Runs a turn (`session.prompt`, `children.send`): cancelled at shutdown, not awaited. */
   readonly turn: boolean
-}
-
-interface RunningPrompt {
-  /** The turn's fiber; set right after the session is claimed. */
-  inner: Fiber.Fiber<unknown, unknown> | undefined
-  cancelled: boolean
 }
 
 /**
@@ -86,34 +49,11 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     const transport = yield* makeTransport({ input: options.input, output: options.output, maxFrameBytes, endOutput: options.endOutput })
     const scope = yield* Effect.scope
     const inFlight = new Map<RequestId, InFlight>()
-    const prompts = new Map<string, RunningPrompt>()
     let initialized = false
     // Whether the client answers `permission.ask` (it said so in `initialize`).
     let clientAnswersPermissions = false
 
-    const send = (message: unknown) => transport.send(message).pipe(Effect.ignore({ log: "Debug" }))
-    const respond = (id: RequestId, result: unknown) =>
-      transport.send({ jsonrpc: "2.0", id, result }).pipe(
-        // A result too large for a frame is still answered: with an error the client can read.
-        Effect.catchIf((e) => e.reason === "FrameTooLarge", (e) => fail(id, reply(ErrorCode.Internal, `the result is too large to send: ${e.message}`))),
-        Effect.ignore({ log: "Debug" })
-      )
-    const fail = (id: RequestId | null, r: Reply) =>
-      send({ jsonrpc: "2.0", id, error: { code: r.code, message: r.message, ...(r.data === undefined ? {} : { data: r.data }) } })
-
-    /** Streams one event; an event too large for a frame becomes a notice instead of vanishing. */
-    const notify = (sessionId: string, handle: string | undefined, event: AgentEvent): Effect.Effect<void> => {
-      const params = handle === undefined ? { sessionId, event } : { sessionId, handle, event }
-      return transport.send({ jsonrpc: "2.0", method: "session.event", params }).pipe(
-        Effect.catchIf((e) => e.reason === "FrameTooLarge", () =>
-          send({
-            jsonrpc: "2.0",
-            method: "session.event",
-            params: { ...params, event: { type: "notice", level: "warning", message: `a ${event.type} event was too large to stream and was dropped` } }
-          })),
-        Effect.ignore({ log: "Debug" })
-      )
-    }
+    const { send, respond, fail, notify } = makeOutbound(transport)
 
     const questions = makeClientQuestions({ send: transport.send, notify: send })
     const askerFor = (sessionId: string): AskerShape =>
@@ -125,120 +65,7 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
       maxFrameBytes
     }
 
-    const prompt = (params: ParamsOf<"session.prompt">): Effect.Effect<PromptResult, Reply> =>
-      Effect.gen(function*() {
-        const { sessionId } = params
-        if (prompts.has(sessionId)) return yield* reply(ErrorCode.Busy, `session ${sessionId} is already running a prompt; wait for it or cancel it`)
-        // Claimed before anything can yield, so two prompts racing for one session cannot both run.
-        const running: RunningPrompt = { inner: undefined, cancelled: false }
-        prompts.set(sessionId, running)
-        let usage: Usage = emptyUsage
-        let descendants: Usage = emptyUsage
-        let lastTurnEnd: Extract<AgentEvent, { type: "turn-end" }> | undefined
-        const run = Effect.provideService(withTraceparent(params.traceparent)(host.prompt({
-          sessionId,
-          prompt: params.prompt,
-          promptParts: params.promptParts,
-          maxSteps: params.maxSteps,
-          onEvent: (event) => {
-            if (event.type === "usage") usage = addUsage(usage, event.usage)
-            if (event.type === "turn-end") lastTurnEnd = event
-            return notify(sessionId, undefined, event)
-          },
-          onChildEvent: (handle, event) => {
-            if (event.type === "usage") descendants = addUsage(descendants, event.usage)
-            return notify(sessionId, handle, event)
-          }
-        })), Asker, askerFor(sessionId))
-        // The turn runs in its own fiber so `session.cancel` can interrupt it and still answer.
-        const inner = yield* Effect.forkChild(run)
-        running.inner = inner
-        if (running.cancelled) yield* Fiber.interrupt(inner) // cancelled while it was being started
-        const exit = yield* Fiber.await(inner).pipe(
-          // Interrupted from outside ($/cancelRequest, shutdown): wait until the turn has really stopped.
-          Effect.onInterrupt(() => Fiber.interrupt(inner)),
-          // This turn's spans go out before the client hears the answer (and may close this process).
-          Effect.ensuring(flushTelemetry),
-          Effect.ensuring(Effect.sync(() => prompts.delete(sessionId)))
-        )
-        if (Exit.isSuccess(exit)) {
-          const r = exit.value
-          return {
-            sessionId,
-            status: r.status,
-            result: r.result,
-            usage: r.usage,
-            totalUsage: addUsage(r.usage, descendants),
-            ...(r.cost === undefined ? {} : { cost: r.cost }),
-            subagents: r.subagents,
-            ...(r.error === undefined ? {} : { error: r.error })
-          }
-        }
-        if (running.cancelled && Cause.hasInterruptsOnly(exit.cause)) {
-          const subagents = yield* host.listChildren(sessionId).pipe(Effect.orElseSucceed(() => []))
-          const own = lastTurnEnd?.usage ?? usage
-          return {
-            sessionId,
-            status: "cancelled" as const,
-            result: lastTurnEnd?.result ?? "",
-            usage: own,
-            totalUsage: addUsage(own, descendants),
-            subagents,
-            error: "cancelled by the client (session.cancel)"
-          }
-        }
-        if (Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.interrupt
-        const error = Cause.findErrorOption(exit.cause)
-        return yield* (error._tag === "Some"
-          ? hostReply(error.value)
-          : reply(ErrorCode.Internal, `the prompt crashed: ${Cause.pretty(exit.cause).split("\n")[0]}`))
-      })
-
-    const cancel = (sessionId: string) =>
-      Effect.suspend(() => {
-        const running = prompts.get(sessionId)
-        if (running === undefined) return Effect.succeed({ cancelled: false })
-        running.cancelled = true
-        return running.inner === undefined ? Effect.succeed({ cancelled: true }) : Fiber.interrupt(running.inner).pipe(Effect.as({ cancelled: true }))
-      })
-
-
-    const handlers: { readonly [M in Exclude<MethodName, "initialize">]: (params: ParamsOf<M>) => Effect.Effect<ResultOf<M>, Reply> } = {
-      ping: () => Effect.succeed({}),
-      "session.create": (p) =>
-        fromHost(host.createSession({
-          cwd: p.cwd ?? options.defaults?.cwd ?? process.cwd(),
-          agent: p.agent ?? options.defaults?.agent,
-          model: p.model ?? options.defaults?.model,
-          // Kept in the session's state: its rules stay narrowed by the caller's across restarts.
-          ...(p.permissions === undefined ? {} : { extra: { parentPermissions: p.permissions } })
-        })).pipe(Effect.map((session) => ({ session }))),
-      "session.load": (p) =>
-        fromHost(host.loadSession(p.sessionId)).pipe(Effect.map(({ records, ...session }) => ({
-          session,
-          turns: records.filter((r) => r.type === "turn-end").length,
-          ...(p.includeRecords === true ? { records } : {})
-        }))),
-      "session.list": () => fromHost(host.listSessions).pipe(Effect.map((sessions) => ({ sessions }))),
-      "session.prompt": prompt,
-      "session.cancel": (p) => cancel(p.sessionId),
-      "children.list": (p) => fromHost(host.listChildren(p.sessionId)).pipe(Effect.map((children) => ({ children }))),
-      "children.send": (p) =>
-        fromHost(host.sendToChild({
-          sessionId: p.sessionId,
-          handle: p.handle,
-          message: p.message,
-          onChildEvent: (handle, event) => notify(p.sessionId, handle, event)
-        })).pipe(Effect.provideService(Asker, askerFor(p.sessionId))),
-      "children.stop": (p) => fromHost(host.stopChild({ sessionId: p.sessionId, handle: p.handle })).pipe(Effect.map((stopped) => ({ stopped })))
-    }
-
-    const decodeParams = <M extends MethodName>(method: M, params: unknown): Effect.Effect<ParamsOf<M>, Reply> => {
-      const decoded = paramDecoders[method]!(params ?? {})
-      return decoded._tag === "Success"
-        ? Effect.succeed(decoded.success as ParamsOf<M>)
-        : Effect.fail(reply(ErrorCode.InvalidParams, `invalid params for ${method}: ${decoded.failure.message}`))
-    }
+    const handlers = makeHandlers({ host, notify, askerFor, defaults: options.defaults })
 
     const initialize = (id: RequestId, params: unknown) =>
       Effect.gen(function*() {
