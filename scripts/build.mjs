@@ -11,6 +11,7 @@ import { builtinModules } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { build } from "tsup"
 import { firstCycle } from "./module-cycles.mjs"
+import { describeViolation, violationsIn } from "./module-size.mjs"
 
 const ROOT = resolve(import.meta.dirname, "..")
 const dirs = process.argv.slice(2).length > 0
@@ -75,6 +76,12 @@ for (const dir of dirs) {
   const cycle = pkg.dsh?.bundle === true ? undefined : firstCycle(dir)
   if (cycle !== undefined) {
     process.stderr.write(`[build] ${pkg.name}: its modules import each other: ${cycle.join(" → ")}\n`)
+    process.exit(1)
+  }
+  // Nor a module a newcomer must read whole: no source file over 350 lines, no function over 120.
+  const oversized = pkg.dsh?.bundle === true ? [] : violationsIn([dir])
+  if (oversized.length > 0) {
+    for (const v of oversized) process.stderr.write(`[build] ${pkg.name}: ${describeViolation(v)}\n`)
     process.exit(1)
   }
   const entry = {}

@@ -105,7 +105,7 @@ export const violationsIn = (packageDirs) =>
     return existsSync(src) ? sources(src).sort().flatMap((file) => violationsOf(file)) : []
   })
 
-const describe = (v) =>
+export const describeViolation = (v) =>
   v.kind === "file"
     ? `${relative(process.cwd(), v.file)}: ${v.lines} lines (over ${MAX_FILE_LINES})`
     : `${relative(process.cwd(), v.file)}:${v.line}: function ${v.name}: ${v.lines} lines (over ${MAX_FUNCTION_LINES})`
@@ -115,7 +115,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const check = args.includes("--check")
   const dirs = args.filter((a) => a !== "--check").map((a) => resolve(a))
   const found = violationsIn(dirs.length > 0 ? dirs : libraryPackages())
-  for (const v of found) console.log(describe(v))
+  for (const v of found) console.log(describeViolation(v))
   const files = found.filter((v) => v.kind === "file").length
   console.log(
     found.length === 0
