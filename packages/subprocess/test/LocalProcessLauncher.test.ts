@@ -35,7 +35,10 @@ describe("killTree", () => {
       const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript("wait"), "bash", pids] })
       yield* readUntil(child.stdout, "ready")
       yield* killTree(child.pid!, "SIGKILL")
-      assert.strictEqual((yield* child.exit).signal, "SIGKILL", "killTree's signal ended the child")
+      // tree-kill signals a process's children before the process itself, so under load bash may
+      // see its sleeps killed and end its `wait` (which then returns 0) just before its own signal lands.
+      const exit = yield* child.exit
+      assert.isTrue(exit.signal === "SIGKILL" || exit.exitCode === 0, `killTree ended the child (${JSON.stringify(exit)})`)
       assert.deepStrictEqual(yield* survivors([child.pid!, ...readPids(pids)]), [], "the child and its descendants are gone")
     }).pipe(Effect.provide(LocalProcessLauncher.layer({ killGrace: "1 second" }))))
 })

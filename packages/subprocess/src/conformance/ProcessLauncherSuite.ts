@@ -4,7 +4,7 @@
  */
 import { effectTests } from "@dsh/core/testing"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
-import { Effect, Fiber, type Layer, Stream } from "effect"
+import { type Duration, Effect, Fiber, type Layer, Stream } from "effect"
 import { ProcessLauncher } from "../ProcessLauncher.ts"
 import { processExitedError, SubprocessError } from "../SubprocessError.ts"
 import { grandchildScript, readUntil, tempPidFile, writeText } from "../testing/ChildScripts.ts"
@@ -195,17 +195,21 @@ const spawnStdioTests = (withLauncher: WithLauncher): void => {
     })))
 }
 
+/** A bash child that starts two grandchildren (`grandchildScript(mode)`), once it says "ready". */
+const spawnGrandparent = (pids: string, mode: Parameters<typeof grandchildScript>[0], killGrace?: Duration.Input) =>
+  Effect.gen(function*() {
+    const launcher = yield* ProcessLauncher
+    const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript(mode), "bash", pids], killGrace })
+    yield* readUntil(child.stdout, "ready")
+    return child
+  })
+
 /** `spawn`'s stopping: scope release, orphaned grandchildren, the SIGTERM → SIGKILL ladder, the stderr tail. */
 const spawnStopTests = (withLauncher: WithLauncher): void => {
   test.live("closing the scope kills grandchildren", () =>
     withLauncher(Effect.gen(function*() {
       const pids = yield* tempPidFile
-      const launcher = yield* ProcessLauncher
-      const parent = yield* Effect.scoped(Effect.gen(function*() {
-        const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript("wait"), "bash", pids] })
-        yield* readUntil(child.stdout, "ready")
-        return child.pid!
-      }))
+      const parent = yield* Effect.scoped(Effect.map(spawnGrandparent(pids, "wait"), (child) => child.pid!))
       const recorded = readPids(pids)
       assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
       assert.deepStrictEqual(yield* survivors([parent, ...recorded]), [], "the child and its grandchildren are gone once the scope closed")
@@ -214,9 +218,7 @@ const spawnStopTests = (withLauncher: WithLauncher): void => {
   test.live("stop ends grandchildren whose parent already exited", () =>
     withLauncher(Effect.gen(function*() {
       const pids = yield* tempPidFile
-      const launcher = yield* ProcessLauncher
-      const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript("exit"), "bash", pids] })
-      yield* readUntil(child.stdout, "ready")
+      const child = yield* spawnGrandparent(pids, "exit")
       const exit = yield* child.exit
       assert.strictEqual(exit.exitCode, 0, "the parent exited by itself")
       const recorded = readPids(pids)
@@ -229,13 +231,7 @@ const spawnStopTests = (withLauncher: WithLauncher): void => {
   test.live("the ladder escalates to SIGKILL after killGrace when SIGTERM is ignored", () =>
     withLauncher(Effect.gen(function*() {
       const pids = yield* tempPidFile
-      const launcher = yield* ProcessLauncher
-      const child = yield* launcher.spawn({
-        command: "bash",
-        args: ["-c", grandchildScript("ignore-term"), "bash", pids],
-        killGrace: "200 millis"
-      })
-      yield* readUntil(child.stdout, "ready")
+      const child = yield* spawnGrandparent(pids, "ignore-term", "200 millis")
       yield* child.stop
       assert.strictEqual((yield* child.exit).signal, "SIGKILL", "a child that ignores SIGTERM is killed with SIGKILL")
       assert.deepStrictEqual(yield* survivors([child.pid!, ...readPids(pids)]), [], "the whole tree is gone after the ladder")
@@ -244,14 +240,8 @@ const spawnStopTests = (withLauncher: WithLauncher): void => {
   test.live("stopWithin cuts the grace short, even of a ladder already waiting on SIGTERM", () =>
     withLauncher(Effect.gen(function*() {
       const pids = yield* tempPidFile
-      const launcher = yield* ProcessLauncher
       // A grace no test could wait out: only the hastened one lets this test end.
-      const child = yield* launcher.spawn({
-        command: "bash",
-        args: ["-c", grandchildScript("ignore-term"), "bash", pids],
-        killGrace: "1 hour"
-      })
-      yield* readUntil(child.stdout, "ready")
+      const child = yield* spawnGrandparent(pids, "ignore-term", "1 hour")
       const stopping = yield* Effect.forkChild(child.stop)
       yield* child.stopWithin("50 millis")
       yield* Fiber.join(stopping)
