@@ -47,7 +47,7 @@ const spawnToFirstText = Effect.scoped(Effect.gen(function*() {
   return yield* Deferred.await(first)
 })).pipe(Effect.provide(LocalProcessLauncher.layer()))
 
-const pings = (client: SdkClient) =>
+const pings = (client: SdkClient.SdkClient) =>
   Effect.gen(function*() {
     for (let i = 0; i < 50; i++) yield* client.ping // warm-up
     const times: Array<number> = []

@@ -13,9 +13,9 @@ import type {
   SessionLoadResult,
   SessionPromptParams
 } from "./Methods.ts"
-import { connect, type ConnectOptions, type SdkClient } from "./SdkClient.ts"
+import { connect, type ConnectOptions, type SdkClient } from "./internal/ClientConnection.ts"
 import type { SdkError } from "./SdkError.ts"
-import { spawn, type SpawnSdkOptions } from "./SpawnSdk.ts"
+import { spawn, type SpawnSdkOptions } from "./internal/ClientSpawn.ts"
 
 type PlainEvents = { readonly onEvent?: ((event: SessionEvent) => void) | undefined }
 

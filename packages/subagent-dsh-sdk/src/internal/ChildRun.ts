@@ -52,7 +52,7 @@ const answerFor = (permissions: PermissionsShape, asker: AskerShape, handle: str
  */
 export const sdkChildBackend = (
   options: DshSdkProviderOptions
-): OutOfProcessBackend<SdkClient, SdkError | ChildSetupError, DshSdkContinuation> => ({
+): OutOfProcessBackend<SdkClient.SdkClient, SdkError | ChildSetupError, DshSdkContinuation> => ({
   specificationVersion: "v1",
   name: options.name ?? DSH_SDK_PROVIDER,
   description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",

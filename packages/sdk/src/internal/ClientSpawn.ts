@@ -1,9 +1,9 @@
 import { type ChildProcessHandle, childNodeStdio, ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
 import { type Duration, Effect, type Scope } from "effect"
-import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
-import { makeTransport } from "./internal/Transport.ts"
-import { type ConnectOptions, connectTransport, type SdkClient } from "./SdkClient.ts"
-import { sdkError, type SdkError } from "./SdkError.ts"
+import { DEFAULT_MAX_FRAME_BYTES } from "../Framing.ts"
+import { makeTransport } from "./Transport.ts"
+import { type ConnectOptions, connectTransport, type SdkClient } from "./ClientConnection.ts"
+import { sdkError, type SdkError } from "../SdkError.ts"
 
 export interface SpawnSdkOptions extends Omit<ConnectOptions, "input" | "output"> {
   /** The server command, e.g. `dsh` with args `["sdk"]`; run directly, without a shell. */
