@@ -91,7 +91,8 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
             ON CONFLICT (id) DO NOTHING RETURNING id`
         )
         if (inserted.length === 0) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
-        return handles.remember(yield* makePgSessionHandle(db, id, hub, scope))
+        const made = yield* makePgSessionHandle(db, id, hub, scope)
+        return handles.remember(made.handle, made.letGo)
       })
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -100,7 +101,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
         if (known !== undefined) return Effect.succeed(known)
         return readStateRow(db, id).pipe(
           Effect.andThen(makePgSessionHandle(db, id, hub, scope)),
-          Effect.map(handles.remember)
+          Effect.map((made) => handles.remember(made.handle, made.letGo))
         )
       })))
 
@@ -158,7 +159,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
         Effect.asVoid
       )
 
-    return SessionStore.of({ create, open, list, unreadable, latest, remove })
+    return SessionStore.of({ create, open, list, unreadable, latest, remove, release: handles.release })
   })
 
 /**

@@ -83,8 +83,18 @@ const taskRecords = (db: Db, id: string) => {
   return { writeTask, readTasks, readTask }
 }
 
-/** Builds the handle of an existing session; `storeScope` outlives any lease it hands out. */
-export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScope: Scope.Scope): Effect.Effect<SessionHandle> =>
+/**
+ * Builds the handle of an existing session; `storeScope` outlives any lease it hands out. `letGo`
+ * (for the store's `release`) refuses while this process holds the lease; otherwise the handle
+ * keeps nothing open (its rows are in the database, its watchers are their subscribers'), so it
+ * can simply be forgotten.
+ */
+export const makePgSessionHandle = (
+  db: Db,
+  id: string,
+  hub: StateHub,
+  storeScope: Scope.Scope
+): Effect.Effect<{ readonly handle: SessionHandle; readonly letGo: Effect.Effect<boolean> }> =>
   Effect.gen(function*() {
     const location = locationOf(db, id)
     const stateLock = yield* Semaphore.make(1)
@@ -177,7 +187,7 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
         )
       ))
 
-    return {
+    const handle = {
       id,
       location,
       transcript: yield* makePgTranscript(db, id, "", location),
@@ -196,4 +206,5 @@ export const makePgSessionHandle = (db: Db, id: string, hub: StateHub, storeScop
       archivedChildren: Archive.archivedChildren(db, id),
       footprint: Archive.footprint(db, id)
     } satisfies SessionHandle
+    return { handle, letGo: Effect.map(lease.held, (held) => !held) }
   })

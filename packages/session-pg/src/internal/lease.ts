@@ -26,6 +26,8 @@ interface Held {
 export interface Lease {
   readonly acquire: Effect.Effect<SessionOwner, SessionError, Scope.Scope>
   readonly owner: Effect.Effect<SessionOwner | undefined, SessionError>
+  /** Whether this process holds the lease now (some scope of it has not closed). */
+  readonly held: Effect.Effect<boolean>
 }
 
 const asOwner = (value: unknown): SessionOwner | undefined => {
@@ -113,6 +115,7 @@ export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): E
 
     return {
       acquire: Effect.acquireRelease(take, () => give),
-      owner: Effect.suspend(() => held !== undefined ? Effect.succeed(held.owner) : Effect.map(lockedOwner, (found) => found?.owner))
+      owner: Effect.suspend(() => held !== undefined ? Effect.succeed(held.owner) : Effect.map(lockedOwner, (found) => found?.owner)),
+      held: Effect.sync(() => held !== undefined)
     } satisfies Lease
   })
