@@ -156,11 +156,10 @@ describe("background runs", () => {
     Effect.gen(function*() {
       const { tree } = yield* setup({ reply: () => ({ output: "x" }) })
       yield* tree.activations.begin("coder-1")
-      const inbox = tree.activations.get("coder-1")!.inbox
-      inbox.push("early")
+      yield* tree.activations.deliver("coder-1", "early")
       const { prompts, before, turn } = recordingTurns()
       // The first turn ends, then a message arrives: too late for it, so it is the next turn.
-      yield* tree.runTurns("coder-1", "task", (p, b) => turn(p, b).pipe(Effect.tap(() => Effect.sync(() => prompts.length === 1 && inbox.push("late")))))
+      yield* tree.runTurns("coder-1", "task", (p, b) => turn(p, b).pipe(Effect.tap(() => (prompts.length === 1 ? tree.activations.deliver("coder-1", "late") : Effect.void))))
       assert.deepStrictEqual(before[0], ["early"])
       assert.deepStrictEqual(prompts, ["task", "late"])
     }).pipe(Effect.scoped))
