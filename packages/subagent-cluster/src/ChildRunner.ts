@@ -86,11 +86,8 @@ export const ChildEntityLive = ChildEntity.toLayer(
         })).pipe(Effect.catchTag("ChildHostError", (e) => Effect.succeed(failed(e.message)))),
       Deliver: ({ payload }) =>
         Rpc.fork(Effect.suspend(() => {
-          const running = hosting.get(key(payload))?.tree.activations.get(payload.handle)
-          if (running === undefined) return Effect.succeed(false)
-          if (running.forward !== undefined) return Effect.as(running.forward(payload.message), true)
-          running.inbox.push(payload.message)
-          return Effect.succeed(true)
+          const tree = hosting.get(key(payload))?.tree
+          return tree === undefined ? Effect.succeed(false) : tree.activations.deliver(payload.handle, payload.message)
         })),
       Stop: ({ payload }) =>
         Rpc.fork(Effect.suspend(() => {

@@ -1,14 +1,10 @@
-import { Clock, Deferred, Effect } from "effect"
-import type { Activation } from "./internal/activations.ts"
+import { Clock, Deferred, Effect, Ref } from "effect"
+import { type Activation, detachRun, isDetachable, isDetached } from "./internal/activations.ts"
 import { SubagentError } from "./SubagentError.ts"
 import type { SubagentTree } from "./SubagentTree.ts"
 import type { AcceptedRun } from "./Vocabulary.ts"
 
 const isoNow = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
-
-/** Whether a foreground caller waits on this run and would let go of it, and it is not settling yet. */
-const detachable = (activation: Activation | undefined) =>
-  activation?.detach !== undefined && activation.announce === undefined && activation.settling !== true
 
 /** Moves one waiting foreground run to the background; undefined when it cannot be (settling, or not waited on). */
 const detachOne = (tree: SubagentTree, activation: Activation) =>
@@ -16,15 +12,15 @@ const detachOne = (tree: SubagentTree, activation: Activation) =>
     const started = yield* Deferred.make<void>()
     const createdAt = yield* isoNow
     const d = tree.descriptors.get(activation.handle)
-    const detach = activation.detach
-    if (d === undefined || detach === undefined || !detachable(activation)) return undefined
+    if (d === undefined) return undefined
     const base = { runId: d.runId, handle: d.handle, agent: d.agent, parent: d.parent, createdAt, delivered: false }
-    // Set with the check, no yield between: the run's `finish` reads it as it starts settling.
-    activation.announce = (result) =>
+    // Checked and switched in one step: the run's `finish` takes this announce as it starts settling, or refuses it.
+    const detach = yield* detachRun(activation, (result) =>
       Deferred.await(started).pipe(
         Effect.andThen(isoNow),
         Effect.flatMap((endedAt) => tree.announcements.finished({ ...base, status: result.status, endedAt, result }))
-      )
+      ))
+    if (detach === undefined) return undefined
     // The same durable path as a background child's: `tasks/<runId>.json` says it runs, the
     // parent's wake loop waits for it, a restart announces it (as lost) exactly once.
     yield* tree.announcements.started({ ...base, status: "running" })
@@ -63,12 +59,15 @@ export const detachChild = (tree: SubagentTree, handle: string, from: string): E
       return yield* new SubagentError({ reason: "UnknownHandle", message: `no child is named "${handle}"; yours: ${known.join(", ") || "(none)"}` })
     }
     const activation = tree.activations.get(handle)
-    const running = tree.activations.handles().filter((h) => detachable(tree.activations.get(h)) && tree.isReachable(h, from))
+    const reachable = tree.activations.handles().filter((h) => tree.isReachable(h, from))
+    const states = yield* Effect.forEach(reachable, (h) => tree.activations.state(h))
+    const running = reachable.filter((_, i) => states[i] !== undefined && isDetachable(states[i]))
     const refuse = (why: string) =>
       new SubagentError({ reason: "InvalidRequest", message: `${handle} cannot be detached: ${why}; detachable now: ${running.join(", ") || "(none)"}` })
     if (activation === undefined) return yield* refuse(`it is not running (${d.status})`)
-    if (activation.announce !== undefined || d.background === true) return yield* refuse("it already runs in the background")
-    if (activation.detach === undefined) return yield* refuse("its caller waits for it and cannot let go of it")
+    const state = yield* Ref.get(activation.state)
+    if (isDetached(state.mode) || d.background === true) return yield* refuse("it already runs in the background")
+    if (state.detach === undefined) return yield* refuse("its caller waits for it and cannot let go of it")
     const run = yield* detachOne(tree, activation)
     if (run === undefined) return yield* refuse("it is finishing")
     return [run]

@@ -185,10 +185,9 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
         // stopped activation stops what it started, wherever that runs); they count as stopped.
         if (shared) yield* descriptors.refresh.pipe(Effect.ignore)
         const targets = targetsOf(handle, from)
-        const live = targets.flatMap((d) => {
-          const fiber = activations.get(d.handle)?.fiber
-          return fiber === undefined ? [] : [[d.handle, fiber] as const]
-        })
+        const live = (yield* Effect.forEach(targets, (d) => activations.state(d.handle))).flatMap((s, i) =>
+          s?.fiber === undefined ? [] : [[targets[i]!.handle, s.fiber] as const]
+        )
         yield* Effect.forEach(live, ([, fiber]) => Fiber.interrupt(fiber), { concurrency: "unbounded", discard: true })
         const stopped = new Set(live.map(([h]) => h))
         if (shared && stopped.size > 0) {

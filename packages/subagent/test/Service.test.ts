@@ -84,6 +84,42 @@ describe("send", () => {
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.scoped))
 
+  it.effect("to a child whose provider forwards messages: those queued before go first, in order, then the rest as they come", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const go = yield* Deferred.make<void>()
+      const forwarding = yield* Deferred.make<void>()
+      const end = yield* Deferred.make<void>()
+      const got: Array<string> = []
+      let sendFromChild: (message: string) => Effect.Effect<unknown> = () => Effect.void
+      const remote: SubagentProvider = {
+        specificationVersion: "v1",
+        name: "custom",
+        description: "forwards messages to where its child runs",
+        start: (ctx) =>
+          Effect.gen(function*() {
+            yield* Deferred.succeed(started, undefined)
+            yield* Deferred.await(go)
+            // A message sent while the queued ones are being forwarded must wait its turn.
+            yield* ctx.forwardMessages((m) => Effect.andThen(Effect.sync(() => got.push(m)), m === "a" ? sendFromChild("c") : Effect.void))
+            yield* Deferred.succeed(forwarding, undefined)
+            yield* Deferred.await(end)
+            return { status: "completed", output: got.join(","), usage: emptyUsage } satisfies ChildOutcome
+          })
+      }
+      const { subagents } = yield* setup({ reply: () => ({ output: "x" }), providers: [remote] })
+      const fiber = yield* Effect.forkChild(subagents.spawn({ prompt: "go", description: "r", agent: "custom" }, main))
+      yield* Deferred.await(started)
+      const handle = subagents.list("user")[0]!.handle
+      sendFromChild = (m) => Effect.orDie(subagents.send(handle, m, "user"))
+      for (const m of ["a", "b"]) assert.strictEqual((yield* subagents.send(handle, m, "user"))._tag, "Queued")
+      yield* Deferred.succeed(go, undefined)
+      yield* Deferred.await(forwarding)
+      assert.strictEqual((yield* subagents.send(handle, "d", "user"))._tag, "Queued")
+      yield* Deferred.succeed(end, undefined)
+      assert.strictEqual((yield* Fiber.join(fiber)).output, "a,b,c,d")
+    }).pipe(Effect.scoped))
+
   it.effect("refuses unknown handles and callers that are not ancestors", () =>
     Effect.gen(function*() {
       const { subagents } = yield* setup({ reply: () => ({ output: "x" }) })
@@ -156,11 +192,10 @@ describe("background runs", () => {
     Effect.gen(function*() {
       const { tree } = yield* setup({ reply: () => ({ output: "x" }) })
       yield* tree.activations.begin("coder-1")
-      const inbox = tree.activations.get("coder-1")!.inbox
-      inbox.push("early")
+      yield* tree.activations.deliver("coder-1", "early")
       const { prompts, before, turn } = recordingTurns()
       // The first turn ends, then a message arrives: too late for it, so it is the next turn.
-      yield* tree.runTurns("coder-1", "task", (p, b) => turn(p, b).pipe(Effect.tap(() => Effect.sync(() => prompts.length === 1 && inbox.push("late")))))
+      yield* tree.runTurns("coder-1", "task", (p, b) => turn(p, b).pipe(Effect.tap(() => (prompts.length === 1 ? tree.activations.deliver("coder-1", "late") : Effect.void))))
       assert.deepStrictEqual(before[0], ["early"])
       assert.deepStrictEqual(prompts, ["task", "late"])
     }).pipe(Effect.scoped))

@@ -1,6 +1,6 @@
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Ref } from "effect"
 import type { AcceptedRun, SubagentResult } from "../Vocabulary.ts"
-import type { Activation } from "./activations.ts"
+import { type Activation, isDetached } from "./activations.ts"
 
 /**
  * Waits for a foreground run that its caller may let go of: its result, or, once
@@ -9,16 +9,16 @@ import type { Activation } from "./activations.ts"
  * detach still stops the child, as for any foreground run.
  */
 export const awaitDetachable = (activation: Activation, fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<SubagentResult | AcceptedRun> =>
-  Effect.suspend(() =>
-    activation.detach === undefined
+  Effect.flatMap(Ref.get(activation.state), ({ detach }) =>
+    detach === undefined
       ? Deferred.await(activation.done)
-      : Effect.raceFirst(Deferred.await(activation.done), Deferred.await(activation.detach))
-  ).pipe(Effect.onInterrupt(() => (activation.announce !== undefined ? Effect.void : Fiber.interrupt(fiber))))
+      : Effect.raceFirst(Deferred.await(activation.done), Deferred.await(detach))
+  ).pipe(Effect.onInterrupt(() => stopUnlessDetached([[activation, fiber]])))
 
 
 /** Stops the runs of an interrupted call that were not detached meanwhile. */
 export const stopUnlessDetached = (forked: ReadonlyArray<readonly [Activation, Fiber.Fiber<unknown, unknown>]>) =>
-  Effect.forEach(forked, ([activation, fiber]) => (activation.announce !== undefined ? Effect.void : Fiber.interrupt(fiber)), {
+  Effect.forEach(forked, ([activation, fiber]) => Effect.flatMap(Ref.get(activation.state), (s) => (isDetached(s.mode) ? Effect.void : Fiber.interrupt(fiber))), {
     concurrency: "unbounded",
     discard: true
   })

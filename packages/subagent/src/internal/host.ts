@@ -4,6 +4,7 @@ import type { SubagentResult } from "../Records.ts"
 import { SubagentError } from "../SubagentError.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, SubagentProvider } from "../Vocabulary.ts"
+import { setFiber } from "./activations.ts"
 import { makeProgress } from "./progress.ts"
 import { callProvider, firstLine } from "./run.ts"
 
@@ -41,7 +42,7 @@ export const hostActivation = (tree: SubagentTree, provider: SubagentProvider, s
     const progress = makeProgress()
     const started = yield* Clock.currentTimeMillis
     const fiber = yield* Effect.forkChild(callProvider({ ...spec, tree, provider, store, activation }, progress))
-    activation.fiber = fiber
+    yield* setFiber(activation, fiber)
     const exit = yield* Fiber.await(fiber).pipe(Effect.onInterrupt(() =>
       Fiber.interrupt(fiber).pipe(
         Effect.andThen(Clock.currentTimeMillis),

@@ -1,8 +1,9 @@
 import type { PriceLookup } from "@dsh/core"
-import { Deferred, Effect } from "effect"
+import { Effect } from "effect"
 import type { SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AcceptedRun } from "../Vocabulary.ts"
+import { makeDetachable, setFiber } from "./activations.ts"
 import { isoNow } from "./common.ts"
 import { awaitDetachable } from "./detachable.ts"
 import { runActivation, type RunSpec } from "./run.ts"
@@ -27,7 +28,7 @@ export const makeLauncher = (tree: SubagentTree, pricing: PriceLookup | undefine
         : run
       // A detachable foreground run lives in the tree's scope too: it may outlive its caller.
       const fiber = background || detachable ? yield* Effect.forkIn(traced, tree.scope) : yield* Effect.forkChild(traced)
-      spec.activation.fiber = fiber
+      yield* setFiber(spec.activation, fiber)
       return fiber
     })
 
@@ -46,7 +47,7 @@ export const makeLauncher = (tree: SubagentTree, pricing: PriceLookup | undefine
   /** A foreground run its caller may let go of: its result, or its accepted run once detached. */
   const activateDetachable = (spec: RunSpec): Effect.Effect<SubagentResult | AcceptedRun> =>
     Effect.gen(function*() {
-      spec.activation.detach = yield* Deferred.make<AcceptedRun>()
+      yield* makeDetachable(spec.activation)
       // No interruption between the fork and the wait that stops the child when interrupted.
       return yield* Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(activate(spec, false, true), (fiber) => restore(awaitDetachable(spec.activation, fiber)))

@@ -87,12 +87,7 @@ export const makeMessaging = (tree: SubagentTree, catalog: Catalog, launcher: La
   const send = (handle: string, message: string, from: ParentInfo | "user", sendOptions?: SendOptions): Effect.Effect<SendOutcome, SubagentError> =>
     Effect.gen(function*() {
       const d = yield* knownChild(tree, handle, from === "user" ? "user" : from.handle)
-      const running = tree.activations.get(handle)
-      if (running !== undefined) {
-        if (running.forward !== undefined) yield* running.forward(message)
-        else running.inbox.push(message)
-        return { _tag: "Queued", handle } satisfies SendOutcome
-      }
+      if (yield* tree.activations.deliver(handle, message)) return { _tag: "Queued", handle } satisfies SendOutcome
       const { provider, continuation } = yield* checkContinuable(tree, catalog, d)
       const type = (yield* catalog.findType(d.agent)) ??
         { name: d.agent, description: d.description, provider: d.provider, definition: { name: d.agent, description: d.description, systemPrompt: "", override: false, scope: "runtime", source: `runtime:${d.agent}` } } satisfies AgentType

@@ -6,7 +6,7 @@ import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { WorktreeLease } from "../Worktrees.ts"
 import type { AgentType, ChildModel, ChildOutcome, ParentInfo, SpawnRequest, StartContext, SubagentProvider } from "../Vocabulary.ts"
-import type { Activation } from "./activations.ts"
+import { type Activation, forwardFrom, startSettling } from "./activations.ts"
 import { settleMeta } from "./childMeta.ts"
 import { chooseChildModel, type ModelCandidate, modelLabel } from "./models.ts"
 import { makeOutputCap, type OutputCap, previewOf } from "./outputCap.ts"
@@ -91,12 +91,8 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
       ),
     continuation: spec.continuation,
     takeMessages: tree.activations.take(handle),
-    forwardMessages: (deliver) =>
-      Effect.gen(function*() {
-        activation.forward = deliver
-        // Messages that came before the provider could forward them go now, in order.
-        for (const message of activation.inbox.splice(0)) yield* deliver(message)
-      }),
+    // Messages that came before the provider could forward them go first, in order.
+    forwardMessages: (deliver) => forwardFrom(activation, deliver),
     runTurns: (prompt, turn) => tree.runTurns(handle, prompt, turn)
   }
   return (spec.message !== undefined && provider.continue !== undefined
@@ -181,10 +177,8 @@ const finishRun = (settle: Settle, raw: ChildOutcome) =>
     }
     // The outcome is recorded (tasks/) before anyone can see the run ended.
     // A run detached from its foreground caller is announced like a background one; from here on it cannot be.
-    const announce = yield* Effect.sync(() => {
-      activation.settling = true
-      return spec.announce ?? activation.announce
-    })
+    const detached = yield* startSettling(activation)
+    const announce = spec.announce ?? detached
     if (announce !== undefined) yield* announce(result)
     yield* tree.activations.end(activation, result)
     // A settled child may be due for the archive (at once with `cleanup: "delete"`).

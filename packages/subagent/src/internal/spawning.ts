@@ -1,7 +1,7 @@
 import { Deferred, Effect, type Fiber } from "effect"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AcceptedRun, ParentInfo, SpawnRequest } from "../Vocabulary.ts"
-import type { Activation } from "./activations.ts"
+import { type Activation, makeDetachable } from "./activations.ts"
 import type { Admit } from "./admission.ts"
 import type { Catalog } from "./catalog.ts"
 import { refuse } from "./common.ts"
@@ -64,7 +64,7 @@ export const makeSpawning = (tree: SubagentTree, catalog: Catalog, admit: Admit,
           return Effect.succeed<BatchEntry>({ _tag: "Accepted", run: { status: "accepted", runId, handle } })
         }
         if (batchOptions?.detachable === true) {
-          activation.detach = yield* Deferred.make<AcceptedRun>()
+          yield* makeDetachable(activation)
           const fiber = yield* activate({ tree, ...a, request: { ...request, background: false }, parent }, false, true)
           forked.push([activation, fiber])
           return Effect.map(awaitDetachable(activation, fiber), (r): BatchEntry => (r.status === "accepted" ? { _tag: "Accepted", run: r } : { _tag: "Settled", result: r }))
