@@ -31,3 +31,9 @@ export {
 export { makeHandleCache } from "./internal/handles.ts"
 /** A parsed value as a `WireRecord`, or `undefined` when it is not one. */
 export { decodeRecord } from "./internal/wire.ts"
+/**
+ * What changed between two states (top-level keys, and only the changed entries of map-valued
+ * keys such as `subagents`), and the same change applied: how a store writes one child's record
+ * per update instead of the whole state. A patch holds values, so applying it twice is harmless.
+ */
+export { applyStatePatch, decodeStatePatch, diffState, type StatePatch } from "./internal/statePatch.ts"

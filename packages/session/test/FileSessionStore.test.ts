@@ -225,8 +225,9 @@ describe("FileSessionStore state updates committed together", () => {
       const counters = outcomes.filter((o) => o._tag === "Success").map((o) => o.value)
       assert.strictEqual(outcomes.filter((o) => o._tag === "Failure").length, 1, "only the throwing update fails")
       assert.deepStrictEqual([...counters].sort((a, b) => a - b), Array.from({ length: 49 }, (_, i) => i + 1), "each caller sees its own increment")
-      const onDisk = JSON.parse(yield* readText(join(home, "sessions", "batched", "state.json")))
-      assert.strictEqual(onDisk.counter, 49, "every other update reached state.json before updateState returned")
+      // A store of its own reads only what is on disk (another process's view).
+      const onDisk = yield* (yield* (yield* start).open("batched")).readState
+      assert.strictEqual(counterOf(onDisk), 49, "every other update reached the disk before updateState returned")
       assert.isFalse(existsSync(join(home, "sessions", "batched", "state.lock")), "state.lock is released")
     }))
 })
@@ -246,7 +247,7 @@ describe("FileSessionStore state updates across processes", () => {
         )
       const codes = yield* Effect.all(["a", "b", "c"].map(run), { concurrency: "unbounded" })
       assert.deepStrictEqual(codes, [0, 0, 0])
-      const state = JSON.parse(yield* readText(join(home, "sessions", "shared", "state.json"))) as { items: Array<string> }
+      const state = (yield* (yield* (yield* start).open("shared")).readState) as unknown as { items: Array<string> }
       assert.strictEqual(state.items.length, 90)
       for (const tag of ["a", "b", "c"]) assert.deepStrictEqual(state.items.filter((i) => i.startsWith(tag)), Array.from({ length: 30 }, (_, i) => `${tag}-${i}`))
       assert.isFalse(existsSync(join(home, "sessions", "shared", "state.lock")), "no lock is left behind")

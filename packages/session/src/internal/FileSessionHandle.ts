@@ -7,27 +7,20 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import { SessionError } from "../SessionError.ts"
-import type { ArchivedChild, ChildStore, SessionHandle, SessionState } from "../SessionStore.ts"
+import type { ArchivedChild, ChildStore, SessionHandle } from "../SessionStore.ts"
 import { archiveEntry, archivePathOf, listArchive } from "./archive.ts"
 import { io, ioSync, isTempFile } from "./fs.ts"
 import { ensureDir, ensureDirSync, listDir, treeBytes } from "./fsDirs.ts"
 import { readTextIfExists } from "./fsReads.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { makeHandleLease } from "./handleLease.ts"
-import { checkId, notFound, nowIso, parseState } from "./state.ts"
+import { checkId, nowIso } from "./state.ts"
 import { makeStateFile, writeJson } from "./stateFile.ts"
+export { readStateFile } from "./stateFile.ts"
 import { pollState } from "./watch.ts"
 
 /** How often `watchState` looks at `state.json`. */
 const WATCH_INTERVAL = "100 millis"
-
-/** Reads and validates `<dir>/state.json`: `NotFound` if absent, `Corrupt` if unreadable. */
-export const readStateFile = (dir: string, id: string): Effect.Effect<SessionState, SessionError> => {
-  const path = join(dir, "state.json")
-  return io("read", path, () => readTextIfExists(path)).pipe(
-    Effect.flatMap((text) => text === undefined ? Effect.fail(notFound(id)) : parseState(text, id, path))
-  )
-}
 
 /** Reads a JSON file that may be missing (`undefined`); unparsable content is `Corrupt`. */
 const readJsonIfExists = (path: string): Effect.Effect<unknown, SessionError> =>
@@ -132,7 +125,8 @@ export const makeFileSessionHandle = (
       Effect.map((records) => records.filter((r) => r !== undefined))
     )
 
-    const lease = yield* makeHandleLease(dir, id)
+    // Giving up the lease folds the state's change log: a session at rest is one state.json.
+    const lease = yield* makeHandleLease(dir, id, state.fold)
     const { acquire, underLease } = lease
 
     const archived = (name: string) =>

@@ -1,6 +1,7 @@
 /**
- * The file store's only contact with `node:fs`, in five modules: this one (modes, typed errors,
- * temp names), `fsDirs` (directories), `fsWrites` (atomic replaces), `fsReads` and `fsAppender`.
+ * The file store's only contact with `node:fs`, in six modules: this one (modes, typed errors,
+ * temp names), `fsDirs` (directories), `fsWrites` (atomic replaces), `fsReads`, `fsAppender` and
+ * `fsLog` (the state's change log).
  * The helpers are plain Promise code (so `try`/`finally` can close handles); Effect code calls
  * them through `io`, which turns any rejection into a typed `SessionError` with reason `Io`.
  */

@@ -17,7 +17,7 @@ export interface HandleLease {
   readonly unlessHeld: (effect: Effect.Effect<void>) => Effect.Effect<boolean>
 }
 
-export const makeHandleLease = (dir: string, id: string): Effect.Effect<HandleLease> =>
+export const makeHandleLease = (dir: string, id: string, beforeRelease: Effect.Effect<void, SessionError> = Effect.void): Effect.Effect<HandleLease> =>
   Effect.gen(function*() {
     const lockPath = join(dir, "owner.lock")
     const leaseLock = yield* Semaphore.make(1)
@@ -43,7 +43,11 @@ export const makeHandleLease = (dir: string, id: string): Effect.Effect<HandleLe
       if (held === undefined || --held.users > 0) return Effect.void
       const owner = held.owner
       held = undefined
-      return ioSync("unlock", lockPath, () => release(lockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` }))
+      return beforeRelease.pipe(
+        Effect.ignore({ log: "Warn", message: `could not fold the state of session "${id}" before giving up its lease` }),
+        Effect.andThen(ioSync("unlock", lockPath, () => release(lockPath, owner))),
+        Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` })
+      )
     }))
     const leaseOwner = (o: LeaseOwner): SessionOwner => ({ pid: o.pid, host: o.host, acquiredAt: o.acquiredAt })
     const acquire = Effect.acquireRelease(takeLease, () => giveLease).pipe(Effect.map(leaseOwner))

@@ -1,29 +1,115 @@
 /**
- * A session's `state.json` as the handle uses it: reads cached under the file's identity, and
- * updates group-committed under `state.lock` (shared with other processes).
+ * A session's state as the handle uses it: `state.json` plus `state.changes.jsonl`, the log of
+ * changes since `state.json` was last written. An update appends one patch line (what changed:
+ * one child's record, a status) instead of rewriting the whole state: with hundreds of children
+ * the state is hundreds of KiB, and each rewrite was an encode of all of it and a rename over
+ * the old file (0.3–0.4 ms on ext4 by itself). The log is folded into `state.json` when it
+ * outgrows it and when the session's lease is given up, so a session at rest is one file.
+ * Updates are group-committed under `state.lock` (shared with other processes); reads take no
+ * lock, are cached under the files' identities and read only what was appended since.
  */
 import { join } from "node:path"
 import { Effect, Exit, Schedule, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { SessionState } from "../SessionStore.ts"
 import { io, ioSync } from "./fs.ts"
+import { appendLogSync, logStatSync, readLogSync, removeLogSync } from "./fsLog.ts"
 import { fileIdentitySync, readTextIfExistsSync } from "./fsReads.ts"
 import { writeFileAtomic, writeFileAtomicGroup } from "./fsWrites.ts"
 import { type LeaseOwner, release, tryAcquire } from "./lease.ts"
-import { encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
+import { decodeState, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
+import { groupCommit } from "./groupCommit.ts"
+import { applyStatePatch, decodeStatePatch, diffState, type StatePatch } from "./statePatch.ts"
+
+/** The change log's name beside `state.json`. */
+export const STATE_LOG = "state.changes.jsonl"
+
+/** The log is folded into `state.json` once it is larger than this and than `state.json`. */
+const FOLD_BYTES = 64 * 1024
 
 /** Strict: temp file and directory fsynced. Group: no fsync, one thread-pool call (see `writeFileAtomicGroup`). */
 export const writeJson = (path: string, value: unknown, strict: boolean): Effect.Effect<void, SessionError> =>
+  writeText(path, encodeJson(value), strict)
+
+const writeText = (path: string, text: string, strict: boolean): Effect.Effect<void, SessionError> =>
   strict
-    ? io("write", path, () => writeFileAtomic(path, encodeJson(value), true))
-    : io("write", path, () => writeFileAtomicGroup(path, encodeJson(value)))
+    ? io("write", path, () => writeFileAtomic(path, text, true))
+    : io("write", path, () => writeFileAtomicGroup(path, text))
+
+/** The patches in the complete lines of `bytes`, how many bytes they span, and how many lines were not patches. */
+const parseLines = (bytes: Buffer): { readonly patches: Array<StatePatch>; readonly end: number; readonly bad: number } => {
+  const last = bytes.lastIndexOf(10)
+  const patches: Array<StatePatch> = []
+  let bad = 0
+  if (last < 0) return { patches, end: 0, bad }
+  for (const line of bytes.subarray(0, last + 1).toString("utf8").split("\n")) {
+    if (line.length === 0) continue
+    let patch: StatePatch | undefined
+    try {
+      patch = decodeStatePatch(JSON.parse(line))
+    } catch {
+      patch = undefined
+    }
+    if (patch === undefined) bad++
+    else patches.push(patch)
+  }
+  return { patches, end: last + 1, bad }
+}
+
+/** What was read of the log: its inode, the bytes seen, and where its last complete line ends. */
+interface LogSeen {
+  readonly ino: bigint
+  readonly seen: number
+  readonly end: number
+}
+
+/** The state as last read or written here, under the identities of both files then. */
+interface View {
+  readonly stateKey: string
+  readonly stateBytes: number
+  readonly log: LogSeen | undefined
+  readonly state: SessionState
+}
+
+/**
+ * `state.json` with the log applied, read without the cache: the log first, so that a fold
+ * in between (a new `state.json` holding the log, then the log removed) is read as the new
+ * state with patches it already holds, which give the same state again.
+ */
+const readFresh = (dir: string, id: string) =>
+  Effect.gen(function*() {
+    const statePath = join(dir, "state.json")
+    const logPath = join(dir, STATE_LOG)
+    const log = yield* ioSync("read", logPath, () => readLogSync(logPath, 0))
+    const key = yield* ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
+    const text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
+    if (text === undefined) return yield* notFound(id)
+    const base = snapshot(yield* parseState(text, id, statePath))
+    if (log === undefined) return { key, view: { stateBytes: text.length, log: undefined, state: base } }
+    const { bad, end, patches } = parseLines(log.bytes)
+    if (bad > 0) yield* Effect.logWarning(`${logPath}: skipped ${bad} line(s) that are not state changes (a torn write?)`)
+    const state = patches.length === 0 ? base : yield* applyChecked(base, patches, id, logPath)
+    return { key, view: { stateBytes: text.length, log: { ino: log.ino, seen: log.size, end }, state } }
+  })
+
+/** Patches read from the log applied, the result validated (the log is outside data). */
+const applyChecked = (state: SessionState, patches: ReadonlyArray<StatePatch>, id: string, location: string) => {
+  const next = patches.reduce(applyStatePatch, state)
+  return Effect.as(decodeState(next, id, location), next)
+}
+
+/** A session's state read once (`list`, `open`): `NotFound` if absent, `Corrupt` if unreadable. */
+export const readStateFile = (dir: string, id: string): Effect.Effect<SessionState, SessionError> =>
+  Effect.map(readFresh(dir, id), (r) => r.view.state)
 
 /** The state file of one session: what `makeStateFile` gives the handle. */
 export interface StateFile {
-  /** The file's identity now (`undefined` when absent): what `watchState` polls. */
-  readonly probe: Effect.Effect<string | undefined, SessionError>
+  /** Both files' identities now: what `watchState` polls. */
+  readonly probe: Effect.Effect<string, SessionError>
   readonly readState: Effect.Effect<SessionState, SessionError>
   readonly updateState: (f: (state: SessionState) => SessionState) => Effect.Effect<SessionState, SessionError>
+  /** Folds the log into `state.json` (when the lease is given up): a session at rest is one file. */
+  readonly fold: Effect.Effect<void, SessionError>
   /** Drops the cached state (when the handle is let go). */
   readonly forget: () => void
 }
@@ -33,9 +119,11 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
   Effect.gen(function*() {
     const stateLock = yield* Semaphore.make(1)
     const statePath = join(dir, "state.json")
+    const logPath = join(dir, STATE_LOG)
     // Other processes update the same state (a `dsh subagents send` appends a request while the
     // owner removes the one it took): the read-modify-write holds `state.lock` across processes,
-    // or one of two concurrent updates would be lost.
+    // or one of two concurrent updates would be lost, and a fold would drop a line appended
+    // between its read and its removal of the log.
     const stateLockPath = join(dir, "state.lock")
     const takeStateLock = Effect.gen(function*() {
       const outcome = yield* ioSync("lock", stateLockPath, () => tryAcquire(stateLockPath, new Date())).pipe(
@@ -44,86 +132,98 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
       if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
       return outcome.owner
     })
-    // The file's identity after each atomic rename: inode, birth, size and modification time.
-    const probe = ioSync("stat", statePath, () => fileIdentitySync(statePath))
-    // The state as last read or written here, under the file's identity then: while the file is
-    // the same, it is not read and decoded again (a session with hundreds of children has a state
-    // of hundreds of KiB). Kept as a frozen snapshot, so no reader can change the cached copy.
-    let cached: { readonly key: string; readonly state: SessionState } | undefined
-    const readState: Effect.Effect<SessionState, SessionError> = Effect.gen(function*() {
-      const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
-      if (key !== undefined && cached?.key === key) return cached.state
-      const text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
-      if (text === undefined) return yield* notFound(id)
-      const state = snapshot(yield* parseState(text, id, statePath))
-      // Stat before the read: a file replaced in between is cached under the older identity, so
-      // the next read sees a different one and reads again.
-      if (key !== undefined) cached = { key, state }
-      return state
-    })
-    // Group commit of state updates: an update queues its function, and whoever holds
-    // `stateLock` next applies every queued function in call order to one read of the state and
-    // writes the result once (one `state.lock`, one encode, one rename for all of them). Each
-    // caller still gets the state after its own function, on disk before it returns. With 100
-    // children in one turn their ~400 updates were 400 full rewrites of a growing state.json.
-    interface Queued {
-      readonly f: (state: SessionState) => SessionState
-      taken: boolean
-      result: Exit.Exit<SessionState, SessionError> | undefined
-    }
-    let queued: Array<Queued> = []
     const unlock = (owner: LeaseOwner) =>
       ioSync("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
-    const commit = (batch: ReadonlyArray<Queued>): Effect.Effect<void> =>
+    const stateKey = ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
+    const logStat = ioSync("stat", logPath, () => logStatSync(logPath))
+    const probe = Effect.gen(function*() {
+      const log = yield* logStat
+      return `${(yield* stateKey) ?? "-"}|${log === undefined ? "-" : `${log.ino}:${log.size}`}`
+    })
+
+    let cached: View | undefined
+    const remember = (key: string | undefined, view: Omit<View, "stateKey">) => {
+      cached = key === undefined ? undefined : { ...view, stateKey: key }
+      return view.state
+    }
+    /** The cached state brought up to date by the lines appended since, if the files are still those it was read from. */
+    const fromCache = Effect.gen(function*() {
+      const c = cached
+      if (c === undefined) return undefined
+      const log = yield* logStat
+      if ((yield* stateKey) !== c.stateKey) return undefined
+      if (log === undefined) return c.log === undefined ? c.state : undefined
+      if (c.log !== undefined && log.ino !== c.log.ino) return undefined
+      const from = c.log?.end ?? 0
+      if (log.size === (c.log?.seen ?? 0)) return c.state
+      const tail = yield* ioSync("read", logPath, () => readLogSync(logPath, from))
+      if (tail === undefined || tail.ino !== log.ino) return undefined
+      const { bad, end, patches } = parseLines(tail.bytes)
+      if (bad > 0) yield* Effect.logWarning(`${logPath}: skipped ${bad} line(s) that are not state changes (a torn write?)`)
+      const state = patches.length === 0 ? c.state : yield* applyChecked(c.state, patches, id, logPath)
+      cached = { ...c, log: { ino: tail.ino, seen: tail.size, end: from + end }, state }
+      return state
+    })
+    const readState: Effect.Effect<SessionState, SessionError> = Effect.gen(function*() {
+      const hit = yield* fromCache
+      if (hit !== undefined) return hit
+      const { key, view } = yield* readFresh(dir, id)
+      return remember(key, view)
+    })
+
+    /** Writes `state` as the whole `state.json` and removes the log (under `state.lock`). */
+    const foldInto = (state: SessionState) =>
+      Effect.gen(function*() {
+        cached = undefined
+        const text = encodeJson(state)
+        yield* writeText(statePath, text, strict)
+        // A crash here leaves a log whose lines the new state.json already holds: harmless.
+        yield* ioSync("remove", logPath, () => removeLogSync(logPath))
+        remember(yield* stateKey, { stateBytes: text.length, log: undefined, state })
+      })
+    /** Appends the change from `current` to `next`, or folds when the log has grown past the state. */
+    const record = (current: SessionState, next: SessionState) =>
+      Effect.gen(function*() {
+        const patch = diffState(current, next)
+        const c = cached
+        if (patch === undefined) return
+        const line = JSON.stringify(patch) + "\n"
+        const seen = c?.log?.seen ?? 0
+        if (c === undefined || seen + line.length > Math.max(FOLD_BYTES, c.stateBytes)) return yield* foldInto(next)
+        // A line torn by a crash is closed first, so it cannot swallow this one.
+        const torn = c.log !== undefined && c.log.seen > c.log.end
+        cached = undefined
+        const after = yield* ioSync("append", logPath, () => appendLogSync(logPath, torn ? "\n" + line : line, strict))
+        if (c.log !== undefined && after.ino !== c.log.ino) return
+        cached = { ...c, log: { ino: after.ino, seen: after.size, end: after.size }, state: next }
+      })
+
+    const updateState = groupCommit(stateLock, (batch) =>
       Effect.acquireUseRelease(takeStateLock, () =>
         Effect.gen(function*() {
           const current = yield* readState
           const updatedAt = yield* nowIso
           const states: Array<Exit.Exit<SessionState, SessionError>> = []
           let next = current
-          for (const q of batch) {
+          for (const f of batch) {
             try {
-              next = snapshot({ ...q.f(next), updatedAt })
+              next = snapshot({ ...f(next), updatedAt })
               states.push(Exit.succeed(next))
             } catch (defect) {
               // A function that throws is that caller's defect; the others still commit.
               states.push(Exit.die(defect))
             }
           }
-          if (next !== current) {
-            cached = undefined
-            yield* writeJson(statePath, next, strict)
-            // Under `state.lock`, so no other writer replaced the file since our rename.
-            const key = yield* probe.pipe(Effect.orElseSucceed(() => undefined))
-            if (key !== undefined) cached = { key, state: next }
-          }
+          if (next !== current) yield* record(current, next)
           return states
-        }), unlock).pipe(
-        Effect.exit,
-        Effect.map((exit) => {
-          batch.forEach((q, i) => {
-            q.result = Exit.isSuccess(exit) ? (exit.value[i] ?? Exit.die("state update lost")) : Exit.failCause(exit.cause)
-          })
-        }),
-        // Other callers' updates ride on this one: once taken, the batch is committed.
-        Effect.uninterruptible
-      )
-    const updateState = (f: (state: SessionState) => SessionState): Effect.Effect<SessionState, SessionError> =>
-      Effect.suspend(() => {
-        const entry: Queued = { f, taken: false, result: undefined }
-        queued.push(entry)
-        return stateLock.withPermit(Effect.suspend(() => {
-          if (entry.result !== undefined) return entry.result
-          const batch = queued
-          queued = []
-          for (const q of batch) q.taken = true
-          return commit(batch).pipe(Effect.andThen(Effect.suspend(() => entry.result ?? Effect.die("state update not committed"))))
-        })).pipe(Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            // Interrupted before any holder took it: it never happens.
-            if (!entry.taken) queued = queued.filter((q) => q !== entry)
-          })
-        ))
-      })
-    return { probe, readState, updateState, forget: () => void (cached = undefined) }
+        }), unlock)
+    )
+
+    const fold = stateLock.withPermit(Effect.suspend(() =>
+      logStat.pipe(Effect.flatMap((log) =>
+        log === undefined ? Effect.void : Effect.acquireUseRelease(takeStateLock, () => Effect.flatMap(readState, foldInto), unlock)
+      ))
+    )).pipe(Effect.uninterruptible)
+
+    return { probe, readState, updateState, fold, forget: () => void (cached = undefined) }
   })

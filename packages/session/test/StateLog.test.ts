@@ -1,0 +1,155 @@
+import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { FileSessionStore, type SessionState } from "../src/index.ts"
+import { sampleSession as init } from "../src/conformance.ts"
+import { applyStatePatch, diffState } from "../src/internal/statePatch.ts"
+import { snapshot } from "../src/internal/state.ts"
+
+const tempHome = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "dsh-statelog-"))),
+  (home) => Effect.promise(() => rm(home, { recursive: true, force: true }))
+)
+
+const sizeOf = (path: string) => Effect.promise(() => stat(path).then((s) => s.size, () => 0))
+const inodeOf = (path: string) => Effect.promise(() => stat(path).then((s) => s.ino))
+const rawState = (path: string) => Effect.promise(() => readFile(path, "utf8").then((t) => JSON.parse(t) as Record<string, unknown>))
+
+/** A record the size of a child descriptor. */
+const record = (i: number, status: string) => ({ handle: `explore-${i}`, agent: "explore", status, description: "x".repeat(200), usage: { input: i, output: i } })
+
+const withChild = (i: number, status: string) => (s: SessionState): SessionState => ({
+  ...s,
+  subagents: { ...(s.subagents as Record<string, unknown> | undefined), [`explore-${i}`]: record(i, status) }
+})
+
+describe("FileSessionStore state change log (state.changes.jsonl)", () => {
+  it.effect("an update appends what changed, not the whole state: one child's record among 200", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const store = yield* FileSessionStore.make({ home })
+      const session = yield* store.create({ ...init, id: "many" })
+      const dir = join(home, "sessions", "many")
+      // 200 children recorded, then folded into state.json by giving up the lease.
+      yield* Effect.scoped(session.acquire.pipe(Effect.andThen(session.updateState((s) => {
+        let next = s
+        for (let i = 0; i < 200; i++) next = withChild(i, "running")(next)
+        return next
+      }))))
+      const stateInode = yield* inodeOf(join(dir, "state.json"))
+      const before = yield* sizeOf(join(dir, "state.changes.jsonl"))
+      yield* session.updateState(withChild(17, "completed"))
+      const grown = (yield* sizeOf(join(dir, "state.changes.jsonl"))) - before
+      assert.isAbove(grown, 0)
+      assert.isBelow(grown, 600, "one record and a timestamp, not 200 records")
+      assert.strictEqual(yield* inodeOf(join(dir, "state.json")), stateInode, "state.json is not rewritten")
+      const reread = yield* (yield* (yield* FileSessionStore.make({ home })).open("many")).readState
+      assert.strictEqual((reread.subagents as Record<string, { status: string }>)["explore-17"]!.status, "completed")
+      assert.strictEqual(Object.keys(reread.subagents as object).length, 200)
+    }))
+
+  it.effect("another process's store sees each change as it is appended", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const writer = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "followed" })
+      const reader = yield* (yield* FileSessionStore.make({ home })).open("followed")
+      for (let i = 0; i < 5; i++) {
+        yield* writer.updateState(withChild(i, "running"))
+        const seen = yield* reader.readState
+        assert.deepStrictEqual(Object.keys(seen.subagents as object).sort(), Array.from({ length: i + 1 }, (_, j) => `explore-${j}`).sort())
+      }
+    }))
+
+  it.effect("giving up the lease folds the log into state.json: a session at rest is one state file", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "rest" })
+      const dir = join(home, "sessions", "rest")
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* session.acquire
+        yield* session.updateState(withChild(1, "running"))
+        yield* session.updateState((s) => ({ ...s, status: "completed" }))
+        assert.isTrue(existsSync(join(dir, "state.changes.jsonl")))
+      }))
+      assert.isFalse(existsSync(join(dir, "state.changes.jsonl")), "the log is folded")
+      const raw = yield* rawState(join(dir, "state.json"))
+      assert.strictEqual(raw.status, "completed")
+      assert.deepStrictEqual((raw.subagents as Record<string, unknown>)["explore-1"], record(1, "running"))
+    }))
+
+  it.effect("a line torn by a crash is skipped, and the next update after it is kept", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "torn" })
+      const log = join(home, "sessions", "torn", "state.changes.jsonl")
+      yield* session.updateState(withChild(1, "running"))
+      yield* Effect.promise(() => appendFile(log, "{\"set\":{\"status\":\"fai"))
+      // A process that starts after the crash.
+      const after = yield* (yield* FileSessionStore.make({ home })).open("torn")
+      assert.strictEqual((yield* after.readState).status, "idle")
+      yield* after.updateState(withChild(2, "completed"))
+      const reread = yield* (yield* (yield* FileSessionStore.make({ home })).open("torn")).readState
+      assert.deepStrictEqual(Object.keys(reread.subagents as object).sort(), ["explore-1", "explore-2"])
+      assert.strictEqual(reread.status, "idle")
+    }))
+
+  it.effect("a fold cut short after writing state.json (the log still there) reads the same state", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "halfway" })
+      const dir = join(home, "sessions", "halfway")
+      for (let i = 0; i < 3; i++) yield* session.updateState(withChild(i, "running"))
+      yield* session.updateState((s) => {
+        const { ["explore-1"]: _gone, ...rest } = s.subagents as Record<string, unknown>
+        return { ...s, subagents: rest }
+      })
+      const merged = yield* session.readState
+      // What the fold writes first; the crash comes before the log is removed.
+      yield* Effect.promise(() => writeFile(join(dir, "state.json"), JSON.stringify(merged)))
+      const reread = yield* (yield* (yield* FileSessionStore.make({ home })).open("halfway")).readState
+      assert.deepStrictEqual(reread, merged)
+    }))
+
+  it.effect("a log that outgrows the state is folded by the update that would pass it", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "grows" })
+      const log = join(home, "sessions", "grows", "state.changes.jsonl")
+      let largest = 0
+      for (let i = 0; i < 400; i++) {
+        yield* session.updateState(withChild(i % 3, i % 2 === 0 ? "running" : "completed"))
+        largest = Math.max(largest, yield* sizeOf(log))
+      }
+      assert.isBelow(largest, 80 * 1024, "folded at 64 KiB (the state is smaller)")
+      const reread = yield* (yield* (yield* FileSessionStore.make({ home })).open("grows")).readState
+      assert.strictEqual((reread.subagents as Record<string, { status: string }>)["explore-0"]!.status, "completed")
+    }))
+})
+
+describe("state patches", () => {
+  const base = snapshot({
+    version: 1, id: "s", agent: "a", cwd: "/", model: "m", createdAt: "t0", updatedAt: "t0", status: "idle",
+    subagents: { a: { n: 1 }, b: { n: 2 } }, requests: [1], gone: true
+  }) as unknown as SessionState
+
+  it("a patch applied gives the new state; applied twice, the same", () => {
+    const next = snapshot({ ...base, status: "running", subagents: { ...(base.subagents as object), b: { n: 3 }, c: { n: 4 } }, requests: [], gone: undefined }) as SessionState
+    const withoutA = snapshot({ ...next, subagents: { b: { n: 3 }, c: { n: 4 } } }) as SessionState
+    for (const target of [next, withoutA]) {
+      const patch = diffState(base, target)!
+      assert.deepStrictEqual(applyStatePatch(base, patch), target)
+      assert.deepStrictEqual(applyStatePatch(applyStatePatch(base, patch), patch), target)
+    }
+    const patch = diffState(base, next)!
+    assert.deepStrictEqual(Object.keys(patch.entries?.subagents ?? {}).sort(), ["b", "c"], "only the entries that changed")
+    assert.deepStrictEqual(patch.unset, ["gone"])
+  })
+
+  it("no change, no patch", () => {
+    assert.isUndefined(diffState(base, base))
+    assert.isUndefined(diffState(base, snapshot({ ...base }) as SessionState))
+  })
+})
