@@ -70,14 +70,29 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
       const dir = join(home, "sessions", "rest")
       yield* Effect.scoped(Effect.gen(function*() {
         yield* session.acquire
+        yield* session.updateState((s) => ({ ...s, status: "running" }))
         yield* session.updateState(withChild(1, "running"))
-        yield* session.updateState((s) => ({ ...s, status: "completed" }))
         assert.isTrue(existsSync(join(dir, "state.changes.jsonl")))
       }))
       assert.isFalse(existsSync(join(dir, "state.changes.jsonl")), "the log is folded")
       const raw = yield* rawState(join(dir, "state.json"))
-      assert.strictEqual(raw.status, "completed")
+      assert.strictEqual(raw.status, "running")
       assert.deepStrictEqual((raw.subagents as Record<string, unknown>)["explore-1"], record(1, "running"))
+    }))
+
+  it.effect("the update that ends a run folds the log: a process stopped right after leaves state.json whole", () =>
+    Effect.gen(function*() {
+      const home = yield* tempHome
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "ended" })
+      const dir = join(home, "sessions", "ended")
+      yield* session.updateState((s) => ({ ...s, status: "running" }))
+      yield* session.updateState(withChild(1, "cancelled"))
+      assert.isTrue(existsSync(join(dir, "state.changes.jsonl")))
+      yield* session.updateState((s) => ({ ...s, status: "cancelled" }))
+      assert.isFalse(existsSync(join(dir, "state.changes.jsonl")))
+      const raw = yield* rawState(join(dir, "state.json"))
+      assert.strictEqual(raw.status, "cancelled")
+      assert.deepStrictEqual((raw.subagents as Record<string, unknown>)["explore-1"], record(1, "cancelled"))
     }))
 
   it.effect("a line torn by a crash is skipped, and the next update after it is kept", () =>

@@ -4,7 +4,8 @@
  * one child's record, a status) instead of rewriting the whole state: with hundreds of children
  * the state is hundreds of KiB, and each rewrite was an encode of all of it and a rename over
  * the old file (0.3–0.4 ms on ext4 by itself). The log is folded into `state.json` when it
- * outgrows it and when the session's lease is given up, so a session at rest is one file.
+ * outgrows it, when the session's run ends (its status becomes completed, failed or cancelled)
+ * and when its lease is given up, so a session at rest is one file.
  * Updates are group-committed under `state.lock` (shared with other processes); reads take no
  * lock, are cached under the files' identities and read only what was appended since.
  */
@@ -23,6 +24,9 @@ import { applyStatePatch, decodeStatePatch, diffState, type StatePatch } from ".
 
 /** The change log's name beside `state.json`. */
 export const STATE_LOG = "state.changes.jsonl"
+
+/** Statuses of a session whose run is over: the update that sets one folds the log. */
+const SETTLED: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"])
 
 /** The log is folded into `state.json` once it is larger than this and than `state.json`. */
 const FOLD_BYTES = 64 * 1024
@@ -189,7 +193,9 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
         if (patch === undefined) return
         const line = JSON.stringify(patch) + "\n"
         const seen = c?.log?.seen ?? 0
-        if (c === undefined || seen + line.length > Math.max(FOLD_BYTES, c.stateBytes)) return yield* foldInto(next)
+        // A run that ends leaves its state whole in state.json, for people and tools that read it.
+        const ended = next.status !== current.status && SETTLED.has(next.status)
+        if (c === undefined || ended || seen + line.length > Math.max(FOLD_BYTES, c.stateBytes)) return yield* foldInto(next)
         // A line torn by a crash is closed first, so it cannot swallow this one.
         const torn = c.log !== undefined && c.log.seen > c.log.end
         cached = undefined
