@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Schedule, Schema, Stream } from "effect"
+import { Context, Duration, Effect, Exit, Ref, Schedule, Schema, Stream } from "effect"
 import type { IncomingMessage } from "node:http"
 import { makeSseDecoder, type SseEvent } from "./internal/sse.ts"
 import { isContextOverflowText, isRetryableReason, LlmError, reasonForStatus } from "./LlmError.ts"
@@ -125,6 +125,15 @@ const attempt = (request: HttpRequest, signal: AbortSignal, idleMs: number) =>
     })
   )
 
+/** How long a response whose reader is done may take to end before it is aborted. */
+const DRAIN_MS = 2_000
+
+const drainOrAbort = (response: Response, controller: AbortController): void => {
+  if (response.complete) return
+  const timer = setTimeout(() => controller.abort(), DRAIN_MS).unref()
+  response.once("end", () => clearTimeout(timer)).once("close", () => clearTimeout(timer)).resume()
+}
+
 /**
  * POSTs a streaming request and yields its server-sent events. Failures before the first
  * byte (429, 5xx, network) are retried with exponential backoff per {@link RetryPolicy};
@@ -134,9 +143,14 @@ const attempt = (request: HttpRequest, signal: AbortSignal, idleMs: number) =>
 export const postSse = (request: HttpRequest): Stream.Stream<SseEvent, LlmError> =>
   Stream.unwrap(Effect.gen(function*() {
     const policy = yield* RetryPolicy
+    // Interrupted or failed: the request is aborted. Ended by its reader (an adapter stops at
+    // `[DONE]`, a moment before the response ends): the rest is drained, and aborted only if it
+    // does not end soon. Aborting a response that is as good as over would destroy the
+    // keep-alive socket the next request could reuse, and build two errors with stack traces.
+    const received = yield* Ref.make<Response | undefined>(undefined)
     const controller = yield* Effect.acquireRelease(
       Effect.sync(() => new AbortController()),
-      (c) => Effect.sync(() => c.abort())
+      (c, exit) => Effect.map(Ref.get(received), (r) => Exit.isSuccess(exit) && r !== undefined ? drainOrAbort(r, c) : c.abort())
     )
     const schedule = Schedule.exponential(policy.baseDelay).pipe(
       Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.fromInputUnsafe(policy.maxDelay))))
@@ -145,6 +159,7 @@ export const postSse = (request: HttpRequest): Stream.Stream<SseEvent, LlmError>
     const response = yield* attempt(request, controller.signal, idleMs).pipe(
       Effect.retry({ schedule, times: policy.maxRetries, while: (e) => e.retryable })
     )
+    yield* Ref.set(received, response)
     const contentType = response.headers["content-type"] ?? ""
     if (/json/i.test(contentType) && !/event-stream/i.test(contentType)) {
       // The server ignored `stream: true` (or answered an error with status 200): say so
@@ -163,7 +178,8 @@ export const postSse = (request: HttpRequest): Stream.Stream<SseEvent, LlmError>
     const decoder = makeSseDecoder()
     const text = new TextDecoder()
     return Stream.fromAsyncIterable(
-      response as AsyncIterable<Uint8Array>,
+      // Not destroyed when the reader stops early: the finalizer above decides.
+      response.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>,
       (cause) =>
         new LlmError({
           reason: "Network",

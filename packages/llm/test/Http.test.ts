@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Deferred, Effect, Fiber, Stream } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { parseJsonEvent, postSse, RetryPolicy } from "../src/index.ts"
@@ -138,6 +138,45 @@ describe("postSse over HTTP", () => {
       const events = yield* Stream.runCollect(post(url))
       assert.deepStrictEqual(events.map((e) => e.data), ["here"])
       assert.deepStrictEqual(seen, ["POST /sse {\"hello\":\"world\"}", "POST /moved {\"hello\":\"world\"}"])
+    }))
+
+  it.live("a reader that stops at its last event leaves the connection to the next request (keep-alive)", () =>
+    Effect.gen(function*() {
+      let connections = 0
+      let ended = 0
+      const { url, server } = yield* serve((req, res) => {
+        req.resume()
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write("data: one\n\ndata: [DONE]\n\n")
+        // The end comes a moment after the last event, as from a real provider.
+        setTimeout(() => res.end(), 20)
+        res.on("close", () => void ended++)
+      })
+      server.on("connection", () => connections++)
+      for (let i = 0; i < 3; i++) {
+        const events = yield* Stream.runCollect(post(url).pipe(Stream.takeWhile((e) => e.data !== "[DONE]")))
+        assert.deepStrictEqual(events.map((e) => e.data), ["one"])
+        // The next request goes out once this response is over (ended, or cut by an abort).
+        while (ended <= i) yield* Effect.yieldNow
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+      }
+      assert.strictEqual(connections, 1, "one connection for three requests")
+    }))
+
+  it.live("an interrupted reader aborts the request: the server sees the connection close", () =>
+    Effect.gen(function*() {
+      const closed = Promise.withResolvers<void>()
+      const { url } = yield* serve((req, res) => {
+        req.resume()
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write("data: one\n\n")
+        res.on("close", () => closed.resolve())
+      })
+      const first = yield* Deferred.make<void>()
+      const reader = yield* Effect.forkChild(Stream.runForEach(post(url), () => Effect.andThen(Deferred.succeed(first, undefined), Effect.never)))
+      yield* Deferred.await(first)
+      yield* Fiber.interrupt(reader)
+      yield* Effect.promise(() => closed.promise)
     }))
 
   it.live("a stream that goes silent fails with Network after the idle timeout, not never", () =>

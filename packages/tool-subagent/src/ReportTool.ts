@@ -18,6 +18,13 @@ const shownSchema = (schema: Readonly<Record<string, unknown>>): Record<string, 
 const issuesOf = (error: z.ZodError) =>
   error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ")
 
+const RESULT = z.string().min(1).describe("The complete, self-contained result for the parent")
+/**
+ * The parameters of a `report` without a result schema: one object shared by every child, so
+ * the toolbox converts it to JSON Schema once (its cache is keyed by the zod object), not per child.
+ */
+const PLAIN_PARAMETERS = z.object({ result: RESULT, json: z.unknown().optional().describe("Structured result, when the parent asked for one") })
+
 /**
  * The `report` tool of a continuable child: it hands a result to the parent and the child
  * stays continuable (the parent can `send_message` it later). Without `report`, the child's
@@ -31,18 +38,15 @@ export const makeReportTool = (options: {
   const schema = options.resultSchema === undefined ? undefined : z.fromJSONSchema(options.resultSchema as Parameters<typeof z.fromJSONSchema>[0])
   const shown = options.resultSchema === undefined ? undefined : shownSchema(options.resultSchema)
   // Validated in the handler either way, so a mismatch reads as this tool's own error.
-  const json = shown === undefined
-    ? z.unknown().optional().describe("Structured result, when the parent asked for one")
-    : z.unknown().optional().meta({ ...shown, description: "The structured result, matching the parent's JSON Schema (required)" })
+  const parameters = shown === undefined
+    ? PLAIN_PARAMETERS
+    : z.object({ result: RESULT, json: z.unknown().optional().meta({ ...shown, description: "The structured result, matching the parent's JSON Schema (required)" }) })
   return defineTool({
     name: REPORT_TOOL_NAME,
     description: "Hand your result to the agent that delegated this task. Use it when the task is done (or you " +
       "need to report progress); you may be sent further messages afterwards, with your context intact." +
       (schema === undefined ? "" : `\nThe result must include \`json\` matching this JSON Schema:\n${JSON.stringify(options.resultSchema)}`),
-    parameters: z.object({
-      result: z.string().min(1).describe("The complete, self-contained result for the parent"),
-      json
-    }),
+    parameters,
     execute: (params) =>
       Effect.gen(function*() {
         if (schema !== undefined) {

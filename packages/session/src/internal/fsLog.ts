@@ -39,15 +39,22 @@ export const readLogSync = (path: string, offset: number): { readonly ino: bigin
 
 /**
  * Appends `data` (whole lines) to the log, creating it private; with `durable`, synced before it
- * returns. Returns the log's inode and size after the write.
+ * returns. Returns the log's inode and size after the write (from `known`, the log before it, if given).
  */
-export const appendLogSync = (path: string, data: string, durable: boolean): { readonly ino: bigint; readonly size: number } => {
+export const appendLogSync = (
+  path: string,
+  data: string,
+  durable: boolean,
+  known?: { readonly ino: bigint; readonly size: number }
+): { readonly ino: bigint; readonly size: number } => {
   const fd = openSync(path, "a", PRIVATE_FILE)
   try {
     const bytes = Buffer.from(data, "utf8")
     let written = 0
     while (written < bytes.length) written += writeSync(fd, bytes, written)
     if (durable) fdatasyncSync(fd)
+    // Under `state.lock` the caller knows the log as it was: no one else wrote to it since.
+    if (known !== undefined) return { ino: known.ino, size: known.size + bytes.length }
     const s = fstatSync(fd, { bigint: true })
     return { ino: s.ino, size: Number(s.size) }
   } finally {

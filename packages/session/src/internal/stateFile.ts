@@ -199,7 +199,8 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
         // A line torn by a crash is closed first, so it cannot swallow this one.
         const torn = c.log !== undefined && c.log.seen > c.log.end
         cached = undefined
-        const after = yield* ioSync("append", logPath, () => appendLogSync(logPath, torn ? "\n" + line : line, strict))
+        const known = c.log === undefined ? undefined : { ino: c.log.ino, size: c.log.seen }
+        const after = yield* ioSync("append", logPath, () => appendLogSync(logPath, torn ? "\n" + line : line, strict, known))
         if (c.log !== undefined && after.ino !== c.log.ino) return
         cached = { ...c, log: { ino: after.ino, seen: after.size, end: after.size }, state: next }
       })
