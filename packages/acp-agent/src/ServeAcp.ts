@@ -7,6 +7,11 @@ import { AcpServeError, toRequestError } from "./AcpServeError.ts"
 import { type ClientFeatures, replayRecords } from "./internal/Reporter.ts"
 import { connectServers, hostFailure, runPrompt, type ServedSession } from "./internal/Served.ts"
 
+/** Helpers of the ACP mapping that tests and other servers reuse. */
+export { DENY_REASON_META } from "./internal/Permission.ts"
+export { childSessionId } from "./internal/Reporter.ts"
+export { promptText, toolKind, toolTitle } from "./internal/Updates.ts"
+
 /** The minimal logger `serveAcp` writes to (pino fits). Never stdout: that is the protocol's. */
 export interface AcpLogger {
   readonly info: (fields: object, message: string) => void

@@ -4,6 +4,3 @@
  */
 export * from "./AcpServeError.ts"
 export * from "./ServeAcp.ts"
-export { DENY_REASON_META } from "./internal/Permission.ts"
-export { childSessionId } from "./internal/Reporter.ts"
-export { promptText, toolKind, toolTitle } from "./internal/Updates.ts"

@@ -8,6 +8,9 @@ import { ACP_CONTINUATION_VERSION, AcpContinuation } from "./AcpContinuation.ts"
 import { type AcpChild, cancelTurn, connectAcpChild, continuationOf, openSession, promptTurn, reopenSession } from "./internal/AcpChild.ts"
 import { launchPlan } from "./internal/Launch.ts"
 
+/** The `_meta` key of a denied permission's reason, shared with the ACP server side. */
+export { DENY_REASON_META } from "./internal/Connection.ts"
+
 export interface AcpProviderOptions {
   /** The ACP agents this provider runs, by type name `acp:<name>`. */
   readonly agents: ReadonlyArray<AcpAgentConfig>

@@ -21,6 +21,9 @@ import { type RequestHandlers, serveRequests } from "./SessionRequests.ts"
 import type { ChildContext, ChildSpec, TurnRunner } from "./Vocabulary.ts"
 import { Worktrees, type WorktreesShape } from "./Worktrees.ts"
 
+
+export type { AnnouncementListener, RoutedAnnouncement } from "./internal/announcements.ts"
+
 /**
  * A harness decides what exists in each child's context: its tools, including a `subagent`
  * tool of its own when nesting is allowed at that depth. It gets the tree the child belongs
