@@ -315,3 +315,6 @@ export const agentsListJson = (resolved: ResolvedAgents) => ({
   shadowed: resolved.shadowed.map((s) => ({ path: s.path, name: s.name, by: s.by })),
   warnings: [...resolved.warnings]
 })
+
+/** The `dsh agents list --json` document's shape. */
+export type AgentsListJson = ReturnType<typeof agentsListJson>

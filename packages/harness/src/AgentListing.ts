@@ -1,5 +1,5 @@
 import { agentPolicyWarnings } from "@dsh/agent"
-import { agentsListJson, type ResolvedAgents, SUBAGENT_TOOL_NAME, SWARM_TOOL_NAME } from "@dsh/agent-files"
+import { agentsListJson, type AgentsListJson, type ResolvedAgents, SUBAGENT_TOOL_NAME, SWARM_TOOL_NAME } from "@dsh/agent-files"
 import { INHERIT_MODEL, type LlmError } from "@dsh/llm"
 import { CONTROL_TOOL_NAMES, CREATE_TOOL_NAMES, REPORT_TOOL_NAME } from "@dsh/tool-subagent"
 import { Effect } from "effect"
@@ -33,7 +33,7 @@ export interface AgentListingContext extends Pick<HarnessOptions, "controlTools"
  * names no tool or agent has) and models no adapter serves — as they would be when the profile
  * applies, computed now.
  */
-export const agentListing = (resolved: ResolvedAgents, context: AgentListingContext) =>
+export const agentListing = (resolved: ResolvedAgents, context: AgentListingContext): Effect.Effect<AgentsListJson> =>
   Effect.gen(function*() {
     const doc = agentsListJson(resolved)
     const tools = [...context.tools, ...delegationToolNames(context)]

@@ -1,5 +1,5 @@
 import { AgentHost, HostError } from "@dsh/agent"
-import { type SessionHandle, SessionStore } from "@dsh/session"
+import { type SessionError, type SessionHandle, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 
 /**
@@ -38,7 +38,7 @@ export const openRequestedSession = (opts: {
   readonly model?: string | undefined
   /** Where a recovered session's one-line notice goes (stderr). */
   readonly notice: (line: string) => Effect.Effect<void>
-}) =>
+}): Effect.Effect<SessionHandle | undefined, HostError | SessionError, AgentHost | SessionStore> =>
   Effect.gen(function*() {
     if (opts.session !== undefined && opts.continue === true) {
       return yield* usage("use either --session or --continue, not both")
@@ -64,7 +64,7 @@ const latestSession = (cwd: string, purpose: "continue" | "inspect") =>
  * `--session ID` for the commands that inspect a session. Without it, the latest session of the
  * working directory (as `dsh run --continue` picks it), named in one line through `notice`.
  */
-export const requireSession = (id: string | undefined, latestOf: { readonly cwd: string; readonly notice: (line: string) => Effect.Effect<void> }) =>
+export const requireSession = (id: string | undefined, latestOf: { readonly cwd: string; readonly notice: (line: string) => Effect.Effect<void> }): Effect.Effect<SessionHandle, HostError | SessionError, SessionStore> =>
   Effect.gen(function*() {
     if (id === undefined) {
       const latest = yield* latestSession(latestOf.cwd, "inspect")

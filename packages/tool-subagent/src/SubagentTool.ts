@@ -1,5 +1,5 @@
 import { type AgentType, callerOf, type ParentInfo, reportedJsonOf, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
-import { DEFAULT_MAX_OUTPUT_CHARS, defineTool, ToolError, type ToolOutput } from "@dsh/tools"
+import { DEFAULT_MAX_OUTPUT_CHARS, defineTool, ToolError, type ToolKind, type ToolOutput } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { delegationKindOf } from "./DelegationPermission.ts"
@@ -91,7 +91,8 @@ export const delegationOffer = (parent: ParentInfo) =>
   Effect.gen(function*() {
     const subagents = yield* Subagents
     const types = yield* subagents.availableTypes(parent)
-    return { subagents, types, defaultType: defaultTypeOf(types), kindOf: delegationKindOf(subagents, types) }
+    const kindOf: (name: string) => ToolKind = delegationKindOf(subagents, types)
+    return { subagents, types, defaultType: defaultTypeOf(types), kindOf }
   })
 
 /**

@@ -1,4 +1,4 @@
-import type { AgentCatalog } from "@dsh/agent"
+import type { AgentCatalog, HostError } from "@dsh/agent"
 import type { SessionState } from "@dsh/session"
 import { bindDisallowedTools, disallowedBySettings, Hooks, type HooksShape, InheritedDisallowedTools, noHooks, Permissions, type PermissionsShape } from "@dsh/tools"
 import { Effect } from "effect"
@@ -15,7 +15,7 @@ const PERMISSIONS_KEPT = 256
  */
 export const makePermissionsCache = (source: HarnessOptions<unknown, unknown>["permissions"]) => {
   const permissionsBySession = new Map<string, PermissionsShape>()
-  return (state: SessionState) => {
+  return (state: SessionState): Effect.Effect<PermissionsShape | undefined, HostError> => {
     const known = permissionsBySession.get(state.id)
     if (known !== undefined) {
       permissionsBySession.delete(state.id)

@@ -1,10 +1,13 @@
-import type { AgentCatalog } from "@dsh/agent"
-import type { AgentEvent } from "@dsh/core"
-import type { SessionState, SessionStoreShape } from "@dsh/session"
-import type { LaneShape, SubagentLimitsShape } from "@dsh/subagent"
-import type { AnyTool } from "@dsh/tools"
+import type { AgentCatalog, HostError } from "@dsh/agent"
+import type { AgentDefinitionError } from "@dsh/agent-files"
+import type { AgentEvent, RegistryError } from "@dsh/core"
+import type { LanguageModelShape, LlmError } from "@dsh/llm"
+import type { SessionError, SessionHandle, SessionState, SessionStoreShape } from "@dsh/session"
+import type { LaneShape, ProviderVersionError, SubagentLimitsShape, SubagentTree } from "@dsh/subagent"
+import type { AnyTool, HooksShape, PermissionsShape } from "@dsh/tools"
 import { Effect, Scope } from "effect"
 import { makeAgentContext, type AgentContextOptions } from "../AgentContext.ts"
+import type { AgentContext } from "./contexts.ts"
 import type { BackendInput, HarnessOptions } from "../HarnessOptions.ts"
 import type { CatalogHandoff } from "./catalogs.ts"
 import { sessionHooks } from "./hooks.ts"
@@ -43,7 +46,7 @@ const withAgentModels = (catalog: AgentCatalog, profiles: HarnessOptions["agentM
 }
 
 /** A session's tree and its main agent's context, built in `scope` under the session's lease. */
-export const buildRuntime = (deps: RuntimeDeps, sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope) =>
+export const buildRuntime = (deps: RuntimeDeps, sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope): Effect.Effect<Runtime, RuntimeError> =>
   Effect.gen(function*() {
     const { options } = deps
     const session = yield* deps.store.open(sessionId)
@@ -90,4 +93,17 @@ export const buildRuntime = (deps: RuntimeDeps, sessionId: string, listeners: Se
     return { session, state, model, catalog, tree: main.tree, main, permissions, hooks }
   }).pipe(Scope.provide(scope))
 
-export type Runtime = Effect.Success<ReturnType<typeof buildRuntime>>
+/** A session this process runs: its handle and state, model, catalog, tree and main context, rules. */
+export interface Runtime {
+  readonly session: SessionHandle
+  readonly state: SessionState
+  readonly model: LanguageModelShape
+  readonly catalog: AgentCatalog
+  readonly tree: SubagentTree
+  readonly main: AgentContext & { readonly tree: SubagentTree }
+  readonly permissions: PermissionsShape | undefined
+  readonly hooks: HooksShape
+}
+
+/** Why a session's runtime could not be built. */
+export type RuntimeError = AgentDefinitionError | HostError | LlmError | ProviderVersionError | RegistryError | SessionError

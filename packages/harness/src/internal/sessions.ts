@@ -1,4 +1,4 @@
-import type { SessionStoreShape } from "@dsh/session"
+import type { SessionError, SessionHandle, SessionStoreShape } from "@dsh/session"
 import { Effect, Exit, Scope, Semaphore } from "effect"
 import type { buildRuntime, ChildListener, Runtime } from "./runtime.ts"
 
@@ -63,7 +63,7 @@ export const makeRunningSessions = (
       /** After a reader's look at a session (listing, sending, stopping): let it go unless it runs here. */
       settled: <A, E2, R2>(sessionId: string, effect: Effect.Effect<A, E2, R2>) => Effect.ensuring(effect, releaseIdle(sessionId)),
       /** Children recorded as running whose session no live process owns are lost (readers say so). */
-      withOwner: (sessionId: string) =>
+      withOwner: (sessionId: string): Effect.Effect<{ readonly session: SessionHandle; readonly orphaned: boolean }, SessionError> =>
         Effect.gen(function*() {
           const session = yield* store.open(sessionId)
           return { session, orphaned: running.get(sessionId) === undefined && (yield* session.owner) === undefined }

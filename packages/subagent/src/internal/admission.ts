@@ -1,4 +1,5 @@
 import { makeId } from "@dsh/core"
+import type { ChildStore } from "@dsh/session"
 import { Clock, Effect, Exit, Scope } from "effect"
 import { SubagentError } from "../SubagentError.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
@@ -8,7 +9,7 @@ import { isoNow, refuse } from "./common.ts"
 import type { IsolatedRun } from "./run.ts"
 
 /** A child's store: the session's (on disk) or the tree's memory one. */
-export const childStore = (tree: SubagentTree, handle: string) =>
+export const childStore = (tree: SubagentTree, handle: string): Effect.Effect<ChildStore, SubagentError> =>
   tree.session === undefined ? Effect.succeed(tree.memoryStores.get(handle)) : tree.session.child(handle).pipe(
     Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot open ${handle}'s store: ${e.message}` }))
   )

@@ -1,4 +1,4 @@
-import type { SessionHandle } from "@dsh/session"
+import type { SessionError, SessionHandle } from "@dsh/session"
 import { Clock, Effect, Queue } from "effect"
 import { isAnnounceSkip } from "../AnnounceStep.ts"
 import { decodeTasks, logWarnings, type SubagentResult, type TaskRecord } from "../Records.ts"
@@ -75,7 +75,7 @@ const routeTo = (session: SessionHandle | undefined, onAnnouncement: Announcemen
     ...(record.result === undefined ? {} : { result: record.result })
   }).pipe(Effect.catchCause((cause) => Effect.logWarning(`the host's onAnnouncement failed for ${record.handle}`, cause)))
 
-const recoverTasks = (session: SessionHandle, { records, persistOrWarn, queueOf, route }: TaskState) =>
+const recoverTasks = (session: SessionHandle, { records, persistOrWarn, queueOf, route }: TaskState): Effect.Effect<void, SessionError> =>
   Effect.gen(function*() {
     // Undelivered outcomes from an earlier process are delivered now; runs that were still
     // going when it died are announced as lost.
