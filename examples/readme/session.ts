@@ -14,7 +14,7 @@ const write = Effect.gen(function*() {
   yield* session.transcript.append({ type: "message", message: { role: "assistant", content: "Hi!" } })
   yield* session.transcript.sync // turn boundary: one write + fdatasync
 
-  // state.json: read-modify-write, serialized and atomically replaced.
+  // The state: read-modify-write, serialized; the change is appended to state.changes.jsonl.
   yield* session.updateState((state) => ({ ...state, status: "completed" }))
 
   // A child's own directory: agents/explore-1/{wire.jsonl,meta.json}.

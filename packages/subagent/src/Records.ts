@@ -1,9 +1,6 @@
 import { Effect, Schema } from "effect"
 import { WorktreeRecord } from "./Worktrees.ts"
 
-/** The spec of an agent type defined at run time (a `subagent` call's `agent` object). */
-export { DynamicAgentSpec } from "./internal/dynamicTypes.ts"
-
 /**
  * What the subagent family persists, as Schemas: decoded wherever it is read back (a record
  * another version or a crash left behind is skipped with a warning, never cast and trusted).

@@ -21,8 +21,9 @@ import { type RequestHandlers, serveRequests } from "./SessionRequests.ts"
 import type { ChildContext, ChildSpec, TurnRunner } from "./Vocabulary.ts"
 import { Worktrees, type WorktreesShape } from "./Worktrees.ts"
 
-
+/** What a host hears of background outcomes, and the spec of a type made at run time. */
 export type { AnnouncementListener, RoutedAnnouncement } from "./internal/announcements.ts"
+export { DynamicAgentSpec } from "./internal/dynamicTypes.ts"
 
 /**
  * A harness decides what exists in each child's context: its tools, including a `subagent`
