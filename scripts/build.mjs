@@ -10,6 +10,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, rmSync, statSync } from 
 import { builtinModules } from "node:module"
 import { dirname, join, resolve } from "node:path"
 import { build } from "tsup"
+import { directNamespaces } from "./direct-namespaces.mjs"
 import { firstCycle } from "./module-cycles.mjs"
 import { describeViolation, violationsIn } from "./module-size.mjs"
 
@@ -131,7 +132,7 @@ for (const dir of dirs) {
     esbuildOptions: (options) => {
       options.conditions = ["@dsh/source"]
     },
-    esbuildPlugins: bundled ? [zodEnglishOnly] : []
+    esbuildPlugins: bundled ? [zodEnglishOnly, directNamespaces(join(ROOT, "packages"))] : []
   })
   if (bundled) {
     // Old code-split chunks would pile up next to the new ones; removed only after the new

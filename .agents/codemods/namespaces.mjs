@@ -27,9 +27,14 @@ const FLAT_KEEP = { "@dsh/kit": ["createSubagents"], "@dsh/sdk": ["createSdkClie
 const FIXUPS = [
   ["packages/cli/src/Store.ts", "(m) => m.storeLayer(chosen)", "(m) => m.StoreLayer.storeLayer(chosen)"],
   ["packages/kit/src/internal/backends.ts", "acp.makeAcpBackend(", "acp.AcpProvider.makeAcpBackend("],
-  ["packages/kit/src/internal/backends.ts", "subprocess.layerLocal()", "subprocess.LocalProcessLauncher.layerLocal()"],
+  ["packages/kit/src/internal/backends.ts", "subprocess.layerLocal()", "subprocess.LocalProcessLauncher.layer()"],
   ["packages/kit/src/internal/model.ts", "Effect.flatMap(({ fromAiSdk }) =>", "Effect.flatMap(({ FromAiSdk: { fromAiSdk } }) =>"],
-  ["packages/subagent-acp/test/support.ts", "\nexport { SessionStore }\n", "\n"]
+  ["packages/subagent-acp/test/support.ts", "\nexport { SessionStore }\n", "\n"],
+  ["packages/subagent-acp/test/support.ts", 'import { FileSessionStore, SessionStore } from "@dsh/session"', 'import { FileSessionStore } from "@dsh/session"'],
+  // A script written out by the test, as a string the parser does not look into.
+  ["examples/test/published.test.ts", 'import { LlmError } from "@dsh/llm"\n      import { makeScriptedModel } from "@dsh/llm-scripted"', 'import { LlmError } from "@dsh/llm"\n      import { ScriptedModel } from "@dsh/llm-scripted"'],
+  ["examples/test/published.test.ts", "const model = makeScriptedModel({", "const model = ScriptedModel.make({"],
+  ["examples/test/published.test.ts", "console.log(error instanceof LlmError)`", "console.log(error instanceof LlmError.LlmError)`"]
 ]
 /** Dynamic imports whose uses a fixup handles, or that are only loaded ahead (no uses). */
 const DYNAMIC_HANDLED = new Set(["packages/cli/src/Store.ts", "packages/kit/src/internal/backends.ts", "packages/kit/src/internal/model.ts", "packages/kit/src/internal/store.ts", "packages/cli/src/resident/spare.ts"])
@@ -43,7 +48,8 @@ const problem = (file, node, text) => {
 }
 
 const read = (f) => readFileSync(f, "utf8")
-const parse = (file, text) => ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+const parse = (file, text) =>
+  ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".mjs") ? ts.ScriptKind.JS : ts.ScriptKind.TS)
 const pascal = (s) => s.replace(/(^|[-/])([a-z0-9])/g, (_, __, c) => c.toUpperCase())
 
 // ---------------------------------------------------------------- entries and their modules
@@ -59,6 +65,8 @@ const entrySource = (dir, value) => {
 
 /** Entries: { spec: "@dsh/x" | "@dsh/x/sub", file, pkg } for `.` and index-like subpaths. */
 const entries = []
+/** Subpaths that are one module (e.g. `@dsh/telemetry/file-log` → src/FileLog.ts). */
+const subpathModule = new Map()
 for (const { dir, json } of packages) {
   for (const [key, value] of Object.entries(json.exports ?? {})) {
     if (key === "./package.json" || key.includes("*")) continue
@@ -66,7 +74,10 @@ for (const { dir, json } of packages) {
     if (file === undefined || !existsSync(file)) continue
     const sf = parse(file, read(file))
     const indexLike = sf.statements.every((s) => ts.isExportDeclaration(s) && s.moduleSpecifier !== undefined)
-    if (key !== "." && !indexLike) continue
+    if (key !== "." && !indexLike) {
+      subpathModule.set(`${json.name}/${key.slice(2)}`, file)
+      continue
+    }
     entries.push({ spec: key === "." ? json.name : `${json.name}/${key.slice(2)}`, file, pkg: json.name })
   }
 }
@@ -96,6 +107,9 @@ const exportsOf = (file) => {
   const sym = sf && checker.getSymbolAtLocation(sf)
   return sym ? checker.getExportsOfModule(sym).map((s) => s.name) : []
 }
+
+/** Entry files by absolute path: importers inside a package reach its index as `../src/index.ts`. */
+const entryByFile = new Map(entries.map((e) => [e.file, e.spec]))
 
 /** For each entry spec: name -> namespace ("" for a name kept flat), namespaces, and the new index text. */
 const maps = new Map()
@@ -141,11 +155,11 @@ for (const e of entries) {
     if (ns !== undefined && ns !== "") keepFlat.set(name, namespaces.get(ns))
   }
   // The new index: its leading comment, then one namespace line per module, then the flat ones.
-  const head = firstExport ? text.slice(0, firstExport.getFullStart()).trimEnd() : text.trimEnd()
+  const head = firstExport ? text.slice(0, firstExport.getStart(sf)).trimEnd() : text.trimEnd()
   const lines = [...namespaces].sort(([a], [b]) => a.localeCompare(b)).map(([ns, sp]) => `export * as ${ns} from "${sp}"`)
   for (const [name, sp] of keepFlat) lines.push(`export { ${name} } from "${sp}"`)
   const next = `${head}${head === "" ? "" : "\n"}${lines.join("\n")}\n`
-  maps.set(e.spec, { byName, nsSelf, keepFlat, file: e.file, next, changedIndex: next !== text })
+  maps.set(e.spec, { byName, nsSelf, keepFlat, namespaces, pkg: e.pkg, file: e.file, next, changedIndex: next !== text })
 }
 
 // ---------------------------------------------------------------- importers
@@ -187,15 +201,19 @@ const dshSpec = (text) => (text.startsWith("@dsh/") ? text : undefined)
 /** Rewrites one TypeScript text; returns the new text (or the same). */
 const rewrite = (file, text) => {
   const sf = parse(file, text)
+  const textOf = new Map() // map key -> the specifier as this file writes it
+  const keyOf = (spec) => {
+    const key = maps.has(spec) ? spec : spec.startsWith(".") ? entryByFile.get(resolve(dirname(file), spec)) : undefined
+    if (key !== undefined && !textOf.has(key)) textOf.set(key, spec)
+    return key
+  }
   const edits = []
   const locals = new Map() // local name -> "Ns.name"
   const removed = new Set()
   const plans = []
   for (const s of sf.statements) {
-    if (ts.isImportDeclaration(s) && dshSpec(s.moduleSpecifier.text) && maps.has(s.moduleSpecifier.text)) plans.push(s)
-    else if (ts.isImportDeclaration(s) && dshSpec(s.moduleSpecifier.text) && !maps.has(s.moduleSpecifier.text)) {
-      // A subpath that is a module itself (e.g. @dsh/telemetry/file-log): unchanged.
-    }
+    // A subpath that is a module itself (e.g. @dsh/telemetry/file-log) has no map: unchanged.
+    if (ts.isImportDeclaration(s) && keyOf(s.moduleSpecifier.text) !== undefined) plans.push(s)
   }
   for (const s of plans) for (const el of s.importClause?.namedBindings?.elements ?? []) removed.add(el)
   const taken = declaredNames(sf, removed)
@@ -211,6 +229,21 @@ const rewrite = (file, text) => {
     usedLocal.add(name)
     return name
   }
+  /** `local.name` → `local.Module.name` inside `scope`, for a module object bound to `local`. */
+  const memberAccess = (local, map, scope) => {
+    const walk = (n) => {
+      if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === local) {
+        const ns = map.byName.get(n.name.text)
+        if (ns !== undefined && !(ns === n.name.text && map.nsSelf.has(ns))) edits.push([n.name.getStart(sf), n.name.getStart(sf), `${ns}.`])
+      }
+      if (ts.isQualifiedName(n) && ts.isIdentifier(n.left) && n.left.text === local) {
+        const ns = map.byName.get(n.right.text)
+        if (ns !== undefined && !(ns === n.right.text && map.nsSelf.has(ns))) edits.push([n.right.getStart(sf), n.right.getStart(sf), `${ns}.`])
+      }
+      ts.forEachChild(n, walk)
+    }
+    walk(scope)
+  }
   const wanted = new Map() // spec -> Map(local namespace -> { ns, value })
   const flatBySpec = new Map() // spec -> flat specifier texts
   const want = (spec, nsName, ns, value) => {
@@ -222,13 +255,14 @@ const rewrite = (file, text) => {
   }
   const allTypeOnly = new Map() // spec -> every import of it is `import type`
   for (const s of plans) {
-    const spec = s.moduleSpecifier.text
+    const spec = keyOf(s.moduleSpecifier.text)
     const map = maps.get(spec)
     const clause = s.importClause
     if (clause?.name) problem(file, s, `default import from ${spec}`)
     const bindings = clause?.namedBindings
     if (bindings && ts.isNamespaceImport(bindings)) {
-      problem(file, s, `namespace import of ${spec}: rewrite its uses by hand`)
+      // import * as T from "…": `T.name` becomes `T.Module.name`.
+      memberAccess(bindings.name.text, map, sf)
       continue
     }
     allTypeOnly.set(spec, (allTypeOnly.get(spec) ?? true) && clause?.isTypeOnly === true)
@@ -251,8 +285,8 @@ const rewrite = (file, text) => {
   // Re-exports from @dsh packages: `export { X } from "@dsh/x"` -> `export const/type X = Ns.X`.
   const exportOut = new Map() // statement -> lines
   for (const s of sf.statements) {
-    if (!ts.isExportDeclaration(s) || !s.moduleSpecifier || !maps.has(s.moduleSpecifier.text)) continue
-    const spec = s.moduleSpecifier.text
+    if (!ts.isExportDeclaration(s) || !s.moduleSpecifier || keyOf(s.moduleSpecifier.text) === undefined) continue
+    const spec = keyOf(s.moduleSpecifier.text)
     const map = maps.get(spec)
     if (!s.exportClause || !ts.isNamedExports(s.exportClause)) {
       problem(file, s, `export * from ${spec}`)
@@ -282,7 +316,7 @@ const rewrite = (file, text) => {
       return typeOnlyDecl || w.value ? alias : `type ${alias}`
     })
     const all = [...specs, ...(flatBySpec.get(spec) ?? [])]
-    return all.length === 0 ? "" : `import ${typeOnlyDecl ? "type " : ""}{ ${all.join(", ")} } from "${spec}"`
+    return all.length === 0 ? "" : `import ${typeOnlyDecl ? "type " : ""}{ ${all.join(", ")} } from "${textOf.get(spec)}"`
   }
   const placed = new Set()
   const removeStatement = (s) => {
@@ -291,7 +325,7 @@ const rewrite = (file, text) => {
     edits.push([s.getStart(sf), end, ""])
   }
   for (const s of plans) {
-    const spec = s.moduleSpecifier.text
+    const spec = keyOf(s.moduleSpecifier.text)
     if (s.importClause?.namedBindings && ts.isNamespaceImport(s.importClause.namedBindings)) continue
     if (placed.has(spec)) {
       removeStatement(s)
@@ -303,7 +337,7 @@ const rewrite = (file, text) => {
     else if (line !== s.getText(sf).replace(/;$/, "")) edits.push([s.getStart(sf), s.getEnd(), line])
   }
   for (const [s, out] of exportOut) {
-    const spec = s.moduleSpecifier.text
+    const spec = keyOf(s.moduleSpecifier.text)
     const lines = placed.has(spec) ? out : [importLine(spec), ...out]
     placed.add(spec)
     edits.push([s.getStart(sf), s.getEnd(), lines.join("\n")])
@@ -332,14 +366,7 @@ const rewrite = (file, text) => {
       const fn = then.parent.arguments[0]
       const param = fn && (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) ? fn.parameters[0]?.name : undefined
       if (param && ts.isIdentifier(param)) {
-        const walk = (n) => {
-          if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === param.text) {
-            const ns = map.byName.get(n.name.text)
-            if (ns !== undefined && !(ns === n.name.text && map.nsSelf.has(ns))) edits.push([n.name.getStart(sf), n.name.getStart(sf), `${ns}.`])
-          }
-          ts.forEachChild(n, walk)
-        }
-        walk(fn.body)
+        memberAccess(param.text, map, fn.body)
         return
       }
     }
@@ -386,13 +413,16 @@ const rewrite = (file, text) => {
 
 // ---------------------------------------------------------------- run
 
+const overlay = new Map() // file -> text written by this run
+const current = (file) => overlay.get(file) ?? read(file)
 const write = (file, text) => {
-  changed.push(relative(ROOT, file))
+  if (!changed.includes(relative(ROOT, file))) changed.push(relative(ROOT, file))
+  overlay.set(file, text)
   if (!DRY) writeFileSync(file, text)
 }
 for (const [, m] of maps) if (m.changedIndex) write(m.file, m.next)
 
-const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "*.ts", "*.mts", "*.md"], { cwd: ROOT, encoding: "utf8" })
+const files = execFileSync("git", ["ls-files", "-co", "--exclude-standard", "*.ts", "*.mts", "*.mjs", "*.md"], { cwd: ROOT, encoding: "utf8" })
   .split("\n").filter(Boolean)
   .filter((f) => /^(packages\/[^/]+\/(src|test|bench|scripts)\/|examples\/|scripts\/|packages\/[^/]+\/README\.md$|README\.md$)/.test(f))
   .filter((f) => !f.includes("node_modules/") && !f.includes("/dist/"))
@@ -400,7 +430,7 @@ for (const rel of files) {
   const file = join(ROOT, rel)
   if (!existsSync(file)) continue
   const text = read(file)
-  if (!text.includes("@dsh/") && !FIXUPS.some(([f]) => f === rel)) continue
+  if (rel.endsWith(".md") && !text.includes("@dsh/")) continue
   let next
   if (rel.endsWith(".md")) {
     next = text.replace(/(```(?:ts|typescript)\n)([\s\S]*?)(```)/g, (all, open, code, close) =>
@@ -411,6 +441,260 @@ for (const rel of files) {
     if (next.includes(before)) next = next.replace(before, after)
     else if (!next.includes(after)) problems.push(`${f}: fixup not applicable: ${before}`)
   }
+  if (next !== text) write(file, next)
+}
+
+// ---------------------------------------------------------------- phase 2: Effect's names
+
+/**
+ * A service module's constructor and layer take Effect's names: `make`, `layer`, `layerWith…`
+ * (package, module, old name, new name). Uses inside the package keep their old local name
+ * (`import { make as makeSubagents } from "./Subagents.ts"`); importers of the package's
+ * index use the new one (`Subagents.make`).
+ */
+const RENAMES = [
+  ["@dsh/subagent", "Subagents", "makeSubagents", "make"],
+  ["@dsh/subagent", "Worktrees", "makeWorktrees", "make"],
+  ["@dsh/subagent", "Worktrees", "worktreesLayer", "layer"],
+  ["@dsh/subagent", "Lane", "makeMemoryLane", "makeMemory"],
+  ["@dsh/session", "StoreTrouble", "makeStoreTrouble", "make"],
+  ["@dsh/tools", "Permissions", "makePermissions", "make"],
+  ["@dsh/tools", "Permissions", "permissionsLayer", "layer"],
+  ["@dsh/tools", "Hooks", "makeHooks", "make"],
+  ["@dsh/telemetry", "FileLog", "fileLogLayer", "layer"],
+  ["@dsh/subprocess", "LocalProcessLauncher", "makeLocalProcessLauncher", "make"],
+  ["@dsh/subprocess", "LocalProcessLauncher", "layerLocal", "layer"],
+  ["@dsh/harness", "Harness", "makeHost", "make"]
+]
+/**
+ * Members of a class (its statics) or of an exported object that become the module's own
+ * exports (package, module, owner): `ModelRegistry.ModelRegistry.layerWith` → `ModelRegistry.layerWith`.
+ * `drop`: the object only aliased module exports renamed above; it is removed.
+ */
+const HOISTS = [
+  { pkg: "@dsh/llm", module: "ModelRegistry", owner: "ModelRegistry" },
+  { pkg: "@dsh/subagent", module: "Lane", owner: "Lane" },
+  { pkg: "@dsh/harness", module: "Harness", owner: "Harness" },
+  { pkg: "@dsh/subprocess", module: "LocalProcessLauncher", owner: "LocalProcessLauncher", drop: { make: "make", layer: "layer" } }
+]
+
+const moduleFileOf = (pkg, module) => {
+  for (const m of maps.values()) {
+    if (m.pkg === pkg && m.namespaces.has(module)) return moduleOf(m.file, m.namespaces.get(module)).file
+  }
+  return undefined
+}
+const dedent = (text) => text.split("\n").map((l) => (l.startsWith("  ") ? l.slice(2) : l)).join("\n")
+
+/** In the module itself: statics and object members out to module level; renamed declarations. */
+const hoistIn = (file, hoists, renames) => {
+  let text = current(file)
+  const members = new Map() // owner -> Map(member -> new name)
+  for (const h of hoists) {
+    const sf = parse(file, text)
+    const decl = sf.statements.find((st) =>
+      (ts.isClassDeclaration(st) && st.name?.text === h.owner) ||
+      (ts.isVariableStatement(st) && st.declarationList.declarations[0]?.name.getText(sf) === h.owner))
+    if (decl === undefined) continue // already hoisted
+    const names = new Map()
+    members.set(h.owner, names)
+    if (h.drop) {
+      for (const [m, n] of Object.entries(h.drop)) names.set(m, n)
+      let start = decl.getFullStart()
+      text = text.slice(0, start) + text.slice(decl.getEnd()).replace(/^\n/, "")
+      continue
+    }
+    const outs = []
+    if (ts.isClassDeclaration(decl)) {
+      const statics = decl.members.filter((m) => ts.isPropertyDeclaration(m) && m.modifiers?.some((x) => x.kind === ts.SyntaxKind.StaticKeyword))
+      if (statics.length === 0) continue
+      for (const m of statics) names.set(m.name.getText(sf), m.name.getText(sf))
+      for (const m of statics) {
+        const full = text.slice(m.getFullStart(), m.getEnd()).replace(/^\s*\n/, "")
+        outs.push(dedent(full).replace(/^(\s*(?:\/\*\*[\s\S]*?\*\/\s*)?)static readonly /, "$1export const "))
+      }
+      const head = text.slice(decl.getStart(sf), decl.members.pos).trimEnd()
+      const replacement = `${head.endsWith("{") ? head : `${head} {`}}\n\n${outs.join("\n\n")}`
+      text = text.slice(0, decl.getStart(sf)) + replacement + text.slice(decl.getEnd())
+    } else {
+      const init = decl.declarationList.declarations[0].initializer
+      if (!init || !ts.isObjectLiteralExpression(init)) continue
+      for (const prop of init.properties) {
+        if (!ts.isPropertyAssignment(prop)) {
+          problem(file, prop, `${h.owner}: only \`name: value\` members can be hoisted`)
+          continue
+        }
+        const name = prop.name.getText(sf)
+        names.set(name, name)
+        const comment = text.slice(prop.getFullStart(), prop.getStart(sf)).replace(/^\s*\n/, "")
+        outs.push(`${dedent(comment)}export const ${name} = ${dedent(prop.initializer.getText(sf))}`)
+      }
+      const lead = text.slice(decl.getFullStart(), decl.getStart(sf))
+      const keepLead = lead.replace(/\/\*\*[\s\S]*?\*\/\s*$/, "")
+      text = text.slice(0, decl.getFullStart()) + keepLead + outs.join("\n\n") + text.slice(decl.getEnd())
+    }
+  }
+  // Inside the module: `Owner.member` → `member`, renamed declarations and their uses.
+  const sf = parse(file, text)
+  const edits = []
+  const visit = (n) => {
+    if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && members.get(n.expression.text)?.has(n.name.text)) {
+      edits.push([n.getStart(sf), n.getEnd(), members.get(n.expression.text).get(n.name.text)])
+      return
+    }
+    if (ts.isIdentifier(n) && renames.has(n.text)) {
+      const p = n.parent
+      const isDecl = (ts.isVariableDeclaration(p) || ts.isFunctionDeclaration(p)) && p.name === n
+      if (isDecl || isReference(n)) edits.push([n.getStart(sf), n.getEnd(), renames.get(n.text)])
+    }
+    ts.forEachChild(n, visit)
+  }
+  visit(sf)
+  edits.sort((a, b) => b[0] - a[0])
+  for (const [a, b, r] of edits) text = text.slice(0, a) + r + text.slice(b)
+  const declared = declaredNames(parse(file, text), new Set())
+  for (const [, n] of renames) if (!declared.has(n)) problem(file, undefined, `renamed ${n} is not declared`)
+  if (text !== current(file)) write(file, text)
+  return members
+}
+
+// Derived from the tree besides the table: in a module M, `makeM` → `make`, `makeMWith` →
+// `makeWith`, `mLayer` → `layer` (unless M already has that name anywhere).
+const derived = []
+for (const m of maps.values()) {
+  for (const [ns, sp] of m.namespaces) {
+    const file = moduleOf(m.file, sp).file
+    if (!existsSync(file)) continue
+    const names = new Set(exportsOf(file))
+    const declared = declaredNames(parse(file, current(file)), new Set())
+    const lc = `${ns[0].toLowerCase()}${ns.slice(1)}`
+    for (const [from, to] of [[`make${ns}`, "make"], [`make${ns}With`, "makeWith"], [`${lc}Layer`, "layer"]]) {
+      if (!names.has(from) || RENAMES.some(([p, mod, f]) => p === m.pkg && mod === ns && f === from)) continue
+      if (declared.has(to)) console.log(`kept: ${relative(ROOT, file)}: ${from} (the module already has a binding named ${to})`)
+      else if (!derived.some(([p, mod, f]) => p === m.pkg && mod === ns && f === from)) derived.push([m.pkg, ns, from, to])
+    }
+  }
+}
+const hoisted = new Map() // `${pkg}:${module}` -> Map(owner -> Map(member -> new))
+const renamed = new Map() // `${pkg}:${module}` -> Map(old -> new)
+for (const [pkg, module, from, to] of [...RENAMES, ...derived]) {
+  const key = `${pkg}:${module}`
+  renamed.set(key, (renamed.get(key) ?? new Map()).set(from, to))
+}
+const moduleKeys = new Set([...renamed.keys(), ...HOISTS.map((h) => `${h.pkg}:${h.module}`)])
+const moduleFiles2 = new Map()
+for (const key of moduleKeys) {
+  const [pkg, module] = key.split(":")
+  const file = moduleFileOf(pkg, module)
+  if (file === undefined) {
+    problems.push(`no module ${module} in ${pkg}`)
+    continue
+  }
+  moduleFiles2.set(file, key)
+  hoisted.set(key, hoistIn(file, HOISTS.filter((h) => `${h.pkg}:${h.module}` === key), renamed.get(key) ?? new Map()))
+}
+
+/** Importers: relative ones alias the new name to the old; index importers use the new names. */
+const renameUses = (file, text) => {
+  const sf = parse(file, text)
+  const edits = []
+  const nsLocals = new Map() // local namespace name -> key
+  for (const st of sf.statements) {
+    if (!ts.isImportDeclaration(st) || !st.importClause?.namedBindings || !ts.isNamedImports(st.importClause.namedBindings)) continue
+    const spec = st.moduleSpecifier.text
+    const target = spec.startsWith(".") ? resolve(dirname(file), spec) : subpathModule.get(spec)
+    const entryKey = maps.has(spec) ? spec : target !== undefined ? entryByFile.get(target) : undefined
+    for (const el of st.importClause.namedBindings.elements) {
+      const orig = (el.propertyName ?? el.name).text
+      if (entryKey !== undefined) {
+        const key = `${maps.get(entryKey).pkg}:${orig}`
+        if (moduleKeys.has(key) && maps.get(entryKey).namespaces.has(orig)) nsLocals.set(el.name.text, key)
+      } else if (target !== undefined && moduleFiles2.has(target)) {
+        const to = renamed.get(moduleFiles2.get(target))?.get(orig)
+        if (to !== undefined) edits.push([el.getStart(sf), el.getEnd(), `${to} as ${el.name.text}`])
+        const owner = hoisted.get(moduleFiles2.get(target))?.get(orig)
+        if (owner !== undefined) {
+          // `Owner.member` inside the package: the member imported under `ownerMember`.
+          const aliases = new Map()
+          const find = (n) => {
+            if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === el.name.text && owner.has(n.name.text)) {
+              const member = owner.get(n.name.text)
+              const alias = `${orig[0].toLowerCase()}${orig.slice(1)}${member[0].toUpperCase()}${member.slice(1)}`
+              aliases.set(member, alias)
+              edits.push([n.getStart(sf), n.getEnd(), alias])
+            }
+            ts.forEachChild(n, find)
+          }
+          find(sf)
+          const extra = [...aliases].map(([m, a]) => `${m} as ${a}`)
+          if (extra.length > 0) edits.push([el.getEnd(), el.getEnd(), `, ${extra.join(", ")}`])
+        }
+      }
+    }
+  }
+  // const { Module: { old } } = await import("@dsh/x") → { Module: { new: old } }
+  const destructured = (n) => {
+    if (ts.isVariableDeclaration(n) && ts.isObjectBindingPattern(n.name) && n.initializer) {
+      const spec = /import\("(@dsh\/[^"]+)"\)/.exec(n.initializer.getText(sf))?.[1]
+      const entry = spec === undefined ? undefined : maps.get(spec)
+      for (const el of entry === undefined ? [] : n.name.elements) {
+        const module = (el.propertyName ?? el.name).getText(sf)
+        const names = renamed.get(`${entry.pkg}:${module}`)
+        if (names === undefined || !ts.isObjectBindingPattern(el.name)) continue
+        for (const inner of el.name.elements) {
+          const orig = (inner.propertyName ?? inner.name).getText(sf)
+          const to = names.get(orig)
+          if (to === undefined) continue
+          if (inner.propertyName) edits.push([inner.propertyName.getStart(sf), inner.propertyName.getEnd(), to])
+          else edits.push([inner.name.getStart(sf), inner.name.getStart(sf), `${to}: `])
+        }
+      }
+    }
+    ts.forEachChild(n, destructured)
+  }
+  destructured(sf)
+  if (nsLocals.size > 0) {
+    const visit = (n) => {
+      if (ts.isPropertyAccessExpression(n) && ts.isIdentifier(n.expression) && nsLocals.has(n.expression.text)) {
+        const key = nsLocals.get(n.expression.text)
+        const to = renamed.get(key)?.get(n.name.text)
+        if (to !== undefined) edits.push([n.name.getStart(sf), n.name.getEnd(), to])
+        // `Ns.Owner.member` → `Ns.member`
+        const outer = n.parent
+        const owner = hoisted.get(key)?.get(n.name.text)
+        if (owner !== undefined && ts.isPropertyAccessExpression(outer) && outer.expression === n && owner.has(outer.name.text)) {
+          edits.push([n.name.getStart(sf), outer.name.getEnd(), owner.get(outer.name.text)])
+          return
+        }
+      }
+      // The same in type queries: `typeof Ns.old`, `typeof Ns.Owner.member`.
+      if (ts.isQualifiedName(n) && ts.isIdentifier(n.left) && nsLocals.has(n.left.text)) {
+        const key = nsLocals.get(n.left.text)
+        const to = renamed.get(key)?.get(n.right.text)
+        if (to !== undefined) edits.push([n.right.getStart(sf), n.right.getEnd(), to])
+        const outer = n.parent
+        const owner = hoisted.get(key)?.get(n.right.text)
+        if (owner !== undefined && ts.isQualifiedName(outer) && outer.left === n && owner.has(outer.right.text)) {
+          edits.push([n.right.getStart(sf), outer.right.getEnd(), owner.get(outer.right.text)])
+          return
+        }
+      }
+      ts.forEachChild(n, visit)
+    }
+    visit(sf)
+  }
+  edits.sort((a, b) => b[0] - a[0])
+  let out = text
+  for (const [a, b, r] of edits) out = out.slice(0, a) + r + out.slice(b)
+  return out
+}
+for (const rel of files) {
+  const file = join(ROOT, rel)
+  if (!existsSync(file)) continue
+  const text = current(file)
+  const next = rel.endsWith(".md")
+    ? text.replace(/(```(?:ts|typescript)\n)([\s\S]*?)(```)/g, (all, open, code, close) => `${open}${renameUses(`${file}.block.ts`, code)}${close}`)
+    : renameUses(file, text)
   if (next !== text) write(file, next)
 }
 console.log(`${changed.length} files changed${DRY ? " (dry run)" : ""}`)

@@ -1,7 +1,7 @@
 // dsh's subagents inside an AI SDK loop: a ToolLoopAgent whose tools are kit.tools.aiSdk().
 // Run: node main.ts (a local mock model plays every agent; see mock.ts).
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { announcementsStep, createSubagents, type SubagentProgress } from "@dsh/kit"
+import { Tools, createSubagents } from "@dsh/kit"
 import { readUIMessageStream, stepCountIs, ToolLoopAgent, type ToolSet, type UIMessage } from "ai"
 import { z } from "zod"
 import { startMockModel } from "./mock.ts"
@@ -22,7 +22,7 @@ const lead = new ToolLoopAgent({
   instructions: "You lead: hand work to subagents.",
   tools: await kit.tools.aiSdk<ToolSet>(),
   // Background outcomes reach the model before its next call (held up to 30 s for ones still running).
-  prepareStep: announcementsStep(kit, { waitMs: 30_000 }),
+  prepareStep: Tools.announcementsStep(kit, { waitMs: 30_000 }),
   stopWhen: stepCountIs(5)
 })
 
@@ -33,7 +33,7 @@ const seen = new Set<string>()
 for await (const message of readUIMessageStream<UIMessage>({ stream: stream.toUIMessageStream() })) {
   for (const part of message.parts) {
     if (part.type !== "tool-subagent" || part.state !== "output-available") continue
-    const output = part.output as SubagentProgress | string // preliminary: progress; final: the result
+    const output = part.output as Tools.SubagentProgress | string // preliminary: progress; final: the result
     const key = part.preliminary === true ? (typeof output === "object" ? output.handle : undefined) : part.toolCallId
     if (key === undefined || seen.has(key)) continue
     seen.add(key)

@@ -1,6 +1,6 @@
 // A local OpenAI-compatible server that plays every model of the example, scripted per request
 // (each agent is known by its system prompt). Swap it for a real provider's URL and key.
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 
 interface Message {
   readonly role: string
@@ -9,7 +9,7 @@ interface Message {
 
 const textOf = (m: Message | undefined) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""))
 
-const reply = (request: FakeRequest): FakeReply => {
+const reply = (request: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply => {
   const messages = (request.body as { messages: Array<Message> }).messages
   const system = textOf(messages.find((m) => m.role === "system"))
   const last = messages.at(-1)
@@ -33,4 +33,4 @@ const reply = (request: FakeRequest): FakeReply => {
   return { toolCalls: [{ name: "subagent", arguments: { agent: "researcher", description: "find the answer", prompt: "What is the answer?" } }] }
 }
 
-export const startMockModel = (): Promise<FakeServer> => startFakeOpenAIServer({ respond: reply })
+export const startMockModel = (): Promise<FakeOpenAIServer.FakeServer> => FakeOpenAIServer.startFakeOpenAIServer({ respond: reply })

@@ -2,7 +2,7 @@
 // of its handlers. Run: node main.ts (a local mock model; see mock.ts).
 import { createSubagents } from "@dsh/kit"
 import { ModelRegistry } from "@dsh/llm"
-import { layerFromSpec } from "@dsh/llm-effect-ai"
+import { ToEffectAi } from "@dsh/llm-effect-ai"
 import { OpenAIAdapter } from "@dsh/llm-openai"
 import { Effect, Layer } from "effect"
 import { Chat } from "effect/ai"
@@ -31,7 +31,7 @@ const program = Effect.gen(function*() {
 })
 
 // The Chat's own model: any effect/ai LanguageModel; here dsh's `openai:` adapter on the mock.
-const model = layerFromSpec("openai:lead-1", { env: process.env }).pipe(Layer.provide(ModelRegistry.layerWith([OpenAIAdapter])))
+const model = ToEffectAi.layerFromSpec("openai:lead-1", { env: process.env }).pipe(Layer.provide(ModelRegistry.layerWith([OpenAIAdapter.OpenAIAdapter])))
 try {
   console.log(`chat: ${await Effect.runPromise(program.pipe(Effect.provide(Layer.merge(model, layer))))}`)
 } finally {

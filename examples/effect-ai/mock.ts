@@ -1,6 +1,6 @@
 // A local OpenAI-compatible server that plays the Chat's model and dsh's child, scripted per
 // request; each agent is known by its system prompt.
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 
 interface Message {
   readonly role: string
@@ -11,7 +11,7 @@ const textOf = (m: Message | undefined) => (typeof m?.content === "string" ? m.c
 // effect/ai encodes a tool's result with its success schema: a string arrives JSON-quoted.
 const plain = (text: string): string => (text.startsWith('"') ? String(JSON.parse(text)) : text)
 
-const reply = (request: FakeRequest): FakeReply => {
+const reply = (request: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply => {
   const messages = (request.body as { messages: Array<Message> }).messages
   const system = textOf(messages.find((m) => m.role === "system"))
   const last = messages.at(-1)
@@ -21,4 +21,4 @@ const reply = (request: FakeRequest): FakeReply => {
   return { toolCalls: [{ name: "subagent", arguments: { agent: "reviewer", description: "review", prompt: "Review the change in src/parse.ts." } }] }
 }
 
-export const startMockModel = (): Promise<FakeServer> => startFakeOpenAIServer({ respond: reply })
+export const startMockModel = (): Promise<FakeOpenAIServer.FakeServer> => FakeOpenAIServer.startFakeOpenAIServer({ respond: reply })

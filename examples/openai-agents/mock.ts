@@ -1,6 +1,6 @@
 // A local OpenAI-compatible server (Chat Completions, streamed) that plays the OpenAI Agents
 // lead and dsh's child, scripted per request; each agent is known by its system prompt.
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 
 interface Message {
   readonly role: string
@@ -9,7 +9,7 @@ interface Message {
 
 const textOf = (m: Message | undefined) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""))
 
-const reply = (request: FakeRequest): FakeReply => {
+const reply = (request: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply => {
   const messages = (request.body as { messages: Array<Message> }).messages
   const system = textOf(messages.find((m) => m.role === "system"))
   const last = messages.at(-1)
@@ -19,4 +19,4 @@ const reply = (request: FakeRequest): FakeReply => {
   return { toolCalls: [{ name: "subagent", arguments: { agent: "researcher", description: "population", prompt: "How many people live in Paris?" } }] }
 }
 
-export const startMockModel = (): Promise<FakeServer> => startFakeOpenAIServer({ respond: reply })
+export const startMockModel = (): Promise<FakeOpenAIServer.FakeServer> => FakeOpenAIServer.startFakeOpenAIServer({ respond: reply })

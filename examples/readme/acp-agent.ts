@@ -1,9 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { staticCatalog } from "@dsh/agent"
-import { serveAcp } from "@dsh/acp-agent"
+import { AgentCatalog } from "@dsh/agent"
+import { ServeAcp } from "@dsh/acp-agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
@@ -12,19 +12,19 @@ import { join } from "node:path"
 
 // Any AgentHost can be served; this one is a harness with one agent on a scripted model.
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: { name: "echo", description: "echoes", systemPrompt: "You echo.", override: false, scope: "runtime", source: "example" } })),
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "echo", description: "echoes", systemPrompt: "You echo.", override: false, scope: "runtime", source: "example" } })),
   backends: [],
   model: "scripted:echo"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-acp-")) }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { echo: { rules: [{ reply: { text: "You said: {{lastUser}}" } }] } } })])
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { echo: { rules: [{ reply: { text: "You said: {{lastUser}}" } }] } } })])
 )))
 
 // An in-memory stream pair; on stdio pass acp.ndJsonStream(io.writable, io.readable) with
 // io = webStdio(process.stdout, process.stdin) from @dsh/subprocess, as `dsh acp` does.
 const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
 const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
-const served = Effect.runPromise(serveAcp({ stream: { readable: toAgent.readable, writable: toClient.writable }, agentInfo: { name: "echo", version: "1.0.0" } }).pipe(Effect.provide(host)))
+const served = Effect.runPromise(ServeAcp.serveAcp({ stream: { readable: toAgent.readable, writable: toClient.writable }, agentInfo: { name: "echo", version: "1.0.0" } }).pipe(Effect.provide(host)))
 
 // An editor's side, with the ACP SDK's client.
 const reply = await acp.client({ name: "editor" })

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { loadFileCatalog, makeFileTrustStore, resolveAgents } from "@dsh/agent-files"
+import { FileCatalog, ResolveAgents, TrustStore } from "@dsh/agent-files"
 import { Effect } from "effect"
 
 // A project with an agent file written for Claude Code (its `Task` tool), a Codex role, and a
@@ -29,7 +29,7 @@ const cwd = join(root, "repo")
 const options = { cwd, dshHome: join(root, "home", ".dsh"), userHome: join(root, "home") }
 
 const program = Effect.gen(function*() {
-  const first = yield* resolveAgents(options)
+  const first = yield* ResolveAgents.resolveAgents(options)
   const reviewer = first.agents.find((a) => a.name === "reviewer")!
   const tester = first.agents.find((a) => a.name === "test-runner")!
   // Vendor tool names are mapped (`Task` → `subagent`); a read-only Codex role loses Edit and Write.
@@ -38,8 +38,8 @@ const program = Effect.gen(function*() {
   // A project file replaces a built-in only in a trusted project.
   console.log(first.projectTrusted, first.skipped.length) // false 1
 
-  yield* makeFileTrustStore(options.dshHome).trust(first.projectRoot)
-  const catalog = yield* loadFileCatalog({ ...options, env: {} })
+  yield* TrustStore.makeFileTrustStore(options.dshHome).trust(first.projectRoot)
+  const catalog = yield* FileCatalog.loadFileCatalog({ ...options, env: {} })
   console.log(catalog.systemPrompt) // You are this project's agent.
   console.log(catalog.render(reviewer, cwd) === `You review the code at ${cwd}.`) // true
 })

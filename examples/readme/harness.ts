@@ -1,7 +1,7 @@
-import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
@@ -9,7 +9,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "example" })
 
 // One script plays both agents: the lead delegates, the researcher (known by its prompt) answers.
@@ -22,17 +22,17 @@ const script = {
 }
 
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-  backends: [SpawnProvider], // + ForkBackend, ACP or dsh-sdk backends, your own
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+  backends: [SpawnProvider.SpawnProvider], // + ForkBackend, ACP or dsh-sdk backends, your own
   tools: [], // e.g. makeBuiltinTools from @dsh/tools-builtin
   model: "scripted:example"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-harness-")) }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { example: script } })])
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { example: script } })])
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "What is the answer?" })
   console.log(result.result) // My researcher says: The answer is 42.

@@ -1,8 +1,8 @@
 import { createSubagents } from "@dsh/kit"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 
 // An offline model that plays both agents (or pass "openai:gpt-4.1-mini"): the lead delegates, the researcher answers.
-const model = makeScriptedModel({
+const model = ScriptedModel.make({
   rules: [
     { when: { system: "^You research" }, reply: { text: "The answer is 42." } },
     { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { agent: "researcher", description: "find the answer", prompt: "What is the answer?" } }] } },

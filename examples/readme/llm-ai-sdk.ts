@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4StreamPart } from "@ai-sdk/provider"
-import { userMessage } from "@dsh/core"
-import { fromAiSdk } from "@dsh/llm-ai-sdk"
+import { Messages } from "@dsh/core"
+import { FromAiSdk } from "@dsh/llm-ai-sdk"
 import { Effect } from "effect"
 
 // Any AI SDK model works (createGroq()("llama-3.3-70b"), …); a hand-made V4 one needs no network.
@@ -11,5 +11,5 @@ const model: LanguageModelV4 = {
   doGenerate: () => Promise.reject(new Error("stream only")),
   doStream: async () => ({ stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) })
 }
-const answer = await Effect.runPromise(fromAiSdk(model).generate({ messages: [userMessage("hi")], tools: [] }))
+const answer = await Effect.runPromise(FromAiSdk.fromAiSdk(model).generate({ messages: [Messages.userMessage("hi")], tools: [] }))
 console.log(answer.message.content, `(${answer.finishReason}, ${answer.usage.totalTokens} tokens)`)

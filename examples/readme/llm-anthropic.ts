@@ -1,20 +1,20 @@
-import { systemMessage, userMessage } from "@dsh/core"
+import { Messages } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { AnthropicAdapter } from "@dsh/llm-anthropic"
-import { startFakeAnthropicServer } from "@dsh/llm-anthropic/testing"
+import { FakeAnthropicServer } from "@dsh/llm-anthropic/testing"
 import { Effect } from "effect"
 
 // A local stand-in for api.anthropic.com on 127.0.0.1: first "overloaded" (529), then an answer.
-const server = await startFakeAnthropicServer({
+const server = await FakeAnthropicServer.startFakeAnthropicServer({
   replies: [{ status: 529 }, { text: "Two files changed.", toolCalls: [{ name: "Glob", arguments: { pattern: "src/**" } }], usage: { input: 40, output: 12 } }]
 })
 
 const program = Effect.gen(function*() {
-  const registry = yield* ModelRegistry
+  const registry = yield* ModelRegistry.ModelRegistry
   // Reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL from the environment it is given (here: the fake's).
   const model = yield* registry.resolve("anthropic:claude-sonnet-4-5", { env: { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url } })
   const glob = { name: "Glob", description: "Finds files.", parameters: { type: "object", properties: { pattern: { type: "string" } } } }
-  const response = yield* model.generate({ messages: [systemMessage("You are terse."), userMessage("What changed?")], tools: [glob], thinking: "low" })
+  const response = yield* model.generate({ messages: [Messages.systemMessage("You are terse."), Messages.userMessage("What changed?")], tools: [glob], thinking: "low" })
 
   console.log(response.message.content) // Two files changed.
   console.log(response.message.toolCalls?.map((call) => `${call.name} ${call.arguments}`).join("\n")) // Glob {"pattern":"src/**"}
@@ -26,4 +26,4 @@ const program = Effect.gen(function*() {
   console.log(server.requests[1]?.headers["anthropic-version"]) // 2023-06-01
 })
 
-await Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([AnthropicAdapter])))).finally(() => server.close())
+await Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([AnthropicAdapter.AnthropicAdapter])))).finally(() => server.close())

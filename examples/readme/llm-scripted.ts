@@ -1,10 +1,10 @@
-import { type Message, userMessage } from "@dsh/core"
+import { Messages } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
+import { type Script, ScriptedAdapter } from "@dsh/llm-scripted"
 import { Effect } from "effect"
 
 // Each model call takes the first rule whose conditions hold; strings are templates.
-const review: Script = {
+const review: Script.Script = {
   rules: [
     { when: { lastUser: "^review (\\S+)", step: 0 }, reply: { text: "Reading {{1}}.", toolCalls: [{ name: "Read", arguments: { path: "{{1}}" } }] } },
     { when: { step: 1 }, reply: { text: "`{{lastTool|firstLine}}` looks fine.", usage: { input: 120, output: 8 } } }
@@ -13,10 +13,10 @@ const review: Script = {
 }
 
 const program = Effect.gen(function*() {
-  const model = yield* (yield* ModelRegistry).resolve("scripted:review")
-  const ask = (messages: ReadonlyArray<Message>) => model.generate({ messages, tools: [] })
+  const model = yield* (yield* ModelRegistry.ModelRegistry).resolve("scripted:review")
+  const ask = (messages: ReadonlyArray<Messages.Message>) => model.generate({ messages, tools: [] })
 
-  const conversation: Array<Message> = [userMessage("review src/answer.ts")]
+  const conversation: Array<Messages.Message> = [Messages.userMessage("review src/answer.ts")]
   const first = yield* ask(conversation)
   const call = first.message.toolCalls?.[0]
   console.log(first.message.content, call?.name, call?.arguments) // Reading src/answer.ts. Read {"path":"src/answer.ts"}
@@ -26,8 +26,8 @@ const program = Effect.gen(function*() {
   const second = yield* ask(conversation)
   console.log(second.message.content, second.usage.totalTokens) // `export const answer = 42` looks fine. 128
 
-  console.log((yield* ask([userMessage("hello")])).message.content) // I only review files.
+  console.log((yield* ask([Messages.userMessage("hello")])).message.content) // I only review files.
 })
 
 // `scripted:review` resolves the script by name; `scripted:<file>.json` would load a file.
-Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { review } })]))))
+Effect.runPromise(program.pipe(Effect.provide(ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { review } })]))))

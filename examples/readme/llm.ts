@@ -1,30 +1,30 @@
-import { makeUsage, userMessage } from "@dsh/core"
-import { makeLanguageModel, type ModelAdapter, ModelRegistry, type StreamPart } from "@dsh/llm"
+import { Messages, Usage } from "@dsh/core"
+import { LanguageModel, ModelRegistry } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 
 // An adapter of your own: a model needs one primitive, `stream`; `generate` is derived from it.
-const EchoAdapter: ModelAdapter = {
+const EchoAdapter: ModelRegistry.ModelAdapter = {
   name: "echo",
   description: "repeats the latest message, word by word",
   aliases: { parrot: "echo:v2" }, // short names it ships
   modelIds: { match: /^echo-/, describe: "echo-*" }, // bare ids it serves without "echo:"
-  create: (model) => Effect.succeed(makeLanguageModel({
+  create: (model) => Effect.succeed(LanguageModel.make({
     provider: "echo",
     model,
     stream: (request) => {
       const words = (request.messages.at(-1)?.content ?? "").split(" ")
-      return Stream.fromIterable<StreamPart>([
-        ...words.map((word, i): StreamPart => ({ type: "text-delta", text: i === 0 ? word : ` ${word}` })),
-        { type: "finish", reason: "stop", usage: makeUsage(10, words.length) }
+      return Stream.fromIterable<LanguageModel.StreamPart>([
+        ...words.map((word, i): LanguageModel.StreamPart => ({ type: "text-delta", text: i === 0 ? word : ` ${word}` })),
+        { type: "finish", reason: "stop", usage: Usage.make(10, words.length) }
       ])
     }
   }))
 }
 
 const program = Effect.gen(function*() {
-  const registry = yield* ModelRegistry
+  const registry = yield* ModelRegistry.ModelRegistry
   const model = yield* registry.resolve("echo:v1") // "<adapter>:<model>", as in openai:gpt-4.1-mini
-  const request = { messages: [userMessage("hello from dsh")], tools: [] }
+  const request = { messages: [Messages.userMessage("hello from dsh")], tools: [] }
 
   const parts = yield* Stream.runCollect(model.stream(request))
   console.log(parts.map((part) => part.type).join(", ")) // text-delta, text-delta, text-delta, finish

@@ -1,8 +1,8 @@
-import { type AgentDefinition, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
-import { createSdkClient, serveSdk } from "@dsh/sdk"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
+import { SdkServer, createSdkClient } from "@dsh/sdk"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
 
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "example" })
 const script = {
   rules: [
@@ -21,18 +21,18 @@ const script = {
   ]
 }
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research.")] })),
-  backends: [SpawnProvider],
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research.")] })),
+  backends: [SpawnProvider.SpawnProvider],
   model: "scripted:answer"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-sdk-")) }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { answer: script } })])
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { answer: script } })])
 )))
 
 // The server end, as `dsh sdk` runs it on its stdio; here over an in-memory pipe pair.
 const toServer = new PassThrough()
 const toClient = new PassThrough()
-const served = Effect.runPromise(serveSdk({ input: toServer, output: toClient }).pipe(Effect.provide(host)))
+const served = Effect.runPromise(SdkServer.serveSdk({ input: toServer, output: toClient }).pipe(Effect.provide(host)))
 
 // The client end (`createSdkClient({ command: "dsh", args: ["sdk"] })` spawns a server instead).
 const client = await createSdkClient({ input: toClient, output: toServer })

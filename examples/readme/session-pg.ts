@@ -1,4 +1,4 @@
-import { SessionStore, type SessionState } from "@dsh/session"
+import { SessionStore } from "@dsh/session"
 import { PgSessionStore } from "@dsh/session-pg"
 import { Context, Deferred, Effect, Fiber, Layer, Stream } from "effect"
 
@@ -8,8 +8,8 @@ const url = process.env.DSH_STORE ?? "postgres://postgres@localhost:5432/postgre
 const program = Effect.scoped(Effect.gen(function*() {
   // Two processes sharing one database: here two stores, each with its own connections.
   // Each runs the migrations on start (the second finds nothing to do).
-  const runner = Context.get(yield* Layer.build(PgSessionStore.layer({ url })), SessionStore)
-  const reader = Context.get(yield* Layer.build(PgSessionStore.layer({ url })), SessionStore)
+  const runner = Context.get(yield* Layer.build(PgSessionStore.layer({ url })), SessionStore.SessionStore)
+  const reader = Context.get(yield* Layer.build(PgSessionStore.layer({ url })), SessionStore.SessionStore)
 
   // The runner creates a session and takes its lease: one process runs a session at a time.
   const session = yield* runner.create({ agent: "coder", cwd: "/work", model: "scripted" })
@@ -28,7 +28,7 @@ const program = Effect.scoped(Effect.gen(function*() {
   const listening = yield* Deferred.make<void>()
   const heard = yield* session.watchState.pipe(
     Stream.tap(() => Deferred.succeed(listening, undefined)),
-    Stream.filter((s: SessionState) => s["request"] !== undefined),
+    Stream.filter((s: SessionStore.SessionState) => s["request"] !== undefined),
     Stream.runHead,
     Effect.forkChild
   )

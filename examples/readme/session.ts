@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const write = Effect.gen(function*() {
-  const store = yield* SessionStore
+  const store = yield* SessionStore.SessionStore
   const session = yield* store.create({ agent: "coder", cwd: process.cwd(), model: "scripted" })
 
   // A turn: events are buffered in memory; text-delta is live-only and never written.
@@ -25,7 +25,7 @@ const write = Effect.gen(function*() {
 
 // Another process (here: another store over the same directory) sees what was synced.
 const read = (id: string) => Effect.gen(function*() {
-  const session = yield* (yield* SessionStore).open(id)
+  const session = yield* (yield* SessionStore.SessionStore).open(id)
   const { records } = yield* session.transcript.read
   console.log(records.map((r) => `${r.seq} ${r.type}`).join(", ")) // 1 turn-start, 2 message
   console.log((yield* session.readState).status, (yield* session.children).join(", ")) // completed explore-1

@@ -1,9 +1,9 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { a2aAgents, makeA2aBackend } from "@dsh/subagent-a2a"
+import { A2aAgentConfig, A2aProvider } from "@dsh/subagent-a2a"
 import { serveEchoAgent } from "@dsh/subagent-a2a/testing"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
@@ -22,18 +22,18 @@ const script = {
   ]
 }
 const host = (home: string) => Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
   // Reads each agent's card once (bounded): the type a2a:echo, described from the card.
-  backends: Effect.all([makeA2aBackend({ agents: a2aAgents([{ name: "echo", url: echo.url }]) })]),
+  backends: Effect.all([A2aProvider.makeA2aBackend({ agents: A2aAgentConfig.a2aAgents([{ name: "echo", url: echo.url }]) })]),
   model: "scripted:lead"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]),
   LocalProcessLauncher.layer()
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "Ship it on Friday." })
   console.log(result.result) // My A2A child says: Ship it on Friday.

@@ -1,11 +1,11 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { type AcpAgentConfig, makeAcpBackend } from "@dsh/subagent-acp"
-import { LocalProcessLauncher, webStdio } from "@dsh/subprocess"
+import { type AcpAgentConfig, AcpProvider } from "@dsh/subagent-acp"
+import { LocalProcessLauncher, WebStdio } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -14,7 +14,7 @@ import { join } from "node:path"
 // The child: any ACP agent command (Claude Code, Gemini CLI, `dsh acp`). Here, this same file
 // run with `--acp-agent`: a tiny agent built with the ACP SDK, on its stdio.
 const serveCounter = () => {
-  const io = webStdio(process.stdout, process.stdin)
+  const io = WebStdio.webStdio(process.stdout, process.stdin)
   acp.agent({ name: "counter" })
     .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {}, agentInfo: { name: "counter", version: "1.0.0" } }))
     .onRequest(acp.methods.agent.session.new, () => ({ sessionId: "only" }))
@@ -27,7 +27,7 @@ const serveCounter = () => {
     .connect(acp.ndJsonStream(io.writable, io.readable))
 }
 
-const counter: AcpAgentConfig = { name: "counter", description: "counts words", command: process.execPath, args: [import.meta.filename, "--acp-agent"] }
+const counter: AcpAgentConfig.AcpAgentConfig = { name: "counter", description: "counts words", command: process.execPath, args: [import.meta.filename, "--acp-agent"] }
 const script = {
   rules: [
     { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "count", prompt: "{{lastUser}}", agent: "acp:counter" } }] } },
@@ -35,17 +35,17 @@ const script = {
   ]
 }
 const host = (home: string) => Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
-  backends: Effect.all([makeAcpBackend({ agents: [counter] })]), // the type acp:counter, run through the ProcessLauncher
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
+  backends: Effect.all([AcpProvider.makeAcpBackend({ agents: [counter] })]), // the type acp:counter, run through the ProcessLauncher
   model: "scripted:lead"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]),
   LocalProcessLauncher.layer()
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "Ship the release on Friday." })
   console.log(result.result) // My ACP child says: That is 5 words.

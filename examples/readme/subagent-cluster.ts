@@ -1,31 +1,31 @@
-import { staticCatalog } from "@dsh/agent"
-import { makeAgentContext, makeSessionHost } from "@dsh/harness"
+import { AgentCatalog } from "@dsh/agent"
+import { AgentContext, SessionHost } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { MemorySessionStore, SessionStore } from "@dsh/session"
-import { ChildEntityLive, ChildHost, ChildHostError, makeClusterProvider } from "@dsh/subagent-cluster"
+import { ChildHost, ChildRunner, ClusterProvider } from "@dsh/subagent-cluster"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
 import { TestRunner } from "effect/cluster"
 
 const agent = (name: string, systemPrompt: string) => ({ name, description: name, systemPrompt, override: false, scope: "builtin", source: "example" }) as const
-const catalog = staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("explore", "You explore.")] })
-const models = ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { demo: { rules: [{ reply: { text: "It is dsh.toml." } }] } } })])
+const catalog = AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("explore", "You explore.")] })
+const models = ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { demo: { rules: [{ reply: { text: "It is dsh.toml." } }] } } })])
 
 const program = Effect.gen(function*() {
-  const registry = yield* ModelRegistry
+  const registry = yield* ModelRegistry.ModelRegistry
   const resolveModel = (spec: string) => registry.resolve(spec, {})
   // The parent's backend: every run of a child is a persisted message to the child's entity.
-  const cluster = yield* makeClusterProvider()
+  const cluster = yield* ClusterProvider.make()
   // The runner's side: it hosts the session's children with the same harness description.
-  const host = yield* makeSessionHost({ agents: () => Effect.succeed(catalog), backends: [SpawnProvider, cluster], delegatesRunOn: "cluster" })
-  yield* Layer.build(ChildEntityLive.pipe(Layer.provide(Layer.succeed(ChildHost, {
-    open: (sessionId, handle) => host.open(sessionId, handle).pipe(Effect.mapError((e) => new ChildHostError({ message: e.message })))
+  const host = yield* SessionHost.make({ agents: () => Effect.succeed(catalog), backends: [SpawnProvider.SpawnProvider, cluster], delegatesRunOn: "cluster" })
+  yield* Layer.build(ChildRunner.ChildEntityLive.pipe(Layer.provide(Layer.succeed(ChildHost.ChildHost, {
+    open: (sessionId, handle) => host.open(sessionId, handle).pipe(Effect.mapError((e) => new ChildHost.ChildHostError({ message: e.message })))
   }))))
-  const session = yield* (yield* SessionStore).create({ agent: "lead", cwd: process.cwd(), model: "scripted:demo" })
-  const { subagents, parent } = yield* makeAgentContext({
+  const session = yield* (yield* SessionStore.SessionStore).create({ agent: "lead", cwd: process.cwd(), model: "scripted:demo" })
+  const { subagents, parent } = yield* AgentContext.make({
     catalog,
-    backends: [SpawnProvider, cluster],
+    backends: [SpawnProvider.SpawnProvider, cluster],
     delegatesRunOn: "cluster",
     admission: "session",
     model: yield* resolveModel("scripted:demo"),

@@ -1,9 +1,9 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { makeDshSdkBackend } from "@dsh/subagent-dsh-sdk"
+import { DshSdkProvider } from "@dsh/subagent-dsh-sdk"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -27,17 +27,17 @@ writeFileSync(script, JSON.stringify({
 // The child runtime: the `dsh` command of @dsh/cli, run with this Node.
 const dshMain = fileURLToPath(new URL("dist/main.js", import.meta.resolve("@dsh/cli/package.json")))
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
-  backends: Effect.all([makeDshSdkBackend({ command: process.execPath, args: [dshMain, "sdk"] })]), // the type sdk:dsh
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
+  backends: Effect.all([DshSdkProvider.makeDshSdkBackend({ command: process.execPath, args: [dshMain, "sdk"] })]), // the type sdk:dsh
   model: `scripted:${script}`
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: join(dir, "home") }),
-  ModelRegistry.layerWith([ScriptedAdapter]),
+  ModelRegistry.layerWith([ScriptedAdapter.ScriptedAdapter]),
   LocalProcessLauncher.layer()
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "Plan the release." })
   console.log(result.result) // My dsh child says: Planned in my own process: Plan the release.

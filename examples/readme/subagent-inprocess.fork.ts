@@ -1,26 +1,26 @@
 import type { AgentDefinition } from "@dsh/agent"
-import { type Message, userMessage } from "@dsh/core"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { ForkBackend, forkSeed } from "@dsh/subagent-inprocess"
+import { Messages } from "@dsh/core"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { ForkProvider, ForkSeed } from "@dsh/subagent-inprocess"
 import { Effect } from "effect"
 
 // The parent's conversation so far: its last message delegates (the `subagent` tool fills
 // `history` and `systemPrompt` in by itself; here they are given directly).
-const history: ReadonlyArray<Message> = [
-  userMessage("We ship v2 on Friday."),
+const history: ReadonlyArray<Messages.Message> = [
+  Messages.userMessage("We ship v2 on Friday."),
   { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "subagent", arguments: "{\"agent\":\"fork\"}" }] }
 ]
-console.log(forkSeed(history).map((message) => message.role).join(", ")) // user, assistant, tool, user (the seed: call closed, then a notice)
+console.log(ForkSeed.forkSeed(history).map((message) => message.role).join(", ")) // user, assistant, tool, user (the seed: call closed, then a notice)
 
-const model = makeScriptedModel({ rules: [{ reply: { text: "Knowing \"{{firstUser}}\", I did: {{lastUser}}" } }] })
-const lead: AgentDefinition = { name: "lead", description: "the lead", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" }
-const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: lead, history: Effect.succeed(history), systemPrompt: "You lead." }
+const model = ScriptedModel.make({ rules: [{ reply: { text: "Knowing \"{{firstUser}}\", I did: {{lastUser}}" } }] })
+const lead: AgentDefinition.AgentDefinition = { name: "lead", description: "the lead", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" }
+const parent: Vocabulary.ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: lead, history: Effect.succeed(history), systemPrompt: "You lead." }
 
 const program = Effect.gen(function*() {
-  const tree = yield* makeSubagentTree({ defaultModel: model, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+  const tree = yield* SubagentTree.make({ defaultModel: model, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
   // The backend brings its own agent type, `fork`.
-  const subagents = yield* makeSubagents({ tree, providers: [ForkBackend.provider], types: ForkBackend.types })
+  const subagents = yield* Subagents.make({ tree, providers: [ForkProvider.ForkBackend.provider], types: ForkProvider.ForkBackend.types })
   const result = yield* subagents.spawn({ prompt: "draft the changelog", description: "changelog", agent: "fork" }, parent)
   console.log(result.handle, result.status, result.output) // fork-1 completed Knowing "We ship v2 on Friday.", I did: draft the changelog
 

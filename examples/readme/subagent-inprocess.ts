@@ -1,25 +1,25 @@
 import type { AgentDefinition } from "@dsh/agent"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo, type SubagentProvider } from "@dsh/subagent"
-import { runInProcess } from "@dsh/subagent-inprocess"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { InProcessDriver } from "@dsh/subagent-inprocess"
 import { Effect } from "effect"
 
 // A backend of your own on the shared driver: the child's turn loop runs in this process,
 // in its own context (tools, system prompt, transcript), with a reminder before its task.
-const BriefProvider: SubagentProvider = {
+const BriefProvider: Vocabulary.SubagentProvider = {
   specificationVersion: "v1",
   name: "brief",
   description: "an in-process child that is reminded to be brief",
-  start: (context) => runInProcess({ context, prompt: `Be brief.\n\n${context.request.prompt}` })
+  start: (context) => InProcessDriver.runInProcess({ context, prompt: `Be brief.\n\n${context.request.prompt}` })
 }
 
-const definition = (name: string, systemPrompt: string): AgentDefinition =>
+const definition = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "example" })
-const types: ReadonlyArray<AgentType> = [{ name: "summarizer", description: "summarizes", provider: "brief", definition: definition("summarizer", "You summarize.") }]
-const model = makeScriptedModel({ rules: [{ when: { system: "^You summarize" }, reply: { text: "I was told: {{lastUser|firstLine}}" } }] })
+const types: ReadonlyArray<Vocabulary.AgentType> = [{ name: "summarizer", description: "summarizes", provider: "brief", definition: definition("summarizer", "You summarize.") }]
+const model = ScriptedModel.make({ rules: [{ when: { system: "^You summarize" }, reply: { text: "I was told: {{lastUser|firstLine}}" } }] })
 
 const program = Effect.gen(function*() {
-  const tree = yield* makeSubagentTree({
+  const tree = yield* SubagentTree.make({
     defaultModel: model,
     // The harness decides what exists in each child's context; the agent type's policy narrows it.
     childContext: (child) => Effect.succeed({ tools: [], systemPrompt: child.type.definition.systemPrompt }),
@@ -27,8 +27,8 @@ const program = Effect.gen(function*() {
       if (event.type === "turn-start") console.log(`${handle} got ${JSON.stringify(event.prompt)}`) // summarizer-1 got "Be brief.\n\nSummarize the changelog."
     })
   })
-  const subagents = yield* makeSubagents({ tree, providers: [BriefProvider], types })
-  const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: definition("lead", "You lead.") }
+  const subagents = yield* Subagents.make({ tree, providers: [BriefProvider], types })
+  const parent: Vocabulary.ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: definition("lead", "You lead.") }
   const result = yield* subagents.spawn({ prompt: "Summarize the changelog.", description: "summary", agent: "summarizer" }, parent)
   console.log(result.status, result.output) // completed I was told: Be brief.
 })

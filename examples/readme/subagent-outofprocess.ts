@@ -1,9 +1,9 @@
 import type { AgentDefinition } from "@dsh/agent"
-import { emptyUsage } from "@dsh/core"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { makeOutOfProcessProvider, type OutOfProcessBackend } from "@dsh/subagent-outofprocess"
-import { childNodeStdio, LocalProcessLauncher } from "@dsh/subprocess"
+import { Usage } from "@dsh/core"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { type OutOfProcessBackend, OutOfProcessDriver } from "@dsh/subagent-outofprocess"
+import { LocalProcessLauncher, WebStdio } from "@dsh/subprocess"
 import { Effect, Schema } from "effect"
 import { createInterface } from "node:readline"
 
@@ -17,7 +17,7 @@ const CHILD = `require("node:readline").createInterface({ input: process.stdin }
 type Ask = (line: string) => Effect.Effect<string, ShoutError>
 
 // Only the protocol: the driver spawns, records the transcript, cleans up and stops the process.
-const shout: OutOfProcessBackend<Ask, ShoutError> = {
+const shout: OutOfProcessBackend.OutOfProcessBackend<Ask, ShoutError> = {
   specificationVersion: "v1",
   name: "shout",
   description: "a child process that answers in capitals",
@@ -28,7 +28,7 @@ const shout: OutOfProcessBackend<Ask, ShoutError> = {
   connect: ({ child }) =>
     Effect.gen(function*() {
       // The handle's stdio is a Stream and a Sink; a Node readline reads the Node-stream view of it.
-      const io = yield* childNodeStdio(child)
+      const io = yield* WebStdio.childNodeStdio(child)
       const answers = createInterface({ input: io.stdout })[Symbol.asyncIterator]()
       const ask: Ask = (line) =>
         Effect.tryPromise({
@@ -47,23 +47,23 @@ const shout: OutOfProcessBackend<Ask, ShoutError> = {
     Effect.gen(function*() {
       const output = yield* ask(turn.text)
       yield* turn.emit({ type: "message", message: { role: "assistant", content: output } })
-      return { status: "completed", output, usage: emptyUsage }
+      return { status: "completed", output, usage: Usage.emptyUsage }
     }),
   cancel: () => Effect.void // nothing to say: the driver's ladder stops the process
 }
 
-const shouter: AgentDefinition = { name: "shouter", description: "shouts", systemPrompt: "", override: false, scope: "runtime", source: "example" }
-const model = makeScriptedModel({ rules: [] })
-const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: { ...shouter, name: "lead" } }
+const shouter: AgentDefinition.AgentDefinition = { name: "shouter", description: "shouts", systemPrompt: "", override: false, scope: "runtime", source: "example" }
+const model = ScriptedModel.make({ rules: [] })
+const parent: Vocabulary.ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: { ...shouter, name: "lead" } }
 const events: Array<string> = []
 
 const program = Effect.gen(function*() {
-  const provider = yield* makeOutOfProcessProvider(shout)
-  const tree = yield* makeSubagentTree({
+  const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(shout)
+  const tree = yield* SubagentTree.make({
     childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }),
     onChildEvent: (handle, event) => Effect.sync(() => events.push(`${handle} ${event.type}`))
   })
-  const subagents = yield* makeSubagents({ tree, providers: [provider], types: [{ name: "shouter", description: "shouts", provider: "shout", definition: shouter }] })
+  const subagents = yield* Subagents.make({ tree, providers: [provider], types: [{ name: "shouter", description: "shouts", provider: "shout", definition: shouter }] })
   const result = yield* subagents.spawn({ prompt: "ship it on friday", description: "shout", agent: "shouter" }, parent)
   console.log(result.handle, result.status, result.output) // shouter-1 completed SHIP IT ON FRIDAY
   console.log(events.join(", ")) // shouter-1 turn-start, shouter-1 message, shouter-1 message, shouter-1 turn-end

@@ -1,8 +1,8 @@
-import { fromSpawn, LocalProcessLauncher, ProcessLauncher } from "@dsh/subprocess"
+import { FromSpawn, LocalProcessLauncher, ProcessLauncher } from "@dsh/subprocess"
 import { Effect, Stream } from "effect"
 
 const program = Effect.gen(function*() {
-  const launcher = yield* ProcessLauncher
+  const launcher = yield* ProcessLauncher.ProcessLauncher
 
   // Run to completion: output collected; on timeout the whole process tree is stopped.
   const result = yield* launcher.run({ command: "bash", args: ["-c", "echo hello; sleep 60 & wait"], timeout: "1 second" })
@@ -24,7 +24,7 @@ const program = Effect.gen(function*() {
 // A launcher is one function: `spawn`; `fromSpawn` derives `run`. This one prefixes every
 // command, as an ssh or container launcher would prefix `ssh host` or `docker exec box`.
 const local = LocalProcessLauncher.make()
-const prefixed = fromSpawn((options) => local.spawn({ ...options, command: "env", args: ["VIA=prefix", options.command, ...(options.args ?? [])] }))
+const prefixed = FromSpawn.fromSpawn((options) => local.spawn({ ...options, command: "env", args: ["VIA=prefix", options.command, ...(options.args ?? [])] }))
 
 process.env.MY_API_KEY = "sk-secret" // set in the parent: the children never see it
 Effect.runPromise(program.pipe(Effect.provide(LocalProcessLauncher.layer())))

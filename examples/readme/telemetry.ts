@@ -1,7 +1,7 @@
-import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { DshTelemetry } from "@dsh/telemetry"
@@ -26,7 +26,7 @@ const collector = createServer((req, res) => {
 await new Promise<void>((ready) => collector.listen(0, "127.0.0.1", ready))
 const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`
 
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "example" })
 const script = {
   rules: [
@@ -36,20 +36,20 @@ const script = {
   ]
 }
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-  backends: [SpawnProvider],
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+  backends: [SpawnProvider.SpawnProvider],
   tools: [],
   model: "scripted:example"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-telemetry-")) }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { example: script } })])
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { example: script } })])
 )))
 
 // Or `DshTelemetry.fromEnv(process.env)`: OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, _PROTOCOL, OTEL_SERVICE_NAME, …
 const telemetry = DshTelemetry.layer({ endpoint, protocol: "http/json", serviceName: "my-harness" })
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   console.log((yield* dsh.prompt({ sessionId: session.id, prompt: "What is the answer?" })).result) // The answer is 42.
 })

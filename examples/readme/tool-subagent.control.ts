@@ -1,30 +1,30 @@
 import type { AgentDefinition } from "@dsh/agent"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { FileSessionStore, SessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
-import { makeControlTools } from "@dsh/tool-subagent"
-import { makeToolbox } from "@dsh/tools"
+import { ControlTools } from "@dsh/tool-subagent"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const definition = (name: string, systemPrompt: string): AgentDefinition =>
+const definition = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "example" })
-const model = makeScriptedModel({
+const model = ScriptedModel.make({
   rules: [{ when: { lastUser: "^research (.*)" }, reply: { text: "{{1}} is done." } }, { reply: { text: "Sources for {{firstUser}}: the docs." } }]
 })
 
 const program = Effect.gen(function*() {
   // Children keep their conversation in the session's store, so they can be continued.
-  const session = yield* (yield* SessionStore).create({ agent: "lead", cwd: process.cwd(), model: "scripted" })
-  const tree = yield* makeSubagentTree({ session, defaultModel: model, childContext: (child) => Effect.succeed({ tools: [], systemPrompt: child.type.definition.systemPrompt }) })
-  const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "researcher", description: "researches", provider: "spawn", definition: definition("researcher", "You research.") }] })
-  const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: definition("lead", "You lead.") }
+  const session = yield* (yield* SessionStore.SessionStore).create({ agent: "lead", cwd: process.cwd(), model: "scripted" })
+  const tree = yield* SubagentTree.make({ session, defaultModel: model, childContext: (child) => Effect.succeed({ tools: [], systemPrompt: child.type.definition.systemPrompt }) })
+  const subagents = yield* Subagents.make({ tree, providers: [SpawnProvider.SpawnProvider], types: [{ name: "researcher", description: "researches", provider: "spawn", definition: definition("researcher", "You research.") }] })
+  const parent: Vocabulary.ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: definition("lead", "You lead.") }
 
   // The tools as the lead's model would call them, through its toolbox.
-  const toolbox = makeToolbox({ tools: yield* makeControlTools(parent).pipe(Effect.provideService(Subagents, subagents)) })
+  const toolbox = Toolbox.make({ tools: yield* ControlTools.make(parent).pipe(Effect.provideService(Subagents.Subagents, subagents)) })
   const call = (name: string, args: object) =>
     toolbox.execute({ id: name, name, arguments: JSON.stringify(args) }, { cwd: process.cwd(), agent: "lead" }).pipe(Effect.map((result) => result.content))
 

@@ -1,16 +1,16 @@
-import type { ReportedResult } from "@dsh/subagent"
-import { makeReportTool } from "@dsh/tool-subagent"
-import { makeToolbox } from "@dsh/tools"
+import type { Vocabulary } from "@dsh/subagent"
+import { ReportTool } from "@dsh/tool-subagent"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 
 // The in-process driver hands the harness a `report` callback for each continuable child;
 // here it just prints what the child reported.
-const tool = makeReportTool({
-  report: (result: ReportedResult) => Effect.sync(() => console.log(`reported: ${result.text} ${JSON.stringify(result.json)}`)),
+const tool = ReportTool.make({
+  report: (result: Vocabulary.ReportedResult) => Effect.sync(() => console.log(`reported: ${result.text} ${JSON.stringify(result.json)}`)),
   // The parent asked for a structured result: `json` must match this JSON Schema.
   resultSchema: { type: "object", properties: { files: { type: "array", items: { type: "string" } } }, required: ["files"] }
 })
-const toolbox = makeToolbox({ tools: [tool] })
+const toolbox = Toolbox.make({ tools: [tool] })
 const report = (args: object) =>
   toolbox.execute({ id: "1", name: "report", arguments: JSON.stringify(args) }, { cwd: process.cwd(), agent: "explore-1" }).pipe(Effect.map((r) => r.content))
 

@@ -1,13 +1,13 @@
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { makeToolbox } from "@dsh/tools"
-import { makeBuiltinTools } from "@dsh/tools-builtin"
+import { Toolbox } from "@dsh/tools"
+import { BuiltinTools } from "@dsh/tools-builtin"
 import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const program = Effect.gen(function*() {
-  const toolbox = makeToolbox({ tools: yield* makeBuiltinTools })
+  const toolbox = Toolbox.make({ tools: yield* BuiltinTools.make })
   console.log(toolbox.names.join(", ")) // Read, Write, Edit, Glob, Grep, Bash, BashBackground, BashOutput, BashStop, TodoWrite, EnterPlanMode, ExitPlanMode, Skill
 
   // File tools are confined to the agent's working directory (PathPolicy).

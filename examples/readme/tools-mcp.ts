@@ -1,10 +1,10 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { MemorySessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { connectMcpServers } from "@dsh/tools-mcp"
+import { McpTools } from "@dsh/tools-mcp"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Effect, Layer } from "effect"
@@ -27,19 +27,19 @@ const script = {
   ]
 }
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
   backends: [],
   // The server runs as long as the host (through the ProcessLauncher); its tools are mcp__words__*.
-  tools: connectMcpServers([{ name: "words", command: process.execPath, args: [import.meta.filename, "--mcp-server"] }]),
+  tools: McpTools.connectMcpServers([{ name: "words", command: process.execPath, args: [import.meta.filename, "--mcp-server"] }]),
   model: "scripted:lead"
 }).pipe(Layer.provide(Layer.mergeAll(
   MemorySessionStore.layer,
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]),
   LocalProcessLauncher.layer()
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "ship it" })
   console.log(result.result) // The MCP server said: SHIP IT

@@ -1,14 +1,14 @@
-import { Asker, type AskerShape, defineTool, makePermissions, makeToolbox, Permissions } from "@dsh/tools"
+import { Asker, Permissions, Tool, Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
 
-const add = defineTool({
+const add = Tool.defineTool({
   name: "add",
   description: "Adds two numbers.",
   parameters: z.object({ a: z.number().describe("first addend"), b: z.number().describe("second addend") }),
   execute: ({ a, b }) => Effect.succeed(String(a + b))
 })
-const deploy = defineTool({
+const deploy = Tool.defineTool({
   name: "deploy",
   description: "Deploys the app.",
   parameters: z.object({ env: z.enum(["staging", "production"]).describe("where to deploy") }),
@@ -18,7 +18,7 @@ const deploy = defineTool({
 })
 
 // What the model is offered: names, descriptions and the parameters as JSON Schema.
-const toolbox = makeToolbox({ tools: [add, deploy] })
+const toolbox = Toolbox.make({ tools: [add, deploy] })
 console.log(toolbox.specs.map((spec) => `${spec.name}(${Object.keys(spec.parameters.properties ?? {}).join(", ")})`).join(" ")) // add(a, b) deploy(env)
 
 // `execute` never fails: bad arguments, unknown tools and denials come back as results the model reads.
@@ -34,10 +34,10 @@ const program = Effect.gen(function*() {
 // Every call is decided by the `Permissions` in context: deny > ask > allow > the mode (here
 // `default`: what changes nothing runs, the rest is asked). What the rules leave open goes to
 // the `Asker` in context: a terminal, an ACP or SDK client; here, code.
-const asker: AskerShape = {
+const asker: Asker.AskerShape = {
   ask: (question) => Effect.succeed({ allow: false, by: "ops", reason: `${question.specifier ?? question.subject} needs a human` })
 }
 Effect.runPromise(Effect.gen(function*() {
-  const permissions = yield* makePermissions({ mode: "default", allow: ["deploy(staging)"] })
-  yield* program.pipe(Effect.provideService(Permissions, permissions), Effect.provideService(Asker, asker))
+  const permissions = yield* Permissions.make({ mode: "default", allow: ["deploy(staging)"] })
+  yield* program.pipe(Effect.provideService(Permissions.Permissions, permissions), Effect.provideService(Asker.Asker, asker))
 }))

@@ -146,11 +146,11 @@ describe("examples/harness installed from the tarballs", () => {
   it("errors made in one package are instances of the class another package exports", () => {
     const script = `
       import { LlmError } from "@dsh/llm"
-      import { makeScriptedModel } from "@dsh/llm-scripted"
+      import { ScriptedModel } from "@dsh/llm-scripted"
       import { Effect, Stream } from "effect"
-      const model = makeScriptedModel({ rules: [{ reply: { error: { reason: "RateLimited", detail: "slow down" } } }] })
+      const model = ScriptedModel.make({ rules: [{ reply: { error: { reason: "RateLimited", detail: "slow down" } } }] })
       const error = await Effect.runPromise(Effect.flip(Stream.runDrain(model.stream({ messages: [], tools: [] }))))
-      console.log(error instanceof LlmError)`
+      console.log(error instanceof LlmError.LlmError)`
     writeFileSync(join(app, "instanceof.mjs"), script)
     expect(must("node", ["instanceof.mjs"], app).trim()).toBe("true")
   })

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, inject, it } from "vitest"
-import { postgresForTests } from "../../packages/testing-pg/src/index.ts"
+import { Postgres } from "../../packages/testing-pg/src/index.ts"
 import { exampleBlocks, exampleDir, exampleFiles, packagesWithExamples, ROOT, WITHOUT_EXAMPLE } from "../../scripts/readme-examples.ts"
 import { must, run } from "./support.ts"
 
 /** Examples that need a real PostgreSQL get its URL as `DSH_STORE` (a schema of their own); without one they skip. */
 const NEEDS_POSTGRES = new Set(["session-pg"])
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 /**
@@ -33,6 +33,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
   "core": ["unknown provider \"acp\"; available: fork", "turn-start → message", "2500 tokens, $0.0135", /^20261129T175430-[0-9a-f]{8}$/],
   "harness": ["My researcher says: The answer is 42.", "researcher-1 (researcher on spawn): completed"],
   "kit": ["My researcher says: The answer is 42.", "researcher-1 (researcher): completed"],
+  "kit.dsh": ["true", "My researcher says: The answer is 42.", "researcher-1: completed"],
   "llm": ["text-delta, text-delta, text-delta, finish", "hello from dsh (stop, 13 tokens)", "echo:v2 echo:v1 echo:echo-3", "unknown model adapter \"openai\"; available: echo"],
   "llm-ai-sdk": ["hello from the AI SDK (stop, 8 tokens)"],
   "llm-anthropic": [

@@ -1,12 +1,12 @@
 // A dsh harness whose main agent delegates to a remote agent over A2A (`a2a:researcher`), and
 // the remote agent itself: a dsh served over A2A in the same process (any A2A agent works the
 // same: Google ADK's `toA2a`, an @a2a-js/sdk server, `dsh a2a --listen`). Run: node src/main.ts
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { a2aAgents, makeA2aBackend } from "@dsh/subagent-a2a"
+import { A2aAgentConfig, A2aProvider } from "@dsh/subagent-a2a"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, readdirSync } from "node:fs"
@@ -30,21 +30,21 @@ const program = Effect.gen(function*() {
 
   // The card is read once (bounded) and checked; an agent whose card cannot be read is no type,
   // with its reason in `statuses`.
-  const backend = yield* makeA2aBackend({ agents: a2aAgents([{ name: "researcher", url: served.url }]) })
+  const backend = yield* A2aProvider.makeA2aBackend({ agents: A2aAgentConfig.a2aAgents([{ name: "researcher", url: served.url }]) })
   for (const s of backend.statuses) console.log(`a2a:${s.name}: ${s.status}`)
 
   const harness = Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "example" } })),
     backends: [backend],
     model: "scripted:lead"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-a2a-lead-")) }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead } })]),
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead } })]),
     LocalProcessLauncher.layer()
   )))
 
   yield* Effect.gen(function*() {
-    const dsh = yield* AgentHost
+    const dsh = yield* AgentHost.AgentHost
     const session = yield* dsh.createSession({ cwd: process.cwd() })
     const first = yield* dsh.prompt({ sessionId: session.id, prompt: "tide tables in Lisbon" })
     console.log(first.result)

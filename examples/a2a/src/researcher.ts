@@ -1,10 +1,10 @@
 // Serving: a dsh agent (a scripted "researcher" here; any model in practice) as an A2A agent
 // with @dsh/subagent-a2a/serve. Its card lists its agent types as skills; each A2A contextId is
 // one dsh session, recorded under `contextsDir` so a restarted server continues it.
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { serveA2a } from "@dsh/subagent-a2a/serve"
 import { LocalProcessLauncher } from "@dsh/subprocess"
@@ -18,7 +18,7 @@ const script = {
 const host = (home: string) =>
   Harness.layer({
     agents: () =>
-      Effect.succeed(staticCatalog({
+      Effect.succeed(AgentCatalog.staticCatalog({
         main: { name: "researcher", description: "researches a question", systemPrompt: "You research.", override: false, scope: "runtime", source: "example" },
         delegates: [{ name: "fact-check", description: "checks one claim", systemPrompt: "You check claims.", override: false, scope: "runtime", source: "example" }]
       })),
@@ -26,14 +26,14 @@ const host = (home: string) =>
     model: "scripted:researcher"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { researcher: script } })]),
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { researcher: script } })]),
     LocalProcessLauncher.layer()
   )))
 
 /** Serves the researcher on 127.0.0.1 at a free port until the scope closes; its URL. */
 export const serveResearcher = (home: string) =>
   Effect.gen(function*() {
-    yield* AgentHost
+    yield* AgentHost.AgentHost
     return yield* serveA2a({
       host: "127.0.0.1",
       port: 0,

@@ -1,10 +1,10 @@
 // A dsh main agent that delegates to an in-process child, both on the model `local:<id>`
 // of an AI SDK provider registered with `aiSdkAdapter`. The provider is a parameter, so the
 // test can swap the real one for `MockLanguageModelV4`.
-import { AgentHost, type AgentDefinition, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { type AiSdkProvider, aiSdkAdapter } from "@dsh/llm-ai-sdk"
+import { AiSdkAdapter } from "@dsh/llm-ai-sdk"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
@@ -12,7 +12,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const agent = (name: string, systemPrompt: string): AgentDefinition => ({
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition => ({
   name,
   description: `the ${name}`,
   systemPrompt,
@@ -22,17 +22,17 @@ const agent = (name: string, systemPrompt: string): AgentDefinition => ({
 })
 
 /** Runs one prompt on a main agent (`lead`) that may delegate to `researcher`; resolves to its answer. */
-export const delegate = (provider: AiSdkProvider, prompt: string): Promise<string> => {
+export const delegate = (provider: AiSdkAdapter.AiSdkProvider, prompt: string): Promise<string> => {
   const host = Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-    backends: [SpawnProvider],
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+    backends: [SpawnProvider.SpawnProvider],
     model: "local:tiny-1"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-ai-sdk-example-")) }),
-    ModelRegistry.layerWith([aiSdkAdapter({ name: "local", provider })])
+    ModelRegistry.layerWith([AiSdkAdapter.aiSdkAdapter({ name: "local", provider })])
   )))
   const program = Effect.gen(function*() {
-    const dsh = yield* AgentHost
+    const dsh = yield* AgentHost.AgentHost
     const session = yield* dsh.createSession({ cwd: process.cwd() })
     return (yield* dsh.prompt({ sessionId: session.id, prompt })).result
   })

@@ -1,10 +1,10 @@
 // The example on a real AI SDK provider, `@ai-sdk/openai-compatible`, pointed at a local
 // OpenAI-compatible mock (any Ollama, vLLM or llama.cpp server works the same). Run: node src/main.ts
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { delegate } from "./delegate.ts"
 
-const server = await startFakeOpenAIServer({
+const server = await FakeOpenAIServer.startFakeOpenAIServer({
   respond: (request) => {
     const body = request.body as { messages: Array<{ role: string; content: unknown }> }
     const system = String(body.messages.find((m) => m.role === "system")?.content ?? "")

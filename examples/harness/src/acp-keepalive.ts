@@ -5,13 +5,13 @@
 // exits when its stdin closes (dsh closes it in the background; the result never waits).
 // Run: node src/acp-keepalive.ts
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { type AcpAgentConfig, makeAcpBackend } from "@dsh/subagent-acp"
-import { LocalProcessLauncher, webStdio } from "@dsh/subprocess"
+import { type AcpAgentConfig, AcpProvider } from "@dsh/subagent-acp"
+import { LocalProcessLauncher, WebStdio } from "@dsh/subprocess"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -20,7 +20,7 @@ import { agent } from "./agents.ts"
 
 /** The child: remembers what it was told in its session, answers with its pid. */
 const serveNotes = () => {
-  const io = webStdio(process.stdout, process.stdin)
+  const io = WebStdio.webStdio(process.stdout, process.stdin)
   const notes: Array<string> = []
   const connection = acp.agent({ name: "notes" })
     .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: {}, agentInfo: { name: "notes", version: "1.0.0" } }))
@@ -39,7 +39,7 @@ const serveNotes = () => {
   void connection.closed.then(() => setInterval(() => undefined, 60_000))
 }
 
-const notes: AcpAgentConfig = { name: "notes", description: "keeps notes", command: process.execPath, args: [import.meta.filename, "--acp-agent"] }
+const notes: AcpAgentConfig.AcpAgentConfig = { name: "notes", description: "keeps notes", command: process.execPath, args: [import.meta.filename, "--acp-agent"] }
 const script = {
   rules: [
     { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "notes", prompt: "remember: {{lastUser}}", agent: "acp:notes" } }] } },
@@ -49,18 +49,18 @@ const script = {
 }
 const host = (home: string) =>
   Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead.") })),
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead.") })),
     // keepAlive: how long a finished ACP child waits, warm, for the next message (the default is 60 s).
-    backends: Effect.all([makeAcpBackend({ agents: [notes], keepAlive: "30 seconds" })]),
+    backends: Effect.all([AcpProvider.makeAcpBackend({ agents: [notes], keepAlive: "30 seconds" })]),
     model: "scripted:lead"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]),
     LocalProcessLauncher.layer()
   )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "the launch is on Friday" })
   console.log(result.result) // you told me: the launch is on Friday (pid N, turn 2) — the same pid as the first answer

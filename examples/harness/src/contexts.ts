@@ -1,29 +1,29 @@
 // (b) Two agent contexts over one session tree, each with its own backends: the main agent
 // may run children in process and on a remote stand-in; a sandboxed context only in process.
 // Run: node src/contexts.ts
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { FixtureProvider } from "@dsh/subagent/testing"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect } from "effect"
 import { agent } from "./agents.ts"
 
-const model = makeScriptedModel({ rules: [{ reply: { text: "done in process: {{lastUser}}" } }] })
-const types: ReadonlyArray<AgentType> = [
+const model = ScriptedModel.make({ rules: [{ reply: { text: "done in process: {{lastUser}}" } }] })
+const types: ReadonlyArray<Vocabulary.AgentType> = [
   { name: "local", description: "runs in process", provider: "spawn", definition: agent("local", "You work locally.") },
   { name: "remote", description: "runs elsewhere", provider: "remote", definition: agent("remote", "You work remotely.") }
 ]
 // Stands in for an out-of-process backend (ACP, SSH, a cluster): only the name matters here.
-const remote = makeFixtureProvider({ name: "remote", reply: ({ prompt }) => ({ output: `done remotely: ${prompt}`, tokens: 5 }) })
+const remote = FixtureProvider.make({ name: "remote", reply: ({ prompt }) => ({ output: `done remotely: ${prompt}`, tokens: 5 }) })
 
 const program = Effect.gen(function*() {
-  const tree = yield* makeSubagentTree({
+  const tree = yield* SubagentTree.make({
     defaultModel: model,
     childContext: (child) => Effect.succeed({ tools: [], systemPrompt: child.type.definition.systemPrompt })
   })
-  const main = yield* makeSubagents({ tree, providers: [SpawnProvider, remote], types })
-  const sandboxed = yield* makeSubagents({ tree, providers: [SpawnProvider], types })
-  const parent: ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: agent("main", "You lead.") }
+  const main = yield* Subagents.make({ tree, providers: [SpawnProvider.SpawnProvider, remote], types })
+  const sandboxed = yield* Subagents.make({ tree, providers: [SpawnProvider.SpawnProvider], types })
+  const parent: Vocabulary.ParentInfo = { handle: "main", depth: 0, cwd: process.cwd(), model, definition: agent("main", "You lead.") }
 
   for (const [name, context] of [["main", main], ["sandboxed", sandboxed]] as const) {
     const offered = (yield* context.availableTypes(parent)).map((t) => t.name)

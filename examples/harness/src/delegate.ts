@@ -1,9 +1,9 @@
 // (a) A main agent on the scripted model hands a task to an in-process child and prints what
 // comes back. Run: node src/delegate.ts
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
@@ -22,16 +22,16 @@ const script = {
 }
 
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-  backends: [SpawnProvider],
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+  backends: [SpawnProvider.SpawnProvider],
   model: "scripted:example"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-example-")) }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { example: script } })])
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { example: script } })])
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: session.id, prompt: "What is the answer?" })
   console.log(result.result)

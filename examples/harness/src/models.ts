@@ -1,10 +1,10 @@
 // Model aliases, a cheaper default model for children, a fallback when a call names a model
 // nobody serves, and cost from a price table, on scripted models. Run: node src/models.ts
-import { AgentHost, staticCatalog } from "@dsh/agent"
-import type { Pricing } from "@dsh/core"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
+import type { Usage } from "@dsh/core"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
@@ -26,25 +26,25 @@ const scripts = {
 }
 
 // US dollars per million tokens, by `provider:model` (how usage events name models).
-const prices: Record<string, Pricing> = {
+const prices: Record<string, Usage.Pricing> = {
   "scripted:lead": { inputPerMillion: 3, outputPerMillion: 15 },
   "scripted:worker": { inputPerMillion: 0.8, outputPerMillion: 4 }
 }
 
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("worker", "You do sums.")] })),
-  backends: [SpawnProvider],
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("worker", "You do sums.")] })),
+  backends: [SpawnProvider.SpawnProvider],
   model: "smart",
   subagentModel: "cheap",
   pricing: (spec) => prices[spec]
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-models-")) }),
   // The registry's aliases: `smart` and `cheap` name the two scripts.
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts })], { aliases: { smart: "scripted:lead", cheap: "scripted:worker" } })
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts })], { aliases: { smart: "scripted:lead", cheap: "scripted:worker" } })
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const { id, model } = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: id, prompt: "add it up" })
   console.log(`lead on ${model}: $${result.cost?.toFixed(4)}`)

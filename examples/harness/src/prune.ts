@@ -1,12 +1,12 @@
 // Keeping a session store small from the library: a child with cleanup "delete" is archived as
 // soon as its result is back, and `pruneSessions` archives settled children and deletes old
 // sessions, never touching one that a process runs. Run: node src/prune.ts
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore, SessionStore } from "@dsh/session"
-import { pruneSessions, SubagentArchiving } from "@dsh/subagent"
+import { Archiving, SessionMaintenance } from "@dsh/subagent"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
@@ -32,34 +32,34 @@ const script = {
 
 const home = mkdtempSync(join(tmpdir(), "dsh-prune-"))
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one topic.")] })),
-  backends: [SpawnProvider],
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one topic.")] })),
+  backends: [SpawnProvider.SpawnProvider],
   model: "scripted:prune"
 }).pipe(Layer.provideMerge(Layer.mergeAll(
   FileSessionStore.layer({ home }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { prune: script } })]),
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { prune: script } })]),
   // The owner archives settled children an hour after they ended (0 would be never).
-  Layer.succeed(SubagentArchiving, { afterMinutes: 60 })
+  Layer.succeed(Archiving.SubagentArchiving, { afterMinutes: 60 })
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   for (const _ of [1, 2]) {
     const { id } = yield* dsh.createSession({ cwd: process.cwd() })
     yield* dsh.prompt({ sessionId: id, prompt: "research" })
   }
-  const store = yield* SessionStore
+  const store = yield* SessionStore.SessionStore
   for (const s of yield* store.list) {
     const archived = yield* (yield* store.open(s.id)).archivedChildren
     console.log(`after the run: ${archived.length} child archived (cleanup: delete), ${archived[0]!.bytes} bytes → ${archived[0]!.archivedBytes}`)
   }
   // Settled children archived now, sessions older than 30 days deleted: first as a dry run.
-  const plan = yield* pruneSessions({ olderThan: "30 days", archiveAfter: "0 millis", dryRun: true })
+  const plan = yield* SessionMaintenance.pruneSessions({ olderThan: "30 days", archiveAfter: "0 millis", dryRun: true })
   console.log(`dry run: would archive ${plan.children.length} children, delete ${plan.sessions.length} sessions`)
-  const done = yield* pruneSessions({ olderThan: "30 days", archiveAfter: "0 millis" })
+  const done = yield* SessionMaintenance.pruneSessions({ olderThan: "30 days", archiveAfter: "0 millis" })
   console.log(`pruned: archived ${done.children.length} children, freed ${done.freedBytes > 0 ? "some" : "no"} bytes`)
   // Everything is older than no time at all: every session goes.
-  const gone = yield* pruneSessions({ olderThan: "0 millis" })
+  const gone = yield* SessionMaintenance.pruneSessions({ olderThan: "0 millis" })
   console.log(`deleted ${gone.sessions.length} sessions; ${(yield* store.list).length} left`)
 })
 

@@ -1,11 +1,11 @@
 // The swarm tool: one agent type and one prompt over a list of items, a child each, run through
 // the lane; the lead gets a table when all have settled. Run: node src/swarm.ts
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { defaultLimits, SubagentLimits } from "@dsh/subagent"
+import { Limits } from "@dsh/subagent"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
@@ -28,18 +28,18 @@ const script = {
 }
 
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("reviewer", "You review one file.")] })),
-  backends: [SpawnProvider],
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("reviewer", "You review one file.")] })),
+  backends: [SpawnProvider.SpawnProvider],
   model: "scripted:swarm"
 }).pipe(Layer.provide(Layer.mergeAll(
   FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-swarm-")) }),
-  ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { swarm: script } })]),
+  ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { swarm: script } })]),
   // Two children at a time; the others wait in the lane.
-  Layer.succeed(SubagentLimits, { ...defaultLimits, maxConcurrent: 2 })
+  Layer.succeed(Limits.SubagentLimits, { ...Limits.defaultLimits, maxConcurrent: 2 })
 )))
 
 const program = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const { id } = yield* dsh.createSession({ cwd: process.cwd() })
   const result = yield* dsh.prompt({ sessionId: id, prompt: "review the files" })
   console.log(result.result.split("\n\nEvery child")[0])

@@ -1,30 +1,30 @@
 // (c) The child boundary replaced by a fixture: no child model runs, and the test asserts
 // what the parent's model was shown, through the same host a harness runs in production.
-import { AgentHost, staticCatalog } from "@dsh/agent"
-import type { Message } from "@dsh/core"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
+import type { Messages } from "@dsh/core"
 import { Harness } from "@dsh/harness"
-import { makeLanguageModel, ModelRegistry } from "@dsh/llm"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { LanguageModel, ModelRegistry } from "@dsh/llm"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { MemorySessionStore } from "@dsh/session"
-import { type FixtureReply, makeFixtureProvider, testDefinition } from "@dsh/subagent/testing"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 
 /** The parent under test delegates once, then answers; `reply` decides what the child "did". */
-const parentRun = (reply: () => FixtureReply) =>
+const parentRun = (reply: () => FixtureProvider.FixtureReply) =>
   Effect.gen(function*() {
-    const seen: Array<ReadonlyArray<Message>> = []
-    const script = makeScriptedModel({
+    const seen: Array<ReadonlyArray<Messages.Message>> = []
+    const script = ScriptedModel.make({
       rules: [
         { when: { step: 0 }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "review", prompt: "review src/", agent: "reviewer" } }] } },
         { reply: { text: "ok" } }
       ]
     })
     // A model that records what the parent was shown.
-    const spy = makeLanguageModel({ provider: "spy", model: "parent", stream: (request) => (seen.push(request.messages), script.stream(request)) })
-    const fixture = makeFixtureProvider({ reply })
+    const spy = LanguageModel.make({ provider: "spy", model: "parent", stream: (request) => (seen.push(request.messages), script.stream(request)) })
+    const fixture = FixtureProvider.make({ reply })
     const host = Harness.layer({
-      agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead"), delegates: [testDefinition("reviewer")] })),
+      agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: Fixtures.testDefinition("lead"), delegates: [Fixtures.testDefinition("reviewer")] })),
       backends: [fixture],
       delegatesRunOn: fixture.name,
       model: "spy"
@@ -33,7 +33,7 @@ const parentRun = (reply: () => FixtureReply) =>
       ModelRegistry.layerWith([{ name: "spy", description: "the spy", create: () => Effect.succeed(spy) }])
     )))
     return yield* Effect.gen(function*() {
-      const dsh = yield* AgentHost
+      const dsh = yield* AgentHost.AgentHost
       const { id } = yield* dsh.createSession({ cwd: process.cwd() })
       const result = yield* dsh.prompt({ sessionId: id, prompt: "go" })
       return { calls: fixture.calls, result, toolResult: seen[1]?.find((m) => m.role === "tool") }

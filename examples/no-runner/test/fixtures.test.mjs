@@ -1,9 +1,9 @@
 // A harness's tests on node:test, in an app with no other test runner installed: the dsh
 // fixtures replace the child boundary, and the provider conformance checks run as node tests.
-import { makeLanguageModel } from "@dsh/llm"
+import { LanguageModel } from "@dsh/llm"
 import { MemorySessionStore, SessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree } from "@dsh/subagent"
-import { CONFORMANCE_PROMPTS, conformanceTests, makeFixtureProvider, testParent, testType } from "@dsh/subagent/testing"
+import { Subagents, SubagentTree } from "@dsh/subagent"
+import { Conformance, FixtureProvider, Fixtures } from "@dsh/subagent/testing"
 import { Effect, Stream } from "effect"
 import assert from "node:assert/strict"
 import { readdirSync, readFileSync } from "node:fs"
@@ -18,7 +18,7 @@ const installed = readdirSync(DSH).map((dir) => {
 })
 
 // The parent's model is never asked anything here: the fixture answers for the child.
-const model = makeLanguageModel({ provider: "none", model: "none", stream: () => Stream.empty })
+const model = LanguageModel.make({ provider: "none", model: "none", stream: () => Stream.empty })
 const childContext = () => Effect.succeed({ tools: [], systemPrompt: "" })
 
 test("no test runner is installed", async () => {
@@ -46,12 +46,12 @@ test("the vitest suites (…/conformance) are what needs vitest, and they say so
 })
 
 test("a fixture provider runs a child through @dsh/subagent, in the memory store", async () => {
-  const fixture = makeFixtureProvider({ reply: ({ prompt }) => ({ output: `done: ${prompt}`, tokens: 5 }) })
+  const fixture = FixtureProvider.make({ reply: ({ prompt }) => ({ output: `done: ${prompt}`, tokens: 5 }) })
   const program = Effect.gen(function*() {
-    const session = yield* (yield* SessionStore).create({ agent: "lead", cwd: process.cwd(), model: "none" })
-    const tree = yield* makeSubagentTree({ session, defaultModel: model, childContext })
-    const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [testType("coder")] })
-    const result = yield* subagents.spawn({ prompt: "fix the bug", description: "fix", agent: "coder" }, testParent(model))
+    const session = yield* (yield* SessionStore.SessionStore).create({ agent: "lead", cwd: process.cwd(), model: "none" })
+    const tree = yield* SubagentTree.make({ session, defaultModel: model, childContext })
+    const subagents = yield* Subagents.make({ tree, providers: [fixture], types: [Fixtures.testType("coder")] })
+    const result = yield* subagents.spawn({ prompt: "fix the bug", description: "fix", agent: "coder" }, Fixtures.testParent(model))
     const child = yield* session.child(result.handle)
     const { records } = yield* child.transcript.read
     return { result, said: records.filter((r) => r.type === "message").map((r) => r.message.content) }
@@ -66,15 +66,15 @@ test("a fixture provider runs a child through @dsh/subagent, in the memory store
 })
 
 // The conformance checks every backend must pass, here against a fixture-backed "backend".
-const echo = makeFixtureProvider({
+const echo = FixtureProvider.make({
   name: "echo",
   reply: ({ prompt }) => {
     switch (prompt) {
-      case CONFORMANCE_PROMPTS.hang:
+      case Conformance.CONFORMANCE_PROMPTS.hang:
         return { hang: true }
-      case CONFORMANCE_PROMPTS.fail:
+      case Conformance.CONFORMANCE_PROMPTS.fail:
         return { output: "", status: "failed", notes: "asked to fail", tokens: 1 }
-      case CONFORMANCE_PROMPTS.crash:
+      case Conformance.CONFORMANCE_PROMPTS.crash:
         return { crash: "the echo backend crashed" }
       default:
         return { output: `echo ${prompt.split(" ").at(-1)}`, tokens: 5 }
@@ -82,8 +82,8 @@ const echo = makeFixtureProvider({
   }
 })
 const env = Effect.gen(function*() {
-  const tree = yield* makeSubagentTree({ defaultModel: model, childContext })
-  const subagents = yield* makeSubagents({ tree, providers: [echo], types: [testType("echoer", "echo")] })
-  return { subagents, parent: testParent(model), agentType: "echoer" }
+  const tree = yield* SubagentTree.make({ defaultModel: model, childContext })
+  const subagents = yield* Subagents.make({ tree, providers: [echo], types: [Fixtures.testType("echoer", "echo")] })
+  return { subagents, parent: Fixtures.testParent(model), agentType: "echoer" }
 })
-for (const check of conformanceTests(env)) test(`echo conformance: ${check.name}`, check.run)
+for (const check of Conformance.conformanceTests(env)) test(`echo conformance: ${check.name}`, check.run)

@@ -23,8 +23,8 @@
  *
  *   node --conditions=@dsh/source packages/acp-agent/bench/startup.ts [runs] [--no-cold] [--against DIR]
  */
-import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { placeFor, residentSettled, residentStatus } from "@dsh/cli-resident"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Place, Status } from "@dsh/cli-resident"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
@@ -60,7 +60,7 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({ PATH: 
 const cold = (): Record<string, string> => ({ NODE_COMPILE_CACHE: join(dir, `cold-cache-${coldCaches++}`), DSH_RESIDENT: "0" })
 const RESIDENT = { DSH_RESIDENT: "1" }
 /** The resident the `(resident)` samples use (the children's environment and flags; its name is ""). */
-const place = placeFor(MAIN, env(RESIDENT), "", [])
+const place = Place.placeFor(MAIN, env(RESIDENT), "", [])
 const resident = "problem" in place ? undefined : place
 
 /** Newline-delimited JSON-RPC over a child's stdio: the same minimal client for every server. */
@@ -154,7 +154,7 @@ const nodeBaseline = async () => {
 }
 
 let requestArrived: (() => void) | undefined
-const server = await startFakeOpenAIServer({
+const server = await FakeOpenAIServer.startFakeOpenAIServer({
   respond: () => {
     requestArrived?.()
     return { text: "ok", usage: { input: 1, output: 1 } }
@@ -205,7 +205,7 @@ const samplers: Record<string, () => Promise<number>> = {
 
 /** Waits for the resident to settle, then takes one sample. */
 const sample = async (name: string) => {
-  if (resident !== undefined) await residentSettled(resident.socket)
+  if (resident !== undefined) await Status.residentSettled(resident.socket)
   return samplers[name]!()
 }
 
@@ -220,7 +220,7 @@ for (let round = 0; round < RUNS; round++) {
 }
 const loadAfter = loadavg()[0]!
 await server.close()
-const started = resident === undefined ? undefined : await residentStatus(resident.socket)
+const started = resident === undefined ? undefined : await Status.residentStatus(resident.socket)
 if (started !== undefined) process.kill(started.pid, "SIGTERM")
 rmSync(dir, { recursive: true, force: true })
 

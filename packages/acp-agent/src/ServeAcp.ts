@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { AgentHost, type AgentHostShape } from "@dsh/agent"
-import type { AnyTool } from "@dsh/tools"
+import { AgentHost } from "@dsh/agent"
+import type { Tool } from "@dsh/tools"
 import { Deferred, Effect, FiberSet, type Scope } from "effect"
 import { isAbsolute } from "node:path"
 import { AcpServeError, toRequestError } from "./AcpServeError.ts"
@@ -34,7 +34,7 @@ export interface ServeAcpOptions {
    * `@dsh/tools-mcp` fits). Failing names the server that could not be used. Without it, MCP
    * servers are refused, and `initialize` says so.
    */
-  readonly connectMcp?: ((servers: ReadonlyArray<acp.McpServer>) => Effect.Effect<ReadonlyArray<AnyTool>, string, Scope.Scope>) | undefined
+  readonly connectMcp?: ((servers: ReadonlyArray<acp.McpServer>) => Effect.Effect<ReadonlyArray<Tool.AnyTool>, string, Scope.Scope>) | undefined
   readonly logger?: AcpLogger | undefined
 }
 
@@ -64,9 +64,9 @@ const initializeResponse = (options: ServeAcpOptions): acp.InitializeResponse =>
  * based: each one runs an Effect on a runtime captured here (a `FiberSet` tied to this scope),
  * so nothing outlives the connection. Failures reach the client as JSON-RPC errors.
  */
-export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, AgentHost> =>
+export const serveAcp = (options: ServeAcpOptions): Effect.Effect<void, never, AgentHost.AgentHost> =>
   Effect.scoped(Effect.gen(function*() {
-    const host: AgentHostShape = yield* AgentHost
+    const host: AgentHost.AgentHostShape = yield* AgentHost.AgentHost
     const run = yield* FiberSet.makeRuntimePromise<never>()
     const respond = <A>(effect: Effect.Effect<A, AcpServeError>): Promise<A> =>
       run(Effect.result(effect)).then((r) => r._tag === "Success" ? r.success : Promise.reject(toRequestError(r.failure)))

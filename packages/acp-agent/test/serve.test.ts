@@ -1,16 +1,15 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentHostShape, HostPromptResult, HostSessionInfo } from "@dsh/agent"
-import { AgentHost, HostError } from "@dsh/agent"
-import { type AgentEvent, emptyUsage, makeUsage, type WireRecord } from "@dsh/core"
+import { AgentHost } from "@dsh/agent"
+import { type Events, Usage } from "@dsh/core"
 import { Permissions } from "@dsh/tools"
 import { Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { serveAcp } from "../src/index.ts"
+import { ServeAcp } from "../src/index.ts"
 
 // serveAcp against a fake host over an in-memory stream pair: the protocol mapping, the
 // permission round trip, cancellation, replay and subagent updates, without any model.
 
-const info = (id: string): HostSessionInfo => ({
+const info = (id: string): AgentHost.HostSessionInfo => ({
   id,
   agent: "main",
   cwd: "/work",
@@ -20,36 +19,36 @@ const info = (id: string): HostSessionInfo => ({
   updatedAt: "2026-11-29T00:00:00.000Z"
 })
 
-const result = (status: HostPromptResult["status"], text: string, error?: string): HostPromptResult => ({
+const result = (status: AgentHost.HostPromptResult["status"], text: string, error?: string): AgentHost.HostPromptResult => ({
   sessionId: "s-1",
   status,
   result: text,
-  usage: makeUsage(12, 4),
+  usage: Usage.make(12, 4),
   subagents: [],
   ...(error === undefined ? {} : { error })
 })
 
-const persisted: ReadonlyArray<WireRecord> = ([
+const persisted: ReadonlyArray<Events.WireRecord> = ([
   { type: "turn-start", turn: 0, prompt: "earlier question" },
   { type: "message", message: { role: "user", content: "earlier question" } },
   { type: "message", message: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "Read", arguments: "{\"path\":\"a.txt\"}" }] } },
   { type: "tool-call", id: "c1", name: "Read", input: "{\"path\":\"a.txt\"}" },
   { type: "tool-result", id: "c1", name: "Read", output: "1\tA", isError: false, durationMs: 1 },
   { type: "message", message: { role: "assistant", content: "earlier answer" } },
-  { type: "turn-end", turn: 0, status: "completed", result: "earlier answer", usage: emptyUsage, durationMs: 5 }
-] satisfies ReadonlyArray<AgentEvent>).map((e, seq) => ({ ...e, seq, ts: "2026-11-29T00:00:00.000Z" }))
+  { type: "turn-end", turn: 0, status: "completed", result: "earlier answer", usage: Usage.emptyUsage, durationMs: 5 }
+] satisfies ReadonlyArray<Events.AgentEvent>).map((e, seq) => ({ ...e, seq, ts: "2026-11-29T00:00:00.000Z" }))
 
 /** What the fake agent does for each prompt text. */
-const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
+const fakeHost = (): AgentHost.AgentHostShape & { prompts: Array<string> } => {
   const prompts: Array<string> = []
   return {
     prompts,
     createSession: () => Effect.succeed(info("s-1")),
-    loadSession: (id) => id === "old" ? Effect.succeed({ ...info("old"), records: persisted }) : Effect.fail(new HostError({ reason: "NotFound", message: `no session ${id}` })),
+    loadSession: (id) => id === "old" ? Effect.succeed({ ...info("old"), records: persisted }) : Effect.fail(new AgentHost.HostError({ reason: "NotFound", message: `no session ${id}` })),
     listSessions: Effect.succeed([info("s-1")]),
     // No continuation manager: children cannot be continued or stopped here.
-    sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
-    stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
+    sendToChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
+    stopChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([]),
     prompt: ({ prompt, onEvent = () => Effect.void, onChildEvent = () => Effect.void, cancel }) =>
       Effect.gen(function*() {
@@ -60,12 +59,12 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
           case "hello":
             yield* onEvent({ type: "text-delta", text: "Hel" })
             yield* onEvent({ type: "text-delta", text: "lo!" })
-            yield* onEvent({ type: "usage", model: "fake:model", usage: makeUsage(12, 4) })
+            yield* onEvent({ type: "usage", model: "fake:model", usage: Usage.make(12, 4) })
             return result("completed", "Hello!")
           case "write": {
             yield* onEvent({ type: "tool-call", id: "w1", name: "Write", input: "{\"path\":\"x.txt\",\"content\":\"x\"}" })
             // As a Toolbox does: the Permissions of the calling fiber (serveAcp's, asking the client).
-            const permissions = yield* Permissions
+            const permissions = yield* Permissions.Permissions
             const decision = yield* permissions.decide({
               agent: "main",
               cwd: "/work",
@@ -81,9 +80,9 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
           case "hang":
             // Like the real host: a cancel stops the turn, which answers with what it spent so far.
             yield* onEvent({ type: "text-delta", text: "thinking..." })
-            yield* onEvent({ type: "usage", model: "fake:model", usage: makeUsage(5, 1) })
+            yield* onEvent({ type: "usage", model: "fake:model", usage: Usage.make(5, 1) })
             yield* cancel ?? Effect.never
-            return { ...result("cancelled", "thinking..."), usage: makeUsage(5, 1) }
+            return { ...result("cancelled", "thinking..."), usage: Usage.make(5, 1) }
           case "loop":
             return result("failed", "", "stopped after 50 model calls without a final answer (step limit)")
           case "boom":
@@ -92,7 +91,7 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
             yield* onEvent({ type: "subagent-start", handle: "explore-1", agent: "explore", provider: "spawn", runId: "r1", background: false, description: "look around" })
             yield* onChildEvent("explore-1", { type: "turn-start", turn: 0, prompt: "look around" })
             yield* onChildEvent("explore-1", { type: "text-delta", text: "found it" })
-            yield* onEvent({ type: "subagent-end", handle: "explore-1", runId: "r1", status: "completed", usage: makeUsage(3, 1), durationMs: 9, result: "found it" })
+            yield* onEvent({ type: "subagent-end", handle: "explore-1", runId: "r1", status: "completed", usage: Usage.make(3, 1), durationMs: 9, result: "found it" })
             yield* onEvent({ type: "text-delta", text: "The child found it." })
             return result("completed", "The child found it.")
           }
@@ -105,18 +104,18 @@ const fakeHost = (): AgentHostShape & { prompts: Array<string> } => {
 
 /** Starts serveAcp on one end of an in-memory pair and runs `op` as an SDK client on the other. */
 const withServer = async <T>(
-  host: AgentHostShape,
+  host: AgentHost.AgentHostShape,
   client: acp.ClientApp,
   op: (agent: acp.ClientContext) => Promise<T>,
   contextWindow?: number
 ): Promise<{ value: T; ended: boolean }> => {
   const toAgent = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
   const toClient = new TransformStream<acp.AnyMessage, acp.AnyMessage>()
-  const fiber = Effect.runFork(serveAcp({
+  const fiber = Effect.runFork(ServeAcp.serveAcp({
     stream: { readable: toAgent.readable, writable: toClient.writable },
     agentInfo: { name: "dsh", version: "9.9.9" },
     contextWindow
-  }).pipe(Effect.provideService(AgentHost, host)))
+  }).pipe(Effect.provideService(AgentHost.AgentHost, host)))
   const value = await client.connectWith({ readable: toClient.readable, writable: toAgent.writable }, op)
   await toAgent.writable.close() // the client's "stdin EOF": the server ends by itself
   const exit = await Effect.runPromise(Fiber.await(fiber))

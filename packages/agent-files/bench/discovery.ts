@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { resolveAgents } from "../src/index.ts"
+import { ResolveAgents } from "../src/index.ts"
 
 const FILES = Number(process.argv[2] ?? 2000)
 const root = mkdtempSync(join(tmpdir(), "dsh-fuzz-"))
@@ -29,7 +29,7 @@ const kinds: ReadonlyArray<(i: number) => string | Uint8Array> = [
 for (let i = 0; i < FILES; i++) writeFileSync(join(dir, `f${i}.md`), kinds[i % kinds.length]!(i))
 
 const start = performance.now()
-const resolved = await Effect.runPromise(resolveAgents({ cwd: join(root, "repo"), dshHome: join(root, "home", ".dsh"), userHome: join(root, "home") }))
+const resolved = await Effect.runPromise(ResolveAgents.resolveAgents({ cwd: join(root, "repo"), dshHome: join(root, "home", ".dsh"), userHome: join(root, "home") }))
 const wall = performance.now() - start
 const peakMiB = process.resourceUsage().maxRSS / 1024
 console.log(`discovery of ${FILES} fuzzed files: ${(wall / 1000).toFixed(2)} s (target < 5 s), peak RSS ${peakMiB.toFixed(0)} MiB (target < 300 MiB); ${resolved.agents.length} agents, ${resolved.skipped.length} skipped with a reason`)

@@ -1,5 +1,5 @@
 import * as Path from "node:path"
-import { type AgentDefinition, type AgentMode, MAX_SYSTEM_PROMPT_CHARS, type SubagentDefaults, suggestAgentName, validateAgentName } from "@dsh/agent"
+import { type AgentDefinition, AgentName } from "@dsh/agent"
 import { decodeUtf8, normalizeText, parseFrontmatter, splitFrontmatter } from "./internal/Frontmatter.ts"
 import { type InvalidAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from "./AgentFileParts.ts"
 import { isRemoteKind, remoteAgentFile } from "./RemoteAgentFile.ts"
@@ -15,7 +15,7 @@ import { readNameList, toolsDeniedByPermission } from "./ToolNames.ts"
 
 export interface LoadedAgentFile {
   readonly _tag: "Loaded"
-  readonly definition: AgentDefinition
+  readonly definition: AgentDefinition.AgentDefinition
   /** Things that were repaired or ignored; the caller prefixes them with the path. */
   readonly warnings: ReadonlyArray<string>
 }
@@ -88,14 +88,14 @@ export const parseAgentFile = (text: string, path: string, options: ParseAgentFi
   const model = readModel(fm.model, warnings)
   const isolation = readIsolation(fm.isolation, warnings)
   const subagentDefaults = readSubagentDefaults(fm.subagentDefaults, warnings)
-  const mode = typeof fm.mode === "string" && MODES.includes(fm.mode) ? fm.mode as AgentMode : undefined
+  const mode = typeof fm.mode === "string" && MODES.includes(fm.mode) ? fm.mode as AgentDefinition.AgentMode : undefined
 
-  if (split.body.length > MAX_SYSTEM_PROMPT_CHARS) {
-    return invalid(path, `system prompt is ${split.body.length} characters, over the ${MAX_SYSTEM_PROMPT_CHARS}-character limit`)
+  if (split.body.length > AgentName.MAX_SYSTEM_PROMPT_CHARS) {
+    return invalid(path, `system prompt is ${split.body.length} characters, over the ${AgentName.MAX_SYSTEM_PROMPT_CHARS}-character limit`)
   }
   if (split.body.trim() === "") warnings.push("the body (the system prompt) is empty")
 
-  const definition: AgentDefinition = {
+  const definition: AgentDefinition.AgentDefinition = {
     name,
     description,
     whenToUse,
@@ -125,10 +125,10 @@ const readName = (value: unknown, path: string): { readonly name: string; readon
   const given = typeof value === "string" || typeof value === "number" ? String(value).trim() : undefined
   if (value !== undefined && value !== null && given === undefined) return { reason: "name: must be a string" }
   const written = given !== undefined && given !== "" ? given : nameFromPath(path)
-  const problem = validateAgentName(written)
+  const problem = AgentName.validateAgentName(written)
   if (problem === undefined) return { name: written }
-  const kebab = suggestAgentName(written)
-  if (kebab !== undefined && validateAgentName(kebab) === undefined) {
+  const kebab = AgentName.suggestAgentName(written)
+  if (kebab !== undefined && AgentName.validateAgentName(kebab) === undefined) {
     const what = given ? `name "${written}"` : `the file name's "${written}" (no name field)`
     return { name: kebab, note: `${what} is not kebab-case; dsh names this agent "${kebab}" (delegate to it by that name)` }
   }
@@ -172,7 +172,7 @@ const readIsolation = (value: unknown, warnings: Array<string>): "worktree" | un
  * `subagentDefaults: {model, tools, disallowedTools}`: a mapping; its lists are written like
  * `tools`. Not `subagents` (that is the list of types this agent may delegate to).
  */
-const readSubagentDefaults = (value: unknown, warnings: Array<string>): SubagentDefaults | undefined => {
+const readSubagentDefaults = (value: unknown, warnings: Array<string>): AgentDefinition.SubagentDefaults | undefined => {
   if (value === undefined || value === null) return undefined
   if (typeof value !== "object" || Array.isArray(value)) {
     warnings.push("subagentDefaults: must be a mapping of model, tools, disallowedTools; ignored")
@@ -188,7 +188,7 @@ const readSubagentDefaults = (value: unknown, warnings: Array<string>): Subagent
   const disallowed = readNameList("subagentDefaults.disallowedTools", raw.disallowedTools, { mapTools: true, star: "ignored" })
   warnings.push(...tools.warnings, ...disallowed.warnings)
   const deny = [...new Set([...(disallowed.names ?? []), ...tools.denied])]
-  const result: SubagentDefaults = {
+  const result: AgentDefinition.SubagentDefaults = {
     ...(model === undefined ? {} : { model }),
     ...(tools.names === undefined ? {} : { tools: tools.names }),
     ...(deny.length === 0 ? {} : { disallowedTools: deny })

@@ -1,4 +1,4 @@
-import type { AgentScope } from "@dsh/agent"
+import type { AgentDefinition } from "@dsh/agent"
 
 /** Agent files above this size are skipped without being read (256 KiB). */
 export const MAX_AGENT_FILE_BYTES = 256 * 1024
@@ -12,5 +12,5 @@ export interface InvalidAgentFile {
 
 export interface ParseAgentFileOptions {
   /** Defaults to `explicit` (a file named on the command line). */
-  readonly scope?: AgentScope | undefined
+  readonly scope?: AgentDefinition.AgentScope | undefined
 }

@@ -37,11 +37,11 @@ export const builtinAgentsDir: Effect.Effect<string, AgentDefinitionError> = Eff
  */
 export const loadBuiltinAgents = (
   options: { readonly dir?: string | undefined } = {}
-): Effect.Effect<ReadonlyArray<AgentDefinition>, AgentDefinitionError> =>
+): Effect.Effect<ReadonlyArray<AgentDefinition.AgentDefinition>, AgentDefinitionError> =>
   Effect.gen(function*() {
     const dir = options.dir ?? (yield* builtinAgentsDir)
     const scan = yield* scanAgentDir(dir, "builtin")
-    const agents: Array<AgentDefinition> = []
+    const agents: Array<AgentDefinition.AgentDefinition> = []
     for (const result of scan.results) {
       if (result._tag === "Invalid") {
         return yield* Effect.fail(

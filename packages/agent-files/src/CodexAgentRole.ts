@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { type AgentDefinition, type AgentScope, MAX_SYSTEM_PROMPT_CHARS, suggestAgentName, validateAgentName } from "@dsh/agent"
+import { type AgentDefinition, AgentName } from "@dsh/agent"
 import { type AgentFileResult, tooLarge } from "./AgentFile.ts"
 import { MAX_AGENT_FILE_BYTES } from "./AgentFileParts.ts"
 import { decodeUtf8, normalizeText } from "./internal/Frontmatter.ts"
@@ -28,13 +28,13 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 const baseName = (path: string): string => (path.split(/[\\/]/).pop() ?? path).replace(/\.toml$/i, "")
 
 /** A parsed role file (a TOML table) as a definition, or the reason it is not one. */
-export const codexRoleFromToml = (raw: Readonly<Record<string, unknown>>, path: string, scope: AgentScope): AgentFileResult => {
+export const codexRoleFromToml = (raw: Readonly<Record<string, unknown>>, path: string, scope: AgentDefinition.AgentScope): AgentFileResult => {
   const warnings: Array<string> = []
   const written = text(raw.name) ?? baseName(path)
   let name = written
-  if (validateAgentName(written) !== undefined) {
-    const kebab = suggestAgentName(written)
-    if (kebab === undefined || validateAgentName(kebab) !== undefined) return invalid(path, `name: ${validateAgentName(written)}`)
+  if (AgentName.validateAgentName(written) !== undefined) {
+    const kebab = AgentName.suggestAgentName(written)
+    if (kebab === undefined || AgentName.validateAgentName(kebab) !== undefined) return invalid(path, `name: ${AgentName.validateAgentName(written)}`)
     // Codex roles are usually snake_case (`security_auditor`); dsh types are kebab-case.
     warnings.push(`name "${written}" is not kebab-case; dsh names this agent "${kebab}" (delegate to it by that name)`)
     name = kebab
@@ -45,8 +45,8 @@ export const codexRoleFromToml = (raw: Readonly<Record<string, unknown>>, path: 
   if (instructions === undefined || instructions === "") {
     return invalid(path, "missing required field \"developer_instructions\" (the role's prompt); a .toml file in an agent directory is read as a Codex agent role")
   }
-  if (instructions.length > MAX_SYSTEM_PROMPT_CHARS) {
-    return invalid(path, `developer_instructions is ${instructions.length} characters, over the ${MAX_SYSTEM_PROMPT_CHARS}-character limit`)
+  if (instructions.length > AgentName.MAX_SYSTEM_PROMPT_CHARS) {
+    return invalid(path, `developer_instructions is ${instructions.length} characters, over the ${AgentName.MAX_SYSTEM_PROMPT_CHARS}-character limit`)
   }
   const model = text(raw.model)
   if (raw.model !== undefined && model === undefined) warnings.push(`model: ${JSON.stringify(raw.model)} is not one model name; ignored`)
@@ -59,7 +59,7 @@ export const codexRoleFromToml = (raw: Readonly<Record<string, unknown>>, path: 
   }
   const ignored = Object.keys(raw).filter((k) => !QUIET_KEYS.has(k)).sort()
   if (ignored.length > 0) warnings.push(`Codex settings dsh does not apply to agents ignored: ${ignored.join(", ")}`)
-  const definition: AgentDefinition = {
+  const definition: AgentDefinition.AgentDefinition = {
     name,
     description,
     systemPrompt: instructions,
@@ -73,7 +73,7 @@ export const codexRoleFromToml = (raw: Readonly<Record<string, unknown>>, path: 
 }
 
 /** Parses TOML text (smol-toml, loaded only when a role file is read) into a role. */
-export const parseCodexRole = (source: string, path: string, scope: AgentScope): Effect.Effect<AgentFileResult> =>
+export const parseCodexRole = (source: string, path: string, scope: AgentDefinition.AgentScope): Effect.Effect<AgentFileResult> =>
   Effect.gen(function*() {
     const toml = yield* Effect.promise(() => import("smol-toml"))
     const parsed = yield* Effect.try({ try: () => toml.parse(source) as Record<string, unknown>, catch: (e) => e instanceof Error ? e.message : String(e) }).pipe(Effect.result)
@@ -82,7 +82,7 @@ export const parseCodexRole = (source: string, path: string, scope: AgentScope):
   })
 
 /** Reads one role file: the size is checked before reading, as for Markdown files. */
-export const loadCodexRole = (path: string, scope: AgentScope): Effect.Effect<AgentFileResult> =>
+export const loadCodexRole = (path: string, scope: AgentDefinition.AgentScope): Effect.Effect<AgentFileResult> =>
   Effect.gen(function*() {
     const read = yield* Fs.readBounded(path, MAX_AGENT_FILE_BYTES).pipe(Effect.result)
     if (read._tag === "Failure") return invalid(path, `cannot read: ${read.failure.message}`)

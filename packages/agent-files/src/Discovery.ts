@@ -1,6 +1,6 @@
 import * as Path from "node:path"
 import { Clock, Effect } from "effect"
-import type { AgentScope } from "@dsh/agent"
+import type { AgentDefinition } from "@dsh/agent"
 import { type AgentFileResult, parseAgentFileBytes, tooLarge } from "./AgentFile.ts"
 import { MAX_AGENT_FILE_BYTES } from "./AgentFileParts.ts"
 import * as Fs from "./internal/Fs.ts"
@@ -48,7 +48,7 @@ export interface DirScan {
 export const NOT_AN_AGENT_FILE = "not an agent file (dsh reads Markdown agent files, *.md, Kimi agent specs, *.yaml, and Codex agent roles, *.toml)"
 
 /** Reads one agent file: a size check before reading, then at most the limit is read. */
-export const loadAgentFile = (path: string, scope: AgentScope): Effect.Effect<AgentFileResult, Fs.FsFailure> =>
+export const loadAgentFile = (path: string, scope: AgentDefinition.AgentScope): Effect.Effect<AgentFileResult, Fs.FsFailure> =>
   Effect.gen(function*() {
     const info = yield* Fs.stat(path)
     if (!info.isFile()) return { _tag: "Invalid", path, reason: "not a regular file" } as const
@@ -64,7 +64,7 @@ export const loadAgentFile = (path: string, scope: AgentScope): Effect.Effect<Ag
  * anything else skipped as not an agent file. A missing directory yields nothing; a `dir` that
  * is a file is read as that one file.
  */
-export const scanAgentDir = (dir: string, scope: AgentScope): Effect.Effect<DirScan> =>
+export const scanAgentDir = (dir: string, scope: AgentDefinition.AgentScope): Effect.Effect<DirScan> =>
   Effect.gen(function*() {
     const warnings: Array<string> = []
     const files: Array<string> = []

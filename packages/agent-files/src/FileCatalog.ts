@@ -1,5 +1,5 @@
 import * as Path from "node:path"
-import { type AgentCatalog, type AgentDefinition, renderAgentPrompt, type TemplateVars } from "@dsh/agent"
+import { type AgentCatalog, type AgentDefinition, Template } from "@dsh/agent"
 import { Clock, Effect } from "effect"
 import type { AgentDefinitionError } from "./AgentDefinitionError.ts"
 import { DEFAULT_AGENT_NAME } from "./Builtins.ts"
@@ -22,14 +22,14 @@ export interface FileCatalogOptions extends ResolveAgentsOptions {
  * (see `resolveAgents`), the main agent being `agentFile`'s, the named one, or the default;
  * prompts rendered with the template variables of `cwd`.
  */
-export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<AgentCatalog & { readonly resolved: ResolvedAgents }, AgentDefinitionError> =>
+export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<AgentCatalog.AgentCatalog & { readonly resolved: ResolvedAgents }, AgentDefinitionError> =>
   Effect.gen(function*() {
     const resolved = options.resolved ?? (yield* resolveAgents(options))
     // The file itself (a Kimi spec brings the subagents it declares at the same scope).
     const explicitPath = options.agentFile === undefined ? undefined : Path.resolve(options.cwd, options.agentFile)
     const explicit = explicitPath === undefined ? undefined : resolved.agents.find((a) => a.scope === "explicit" && a.source === explicitPath)
     const main = explicit ?? (yield* findAgent(resolved, options.agent ?? DEFAULT_AGENT_NAME))
-    const vars: TemplateVars = yield* collectTemplateVars({
+    const vars: Template.TemplateVars = yield* collectTemplateVars({
       cwd: options.cwd,
       now: new Date(yield* Clock.currentTimeMillis),
       env: options.env,
@@ -39,8 +39,8 @@ export const loadFileCatalog = (options: FileCatalogOptions): Effect.Effect<Agen
       skills: options.skills === undefined ? undefined : yield* options.skills(options.cwd),
       pluginInstructions: resolved.pluginInstructions
     })
-    const render = (definition: AgentDefinition, cwd: string) =>
-      renderAgentPrompt(definition, resolved.basePrompts, cwd === options.cwd ? vars : { ...vars, cwd })
+    const render = (definition: AgentDefinition.AgentDefinition, cwd: string) =>
+      Template.renderAgentPrompt(definition, resolved.basePrompts, cwd === options.cwd ? vars : { ...vars, cwd })
     return {
       main,
       systemPrompt: render(main, options.cwd),

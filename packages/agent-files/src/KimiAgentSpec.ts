@@ -1,6 +1,6 @@
 import * as Path from "node:path"
 import { Effect } from "effect"
-import { type AgentDefinition, type AgentMode, type AgentScope, MAX_SYSTEM_PROMPT_CHARS, suggestAgentName, validateAgentName } from "@dsh/agent"
+import { type AgentDefinition, AgentName } from "@dsh/agent"
 import type { AgentFileResult } from "./AgentFile.ts"
 import { MAX_AGENT_FILE_BYTES } from "./AgentFileParts.ts"
 import * as Fs from "./internal/Fs.ts"
@@ -86,7 +86,7 @@ interface Raw {
   readonly everyType?: boolean | undefined
   readonly whenToUse?: string | undefined
   readonly model?: string | undefined
-  readonly mode?: AgentMode | undefined
+  readonly mode?: AgentDefinition.AgentMode | undefined
 }
 
 type Loaded =
@@ -143,7 +143,7 @@ const loadRaw = (path: string, chain: ReadonlyArray<string>): Effect.Effect<Load
     const prompts: Array<string> = []
     if (promptPath !== undefined && promptPath.trim() !== "") {
       const file = Path.resolve(dir, promptPath)
-      const prompt = yield* readText(file, MAX_SYSTEM_PROMPT_CHARS * 4)
+      const prompt = yield* readText(file, AgentName.MAX_SYSTEM_PROMPT_CHARS * 4)
       if ("error" in prompt) return invalid(`${where}system_prompt_path: ${prompt.error}`)
       systemPrompt = prompt.text
       prompts.push(file)
@@ -240,7 +240,7 @@ const nameFromSpecPath = (path: string): string => {
  */
 export const loadKimiAgentSpec = (
   path: string,
-  scope: AgentScope,
+  scope: AgentDefinition.AgentScope,
   as?: { readonly name: string; readonly description: string } | undefined
 ): Effect.Effect<KimiSpecResult> =>
   Effect.gen(function*() {
@@ -249,11 +249,11 @@ export const loadKimiAgentSpec = (
     const { raw } = loaded
     const warnings = [...loaded.warnings]
     let name = as?.name ?? raw.name?.trim() ?? ""
-    if (validateAgentName(name) !== undefined) {
+    if (AgentName.validateAgentName(name) !== undefined) {
       const given = name
       name = nameFromSpecPath(path)
-      if (validateAgentName(name) !== undefined) name = suggestAgentName(name) ?? name
-      const problem = validateAgentName(name)
+      if (AgentName.validateAgentName(name) !== undefined) name = AgentName.suggestAgentName(name) ?? name
+      const problem = AgentName.validateAgentName(name)
       if (problem !== undefined) return { result: { _tag: "Invalid", path, reason: `no usable name: ${problem}` }, subagents: [] }
       if (given !== "") warnings.push(`name "${given}" is not a dsh agent name (kebab-case); named "${name}" after the file`)
     }
@@ -261,8 +261,8 @@ export const loadKimiAgentSpec = (
       return { result: { _tag: "Invalid", path, reason: "no system prompt (system_prompt_path, system_prompt, or extend)" }, subagents: [] }
     }
     const systemPrompt = renderKimiPrompt(raw.systemPrompt, raw.args, warnings)
-    if (systemPrompt.length > MAX_SYSTEM_PROMPT_CHARS) {
-      return { result: { _tag: "Invalid", path, reason: `system prompt is ${systemPrompt.length} characters, over the ${MAX_SYSTEM_PROMPT_CHARS}-character limit` }, subagents: [] }
+    if (systemPrompt.length > AgentName.MAX_SYSTEM_PROMPT_CHARS) {
+      return { result: { _tag: "Invalid", path, reason: `system prompt is ${systemPrompt.length} characters, over the ${AgentName.MAX_SYSTEM_PROMPT_CHARS}-character limit` }, subagents: [] }
     }
     const missing = new Set<string>()
     const mapped = raw.tools === undefined ? undefined : raw.tools === null ? [] : mapKimiTools(raw.tools, missing)
@@ -272,7 +272,7 @@ export const loadKimiAgentSpec = (
     if (missing.size > 0) warnings.push(`tools dsh does not have are left out: ${[...missing].join(", ")}`)
     const refs = raw.subagents ?? []
     const description = as?.description || raw.whenToUse?.trim() || ""
-    const definition: AgentDefinition = {
+    const definition: AgentDefinition.AgentDefinition = {
       name,
       description: description !== "" ? description : `Kimi agent spec ${Path.basename(path)}`,
       whenToUse: raw.whenToUse?.trim() || undefined,
@@ -299,7 +299,7 @@ export const loadKimiAgentSpec = (
  */
 export const expandKimiSubagents = (
   results: ReadonlyArray<KimiSpecResult>,
-  scope: AgentScope
+  scope: AgentDefinition.AgentScope
 ): Effect.Effect<{
   readonly results: ReadonlyArray<AgentFileResult>
   readonly extra: ReadonlyArray<AgentFileResult>

@@ -1,6 +1,6 @@
 import * as Path from "node:path"
 import { Effect } from "effect"
-import { type AgentDefinition, type AgentScope, type BasePrompts, MAX_SYSTEM_PROMPT_CHARS } from "@dsh/agent"
+import { type AgentDefinition, AgentName, type Template } from "@dsh/agent"
 import { AgentDefinitionError } from "./AgentDefinitionError.ts"
 import { DEFAULT_AGENT_NAME, loadBuiltinAgents } from "./Builtins.ts"
 import type { AgentFileResult } from "./AgentFile.ts"
@@ -69,7 +69,7 @@ export interface ShadowedAgentFile {
 
 export interface ResolvedAgents {
   /** Sorted by name. */
-  readonly agents: ReadonlyArray<AgentDefinition>
+  readonly agents: ReadonlyArray<AgentDefinition.AgentDefinition>
   readonly skipped: ReadonlyArray<SkippedAgentFile>
   /** Files that loaded but lost their name to a higher scope, an earlier file of the same scope, or a built-in. */
   readonly shadowed: ReadonlyArray<ShadowedAgentFile>
@@ -79,7 +79,7 @@ export interface ResolvedAgents {
   /** Whether project files may override built-ins: `trustProject`, or a recorded trust decision. */
   readonly projectTrusted: boolean
   /** What `${base_prompt}` stands for (see `renderAgentPrompt`). */
-  readonly basePrompts: BasePrompts
+  readonly basePrompts: Template.BasePrompts
   /** The enabled plugins' instructions, for `${plugin_sections}`. */
   readonly pluginInstructions?: ReadonlyArray<PluginInstruction> | undefined
   /** Remote agent files taken for an A2A backend (see `remoteAgents` in the options). */
@@ -103,7 +103,7 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     const skipped: Array<SkippedAgentFile> = []
     const shadowed: Array<ShadowedAgentFile> = []
     const warnings: Array<string> = []
-    const candidates: Array<AgentDefinition> = []
+    const candidates: Array<AgentDefinition.AgentDefinition> = []
     const remoteAgents: Array<RemoteAgentSpec> = []
 
     if (options.agentFile !== undefined) candidates.push(...(yield* loadExplicit(Path.resolve(cwd, options.agentFile), warnings, skipped)))
@@ -123,7 +123,7 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
     // A directory named in two scopes (an extra dir that is also a project dir) is read once,
     // in the higher scope.
     const scanned = new Set<string>()
-    const scan = (dirs: ReadonlyArray<string>, scope: AgentScope) =>
+    const scan = (dirs: ReadonlyArray<string>, scope: AgentDefinition.AgentScope) =>
       Effect.gen(function*() {
         const fresh = dirs.filter((d) => !scanned.has(d))
         fresh.forEach((d) => scanned.add(d))
@@ -158,7 +158,7 @@ export const resolveAgents = (options: ResolveAgentsOptions): Effect.Effect<Reso
       (yield* isTrusted(options, projectRoot, needsTrust ? warnings : []))
 
     const reserved = new Set(options.reservedNames ?? RESERVED_AGENT_NAMES)
-    const winners = new Map<string, AgentDefinition>()
+    const winners = new Map<string, AgentDefinition.AgentDefinition>()
     for (const candidate of candidates) {
       const { name, scope, source } = candidate
       if (scope !== "builtin" && reserved.has(name)) {
@@ -225,7 +225,7 @@ const loadExplicit = (path: string, warnings: Array<string>, skipped: Array<Skip
       : { main: yield* loadAgentFile(path, "explicit").pipe(Effect.catch((failure) => Effect.succeed<AgentFileResult>({ _tag: "Invalid", path, reason: `cannot read agent file: ${failure.message}` }))), declared: [], notes: [] }
     if (loaded.main._tag === "Invalid") return yield* new AgentDefinitionError({ reason: "InvalidFile", detail: loaded.main.reason, path })
     warnings.push(...loaded.main.warnings.map((w) => `${path}: ${w}`), ...loaded.notes)
-    const definitions: Array<AgentDefinition> = [loaded.main.definition]
+    const definitions: Array<AgentDefinition.AgentDefinition> = [loaded.main.definition]
     for (const r of loaded.declared) {
       if (r._tag === "Invalid") skipped.push({ path: r.path, reason: r.reason })
       else {
@@ -240,7 +240,7 @@ const loadExplicit = (path: string, warnings: Array<string>, skipped: Array<Skip
 const readSystemMd = (dshHome: string, warnings: Array<string>) =>
   Effect.gen(function*() {
     const path = Path.join(dshHome, "SYSTEM.md")
-    const read = yield* Fs.readBounded(path, MAX_SYSTEM_PROMPT_CHARS * 4).pipe(Effect.result)
+    const read = yield* Fs.readBounded(path, AgentName.MAX_SYSTEM_PROMPT_CHARS * 4).pipe(Effect.result)
     if (read._tag === "Failure") {
       if (!Fs.isMissing(read.failure)) {
         warnings.push(`${path}: cannot read SYSTEM.md (${read.failure.message}); using the built-in prompt`)
@@ -254,8 +254,8 @@ const readSystemMd = (dshHome: string, warnings: Array<string>) =>
       return undefined
     }
     const text = normalizeText(decoded)
-    if (truncated || text.length > MAX_SYSTEM_PROMPT_CHARS) {
-      warnings.push(`${path}: SYSTEM.md is over the ${MAX_SYSTEM_PROMPT_CHARS}-character limit; using the built-in prompt`)
+    if (truncated || text.length > AgentName.MAX_SYSTEM_PROMPT_CHARS) {
+      warnings.push(`${path}: SYSTEM.md is over the ${AgentName.MAX_SYSTEM_PROMPT_CHARS}-character limit; using the built-in prompt`)
       return undefined
     }
     return text.trim() === "" ? undefined : { path, template: text.trim() }
@@ -272,7 +272,7 @@ const isTrusted = (options: ResolveAgentsOptions, projectRoot: string, warnings:
 }
 
 /** The agent named `name`, or an `UnknownAgent` error listing the available names. */
-export const findAgent = (resolved: ResolvedAgents, name: string): Effect.Effect<AgentDefinition, AgentDefinitionError> => {
+export const findAgent = (resolved: ResolvedAgents, name: string): Effect.Effect<AgentDefinition.AgentDefinition, AgentDefinitionError> => {
   const agent = resolved.agents.find((a) => a.name === name)
   return agent !== undefined
     ? Effect.succeed(agent)
@@ -286,7 +286,7 @@ export const findAgent = (resolved: ResolvedAgents, name: string): Effect.Effect
 }
 
 /** Whether the `subagent` tool may offer this agent (a `primary`-only agent is not offered). */
-export const isDelegable = (agent: AgentDefinition): boolean =>
+export const isDelegable = (agent: AgentDefinition.AgentDefinition): boolean =>
   agent.mode !== "primary" && agent.name !== DEFAULT_AGENT_NAME
 
 /**

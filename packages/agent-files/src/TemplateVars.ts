@@ -2,7 +2,7 @@ import * as Path from "node:path"
 import { Effect } from "effect"
 import { findProjectRoot } from "./Discovery.ts"
 import * as Fs from "./internal/Fs.ts"
-import type { TemplateVars } from "@dsh/agent"
+import type { Template } from "@dsh/agent"
 
 /**
  * Computing the standard template variables from the live context. Every input that reflects
@@ -125,7 +125,7 @@ const shellOf = (platform: NodeJS.Platform, env: Readonly<Record<string, string 
 }
 
 /** Computes every standard variable except `${base_prompt}` (bound by `renderAgentPrompt`). */
-export const collectTemplateVars = (options: CollectTemplateVarsOptions): Effect.Effect<TemplateVars> =>
+export const collectTemplateVars = (options: CollectTemplateVarsOptions): Effect.Effect<Template.TemplateVars> =>
   Effect.gen(function*() {
     const cwd = Path.resolve(options.cwd)
     const platform = options.platform ?? process.platform

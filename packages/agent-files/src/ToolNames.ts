@@ -4,7 +4,8 @@
  * has is reported by the policy warnings instead of silently widening or narrowing access.
  */
 
-export { BUILTIN_TOOL_NAMES } from "@dsh/tools"
+import { BuiltinToolNames } from "@dsh/tools"
+export const BUILTIN_TOOL_NAMES = BuiltinToolNames.BUILTIN_TOOL_NAMES
 
 /** The model-facing delegation tool (`@dsh/tool-subagent`). */
 export const SUBAGENT_TOOL_NAME = "subagent"

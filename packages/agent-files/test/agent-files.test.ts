@@ -3,7 +3,7 @@ import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
-import { agentsListJson, resolveAgents } from "../src/index.ts"
+import { ResolveAgents } from "../src/index.ts"
 import { makeWorkspace, removeTree } from "./fixtures/definitions/tree.ts"
 
 /**
@@ -34,7 +34,7 @@ describe("Codex agent roles (.codex/agents/*.toml)", () => {
         "repo/.codex/agents/broken.toml": fixture("codex/broken.toml"),
         "home/.codex/agents/docs-writer.toml": fixture("codex/docs-writer.toml")
       })
-      const resolved = yield* resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome })
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome })
       const auditor = resolved.agents.find((a) => a.name === "security-auditor")
       assert.isDefined(auditor)
       assert.strictEqual(auditor!.scope, "project")
@@ -55,7 +55,7 @@ describe("Codex agent roles (.codex/agents/*.toml)", () => {
       assert.match(reasons["no-prompt.toml"]!, /missing required field "developer_instructions"/)
       assert.match(reasons["broken.toml"]!, /^malformed TOML \(a Codex agent role\)/)
       // The listing keeps its shape: each file in exactly one of agents, skipped, shadowed.
-      const doc = agentsListJson(resolved)
+      const doc = ResolveAgents.agentsListJson(resolved)
       assert.deepStrictEqual(Object.keys(doc), ["agents", "skipped", "shadowed", "warnings"])
       assert.strictEqual(doc.skipped.length, 2)
     }))
@@ -63,7 +63,7 @@ describe("Codex agent roles (.codex/agents/*.toml)", () => {
   it.effect("--agent-file takes a role file too", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({ "repo/roles/security_auditor.toml": fixture("codex/security_auditor.toml") })
-      const resolved = yield* resolveAgents({ cwd: ws.repo, dshHome: ws.dshHome, userHome: ws.userHome, agentFile: "roles/security_auditor.toml" })
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd: ws.repo, dshHome: ws.dshHome, userHome: ws.userHome, agentFile: "roles/security_auditor.toml" })
       assert.strictEqual(resolved.agents.find((a) => a.name === "security-auditor")?.scope, "explicit")
     }))
 })
@@ -75,7 +75,7 @@ describe("OpenCode names", () => {
         "repo/.agents/agents/ReviewBot.md": fixture("opencode/ReviewBot.md"),
         "repo/.agents/agents/copywriter.md": fixture("opencode/copywriter.md")
       })
-      const resolved = yield* resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome })
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome })
       const bot = resolved.agents.find((a) => a.name === "review-bot")
       assert.strictEqual(bot?.source, Path.join(ws.repo, ".agents", "agents", "ReviewBot.md"))
       assert.deepStrictEqual(bot?.disallowedTools, ["Write", "Edit"])
@@ -95,7 +95,7 @@ describe("Claude Code plugins (.claude-plugin/plugin.json)", () => {
         "plugins/review-kit/agents/plugin-reviewer.md": fixture("claude-plugin/agents/plugin-reviewer.md"),
         "plugins/review-kit/extra/triager.md": fixture("claude-plugin/extra/triager.md")
       })
-      const resolved = yield* resolveAgents({
+      const resolved = yield* ResolveAgents.resolveAgents({
         cwd: ws.cwd,
         dshHome: ws.dshHome,
         userHome: ws.userHome,
@@ -112,7 +112,7 @@ describe("Gemini CLI remote agents (kind: remote)", () => {
   it.effect("a harness with an A2A backend takes them as a2a agents; without one they are skipped with how to declare them", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({ "repo/.agents/agents/billing.md": fixture("gemini/billing.md") })
-      const withA2a = yield* resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome, remoteAgents: "a2a" })
+      const withA2a = yield* ResolveAgents.resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome, remoteAgents: "a2a" })
       assert.deepStrictEqual(withA2a.remoteAgents, [{
         name: "billing-agent",
         url: "http://127.0.0.1:9/billing/.well-known/agent-card.json",
@@ -121,7 +121,7 @@ describe("Gemini CLI remote agents (kind: remote)", () => {
         source: Path.join(ws.repo, ".agents", "agents", "billing.md")
       }])
       assert.deepStrictEqual(withA2a.skipped, [])
-      const without = yield* resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome })
+      const without = yield* ResolveAgents.resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome })
       assert.strictEqual(without.skipped.length, 1)
       assert.match(without.skipped[0]!.reason, /add \[a2a\.agents\.billing-agent\] url = "http:\/\/127\.0\.0\.1:9\/billing\/\.well-known\/agent-card\.json" to config\.toml/)
     }))

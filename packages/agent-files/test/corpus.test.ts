@@ -2,7 +2,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type AgentFileResult, parseAgentFileBytes, resolveAgents } from "../src/index.ts"
+import { AgentFile, ResolveAgents } from "../src/index.ts"
 import { CORPUS, corpusPresent } from "./fixtures/corpus.ts"
 import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
 
@@ -42,14 +42,14 @@ describe.skipIf(!present)("agent file corpus", () => {
   it("every file either loads or is skipped with a reason; none throws; the large majority load", () => {
     const files = walk(CORPUS)
     const formats = manifest()
-    const results = new Map<string, AgentFileResult>()
+    const results = new Map<string, AgentFile.AgentFileResult>()
     const notAgentFiles: Array<string> = []
     for (const path of files) {
       if (!/\.md$/i.test(path)) {
         notAgentFiles.push(rel(path)) // discovery only reads .md files
         continue
       }
-      const result = parseAgentFileBytes(Fs.readFileSync(path), path, { scope: "extra" })
+      const result = AgentFile.parseAgentFileBytes(Fs.readFileSync(path), path, { scope: "extra" })
       if (result._tag === "Invalid") assert.isAbove(result.reason.length, 10, rel(path))
       results.set(rel(path), result)
     }
@@ -85,7 +85,7 @@ describe.skipIf(!present)("agent file corpus", () => {
 
   it("specific corpus files load as their harness meant them", () => {
     const load = (path: string) => {
-      const r = parseAgentFileBytes(Fs.readFileSync(Path.join(CORPUS, path)), path)
+      const r = AgentFile.parseAgentFileBytes(Fs.readFileSync(Path.join(CORPUS, path)), path)
       if (r._tag !== "Loaded") throw new Error(`${path}: ${r.reason}`)
       return r.definition
     }
@@ -109,7 +109,7 @@ describe.skipIf(!present)("agent file corpus", () => {
   it.effect("as an agent directory, the corpus resolves without failing and accounts for every file", () =>
     Effect.gen(function*() {
       const home = yield* Effect.promise(() => makeTree({ ".git/": "" }))
-      const resolved = yield* resolveAgents({ cwd: home, dshHome: home, userHome: home, extraAgentDirs: [CORPUS] }).pipe(
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd: home, dshHome: home, userHome: home, extraAgentDirs: [CORPUS] }).pipe(
         Effect.ensuring(Effect.promise(() => removeTree(home)))
       )
       const files = walk(CORPUS)

@@ -1,8 +1,8 @@
 import * as Path from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { renderAgentPrompt } from "@dsh/agent"
-import { loadKimiAgentSpec, resolveAgents } from "../src/index.ts"
+import { Template } from "@dsh/agent"
+import { KimiAgentSpec, ResolveAgents } from "../src/index.ts"
 import { makeTree, removeTree } from "./fixtures/definitions/tree.ts"
 
 /** kimi-cli's YAML agent specs, with kimi-cli's semantics (see KimiAgentSpec.ts). */
@@ -15,7 +15,7 @@ const tree = (files: Readonly<Record<string, string>>) =>
     return root
   })
 const load = (path: string) =>
-  Effect.map(loadKimiAgentSpec(path, "extra"), ({ result }) => {
+  Effect.map(KimiAgentSpec.loadKimiAgentSpec(path, "extra"), ({ result }) => {
     if (result._tag === "Invalid") throw new Error(`${path}: ${result.reason}`)
     return result
   })
@@ -77,7 +77,7 @@ describe("Kimi agent specs", () => {
   it.effect("as a directory: a spec's subagents load under their declared names and descriptions; every file is accounted for", () =>
     Effect.gen(function*() {
       const root = yield* tree(files)
-      const resolved = yield* resolveAgents({ cwd: root, dshHome: root, userHome: root, extraAgentDirs: [Path.join(root, "specs")] })
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd: root, dshHome: root, userHome: root, extraAgentDirs: [Path.join(root, "specs")] })
       const base = resolved.agents.find((a) => a.name === "base")!
       // An agent.yaml is named after its directory; with no description of its own it is a main agent.
       assert.strictEqual(base.source, Path.join(root, "specs/base/agent.yaml"))
@@ -94,7 +94,7 @@ describe("Kimi agent specs", () => {
   it.effect("--agent-file with a spec: its declared subagents load with it at the explicit scope (and override built-ins)", () =>
     Effect.gen(function*() {
       const root = yield* tree(files)
-      const resolved = yield* resolveAgents({ cwd: root, dshHome: root, userHome: root, agentFile: Path.join(root, "specs/base/agent.yaml") })
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd: root, dshHome: root, userHome: root, agentFile: Path.join(root, "specs/base/agent.yaml") })
       const coder = resolved.agents.find((a) => a.name === "coder")!
       assert.strictEqual(coder.scope, "explicit")
       assert.strictEqual(coder.description, "Writes the code.")
@@ -108,7 +108,7 @@ describe("Kimi agent specs", () => {
       assert.strictEqual(definition.name, "kimi-psql")
       assert.isUndefined(definition.tools)
       assert.isUndefined(definition.subagents)
-      const prompt = renderAgentPrompt(definition, { builtin: "DEFAULT PROMPT" }, {})
+      const prompt = Template.renderAgentPrompt(definition, { builtin: "DEFAULT PROMPT" }, {})
       assert.strictEqual(prompt.trim(), "DEFAULT PROMPT\n\nYou are a PostgreSQL assistant (\\d is not supported).")
     }))
 
@@ -123,7 +123,7 @@ describe("Kimi agent specs", () => {
         "noprompt.yaml": "version: 1\nagent:\n  name: nothing\n",
         "broken.yaml": "version: 1\nagent: [unclosed\n"
       })
-      const reason = (file: string) => Effect.map(loadKimiAgentSpec(Path.join(root, file), "extra"), ({ result }) => (result._tag === "Invalid" ? result.reason : "loaded"))
+      const reason = (file: string) => Effect.map(KimiAgentSpec.loadKimiAgentSpec(Path.join(root, file), "extra"), ({ result }) => (result._tag === "Invalid" ? result.reason : "loaded"))
       assert.match(yield* reason("a.yaml"), /extend cycle: a\.yaml → b\.yaml → a\.yaml/)
       assert.match(yield* reason("okabe.yaml"), /kimi-cli built-in agent "okabe", which dsh does not have/)
       assert.match(yield* reason("v2.yaml"), /unsupported agent spec version 2/)

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest"
-import { MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "@dsh/agent"
-import { type AgentFileResult, MAX_AGENT_FILE_BYTES, parseAgentFile, parseAgentFileBytes } from "../src/index.ts"
+import { AgentName } from "@dsh/agent"
+import { AgentFile, AgentFileParts } from "../src/index.ts"
 
-const loaded = (result: AgentFileResult) => {
+const loaded = (result: AgentFile.AgentFileResult) => {
   if (result._tag !== "Loaded") throw new Error(`expected Loaded, got: ${result.reason}`)
   return result
 }
-const invalid = (result: AgentFileResult) => {
+const invalid = (result: AgentFile.AgentFileResult) => {
   if (result._tag !== "Invalid") throw new Error(`expected Invalid, got ${result.definition.name}`)
   return result.reason
 }
 const parse = (frontmatter: string, body = "Prompt body.", path = "/agents/sample.md") =>
-  parseAgentFile(`---\n${frontmatter}\n---\n${body}\n`, path)
+  AgentFile.parseAgentFile(`---\n${frontmatter}\n---\n${body}\n`, path)
 
 describe("parseAgentFile: fields", () => {
   it("reads the documented fields and uses the body as the system prompt", () => {
@@ -191,7 +191,7 @@ describe("parseAgentFile: repairs", () => {
 
   it("accepts CRLF line ends, a BOM and a long dash closing line", () => {
     const text = "\uFEFF---\r\ndescription: windows file\r\n-----------\r\nBody\r\nline\r\n"
-    const { definition, warnings } = loaded(parseAgentFile(text, "/x/crlf.md"))
+    const { definition, warnings } = loaded(AgentFile.parseAgentFile(text, "/x/crlf.md"))
     expect(definition.description).toBe("windows file")
     expect(definition.systemPrompt).toBe("Body\nline")
     expect(warnings.join()).toMatch(/closed by/)
@@ -243,38 +243,38 @@ describe("parseAgentFile: skipped files have a reason", () => {
   })
 
   it("no frontmatter, an unclosed one, an indented one, a JSON file", () => {
-    expect(invalid(parseAgentFile("# Just markdown\n", "/x/a.md"))).toMatch(/^no frontmatter/)
-    expect(invalid(parseAgentFile("---\ndescription: d\nbody", "/x/a.md"))).toMatch(/not closed/)
-    expect(invalid(parseAgentFile("\n    ---\n    description: d\n    ---\n", "/x/a.md"))).toMatch(/indented/)
-    expect(invalid(parseAgentFile("{\"name\": \"x\"}", "/x/a.md"))).toMatch(/JSON/)
+    expect(invalid(AgentFile.parseAgentFile("# Just markdown\n", "/x/a.md"))).toMatch(/^no frontmatter/)
+    expect(invalid(AgentFile.parseAgentFile("---\ndescription: d\nbody", "/x/a.md"))).toMatch(/not closed/)
+    expect(invalid(AgentFile.parseAgentFile("\n    ---\n    description: d\n    ---\n", "/x/a.md"))).toMatch(/indented/)
+    expect(invalid(AgentFile.parseAgentFile("{\"name\": \"x\"}", "/x/a.md"))).toMatch(/JSON/)
   })
 
   it("binary content with a .md name: NUL bytes or invalid UTF-8", () => {
     const nul = new Uint8Array([...new TextEncoder().encode("---\ndescription: d\n---\n"), 0, 1, 2])
-    expect(invalid(parseAgentFileBytes(nul, "/x/bin.md"))).toMatch(/binary file \(contains NUL bytes\)/)
+    expect(invalid(AgentFile.parseAgentFileBytes(nul, "/x/bin.md"))).toMatch(/binary file \(contains NUL bytes\)/)
     const latin1 = new Uint8Array([...new TextEncoder().encode("---\ndescription: caf"), 0xe9, 0x0a, 0xff, 0xfe])
-    expect(invalid(parseAgentFileBytes(latin1, "/x/latin1.md"))).toMatch(/not valid UTF-8/)
+    expect(invalid(AgentFile.parseAgentFileBytes(latin1, "/x/latin1.md"))).toMatch(/not valid UTF-8/)
   })
 
   it("files over the size limit and prompts over the prompt bound", () => {
-    expect(invalid(parseAgentFileBytes(new Uint8Array(MAX_AGENT_FILE_BYTES + 1), "/x/big.md"))).toMatch(/over the .*-byte limit/)
-    expect(invalid(parse("description: d", "x".repeat(MAX_SYSTEM_PROMPT_CHARS + 1)))).toMatch(/character limit/)
+    expect(invalid(AgentFile.parseAgentFileBytes(new Uint8Array(AgentFileParts.MAX_AGENT_FILE_BYTES + 1), "/x/big.md"))).toMatch(/over the .*-byte limit/)
+    expect(invalid(parse("description: d", "x".repeat(AgentName.MAX_SYSTEM_PROMPT_CHARS + 1)))).toMatch(/character limit/)
   })
 })
 
 describe("validateAgentName", () => {
   it("accepts kebab-case names up to 64 characters", () => {
     for (const name of ["coder", "code-reviewer", "react18-commander", "a", "x".repeat(64)]) {
-      expect(validateAgentName(name)).toBeUndefined()
+      expect(AgentName.validateAgentName(name)).toBeUndefined()
     }
   })
 
   it("rejects empty, long, and non-kebab names with a reason", () => {
-    expect(validateAgentName("")).toMatch(/empty/)
-    expect(validateAgentName("x".repeat(65))).toMatch(/longer than 64/)
+    expect(AgentName.validateAgentName("")).toMatch(/empty/)
+    expect(AgentName.validateAgentName("x".repeat(65))).toMatch(/longer than 64/)
     for (const name of ["Coder", "code_reviewer", "-lead", "trail-", "double--dash", "with space", "AIResearcher"]) {
-      expect(validateAgentName(name)).toMatch(/not kebab-case/)
+      expect(AgentName.validateAgentName(name)).toMatch(/not kebab-case/)
     }
-    expect(validateAgentName("AIResearcher")).toMatch(/try "ai-researcher"/)
+    expect(AgentName.validateAgentName("AIResearcher")).toMatch(/try "ai-researcher"/)
   })
 })

@@ -4,18 +4,8 @@ import * as Path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { afterAll } from "vitest"
-import { agentPolicyWarnings } from "@dsh/agent"
-import {
-  agentsListJson,
-  BUILTIN_TOOL_NAMES,
-  DEFAULT_AGENT_NAME,
-  findAgent,
-  isDelegable,
-  loadBuiltinAgents,
-  makeFileTrustStore,
-  type ResolveAgentsOptions,
-  resolveAgents
-} from "../src/index.ts"
+import { PolicyWarnings } from "@dsh/agent"
+import { Builtins, ResolveAgents, ToolNames, TrustStore } from "../src/index.ts"
 import { agentFile, makeTree, makeWorkspace, removeTree } from "./fixtures/definitions/tree.ts"
 
 const roots: Array<string> = []
@@ -30,8 +20,8 @@ const workspace = (files: Readonly<Record<string, string | Uint8Array>> = {}) =>
 
 type Workspace = Awaited<ReturnType<typeof makeWorkspace>>
 
-const resolve = (ws: Workspace, options: Partial<ResolveAgentsOptions> = {}) =>
-  resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome, ...options })
+const resolve = (ws: Workspace, options: Partial<ResolveAgents.ResolveAgentsOptions> = {}) =>
+  ResolveAgents.resolveAgents({ cwd: ws.cwd, dshHome: ws.dshHome, userHome: ws.userHome, ...options })
 
 const byName = <A extends { readonly name: string }>(agents: ReadonlyArray<A>, name: string): A => {
   const agent = agents.find((a) => a.name === name)
@@ -42,23 +32,23 @@ const byName = <A extends { readonly name: string }>(agents: ReadonlyArray<A>, n
 describe("built-in agents", () => {
   it.effect("ship as files in the package: the default main agent, coder, explore and plan", () =>
     Effect.gen(function*() {
-      const agents = yield* loadBuiltinAgents()
+      const agents = yield* Builtins.loadBuiltinAgents()
       assert.deepStrictEqual(agents.map((a) => a.name).sort(), ["agent", "coder", "explore", "plan"])
       for (const a of agents) {
         assert.strictEqual(a.scope, "builtin")
         assert.strictEqual(a.source, `builtin:${a.name}`)
       }
-      const main = byName(agents, DEFAULT_AGENT_NAME)
+      const main = byName(agents, Builtins.DEFAULT_AGENT_NAME)
       assert.strictEqual(main.mode, "primary")
-      assert.isFalse(isDelegable(main))
+      assert.isFalse(ResolveAgents.isDelegable(main))
       assert.isUndefined(byName(agents, "coder").tools)
       assert.deepStrictEqual(byName(agents, "explore").tools, ["Read", "Glob", "Grep"])
       assert.deepStrictEqual(byName(agents, "plan").tools, ["Read", "Glob", "Grep"])
       for (const name of ["coder", "explore", "plan"]) {
         const agent = byName(agents, name)
-        assert.isTrue(isDelegable(agent))
+        assert.isTrue(ResolveAgents.isDelegable(agent))
         assert.match(agent.systemPrompt, /last message is therefore the complete, self-contained deliverable/)
-        assert.deepStrictEqual(agentPolicyWarnings(agent, [...BUILTIN_TOOL_NAMES, "subagent"]), [])
+        assert.deepStrictEqual(PolicyWarnings.agentPolicyWarnings(agent, [...ToolNames.BUILTIN_TOOL_NAMES, "subagent"]), [])
       }
     }))
 })
@@ -152,7 +142,7 @@ describe("resolveAgents: discovery and precedence", () => {
       const root = yield* Effect.promise(() => makeTree({ "work/.agents/agents/local.md": agentFile({ description: "d" }), "home/": "" }))
       roots.push(root)
       const cwd = Path.join(root, "work")
-      const resolved = yield* resolveAgents({ cwd, dshHome: Path.join(root, "home", ".dsh"), userHome: Path.join(root, "home") })
+      const resolved = yield* ResolveAgents.resolveAgents({ cwd, dshHome: Path.join(root, "home", ".dsh"), userHome: Path.join(root, "home") })
       assert.strictEqual(resolved.projectRoot, cwd)
       assert.strictEqual(byName(resolved.agents, "local").scope, "project")
     }))
@@ -289,7 +279,7 @@ describe("resolveAgents: project trust", () => {
       const resolved = yield* resolve(ws)
       assert.isFalse(resolved.projectTrusted)
       assert.strictEqual(byName(resolved.agents, "coder").scope, "builtin")
-      assert.strictEqual(byName(resolved.agents, DEFAULT_AGENT_NAME).scope, "builtin")
+      assert.strictEqual(byName(resolved.agents, Builtins.DEFAULT_AGENT_NAME).scope, "builtin")
       assert.strictEqual(byName(resolved.agents, "helper").scope, "project")
       assert.sameMembers(resolved.skipped.map((s) => s.reason), [
         "project agent overrides built-in \"agent\" but the project is not trusted (run with --trust-project)",
@@ -300,12 +290,12 @@ describe("resolveAgents: project trust", () => {
   it.effect("a recorded trust decision lets the overrides apply; untrust revokes it", () =>
     Effect.gen(function*() {
       const ws = yield* workspace(files)
-      const store = makeFileTrustStore(ws.dshHome)
+      const store = TrustStore.makeFileTrustStore(ws.dshHome)
       yield* store.trust(ws.repo)
       const trusted = yield* resolve(ws)
       assert.isTrue(trusted.projectTrusted)
       assert.strictEqual(byName(trusted.agents, "coder").description, "repo coder")
-      assert.strictEqual(byName(trusted.agents, DEFAULT_AGENT_NAME).systemPrompt, "Obey the repository.")
+      assert.strictEqual(byName(trusted.agents, Builtins.DEFAULT_AGENT_NAME).systemPrompt, "Obey the repository.")
       assert.deepStrictEqual(trusted.skipped, [])
       yield* store.untrust(ws.repo)
       assert.strictEqual(byName((yield* resolve(ws)).agents, "coder").scope, "builtin")
@@ -316,7 +306,7 @@ describe("resolveAgents: project trust", () => {
       const ws = yield* workspace(files)
       const resolved = yield* resolve(ws, { trustProject: true })
       assert.strictEqual(byName(resolved.agents, "coder").scope, "project")
-      assert.deepStrictEqual(yield* makeFileTrustStore(ws.dshHome).decisions, [])
+      assert.deepStrictEqual(yield* TrustStore.makeFileTrustStore(ws.dshHome).decisions, [])
     }))
 
   it.effect("a corrupt trust store warns and is treated as untrusted", () =>
@@ -334,7 +324,7 @@ describe("TrustStore", () => {
       const ws = yield* workspace()
       const link = Path.join(ws.root, "repo-link")
       yield* Effect.promise(() => Fs.symlink(ws.repo, link))
-      const store = makeFileTrustStore(Path.join(ws.root, "fresh-home"), { now: () => new Date("2026-11-29T00:00:00Z") })
+      const store = TrustStore.makeFileTrustStore(Path.join(ws.root, "fresh-home"), { now: () => new Date("2026-11-29T00:00:00Z") })
       assert.isFalse(yield* store.isTrusted(ws.repo))
       yield* store.trust(link)
       assert.isTrue(yield* store.isTrusted(ws.repo))
@@ -353,8 +343,8 @@ describe("resolveAgents: SYSTEM.md", () => {
     Effect.gen(function*() {
       const ws = yield* workspace({ "home/.dsh/SYSTEM.md": "You are Pirate dsh at ${cwd}.\n" })
       const resolved = yield* resolve(ws)
-      const main = byName(resolved.agents, DEFAULT_AGENT_NAME)
-      const builtin = byName(yield* loadBuiltinAgents(), DEFAULT_AGENT_NAME)
+      const main = byName(resolved.agents, Builtins.DEFAULT_AGENT_NAME)
+      const builtin = byName(yield* Builtins.loadBuiltinAgents(), Builtins.DEFAULT_AGENT_NAME)
       assert.strictEqual(main.systemPrompt, "You are Pirate dsh at ${cwd}.")
       assert.strictEqual(main.description, builtin.description)
       assert.strictEqual(main.source, Path.join(ws.dshHome, "SYSTEM.md"))
@@ -366,7 +356,7 @@ describe("resolveAgents: SYSTEM.md", () => {
     Effect.gen(function*() {
       const ws = yield* workspace({ "home/.dsh/SYSTEM.md": "  \n\n" })
       const resolved = yield* resolve(ws)
-      assert.strictEqual(byName(resolved.agents, DEFAULT_AGENT_NAME).scope, "builtin")
+      assert.strictEqual(byName(resolved.agents, Builtins.DEFAULT_AGENT_NAME).scope, "builtin")
       assert.isUndefined(resolved.basePrompts.systemMd)
     }))
 
@@ -378,7 +368,7 @@ describe("resolveAgents: SYSTEM.md", () => {
         "repo/.dsh/agents/agent.md": agentFile({ description: "project main", override: "true" })
       })
       const untrusted = yield* resolve(ws)
-      assert.strictEqual(byName(untrusted.agents, DEFAULT_AGENT_NAME).systemPrompt, "system md")
+      assert.strictEqual(byName(untrusted.agents, Builtins.DEFAULT_AGENT_NAME).systemPrompt, "system md")
       assert.deepStrictEqual(untrusted.shadowed.find((x) => x.path === Path.join(ws.dshHome, "agents", "agent.md")), {
         path: Path.join(ws.dshHome, "agents", "agent.md"),
         name: "agent",
@@ -387,9 +377,9 @@ describe("resolveAgents: SYSTEM.md", () => {
       // SYSTEM.md winning over the user's agent.md is the documented precedence, not a clash.
       assert.isFalse(untrusted.warnings.some((w) => w.includes("same (user) scope")))
       const trusted = yield* resolve(ws, { trustProject: true })
-      assert.strictEqual(byName(trusted.agents, DEFAULT_AGENT_NAME).description, "project main")
+      assert.strictEqual(byName(trusted.agents, Builtins.DEFAULT_AGENT_NAME).description, "project main")
       const explicit = yield* resolve(ws, { agentFile: Path.join(ws.repo, ".dsh", "agents", "agent.md") })
-      assert.strictEqual(byName(explicit.agents, DEFAULT_AGENT_NAME).scope, "explicit")
+      assert.strictEqual(byName(explicit.agents, Builtins.DEFAULT_AGENT_NAME).scope, "explicit")
     }))
 })
 
@@ -398,10 +388,10 @@ describe("findAgent, agentsListJson, agentPolicyWarnings", () => {
     Effect.gen(function*() {
       const ws = yield* workspace()
       const resolved = yield* resolve(ws)
-      assert.strictEqual((yield* findAgent(resolved, "explore")).name, "explore")
-      const exit = yield* Effect.exit(findAgent(resolved, "nope"))
+      assert.strictEqual((yield* ResolveAgents.findAgent(resolved, "explore")).name, "explore")
+      const exit = yield* Effect.exit(ResolveAgents.findAgent(resolved, "nope"))
       assert.isTrue(Exit.isFailure(exit))
-      const error = yield* Effect.flip(findAgent(resolved, "nope"))
+      const error = yield* Effect.flip(ResolveAgents.findAgent(resolved, "nope"))
       assert.strictEqual(error.reason, "UnknownAgent")
       assert.strictEqual(error.message, "unknown agent \"nope\"; available: agent, coder, explore, plan")
     }))
@@ -409,7 +399,7 @@ describe("findAgent, agentsListJson, agentPolicyWarnings", () => {
   it.effect("agentsListJson has the CLI contract's shape, with null for 'all'", () =>
     Effect.gen(function*() {
       const ws = yield* workspace({ "repo/.agents/agents/broken.md": "nope" })
-      const json = agentsListJson(yield* resolve(ws))
+      const json = ResolveAgents.agentsListJson(yield* resolve(ws))
       assert.deepStrictEqual(Object.keys(json), ["agents", "skipped", "shadowed", "warnings"])
       assert.deepStrictEqual(json.agents.find((a) => a.name === "explore"), {
         name: "explore",
@@ -433,7 +423,7 @@ describe("findAgent, agentsListJson, agentPolicyWarnings", () => {
         "home/.dsh/agents/typo.md": agentFile({ description: "d", tools: "read_files, Read*, mcp__github", subagents: "explore, ghost" })
       })
       const typo = byName((yield* resolve(ws)).agents, "typo")
-      const warnings = agentPolicyWarnings(typo, BUILTIN_TOOL_NAMES, ["explore"])
+      const warnings = PolicyWarnings.agentPolicyWarnings(typo, ToolNames.BUILTIN_TOOL_NAMES, ["explore"])
       assert.strictEqual(warnings.length, 4)
       assert.match(warnings[0]!, /no tool is named "read_files"/)
       assert.match(warnings[1]!, /wildcard outside an mcp__ pattern/)

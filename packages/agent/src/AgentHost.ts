@@ -1,5 +1,5 @@
-import type { AnyTool, Toolbox } from "@dsh/tools"
-import type { AgentEvent, ContentPart, RunStatus, Usage, WireRecord } from "@dsh/core"
+import type { Tool, Toolbox } from "@dsh/tools"
+import type { Events, Messages, Usage } from "@dsh/core"
 import { Context, type Effect, Schema, type Scope } from "effect"
 
 /**
@@ -33,7 +33,7 @@ export interface HostChildSummary {
   readonly parent: string
   readonly depth: number
   /** Of its latest run. */
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** What its latest run cost in US dollars, where pricing is configured. */
   readonly cost?: number | undefined
   /** The model its latest run used (`provider:model`). */
@@ -46,13 +46,13 @@ export interface HostPromptOptions {
   readonly sessionId: string
   readonly prompt: string
   /** The prompt as content parts (text, images, files); `prompt` stays its text, for text-only readers. */
-  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
+  readonly promptParts?: ReadonlyArray<Messages.ContentPart> | undefined
   /** A model spec the session uses from this prompt on (checked before anything runs). */
   readonly model?: string | undefined
   /** The main agent's live events (text deltas, tool calls, subagent start/end, …). */
-  readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly onEvent?: ((event: Events.AgentEvent) => Effect.Effect<void>) | undefined
   /** Every descendant's live events, tagged with its handle. */
-  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly onChildEvent?: ((handle: string, event: Events.AgentEvent) => Effect.Effect<void>) | undefined
   readonly maxSteps?: number | undefined
   /**
    * Completes when the caller wants the prompt stopped (a signal, a client's cancel): the turn
@@ -64,15 +64,15 @@ export interface HostPromptOptions {
    * Tools the main agent has for this prompt on top of the harness's own (e.g. the MCP servers
    * an ACP client gave its session); its agent policy and the approval rules apply to them.
    */
-  readonly tools?: ReadonlyArray<AnyTool> | undefined
+  readonly tools?: ReadonlyArray<Tool.AnyTool> | undefined
 }
 
 export interface HostPromptResult {
   readonly sessionId: string
-  readonly status: RunStatus
+  readonly status: Events.RunStatus
   readonly result: string
   /** The main agent's own model calls in this prompt (children have theirs in `subagents`). */
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** What `usage` cost in US dollars, where pricing is configured for the model. */
   readonly cost?: number | undefined
   readonly subagents: ReadonlyArray<HostChildSummary>
@@ -94,7 +94,7 @@ export interface AgentHostShape {
     /** Keys of the harness's own kept in the session's state (e.g. an agent file path). */
     readonly extra?: Readonly<Record<string, unknown>> | undefined
   }) => Effect.Effect<HostSessionInfo, HostError>
-  readonly loadSession: (id: string) => Effect.Effect<HostSessionInfo & { readonly records: ReadonlyArray<WireRecord> }, HostError>
+  readonly loadSession: (id: string) => Effect.Effect<HostSessionInfo & { readonly records: ReadonlyArray<Events.WireRecord> }, HostError>
   readonly listSessions: Effect.Effect<ReadonlyArray<HostSessionInfo>, HostError>
   /**
    * Rebuilds the state of a session that lost it (its transcript is there) from what is on disk,
@@ -133,20 +133,20 @@ export interface AgentHostShape {
 export interface HostOpenMainOptions {
   readonly sessionId: string
   /** Tools the main agent has on top of the harness's own (its policy and the rules apply). */
-  readonly tools?: ReadonlyArray<AnyTool> | undefined
+  readonly tools?: ReadonlyArray<Tool.AnyTool> | undefined
   /** Every descendant's live events, tagged with its handle. */
-  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly onChildEvent?: ((handle: string, event: Events.AgentEvent) => Effect.Effect<void>) | undefined
 }
 
 /** A session's main agent lent to a caller: its toolbox (policy applied), under the session's rules. */
 export interface HostMainAgent {
   readonly sessionId: string
   readonly cwd: string
-  readonly toolbox: Toolbox
+  readonly toolbox: Toolbox.Toolbox
   /** Runs `effect` (a toolbox call) as the main agent's turns run: the session's permission rules, its disallowed tools. */
   readonly governed: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** A child's transcript records (its `wire.jsonl`). */
-  readonly childTranscript: (handle: string) => Effect.Effect<ReadonlyArray<WireRecord>, HostError>
+  readonly childTranscript: (handle: string) => Effect.Effect<ReadonlyArray<Events.WireRecord>, HostError>
 }
 
 export interface HostSendOptions {
@@ -154,15 +154,15 @@ export interface HostSendOptions {
   readonly handle: string
   readonly message: string
   /** The live events of the child and its descendants, tagged with their handles. */
-  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly onChildEvent?: ((handle: string, event: Events.AgentEvent) => Effect.Effect<void>) | undefined
 }
 
 /** A continued child's answer; `queued` when it was running and gets the message at its next step. */
 export interface HostChildReply {
   readonly handle: string
-  readonly status: RunStatus | "queued"
+  readonly status: Events.RunStatus | "queued"
   readonly result: string
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   readonly cost?: number | undefined
   readonly notes?: string | undefined
 }

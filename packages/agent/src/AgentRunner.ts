@@ -1,7 +1,6 @@
-import type { AgentEvent, ContentPart, Message } from "@dsh/core"
-import { isEphemeral } from "@dsh/core"
-import type { ModelRequest } from "@dsh/llm"
-import type { SessionError, SessionStatus, Transcript } from "@dsh/session"
+import { Events, type Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 import { historyFromRecords } from "./History.ts"
 import { runTurn, type TurnOptions, type TurnResult } from "./TurnLoop.ts"
@@ -9,21 +8,21 @@ import { runTurn, type TurnOptions, type TurnResult } from "./TurnLoop.ts"
 /** A turn's options (agent, span names, cwd, model, system prompt, toolbox), on a persisted conversation. */
 export interface RunPromptOptions extends Pick<TurnOptions, "agent" | "agentName" | "backend" | "cwd" | "model" | "systemPrompt" | "toolbox"> {
   /** Where the conversation lives; its history is loaded before the turn. */
-  readonly transcript: Transcript
+  readonly transcript: SessionStore.Transcript
   readonly prompt: string
   /** The prompt as content parts, when it carries images or files (`prompt` is its text). */
-  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
+  readonly promptParts?: ReadonlyArray<Messages.ContentPart> | undefined
   readonly maxSteps?: number | undefined
-  readonly thinking?: ModelRequest["thinking"]
+  readonly thinking?: LanguageModel.ModelRequest["thinking"]
   /** Live events (text deltas included), e.g. for stream-json output or a protocol client. */
-  readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
-  readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  readonly onEvent?: ((event: Events.AgentEvent) => Effect.Effect<void>) | undefined
+  readonly beforeStep?: Effect.Effect<ReadonlyArray<Messages.Message>> | undefined
   readonly stopHook?: TurnOptions["stopHook"]
   /** Extra history placed before the persisted one (a fork's seed). */
-  readonly seed?: ReadonlyArray<Message> | undefined
+  readonly seed?: ReadonlyArray<Messages.Message> | undefined
 }
 
-export const statusOfResult = (result: TurnResult): SessionStatus =>
+export const statusOfResult = (result: TurnResult): SessionStore.SessionStatus =>
   result.status === "completed" ? "completed" : result.status === "cancelled" ? "cancelled" : "failed"
 
 /**
@@ -31,15 +30,15 @@ export const statusOfResult = (result: TurnResult): SessionStatus =>
  * runs the turn, appends every non-ephemeral event, and syncs the transcript to disk at the
  * turn boundary (also when the turn is cancelled).
  */
-export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, SessionError> =>
+export const runPrompt = (options: RunPromptOptions): Effect.Effect<TurnResult, SessionError.SessionError> =>
   Effect.gen(function*() {
     const { records } = yield* options.transcript.read
     const history = [...(options.seed ?? []), ...historyFromRecords(records)]
     const turn = records.filter((r) => r.type === "turn-start").length
     const forward = options.onEvent
-    const onEvent = (event: AgentEvent): Effect.Effect<void> =>
+    const onEvent = (event: Events.AgentEvent): Effect.Effect<void> =>
       Effect.gen(function*() {
-        if (!isEphemeral(event)) {
+        if (!Events.isEphemeral(event)) {
           // A failed append must not kill the run; the turn-end sync reports persistent trouble.
           yield* options.transcript.append(event).pipe(Effect.ignore({ log: "Warn", message: `could not append to ${options.transcript.location}` }))
         }

@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolMessage, WireRecord } from "@dsh/core"
+import type { Events, Messages } from "@dsh/core"
 
 /** The note given in place of a tool result that never arrived (a crash or a stop mid-call). */
 export const MISSING_RESULT = "Error: no result: the run stopped before this tool call finished."
@@ -7,15 +7,15 @@ export const MISSING_RESULT = "Error: no result: the run stopped before this too
  * Rebuilds the conversation from persisted events, closing every tool call that has no
  * result, so that a history cut by a crash or a cancel is still a valid conversation.
  */
-export const historyFromRecords = (records: ReadonlyArray<WireRecord>): Array<Message> =>
+export const historyFromRecords = (records: ReadonlyArray<Events.WireRecord>): Array<Messages.Message> =>
   closeOpenToolCalls(records.flatMap((r) => (r.type === "message" ? [r.message] : [])))
 
-export const closeOpenToolCalls = (messages: ReadonlyArray<Message>): Array<Message> => {
-  const out: Array<Message> = []
+export const closeOpenToolCalls = (messages: ReadonlyArray<Messages.Message>): Array<Messages.Message> => {
+  const out: Array<Messages.Message> = []
   let open: Array<{ id: string; name: string }> = []
   const flush = () => {
     for (const call of open) {
-      out.push({ role: "tool", toolCallId: call.id, name: call.name, content: MISSING_RESULT, isError: true } satisfies ToolMessage)
+      out.push({ role: "tool", toolCallId: call.id, name: call.name, content: MISSING_RESULT, isError: true } satisfies Messages.ToolMessage)
     }
     open = []
   }
@@ -27,14 +27,14 @@ export const closeOpenToolCalls = (messages: ReadonlyArray<Message>): Array<Mess
     }
     flush()
     out.push(message)
-    if (message.role === "assistant") open = ((message as AssistantMessage).toolCalls ?? []).map((c) => ({ id: c.id, name: c.name }))
+    if (message.role === "assistant") open = ((message as Messages.AssistantMessage).toolCalls ?? []).map((c) => ({ id: c.id, name: c.name }))
   }
   flush()
   return out
 }
 
 /** The last assistant text of a conversation: a one-shot agent's result. */
-export const finalText = (messages: ReadonlyArray<Message>): string => {
+export const finalText = (messages: ReadonlyArray<Messages.Message>): string => {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]
     if (m?.role === "assistant" && m.content.trim() !== "") return m.content

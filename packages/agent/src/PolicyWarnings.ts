@@ -1,4 +1,4 @@
-import { policyWarnings } from "@dsh/tools"
+import { ToolPolicy } from "@dsh/tools"
 import type { AgentDefinition } from "./AgentDefinition.ts"
 
 /**
@@ -13,7 +13,7 @@ export const agentPolicyWarnings = (
   knownAgents?: ReadonlyArray<string>
 ): Array<string> => {
   const prefix = `agent "${agent.name}" (${agent.source})`
-  const warnings = policyWarnings({ tools: agent.tools, disallowedTools: agent.disallowedTools }, knownTools)
+  const warnings = ToolPolicy.policyWarnings({ tools: agent.tools, disallowedTools: agent.disallowedTools }, knownTools)
     .map((w) => `${prefix}: ${w}`)
   if (knownAgents !== undefined) {
     for (const name of agent.subagents ?? []) {

@@ -1,4 +1,4 @@
-import type { AgentEvent, WireRecord } from "@dsh/core"
+import type { Events } from "@dsh/core"
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text)
 
@@ -6,7 +6,7 @@ const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0
  * One line for a person reading what an agent did (logs, live traces), or undefined for
  * events that are not worth a line on their own (deltas, step and usage bookkeeping).
  */
-export const eventLine = (event: AgentEvent): string | undefined => {
+export const eventLine = (event: Events.AgentEvent): string | undefined => {
   switch (event.type) {
     case "message": {
       // Media is named, not shown: a reader sees that an image went with the text.
@@ -48,9 +48,9 @@ export const eventLine = (event: AgentEvent): string | undefined => {
  * `tools` (decisions and hook runs alone with `permissions`); the last `limit`.
  */
 export const conversationRecords = (
-  records: ReadonlyArray<WireRecord>,
+  records: ReadonlyArray<Events.WireRecord>,
   options: { readonly tools?: boolean | undefined; readonly permissions?: boolean | undefined; readonly limit?: number | undefined } = {}
-): ReadonlyArray<WireRecord> => {
+): ReadonlyArray<Events.WireRecord> => {
   const shown = records.filter((r) =>
     r.type === "message"
       ? r.message.role === "user" || (r.message.role === "assistant" && (options.tools === true || r.message.content !== ""))

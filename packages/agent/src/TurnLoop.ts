@@ -1,19 +1,6 @@
-import {
-  addUsage,
-  type AgentEvent,
-  type AssistantMessage,
-  type ContentPart,
-  emptyUsage,
-  type Message,
-  type ReasoningPart,
-  type RunStatus,
-  type ToolCall,
-  type ToolMessage,
-  type Usage
-} from "@dsh/core"
-import type { LanguageModelShape, LlmError, ModelRequest } from "@dsh/llm"
-import { Hooks, type Toolbox, type TurnInfo } from "@dsh/tools"
-import { CaptureContent } from "@dsh/core"
+import { type Events, type Messages, Trace, Usage } from "@dsh/core"
+import type { LanguageModel, LlmError } from "@dsh/llm"
+import { Hooks, type Tool, type Toolbox } from "@dsh/tools"
 import { Cause, Clock, Effect, Ref, Scope, Stream } from "effect"
 import { finalText } from "./History.ts"
 
@@ -30,24 +17,24 @@ export interface TurnOptions {
   /** The backend running it (`spawn`, `acp`, `main`), for the span. */
   readonly backend?: string | undefined
   readonly cwd: string
-  readonly model: LanguageModelShape
+  readonly model: LanguageModel.LanguageModelShape
   readonly systemPrompt: string
   /** Evaluated before every model call, so tools registered mid-turn are offered. */
-  readonly toolbox: Effect.Effect<Toolbox>
+  readonly toolbox: Effect.Effect<Toolbox.Toolbox>
   /** The conversation so far (no system message). */
-  readonly history: ReadonlyArray<Message>
+  readonly history: ReadonlyArray<Messages.Message>
   readonly prompt: string
   /** The prompt as content parts (text, images, files), when it has more than text; `prompt` is its text. */
-  readonly promptParts?: ReadonlyArray<ContentPart> | undefined
+  readonly promptParts?: ReadonlyArray<Messages.ContentPart> | undefined
   readonly turn: number
   readonly maxSteps?: number | undefined
-  readonly thinking?: ModelRequest["thinking"]
-  readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
+  readonly thinking?: LanguageModel.ModelRequest["thinking"]
+  readonly onEvent: (event: Events.AgentEvent) => Effect.Effect<void>
   /**
    * Messages to add before the next model call (e.g. background-run announcements).
    * Called before every step.
    */
-  readonly beforeStep?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  readonly beforeStep?: Effect.Effect<ReadonlyArray<Messages.Message>> | undefined
   /**
    * The hook event that may send the agent back to work when it answers: default `Stop` for
    * `main`, none for other agents; in-process children pass `SubagentStop` with their type.
@@ -56,12 +43,12 @@ export interface TurnOptions {
 }
 
 export interface TurnResult {
-  readonly status: RunStatus
+  readonly status: Events.RunStatus
   /** The final assistant text: what a parent or a user gets back. */
   readonly result: string
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** The messages this turn added, in order (user prompt included). */
-  readonly messages: ReadonlyArray<Message>
+  readonly messages: ReadonlyArray<Messages.Message>
   readonly durationMs: number
   readonly error?: string | undefined
   /** What the model adapter could not send or keep this turn (also `notice` events); absent when nothing. */
@@ -82,10 +69,10 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
   Effect.gen(function*() {
     const started = yield* Clock.currentTimeMillis
     const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
-    const added = yield* Ref.make<Array<Message>>([])
-    const usage = yield* Ref.make<Usage>(emptyUsage)
+    const added = yield* Ref.make<Array<Messages.Message>>([])
+    const usage = yield* Ref.make<Usage.Usage>(Usage.emptyUsage)
     const emit = options.onEvent
-    const capture = yield* CaptureContent
+    const capture = yield* Trace.CaptureContent
     if (capture) yield* Effect.annotateCurrentSpan("gen_ai.input.messages", JSON.stringify([{ role: "user", content: options.prompt }]))
     // The same drop recurs on every step of a turn (the history is resent): say it once per turn.
     const warned = yield* Ref.make(new Set<string>())
@@ -93,10 +80,10 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
       Ref.modify(warned, (seen) => seen.has(message) ? [false, seen] : [true, new Set([...seen, message])]).pipe(
         Effect.flatMap((fresh) => fresh ? emit({ type: "notice", level: "warning", message }) : Effect.void)
       )
-    const push = (message: Message) =>
+    const push = (message: Messages.Message) =>
       Ref.update(added, (xs) => [...xs, message]).pipe(Effect.andThen(emit({ type: "message", message })))
 
-    const finish = (status: RunStatus, error?: string) =>
+    const finish = (status: Events.RunStatus, error?: string) =>
       Effect.gen(function*() {
         const messages = yield* Ref.get(added)
         const total = yield* Ref.get(usage)
@@ -121,7 +108,7 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
         } satisfies TurnResult
       })
 
-    const hooks = yield* Hooks
+    const hooks = yield* Hooks.Hooks
     const stopHook = options.stopHook ?? (options.agent === "main" ? { event: "Stop" as const } : undefined)
     const body = Effect.gen(function*() {
       // A UserPromptSubmit hook that blocks refuses the prompt before the model sees it.
@@ -147,13 +134,13 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
         }
         const toolbox = yield* options.toolbox
         yield* emit({ type: "step-start", turn: options.turn, step })
-        const request: ModelRequest = {
+        const request: LanguageModel.ModelRequest = {
           messages: [{ role: "system", content: options.systemPrompt }, ...options.history, ...(yield* Ref.get(added))],
           tools: toolbox.specs,
           thinking: options.thinking
         }
         const response = yield* callModel(options.model, request, emit, warn, capture)
-        yield* Ref.update(usage, (u) => addUsage(u, response.usage))
+        yield* Ref.update(usage, (u) => Usage.addUsage(u, response.usage))
         yield* emit({ type: "usage", model: `${options.model.provider}:${options.model.model}`, usage: response.usage })
         yield* push(response.message)
         const calls = response.message.toolCalls ?? []
@@ -172,7 +159,7 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
           }
           return yield* finish("completed")
         }
-        const turnInfo: TurnInfo = {
+        const turnInfo: Tool.TurnInfo = {
           emit,
           conversation: Ref.get(added).pipe(Effect.map((messages) => [...options.history, ...messages])),
           systemPrompt: options.systemPrompt,
@@ -187,7 +174,7 @@ const turnIn = (options: TurnOptions, scope: Scope.Scope): Effect.Effect<TurnRes
     })
 
     return yield* body.pipe(
-      Effect.catchTag("LlmError", (e: LlmError) => finish("failed", e.message)),
+      Effect.catchTag("LlmError", (e: LlmError.LlmError) => finish("failed", e.message)),
       Effect.onInterrupt(() => finish("cancelled", "the run was cancelled").pipe(Effect.asVoid))
     )
   }).pipe(Effect.withSpan(`invoke_agent ${options.agentName ?? options.agent}`, { kind: "internal", attributes: turnSpanAttributes(options) }))
@@ -209,17 +196,17 @@ const turnSpanAttributes = (options: TurnOptions) => ({
  * `notice` in the transcript, so a loss is visible to the user and to a parent reading it.
  */
 const callModel = (
-  model: LanguageModelShape,
-  request: ModelRequest,
-  emit: (e: AgentEvent) => Effect.Effect<void>,
+  model: LanguageModel.LanguageModelShape,
+  request: LanguageModel.ModelRequest,
+  emit: (e: Events.AgentEvent) => Effect.Effect<void>,
   warn: (message: string) => Effect.Effect<void>,
   capture: boolean
 ) =>
   Effect.gen(function*() {
     let text = ""
-    const calls: Array<ToolCall> = []
-    const reasoning: Array<ReasoningPart> = []
-    let usage: Usage = emptyUsage
+    const calls: Array<Messages.ToolCall> = []
+    const reasoning: Array<Messages.ReasoningPart> = []
+    let usage: Usage.Usage = Usage.emptyUsage
     yield* model.stream(request).pipe(
       Stream.runForEach((part) => {
         switch (part.type) {
@@ -262,7 +249,7 @@ const callModel = (
         }
       })
     )
-    const message: AssistantMessage = {
+    const message: Messages.AssistantMessage = {
       role: "assistant",
       content: text,
       ...(calls.length > 0 ? { toolCalls: calls } : {}),
@@ -272,11 +259,11 @@ const callModel = (
   })
 
 const runTool = (
-  toolbox: Toolbox,
-  call: ToolCall,
+  toolbox: Toolbox.Toolbox,
+  call: Messages.ToolCall,
   options: TurnOptions,
-  turn: TurnInfo
-): Effect.Effect<ToolMessage> =>
+  turn: Tool.TurnInfo
+): Effect.Effect<Messages.ToolMessage> =>
   Effect.gen(function*() {
     const emit = turn.emit
     const started = yield* Clock.currentTimeMillis
@@ -294,7 +281,7 @@ const runTool = (
       Effect.catchCause((cause) =>
         Cause.hasInterruptsOnly(cause)
           ? Effect.failCause(cause)
-          : Effect.succeed<ToolMessage>({
+          : Effect.succeed<Messages.ToolMessage>({
             role: "tool",
             toolCallId: call.id,
             name: call.name,

@@ -3,13 +3,13 @@
  * and the turn loop (model ↔ tools) that every dsh agent, main or child, runs. Agent files,
  * their discovery and trust are `@dsh/agent-files`.
  */
-export * from "./AgentCatalog.ts"
-export * from "./AgentDefinition.ts"
-export * from "./AgentHost.ts"
-export * from "./AgentName.ts"
-export * from "./AgentRunner.ts"
-export * from "./History.ts"
-export * from "./PolicyWarnings.ts"
-export * from "./Template.ts"
-export * from "./TranscriptView.ts"
-export * from "./TurnLoop.ts"
+export * as AgentCatalog from "./AgentCatalog.ts"
+export * as AgentDefinition from "./AgentDefinition.ts"
+export * as AgentHost from "./AgentHost.ts"
+export * as AgentName from "./AgentName.ts"
+export * as AgentRunner from "./AgentRunner.ts"
+export * as History from "./History.ts"
+export * as PolicyWarnings from "./PolicyWarnings.ts"
+export * as Template from "./Template.ts"
+export * as TranscriptView from "./TranscriptView.ts"
+export * as TurnLoop from "./TurnLoop.ts"

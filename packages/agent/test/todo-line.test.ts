@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { eventLine } from "../src/index.ts"
+import { TranscriptView } from "../src/index.ts"
 
 describe("a todo event as a reader sees it", () => {
   it("says how many items are done and which one is in progress", () => {
-    expect(eventLine({
+    expect(TranscriptView.eventLine({
       type: "todo",
       todos: [
         { content: "Read", status: "completed" },
@@ -11,6 +11,6 @@ describe("a todo event as a reader sees it", () => {
         { content: "Fix", status: "pending" }
       ]
     })).toBe("☑ todo 1/3 done; now: Running the tests")
-    expect(eventLine({ type: "todo", todos: [] })).toBe("☑ todo 0/0 done")
+    expect(TranscriptView.eventLine({ type: "todo", todos: [] })).toBe("☑ todo 0/0 done")
   })
 })

@@ -3,11 +3,11 @@
  * processes, only to callers confined exactly as the spare is. Plain Node: the launcher side
  * runs before the CLI loads anything heavy.
  */
-export { type Confinement, confinement, confinementDiffers } from "./Confinement.ts"
-export { type ResidentEntries, runInResident } from "./Launcher.ts"
-export { dshHomeOf, type ResidentSetting, residentSetting } from "./OptIn.ts"
-export { nodeEnvironment, ownDirectory, type Place, placeFor, residentDir, residentKey } from "./Place.ts"
-export { MAX_LINE_BYTES, onLines, type ResidentStatus, send, type Start } from "./Protocol.ts"
-export { serveResident } from "./Server.ts"
-export { RESIDENT_LOST, runSpare, type SpareOptions } from "./Spare.ts"
-export { residentSettled, residentsIn, residentStatus, stopResidents } from "./Status.ts"
+export * as Confinement from "./Confinement.ts"
+export * as Launcher from "./Launcher.ts"
+export * as OptIn from "./OptIn.ts"
+export * as Place from "./Place.ts"
+export * as Protocol from "./Protocol.ts"
+export * as Server from "./Server.ts"
+export * as Spare from "./Spare.ts"
+export * as Status from "./Status.ts"

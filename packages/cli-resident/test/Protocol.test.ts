@@ -3,7 +3,7 @@ import { connect, createServer, type Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { onLines } from "../src/index.ts"
+import { Protocol } from "../src/index.ts"
 
 /** A connected pair of sockets over a Unix socket in a fresh directory. */
 const pair = () =>
@@ -19,7 +19,7 @@ describe("onLines", () => {
     const { a, b, close } = await pair()
     const got: Array<unknown> = []
     const closed = new Promise<void>((r) => b.once("close", () => r()))
-    onLines(b, (m) => got.push(m), 64)
+    Protocol.onLines(b, (m) => got.push(m), 64)
     a.write("{\"start\":")
     a.write("1}\n{\"x\":2}\n")
     a.write(`{"big":"${"y".repeat(100)}"}\n{"after":3}\n`)
@@ -32,7 +32,7 @@ describe("onLines", () => {
     const { a, b, close } = await pair()
     const got: Array<unknown> = []
     const closed = new Promise<void>((r) => b.once("close", () => r()))
-    onLines(b, (m) => got.push(m))
+    Protocol.onLines(b, (m) => got.push(m))
     a.write("{\"ok\":1}\nnot json\n{\"later\":2}\n")
     await closed
     close()

@@ -1,6 +1,6 @@
 // CLI cold start to the first model request: spawn `dsh run` against a local OpenAI-style
 // server and time the moment its first request arrives; compare with `node -e 0`.
-import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -27,7 +27,7 @@ const timeProcess = (args: Array<string>, env: Record<string, string>, until: Pr
   })
 
 let notify: (() => void) | undefined
-const server = await startFakeOpenAIServer({
+const server = await FakeOpenAIServer.startFakeOpenAIServer({
   respond: () => {
     notify?.()
     return { text: "ok" }

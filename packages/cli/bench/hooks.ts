@@ -2,11 +2,11 @@
 // `runTurn` and the Toolbox, with no hooks, with one no-op callback hook, and with one no-op command hook
 // (`true`, a real `sh` process per call through the ProcessLauncher). Ratios of medians.
 //   node --conditions=@dsh/source packages/cli/bench/hooks.ts [runs]
-import { runTurn } from "@dsh/agent"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeLocalProcessLauncher } from "@dsh/subprocess"
-import { type HookRegistration, Hooks, makeHooks, makeToolbox, noHooks } from "@dsh/tools"
-import { commandHook, ReadTool } from "@dsh/tools-builtin"
+import { TurnLoop } from "@dsh/agent"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { LocalProcessLauncher } from "@dsh/subprocess"
+import { Hooks, Toolbox } from "@dsh/tools"
+import { CommandHooks, Read } from "@dsh/tools-builtin"
 import { Effect } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -20,24 +20,24 @@ const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math
 // A cheap real tool: Read of a one-line file.
 const cwd = mkdtempSync(join(tmpdir(), "dsh-hooks-bench-"))
 writeFileSync(join(cwd, "a.txt"), "hello\n")
-const model = makeScriptedModel({
+const model = ScriptedModel.make({
   rules: [
     ...Array.from({ length: CALLS }, (_, i) => ({ when: { step: i }, reply: { toolCalls: [{ name: "Read", arguments: { path: "a.txt" } }] } })),
     { reply: { text: "done" } }
   ]
 })
-const toolbox = makeToolbox({ tools: [ReadTool] })
-const launcher = makeLocalProcessLauncher()
+const toolbox = Toolbox.make({ tools: [Read.ReadTool] })
+const launcher = LocalProcessLauncher.make()
 
-const variants: ReadonlyArray<readonly [string, ReadonlyArray<HookRegistration>]> = [
+const variants: ReadonlyArray<readonly [string, ReadonlyArray<Hooks.HookRegistration>]> = [
   ["none", []],
   ["callback", [{ event: "PreToolUse", name: "noop", run: () => Effect.succeed({}) }]],
-  ["command", [commandHook(launcher, { event: "PreToolUse", command: "true" })]]
+  ["command", [CommandHooks.commandHook(launcher, { event: "PreToolUse", command: "true" })]]
 ]
 
-const turn = (registrations: ReadonlyArray<HookRegistration>) => {
-  const hooks = registrations.length === 0 ? noHooks : makeHooks(registrations, { sessionId: "bench" })
-  return runTurn({
+const turn = (registrations: ReadonlyArray<Hooks.HookRegistration>) => {
+  const hooks = registrations.length === 0 ? Hooks.noHooks : Hooks.make(registrations, { sessionId: "bench" })
+  return TurnLoop.runTurn({
     agent: "main",
     cwd,
     model,
@@ -47,7 +47,7 @@ const turn = (registrations: ReadonlyArray<HookRegistration>) => {
     prompt: "go",
     turn: 0,
     onEvent: () => Effect.void
-  }).pipe(Effect.provideService(Hooks, hooks))
+  }).pipe(Effect.provideService(Hooks.Hooks, hooks))
 }
 
 const times: Record<string, Array<number>> = {}

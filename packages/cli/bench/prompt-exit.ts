@@ -2,7 +2,7 @@
 // ACP child, timed from the main turn's `turn-end` line (the answer is complete) to its exit;
 // compared with the whole run of `node -e 0` measured in the same loop. Two children: the fake
 // vendor agent that ignores EOF and SIGTERM (the worst case: only SIGKILL ends it) and `acp:dsh`.
-import { fakeAcpAgentArgs, fakeAcpAgentScript } from "@dsh/subagent-acp/testing"
+import { FakeAcpAgent } from "@dsh/subagent-acp/testing"
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -44,7 +44,7 @@ const home = mkdtempSync(join(tmpdir(), "dsh-bench-home-"))
 writeFileSync(join(home, "config.toml"), [
   "[acp.agents.stubborn]",
   `command = ${JSON.stringify(process.execPath)}`,
-  `args = ${JSON.stringify([fakeAcpAgentScript(), ...fakeAcpAgentArgs({ exitOnEof: false, ignoreSigterm: true })])}`,
+  `args = ${JSON.stringify([FakeAcpAgent.fakeAcpAgentScript(), ...FakeAcpAgent.fakeAcpAgentArgs({ exitOnEof: false, ignoreSigterm: true })])}`,
   ""
 ].join("\n"))
 const env = { PATH: process.env.PATH ?? "", HOME: home, DSH_HOME: home, DSH_RESIDENT: "0" }

@@ -1,4 +1,4 @@
-import { withTraceparent } from "@dsh/core"
+import { Trace } from "@dsh/core"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
@@ -26,7 +26,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 const argv = process.argv.slice(2)
 
 // A parent's `TRACEPARENT` (a dsh or any other harness that started this one): its trace goes on here.
-const program = toCliExit(dispatch(argv, ctx)).pipe(withTraceparent(ctx.env.TRACEPARENT), Effect.provide(cliLayer(ctx)))
+const program = toCliExit(dispatch(argv, ctx)).pipe(Trace.withTraceparent(ctx.env.TRACEPARENT), Effect.provide(cliLayer(ctx)))
 const fiber = Effect.runFork(program)
 // Ctrl-C, SIGTERM and SIGHUP (a closed terminal) stop the work: children are stopped and every
 // record says `cancelled`. `run` and `demo` answer the cancel (a JSON summary still prints);

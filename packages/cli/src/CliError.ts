@@ -1,6 +1,7 @@
-import type { HostError } from "@dsh/agent"
+import type { AgentHost } from "@dsh/agent"
 import type { AgentDefinitionError } from "@dsh/agent-files"
-import type { RegistryError } from "@dsh/core"
+import type { Registry } from "@dsh/core"
+import type { DshRun } from "@dsh/kit/dsh"
 import type { LlmError } from "@dsh/llm"
 import type { SessionError } from "@dsh/session"
 import { Effect, Schema } from "effect"
@@ -22,7 +23,7 @@ export class CliExit extends Schema.TaggedError<CliExit>()("CliExit", {
 }) {}
 
 /** Everything a command may fail with. */
-export type CliFailure = UsageError | RunFailed | HostError | SessionError | AgentDefinitionError | LlmError | RegistryError
+export type CliFailure = UsageError | RunFailed | DshRun.RunFailed | AgentHost.HostError | SessionError.SessionError | AgentDefinitionError.AgentDefinitionError | LlmError.LlmError | Registry.RegistryError
 
 const exit = (code: 1 | 2, message: string) => Effect.fail(new CliExit({ code, line: message.split("\n")[0] ?? message }))
 

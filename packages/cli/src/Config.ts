@@ -1,12 +1,11 @@
-import { type HarnessConfig, loadHarnessConfigFile } from "@dsh/harness"
-import { type AcpAgentConfig, decodeAcpAgents } from "@dsh/subagent-acp"
+import { ConfigFile, type HarnessConfig } from "@dsh/harness"
 import { Effect } from "effect"
 import { homedir } from "node:os"
 import { join } from "node:path"
 import { UsageError } from "./CliError.ts"
 
 /** What `$DSH_HOME/config.toml` holds (see `HarnessConfig`). */
-export type DshConfig = HarnessConfig
+export type DshConfig = HarnessConfig.HarnessConfig
 
 export const dshHome = (env: NodeJS.ProcessEnv): string =>
   env.DSH_HOME !== undefined && env.DSH_HOME !== "" ? env.DSH_HOME : join(homedir(), ".dsh")
@@ -16,8 +15,4 @@ export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =
 
 /** Reads a config file (the user's, or a project's `.dsh/config.toml`); a missing file is empty. */
 export const loadConfigFile = (path: string): Effect.Effect<DshConfig, UsageError> =>
-  loadHarnessConfigFile(path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
-
-/** The `[acp.agents.*]` of a loaded config, strictly: an invalid entry is a usage error naming its key. */
-export const acpAgentsOf = (config: DshConfig, home: string): Effect.Effect<ReadonlyArray<AcpAgentConfig>, UsageError> =>
-  decodeAcpAgents(config.raw, join(home, "config.toml")).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+  ConfigFile.loadHarnessConfigFile(path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))

@@ -1,51 +1,32 @@
-import { checkModelsConfig, configLayer } from "@dsh/harness"
-import { ModelRegistry } from "@dsh/llm"
+import { DshHarness, DshModels } from "@dsh/kit/dsh"
 import { Effect, Layer } from "effect"
-import { join } from "node:path"
 import { UsageError } from "./CliError.ts"
-import { acpAgentsOf, type DshConfig, loadConfig } from "./Config.ts"
+import { type DshConfig, loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
-import { dshHarnessLayer, type HarnessSettings } from "./DshHarness.ts"
+import { cliInstall } from "./Install.ts"
 import type { PermissionFlags } from "./Permissions.ts"
-import { modelRegistryLayer } from "./Runtime.ts"
 
-/**
- * The model settings of a loaded config.toml checked against the CLI's models (aliases,
- * `[subagents] model`, pricing keys): a spec no adapter serves is a usage error naming the key.
- */
-const checkModels = (ctx: CliContext, config: DshConfig) =>
-  Effect.gen(function*() {
-    const registry = yield* ModelRegistry
-    return yield* checkModelsConfig(config.models, registry, join(ctx.home, "config.toml"))
-  }).pipe(
-    Effect.provide(modelRegistryLayer(config, ctx)),
-    Effect.mapError((e) => new UsageError({ message: e.message }))
-  )
+const asUsageError = <A, R>(effect: Effect.Effect<A, { readonly message: string }, R>) =>
+  Effect.mapError(effect, (e) => new UsageError({ message: e.message }))
 
-/** config.toml with its model settings checked (see `checkModels`). */
+/** config.toml with its model settings checked (a spec no adapter serves is a usage error naming the key). */
 export const loadCheckedConfig = (ctx: CliContext) =>
   Effect.gen(function*() {
     const config = yield* loadConfig(ctx.home)
-    return { config, models: yield* checkModels(ctx, config) }
+    return { config, models: yield* asUsageError(DshModels.check(ctx, config)) }
   })
 
 /** Everything of a loaded config.toml the harness needs, checked: a malformed setting is a usage error naming its key. */
-export const harnessSettings = (ctx: CliContext, config: DshConfig): Effect.Effect<HarnessSettings, UsageError> =>
-  Effect.gen(function*() {
-    const acpAgents = yield* acpAgentsOf(config, ctx.home)
-    return { config, acpAgents, models: yield* checkModels(ctx, config) }
-  })
+export const harnessSettings = (ctx: CliContext, config: DshConfig): Effect.Effect<DshHarness.DshSettings, UsageError> =>
+  asUsageError(DshHarness.settings(ctx, config))
 
 /** `harnessSettings` of `$DSH_HOME/config.toml`. */
-export const loadHarnessSettings = (ctx: CliContext): Effect.Effect<HarnessSettings, UsageError> =>
+export const loadHarnessSettings = (ctx: CliContext): Effect.Effect<DshHarness.DshSettings, UsageError> =>
   Effect.flatMap(loadConfig(ctx.home), (config) => harnessSettings(ctx, config))
 
-/** The host of checked settings, with the tree limits, retry policy and models they configure. */
-export const hostLayerOf = (ctx: CliContext, settings: HarnessSettings, flags?: PermissionFlags | undefined) =>
-  dshHarnessLayer(ctx, settings, flags).pipe(
-    Layer.provideMerge(configLayer(settings.config)),
-    Layer.provideMerge(modelRegistryLayer(settings.config, ctx))
-  )
+/** The host of checked settings: dsh's harness as this CLI is installed. */
+export const hostLayerOf = (ctx: CliContext, settings: DshHarness.DshSettings, flags?: PermissionFlags | undefined) =>
+  DshHarness.layer(ctx, settings, cliInstall(), flags)
 
 /**
  * What commands that run agents add, from config.toml: the host (the reference harness), the

@@ -1,8 +1,7 @@
-import { type CatalogRequest, projectPermissions, terminalAsker } from "@dsh/harness"
-import { type AskerShape, configAllowHint, mergeSettings, nobodyAsker, parsePermissionMode, type PermissionQuestion, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
+import { TerminalAsker } from "@dsh/harness"
+import { Asker, PermissionPolicy, PermissionRule } from "@dsh/tools"
 import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
-import type { DshConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 
 /** The permission flags of `dsh run`, `dsh acp` and `dsh sdk`. */
@@ -14,7 +13,7 @@ export const PERMISSION_FLAGS = {
 } as const
 
 /** What the flags say: a mode, and rules added to the configured ones. */
-export type PermissionFlags = PermissionSettings
+export type PermissionFlags = PermissionPolicy.PermissionSettings
 
 /** Reads the flags; a malformed rule or an unknown mode is a usage error naming it. */
 export const readPermissionFlags = (values: {
@@ -25,7 +24,7 @@ export const readPermissionFlags = (values: {
 }): Effect.Effect<PermissionFlags, UsageError> =>
   Effect.gen(function*() {
     const given = values["permission-mode"]
-    const mode = given === undefined ? undefined : parsePermissionMode(given)
+    const mode = given === undefined ? undefined : PermissionRule.parsePermissionMode(given)
     if (given !== undefined && mode === undefined) {
       return yield* new UsageError({ message: `--permission-mode must be one of default, acceptEdits, plan, bypass (got "${given}")` })
     }
@@ -34,28 +33,21 @@ export const readPermissionFlags = (values: {
     }
     for (const [flag, rules] of [["--allow", values.allow], ["--deny", values.deny]] as const) {
       for (const rule of rules ?? []) {
-        const read = readPermissionRule(rule)
-        if (read instanceof PermissionRuleError) return yield* new UsageError({ message: `${flag}: ${read.message}` })
+        const read = PermissionRule.readPermissionRule(rule)
+        if (read instanceof PermissionRule.PermissionRuleError) return yield* new UsageError({ message: `${flag}: ${read.message}` })
       }
     }
     return { mode: values.yolo === true ? "bypass" : mode, allow: values.allow ?? [], deny: values.deny ?? [] }
   })
 
-/** A session's rules: the user's config, the trusted project's, then the flags of this invocation. */
-export const cliPermissions = (ctx: CliContext, config: DshConfig, flags: PermissionFlags | undefined) => (request: CatalogRequest) =>
-  Effect.map(
-    projectPermissions(ctx.home, request.cwd, request.extra.trustProject === true),
-    (project): PermissionSettings => mergeSettings(config.permissions, project, flags)
-  )
-
 /** How a denial no one could answer tells the model (and so the user) to allow the call. */
-export const cliAllowHint = (question: PermissionQuestion): string =>
+export const cliAllowHint = (question: Asker.PermissionQuestion): string =>
   question.reason.startsWith("ask: ")
-    ? configAllowHint(question)
+    ? Asker.configAllowHint(question)
     : `To allow it, run with --allow '${question.subject.replaceAll("'", "'\\''")}' or add allow = [${JSON.stringify(question.subject)}] under [permissions] in config.toml.`
 
 /** Who answers questions: the terminal when stdin and stderr are one and `-p` was not given; otherwise no one. */
-export const cliAsker = (ctx: CliContext, print: boolean): AskerShape =>
+export const cliAsker = (ctx: CliContext, print: boolean): Asker.AskerShape =>
   ctx.stdin.isTTY === true && (ctx.stderr as { readonly isTTY?: boolean }).isTTY === true && !print
-    ? terminalAsker({ input: ctx.stdin, output: ctx.stderr })
-    : nobodyAsker({ hint: cliAllowHint, why: print ? "-p runs without questions" : "no one can be asked (stdin is not a terminal)" })
+    ? TerminalAsker.terminalAsker({ input: ctx.stdin, output: ctx.stderr })
+    : Asker.nobodyAsker({ hint: cliAllowHint, why: print ? "-p runs without questions" : "no one can be asked (stdin is not a terminal)" })

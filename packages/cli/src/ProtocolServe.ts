@@ -1,4 +1,5 @@
 import type { AgentHost } from "@dsh/agent"
+import { DshModels } from "@dsh/kit/dsh"
 import { ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
 import { resolve } from "node:path"
@@ -8,7 +9,6 @@ import type { CliContext } from "./Context.ts"
 import { checkDirectory } from "./Directories.ts"
 import { hostLayer, loadCheckedConfig } from "./Host.ts"
 import { PERMISSION_FLAGS, readPermissionFlags } from "./Permissions.ts"
-import { modelRegistryLayer } from "./Runtime.ts"
 
 const FLAGS = {
   agent: { type: "string" },
@@ -39,10 +39,10 @@ export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray
       const { config } = yield* loadCheckedConfig(ctx)
       const model = values.model
       yield* Effect.gen(function*() {
-        const registry = yield* ModelRegistry
+        const registry = yield* ModelRegistry.ModelRegistry
         return yield* registry.resolve(model, { env: ctx.env, cwd })
-      }).pipe(Effect.provide(modelRegistryLayer(config, { ...ctx, cwd })))
+      }).pipe(Effect.provide(DshModels.registryLayer(config, { ...ctx, cwd })))
     }
-    const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd }, permissions)))
+    const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost.AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd }, permissions)))
     return { serve, cwd, agent: values.agent, model: values.model }
   })

@@ -1,4 +1,4 @@
-import { type ChosenStore, chooseStoreSpec, FileSessionStore, quietOnceStoreDown, type SessionError, type SessionStore, type StoreSpec } from "@dsh/session"
+import { FileSessionStore, type SessionError, type SessionStore, StoreChoice, type StoreSpec, StoreTrouble } from "@dsh/session"
 import { StderrWarnings } from "@dsh/telemetry/file-log"
 import { Effect, Layer, Result } from "effect"
 import { UsageError } from "./CliError.ts"
@@ -34,24 +34,24 @@ export const takeStoreFlag = (args: ReadonlyArray<string>): Effect.Effect<{ read
  * `DSH_STORE`, else `store =` in config.toml, else `$DSH_HOME`); a bad setting is a usage error.
  * `loaded`: config.toml when the caller has read it already.
  */
-export const chooseStore = (flag: string | undefined, ctx: CliContext, loaded?: DshConfig): Effect.Effect<ChosenStore, UsageError> =>
+export const chooseStore = (flag: string | undefined, ctx: CliContext, loaded?: DshConfig): Effect.Effect<StoreChoice.ChosenStore, UsageError> =>
   Effect.gen(function*() {
     const env = ctx.env.DSH_STORE === "" ? undefined : ctx.env.DSH_STORE
     const configured = flag === undefined && env === undefined ? (loaded ?? (yield* loadConfig(ctx.home))).store : undefined
-    const chosen = chooseStoreSpec({ flag, env, configured, cwd: ctx.cwd, home: ctx.home })
+    const chosen = StoreChoice.chooseStoreSpec({ flag, env, configured, cwd: ctx.cwd, home: ctx.home })
     return Result.isFailure(chosen) ? yield* new UsageError({ message: chosen.failure }) : chosen.success
   })
 
 /** The `SessionStore` layer of a chosen store. */
-export const storeLayerOf = (chosen: StoreSpec): Layer.Layer<SessionStore, SessionError> =>
+export const storeLayerOf = (chosen: StoreSpec.StoreSpec): Layer.Layer<SessionStore.SessionStore, SessionError.SessionError> =>
   // `storeLayer` of @dsh/session-pg, loaded only for a URL: commands on the file store never
   // pay for the PostgreSQL client's modules at start-up.
   chosen._tag === "File"
     ? FileSessionStore.layer({ home: chosen.home })
-    : Layer.unwrap(Effect.promise(() => import("@dsh/session-pg")).pipe(Effect.map((m) => m.storeLayer(chosen))))
+    : Layer.unwrap(Effect.promise(() => import("@dsh/session-pg")).pipe(Effect.map((m) => m.StoreLayer.storeLayer(chosen))))
 
 /** The session store a command uses (see `chooseStore`), as a layer. */
-export const sessionStoreLayer = (flag: string | undefined, ctx: CliContext): Effect.Effect<Layer.Layer<SessionStore, SessionError>, UsageError> =>
+export const sessionStoreLayer = (flag: string | undefined, ctx: CliContext): Effect.Effect<Layer.Layer<SessionStore.SessionStore, SessionError.SessionError>, UsageError> =>
   Effect.map(chooseStore(flag, ctx), ({ spec }) => storeLayerOf(spec))
 
 /** Runs a command that reads or writes sessions: `--store` taken from its arguments, its store provided. */
@@ -59,7 +59,7 @@ export const withSessionStore = <A, E, R>(
   args: ReadonlyArray<string>,
   ctx: CliContext,
   command: (rest: ReadonlyArray<string>) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | UsageError | SessionError, Exclude<R, SessionStore>> =>
+): Effect.Effect<A, E | UsageError | SessionError.SessionError, Exclude<R, SessionStore.SessionStore>> =>
   Effect.gen(function*() {
     const { store, rest } = yield* takeStoreFlag(args)
     const layer = yield* sessionStoreLayer(store, ctx)
@@ -107,6 +107,6 @@ export const withHostedStore = <I, A, E, R>(
     const { clusterHostLayer, clusterFailures } = yield* Effect.promise(() => import("./Cluster.ts"))
     return yield* clusterFailures(command(input).pipe(Effect.provide(clusterHostLayer(ctx, settings, chosen.spec.url, flags)))).pipe(
       // The store gone mid-run: one line (the run's failure), the warnings that follow in the log file.
-      Effect.provideService(StderrWarnings, quietOnceStoreDown())
+      Effect.provideService(StderrWarnings, StoreTrouble.quietOnceStoreDown())
     )
   })

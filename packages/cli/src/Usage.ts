@@ -1,4 +1,4 @@
-import { VERSION } from "@dsh/core"
+import { Version } from "@dsh/core"
 
 /** `dsh --help`: the commands and flags (the CLI contract in brief). */
 export const USAGE = `dsh: subagents for AI agent harnesses
@@ -53,6 +53,6 @@ export const answerAndExit = (argv: ReadonlyArray<string>): never => {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0)
   })
-  process.stdout.write(isVersionRequest(argv) ? `${VERSION}\n` : USAGE)
+  process.stdout.write(isVersionRequest(argv) ? `${Version.VERSION}\n` : USAGE)
   process.exit(isVersionRequest(argv) || argv.length > 0 ? 0 : 2)
 }

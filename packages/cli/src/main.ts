@@ -16,7 +16,7 @@ if (argv.length === 0 || first === "--help" || first === "-h" || first === "help
 // The built CLI hands the start to a resident dsh when the user opted in (DSH_RESIDENT=1, or
 // `[cli] resident = true`) and one confined as this process is has a spare warm.
 if (import.meta.url.endsWith(".js") && process.env.DSH_RESIDENT !== "0") {
-  const { runInResident } = await import("@dsh/cli-resident")
+  const { Launcher: { runInResident } } = await import("@dsh/cli-resident")
   await runInResident({
     entry: fileURLToPath(import.meta.url),
     server: fileURLToPath(new URL("./warm-server.js", import.meta.url))

@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { FileSessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { testParent } from "@dsh/subagent/testing"
-import { acpAgentTypes, dshAcpAgent, makeAcpProvider } from "@dsh/subagent-acp"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { Fixtures } from "@dsh/subagent/testing"
+import { AcpAgentConfig, AcpProvider } from "@dsh/subagent-acp"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { Asker, makePermissions, type PermissionQuestion, Permissions } from "@dsh/tools"
+import { Asker, Permissions } from "@dsh/tools"
 import { Effect, Stream } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -17,7 +17,7 @@ const CLI_MAIN = resolve(import.meta.dirname, "../dist/main.js")
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const messages = (r: FakeRequest) => (r.body as Body).messages
+const messages = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages
 const jsonLines = (file: string) => readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, unknown>)
 
 describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible server", () => {
@@ -26,7 +26,7 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       // The child's model: first a Write (which needs approval), then the final answer.
       const server = yield* Effect.acquireRelease(
         Effect.promise(() =>
-          startFakeOpenAIServer({
+          FakeOpenAIServer.startFakeOpenAIServer({
             respond: (r) =>
               messages(r).some((m) => m.role === "tool")
                 ? { text: "The note is written.", usage: { input: 80, output: 7 } }
@@ -39,17 +39,17 @@ describe("acp:dsh child over real stdio, its model on a local OpenAI-compatible 
       const cwd = tempDir("dsh-acp-project-")
       const store = yield* FileSessionStore.make({ home })
       const session = yield* store.create({ agent: "main", cwd, model: "openai:gpt-fake" })
-      const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-      const dsh = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
+      const tree = yield* SubagentTree.make({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+      const dsh = AcpAgentConfig.dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
       // Only the allow-list and the explicit credentials reach the child; this secret must not.
       const parentEnv = { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-child", GITHUB_TOKEN: "ghp-secret" }
-      const provider = yield* makeAcpProvider({ agents: [dsh], parentEnv }).pipe(Effect.provide(LocalProcessLauncher.layer()))
-      const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
-      const parent: ParentInfo = testParent({ provider: "openai", model: "gpt-fake", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd })
-      const asked: Array<PermissionQuestion> = []
+      const provider = yield* AcpProvider.make({ agents: [dsh], parentEnv }).pipe(Effect.provide(LocalProcessLauncher.layer()))
+      const subagents = yield* Subagents.make({ tree, providers: [provider], types: AcpAgentConfig.acpAgentTypes([dsh]) })
+      const parent: Vocabulary.ParentInfo = Fixtures.testParent({ provider: "openai", model: "gpt-fake", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd })
+      const asked: Array<Asker.PermissionQuestion> = []
       const result = yield* subagents.spawn({ prompt: "Write note.md, then say so.", description: "write a note", agent: "acp:dsh" }, parent).pipe(
-        Effect.provideService(Permissions, yield* makePermissions({ mode: "default" })),
-        Effect.provideService(Asker, { ask: (q) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: true, by: "user" })) })
+        Effect.provideService(Permissions.Permissions, yield* Permissions.make({ mode: "default" })),
+        Effect.provideService(Asker.Asker, { ask: (q) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: true, by: "user" })) })
       )
 
       assert.strictEqual(result.status, "completed", result.notes)

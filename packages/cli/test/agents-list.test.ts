@@ -1,11 +1,11 @@
-import { loadKimiAgentSpec, parseAgentFileBytes } from "@dsh/agent-files"
-import { INHERIT_MODEL, ModelRegistry } from "@dsh/llm"
-import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { AgentFile, KimiAgentSpec } from "@dsh/agent-files"
+import { ModelRegistry, ModelSpec } from "@dsh/llm"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { Effect, type Layer } from "effect"
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { MODEL_ADAPTERS } from "../src/Runtime.ts"
+import { DshModels } from "@dsh/kit/dsh"
 import { makeHome, runDsh, sessionIds, tempDir } from "./support.ts"
 
 interface ListDoc {
@@ -87,7 +87,7 @@ describe("dsh agents list accounts for every file", () => {
   }, 60_000)
 
   it("dsh run --agent-file agent.yaml: a Kimi spec runs with its prompt, its tools and the subagents it declares", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (request) => {
         const body = request.body as { messages: Array<{ role: string; content: string | null }> }
         if (body.messages[0]?.content?.includes("You check one thing.")) return { text: "checked" }
@@ -143,19 +143,19 @@ describe.skipIf(!corpus)("the agent-file corpus through dsh agents list", () => 
     expect(accounted(doc, files).filter(([, n]) => n !== 1)).toEqual([])
     // The models of every corpus file that loads (winning or shadowed), through the CLI's registry.
     const models = await Effect.runPromise(Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       const named: Array<{ readonly path: string; readonly model: string; readonly resolves: boolean }> = []
       for (const path of files) {
         const loaded = /\.ya?ml$/i.test(path)
-          ? (yield* loadKimiAgentSpec(path, "extra")).result
-          : /\.md$/i.test(path) ? parseAgentFileBytes(readFileSync(path), path, { scope: "extra" }) : undefined
+          ? (yield* KimiAgentSpec.loadKimiAgentSpec(path, "extra")).result
+          : /\.md$/i.test(path) ? AgentFile.parseAgentFileBytes(readFileSync(path), path, { scope: "extra" }) : undefined
         if (loaded?._tag !== "Loaded" || loaded.definition.model === undefined) continue
         const model = loaded.definition.model
-        const resolves = model === INHERIT_MODEL || (yield* Effect.result(registry.canonical(model)))._tag === "Success"
+        const resolves = model === ModelSpec.INHERIT_MODEL || (yield* Effect.result(registry.canonical(model)))._tag === "Success"
         named.push({ path, model, resolves })
       }
       return named
-    }).pipe(Effect.provide(ModelRegistry.layerWith(MODEL_ADAPTERS) as Layer.Layer<ModelRegistry>)))
+    }).pipe(Effect.provide(ModelRegistry.layerWith(DshModels.adapters) as Layer.Layer<ModelRegistry.ModelRegistry>)))
     const loading = doc.agents.filter((a) => a.source.startsWith(CORPUS)).length + doc.shadowed.length
     const unresolved = models.filter((m) => !m.resolves)
     console.log(

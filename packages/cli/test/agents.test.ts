@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -8,21 +8,21 @@ interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
   readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
 /** Model calls already made since the latest user message. */
-const step = (r: FakeRequest) => {
+const step = (r: FakeOpenAIServer.FakeRequest) => {
   const ms = body(r).messages
   let i = ms.length - 1
   while (i >= 0 && ms[i]?.role !== "user") i--
   return ms.slice(i + 1).filter((m) => m.role === "assistant").length
 }
-const lastUser = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "user").at(-1)?.content ?? ""
-const toolNames = (r: FakeRequest) => (body(r).tools ?? []).map((t) => t.function.name)
+const lastUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "user").at(-1)?.content ?? ""
+const toolNames = (r: FakeOpenAIServer.FakeRequest) => (body(r).tools ?? []).map((t) => t.function.name)
 
 describe("agent files in dsh run", () => {
   it("a tool removed by disallowedTools is neither offered nor executable", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => step(r) === 0 ? { toolCalls: [{ name: "Bash", arguments: { command: "echo pwned > pwned.txt" } }] } : { text: "ok" }
     })
     try {
@@ -45,7 +45,7 @@ describe("agent files in dsh run", () => {
   })
 
   it("a created subagent survives a restart and can be delegated to; an existing name is refused", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r) === "CHILD haiku please") return { text: "old pond, frog jumps in" }
         if (lastUser(r) === "PARENT create") {

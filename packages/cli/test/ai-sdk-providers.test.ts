@@ -1,4 +1,4 @@
-import { startFakeOpenAIServer, type FakeRequest } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
@@ -18,17 +18,17 @@ const installCompat = (home: string) => {
 const providerConfig = (url: string, extra = "") =>
   `[providers.local]\npackage = "@ai-sdk/openai-compatible"\nenv = ["LOCAL_KEY"]\noptions = { name = "local", baseURL = "${url}", includeUsage = true }\n\n[models]\nfast = "local:tiny-1"\n${extra}`
 
-const firstUser = (r: FakeRequest) => {
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => {
   const messages = (r.body as { messages: Array<{ role: string; content: unknown }> }).messages
   const user = messages.find((m) => m.role === "user")
   return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "")
 }
-const toolResults = (r: FakeRequest) => (r.body as { messages: Array<{ role: string }> }).messages.filter((m) => m.role === "tool").length
+const toolResults = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: Array<{ role: string }> }).messages.filter((m) => m.role === "tool").length
 
 describe("[providers.<name>]: installed AI SDK providers as models", { timeout: 90_000 }, () => {
   for (const agent of ["explore", "sdk:dsh", "acp:dsh"]) {
     it(`the main agent and a ${agent} child run on local:<id> through @ai-sdk/openai-compatible from $DSH_HOME/node_modules`, async () => {
-      const server = await startFakeOpenAIServer({
+      const server = await FakeOpenAIServer.startFakeOpenAIServer({
         respond: (r) => {
           if (firstUser(r).startsWith("CHILD")) return { text: "child says PONG", usage: { input: 7, output: 3 } }
           return toolResults(r) === 0

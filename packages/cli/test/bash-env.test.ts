@@ -1,14 +1,14 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "./support.ts"
 
-const toolOutput = (r: FakeRequest) =>
+const toolOutput = (r: FakeOpenAIServer.FakeRequest) =>
   (r.body as { messages: Array<{ role: string; content: string }> }).messages.find((m) => m.role === "tool")?.content ?? ""
 
 describe("the Bash tool's environment in dsh run", () => {
   for (const configured of [false, true]) {
     it(configured ? "passes a secret that config.toml names under [bash] env" : "does not pass a parent secret to the command", async () => {
-      const server = await startFakeOpenAIServer({
+      const server = await FakeOpenAIServer.startFakeOpenAIServer({
         respond: (r) => (r.body as { messages: Array<{ role: string }> }).messages.some((m) => m.role === "tool")
           ? { text: "done" }
           : { toolCalls: [{ name: "Bash", arguments: { command: "echo \"key=[$SOME_API_KEY]\"" } }] }

@@ -1,7 +1,7 @@
-import type { FakeRequest, FakeServer } from "@dsh/llm-openai/testing"
+import type { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { SessionStore } from "@dsh/session"
 import { PgSessionStore } from "@dsh/session-pg"
-import { ChildMeta } from "@dsh/subagent"
+import { Records } from "@dsh/subagent"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted, Schema } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -49,12 +49,12 @@ export const until = async (condition: () => boolean | Promise<boolean>, what: s
   }
 }
 
-const decodeMeta = Schema.decodeUnknownSync(ChildMeta)
+const decodeMeta = Schema.decodeUnknownSync(Records.ChildMeta)
 
 /** A session's children as the store holds them: each one's meta and transcript records. */
 export const readChildren = (url: string, sessionId: string, handles: ReadonlyArray<string>) =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const store = yield* SessionStore
+    const store = yield* SessionStore.SessionStore
     const session = yield* store.open(sessionId)
     return yield* Effect.forEach(handles, (handle) =>
       Effect.gen(function*() {
@@ -92,11 +92,11 @@ interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
 /** What the parent and child models were sent (the fake server's request bodies). */
-export const messages = (r: FakeRequest) => (r.body as Body).messages
-export const firstUser = (r: FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
+export const messages = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages
+export const firstUser = (r: FakeOpenAIServer.FakeRequest) => messages(r).find((m) => m.role === "user")?.content ?? ""
 /** How many model turns came before this request. */
-export const step = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
-export const mentions = (r: FakeRequest, text: string) => messages(r).some((m) => (m.content ?? "").includes(text))
+export const step = (r: FakeOpenAIServer.FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
+export const mentions = (r: FakeOpenAIServer.FakeRequest, text: string) => messages(r).some((m) => (m.content ?? "").includes(text))
 
 /**
  * The runners and fake model servers a test starts, pushed here and stopped after each test
@@ -104,7 +104,7 @@ export const mentions = (r: FakeRequest, text: string) => messages(r).some((m) =
  */
 export const stoppedAfterEach = () => {
   const runners: Array<Runner> = []
-  const servers: Array<FakeServer> = []
+  const servers: Array<FakeOpenAIServer.FakeServer> = []
   afterEach(async () => {
     for (const r of runners) r.kill("SIGKILL")
     await Promise.all(runners.map((r) => r.exited))

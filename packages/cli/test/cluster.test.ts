@@ -1,5 +1,5 @@
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { postgresForTests } from "@dsh/testing-pg"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Postgres } from "@dsh/testing-pg"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -8,10 +8,10 @@ import { makeHome, runDsh, tempDir } from "./support.ts"
 
 // One PostgreSQL for this file, started once; each test has a database of its own (the cluster's
 // shard locks are advisory locks, which are per database, not per schema).
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
-const spawnCalls = (prompts: ReadonlyArray<string>, extra: Record<string, unknown> = {}): FakeReply => ({
+const spawnCalls = (prompts: ReadonlyArray<string>, extra: Record<string, unknown> = {}): FakeOpenAIServer.FakeReply => ({
   toolCalls: prompts.map((prompt, i) => ({ name: "subagent", arguments: { description: `task ${i + 1}`, prompt, agent: "explore", ...extra } }))
 })
 
@@ -19,9 +19,9 @@ const spawnCalls = (prompts: ReadonlyArray<string>, extra: Record<string, unknow
 const { runners, servers } = stoppedAfterEach()
 
 /** A database, a fake model, a home with `config`, and `count` runners on them. */
-const cluster = async (respond: (r: FakeRequest) => FakeReply | Promise<FakeReply>, config: string, count = 2) => {
+const cluster = async (respond: (r: FakeOpenAIServer.FakeRequest) => FakeOpenAIServer.FakeReply | Promise<FakeOpenAIServer.FakeReply>, config: string, count = 2) => {
   const url = await pg!.createDatabase()
-  const server = await startFakeOpenAIServer({ respond })
+  const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
   servers.push(server)
   const home = makeHome(config)
   const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
@@ -40,7 +40,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
   it("a runner runs the hooks of its config for the children it hosts: PreToolUse exit 2 blocks a child's call", async () => {
     const guard = join(tempDir("dsh-hook-"), "guard.sh")
     writeFileSync(guard, "#!/bin/sh\necho 'no globbing on runners' >&2\nexit 2\n", { mode: 0o755 })
-    const respond = (r: FakeRequest): FakeReply =>
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
       firstUser(r).startsWith("CHILD")
         ? step(r) === 0
           ? { toolCalls: [{ name: "Glob", arguments: { pattern: "*" } }] }
@@ -57,7 +57,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
   }, 120_000)
 
   it("delegates through two runners (each child's log names its runner), then continues a child on the other runner once its first one stopped", async () => {
-    const respond = (r: FakeRequest): FakeReply =>
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
       firstUser(r).startsWith("CHILD")
         ? { text: mentions(r, "again") ? "continued here" : `done: ${firstUser(r)}` }
         : step(r) === 0
@@ -94,7 +94,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
   // runner has a chance of 2^-16, so the stop crosses runners in practice every time.
   const GRANDCHILDREN = 16
   it("a stop reaches a grandchild on another runner (max_depth 2), from another process", async () => {
-    const respond = (r: FakeRequest): FakeReply =>
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
       firstUser(r).startsWith("GRAND")
         ? { hang: true }
         : firstUser(r).startsWith("CHILD")
@@ -125,8 +125,8 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
 
   it("kill -9 of the runner running a child: the child is resumed from its transcript on the other runner, announced once", async () => {
     let abortedWhenResumed: number | undefined
-    let server: FakeServer | undefined
-    const respond = (r: FakeRequest): FakeReply => {
+    let server: FakeOpenAIServer.FakeServer | undefined
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply => {
       if (firstUser(r).startsWith("CHILD")) {
         if (!mentions(r, "The machine that ran you stopped")) return { text: "half way there", hang: true }
         abortedWhenResumed ??= server!.aborted
@@ -164,7 +164,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
   }, 180_000)
 
   it("two parents share a global lane of 4: never more than 4 children run at once across the cluster", async () => {
-    const respond = (r: FakeRequest): FakeReply =>
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
       firstUser(r).startsWith("CHILD")
         ? { text: "ok", delayMs: 300 }
         : step(r) === 0
@@ -189,7 +189,7 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
   }, 180_000)
 
   it("a child on a runner is decided by the parent's rules: a --deny given to dsh run --cluster holds there", async () => {
-    const respond = (r: FakeRequest): FakeReply =>
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
       firstUser(r).startsWith("CHILD")
         ? step(r) === 0 ? { toolCalls: [{ name: "Bash", arguments: { command: "echo from the runner" } }] } : { text: "child done" }
         : step(r) === 0

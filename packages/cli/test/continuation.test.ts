@@ -1,4 +1,4 @@
-import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -10,23 +10,23 @@ interface Msg {
   readonly content: string | null
   readonly tool_calls?: ReadonlyArray<{ readonly function: { readonly name: string } }>
 }
-const msgs = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages
-const users = (r: FakeRequest) => msgs(r).filter((m) => m.role === "user").map((m) => m.content ?? "")
-const firstUser = (r: FakeRequest) => users(r)[0] ?? ""
-const lastUser = (r: FakeRequest) => users(r).at(-1) ?? ""
-const step = (r: FakeRequest) => {
+const msgs = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages
+const users = (r: FakeOpenAIServer.FakeRequest) => msgs(r).filter((m) => m.role === "user").map((m) => m.content ?? "")
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => users(r)[0] ?? ""
+const lastUser = (r: FakeOpenAIServer.FakeRequest) => users(r).at(-1) ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => {
   const ms = msgs(r)
   let i = ms.length - 1
   while (i >= 0 && ms[i]?.role !== "user") i--
   return ms.slice(i + 1).filter((m) => m.role === "assistant").length
 }
-const call = (name: string, args: unknown): FakeReply => ({ toolCalls: [{ name, arguments: args }] })
+const call = (name: string, args: unknown): FakeOpenAIServer.FakeReply => ({ toolCalls: [{ name, arguments: args }] })
 const project = () => {
   const dir = tempDir("dsh-project-")
   writeFileSync(join(dir, "notes.txt"), "the secret word is PAPAYA\n")
   return dir
 }
-const announcementsIn = (r: FakeRequest) => users(r).filter((u) => u.startsWith("[subagent announcement]"))
+const announcementsIn = (r: FakeOpenAIServer.FakeRequest) => users(r).filter((u) => u.startsWith("[subagent announcement]"))
 
 const children = async (home: string, sessionId: string) =>
   (JSON.parse((await runDsh(["subagents", "list", "--session", sessionId, "--json"], { env: { DSH_HOME: home } })).stdout) as {
@@ -42,16 +42,16 @@ const startDsh = (args: ReadonlyArray<string>, env: Record<string, string>, cwd:
 }
 
 /** Resolves when `count` requests matching `match` have arrived. */
-const arrivals = (match: (r: FakeRequest) => boolean, count: number) => {
+const arrivals = (match: (r: FakeOpenAIServer.FakeRequest) => boolean, count: number) => {
   let seen = 0
   let done: () => void = () => {}
   const promise = new Promise<void>((resolve) => (done = resolve))
-  return { note: (r: FakeRequest) => (match(r) && ++seen === count ? done() : undefined), promise }
+  return { note: (r: FakeOpenAIServer.FakeRequest) => (match(r) && ++seen === count ? done() : undefined), promise }
 }
 
 describe("fork", () => {
   it("the fork's first request holds the parent's completed turns and a closed delegation call, nothing in flight", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (users(r).some((u) => u.startsWith("[fork notice]"))) return { text: "fork done" }
         if (lastUser(r) === "PARENT turn one") return { text: "A1" }
@@ -90,7 +90,7 @@ describe("fork", () => {
 
 describe("continuable children", () => {
   it("a child that reported is continued with send_message warm, then cold after a restart, with its context intact", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r).startsWith("CHILD")) {
           if (lastUser(r) === "CHILD remember the number 7") {
@@ -128,7 +128,7 @@ describe("continuable children", () => {
 
   it("a failed child returns its handle, and continuing it works", async () => {
     let healthy = false
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r).startsWith("CHILD")) return healthy ? { text: "recovered" } : { status: 500 }
         return step(r) === 0 ? call("subagent", { description: "flaky", agent: "coder", prompt: "CHILD do it" }) : { text: "noted the failure" }
@@ -153,7 +153,7 @@ describe("continuable children", () => {
 
   it("bad send input is an input error", async () => {
     const home = makeHome()
-    const server = await startFakeOpenAIServer({ replies: [{ text: "hi" }] })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ replies: [{ text: "hi" }] })
     try {
       const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
       const run = await runDsh(["run", "--allow", "subagent", "--model", "openai:any", "--output-format", "json", "PARENT"], { cwd: project(), env })
@@ -169,7 +169,7 @@ describe("continuable children", () => {
 
 describe("background runs", () => {
   it("returns at once, announces the outcome exactly once, and wakes the idle parent", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r).startsWith("CHILD")) return { text: "background result", delayMs: 200 }
         if (announcementsIn(r).length > 0 && lastUser(r).startsWith("[subagent announcement]")) return { text: "got the result" }
@@ -202,7 +202,7 @@ describe("background runs", () => {
 
   it("an outcome not yet delivered when the process is killed is delivered once after restart", async () => {
     const parentHangs = arrivals((r) => !firstUser(r).startsWith("CHILD") && step(r) === 1 && lastUser(r) === "PARENT", 1)
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         parentHangs.note(r)
         if (firstUser(r).startsWith("CHILD")) return { text: "survived the crash" }
@@ -243,7 +243,7 @@ describe("background runs", () => {
 describe("stop", () => {
   it("stops a child with its nested descendant from another process, and the parent's stop cancels the rest", async () => {
     const hanging = arrivals((r) => ["CHILD-B", "CHILD-C"].includes(firstUser(r)), 2)
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         hanging.note(r)
         const who = firstUser(r)

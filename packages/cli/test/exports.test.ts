@@ -38,8 +38,8 @@ describe("package exports", () => {
 
 describe("the built-in tool names", () => {
   it("are the same in @dsh/agent-files (for agent files' policy warnings) and @dsh/tools-builtin (the tools themselves)", async () => {
-    const { BUILTIN_TOOL_NAMES: named } = await import("@dsh/agent-files")
-    const { BUILTIN_TOOL_NAMES: built } = await import("@dsh/tools-builtin")
+    const { ToolNames: { BUILTIN_TOOL_NAMES: named } } = await import("@dsh/agent-files")
+    const { BuiltinTools: { BUILTIN_TOOL_NAMES: built } } = await import("@dsh/tools-builtin")
     expect([...named]).toEqual([...built])
   })
 })

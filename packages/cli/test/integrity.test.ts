@@ -1,5 +1,5 @@
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { isGone } from "@dsh/subprocess/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -16,21 +16,21 @@ interface Msg {
   readonly role: string
   readonly content: string | null
 }
-const users = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "user").map((m) => m.content ?? "")
-const firstUser = (r: FakeRequest) => users(r)[0] ?? ""
-const assistants = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "assistant").length
-const call = (name: string, args: unknown): FakeReply => ({ toolCalls: [{ name, arguments: args }] })
-const bg = (prompt: string, agent = "explore"): FakeReply => call("subagent", { description: prompt.slice(0, 20), agent, prompt, background: true })
+const users = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "user").map((m) => m.content ?? "")
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => users(r)[0] ?? ""
+const assistants = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "assistant").length
+const call = (name: string, args: unknown): FakeOpenAIServer.FakeReply => ({ toolCalls: [{ name, arguments: args }] })
+const bg = (prompt: string, agent = "explore"): FakeOpenAIServer.FakeReply => call("subagent", { description: prompt.slice(0, 20), agent, prompt, background: true })
 
-const servers: Array<FakeServer> = []
+const servers: Array<FakeOpenAIServer.FakeServer> = []
 const launched: Array<ChildProcess> = []
 afterEach(async () => {
   for (const p of launched.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL")
   for (const s of servers.splice(0)) await s.close()
 })
 
-const model = async (respond: (r: FakeRequest) => FakeReply) => {
-  const server = await startFakeOpenAIServer({ respond })
+const model = async (respond: (r: FakeOpenAIServer.FakeRequest) => FakeOpenAIServer.FakeReply) => {
+  const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
   servers.push(server)
   return server
 }
@@ -45,7 +45,7 @@ const until = async <A>(what: string, probe: () => A | undefined, attempts = 600
   throw new Error(`timed out waiting for ${what}`)
 }
 
-const envOf = (home: string, server: FakeServer) => ({ DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
+const envOf = (home: string, server: FakeOpenAIServer.FakeServer) => ({ DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
 
 const start = (args: ReadonlyArray<string>, env: Record<string, string>, cwd = tempDir("dsh-cwd-")) => {
   const child = spawn(DSH, [...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] })
@@ -83,7 +83,7 @@ describe("one owner per session", { timeout: 90_000 }, () => {
     // The owner is the process running the session: the one spawned, or the resident's spare
     // that took its start. Either way, stopping that pid stops the first run.
     const owner = Number(/pid (\d+)/.exec(second.stderr)?.[1])
-    expect(isGone(owner)).toBe(false)
+    expect(ProcessChecks.isGone(owner)).toBe(false)
     expect(wireTypes(join(dir, "wire.jsonl")).filter((t) => t === "turn-start")).toHaveLength(1)
     process.kill(owner, "SIGTERM")
     expect(await first.exited).not.toBeNull()
@@ -161,7 +161,7 @@ describe("signals", { timeout: 90_000 }, () => {
       expect(tasks(dir).map((t) => t.status)).toEqual(["cancelled", "cancelled", "cancelled"])
       for (const handle of ["explore-1", "acp-dsh-1", "sdk-dsh-1"]) expect(json(join(dir, "agents", handle, "meta.json")).status).toBe("cancelled")
       expect(json(join(dir, "state.json")).status).toBe("cancelled")
-      await until("the child processes to be gone", () => (pids.every(isGone) ? true : undefined))
+      await until("the child processes to be gone", () => (pids.every(ProcessChecks.isGone) ? true : undefined))
     })
   }
 

@@ -1,4 +1,4 @@
-import { fakeAcpAgentArgs, fakeAcpAgentScript } from "@dsh/subagent-acp/testing"
+import { FakeAcpAgent } from "@dsh/subagent-acp/testing"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -186,7 +186,7 @@ describe("dsh mcp backends", () => {
     const world = setup([
       "[acp.agents.vendor]",
       `command = ${JSON.stringify(process.execPath)}`,
-      `args = ${JSON.stringify([fakeAcpAgentScript(), ...fakeAcpAgentArgs({})])}`,
+      `args = ${JSON.stringify([FakeAcpAgent.fakeAcpAgentScript(), ...FakeAcpAgent.fakeAcpAgentArgs({})])}`,
       ""
     ].join("\n"))
     const client = await connect(world)

@@ -1,5 +1,5 @@
-import { startFakeAnthropicServer } from "@dsh/llm-anthropic/testing"
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeAnthropicServer } from "@dsh/llm-anthropic/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -11,11 +11,11 @@ interface Body {
   readonly reasoning_effort?: string
   readonly thinking?: unknown
 }
-const body = (r: FakeRequest) => r.body as Body
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
 const text = (content: unknown) => (typeof content === "string" ? content : JSON.stringify(content))
-const firstUser = (r: FakeRequest) => text(body(r).messages.find((m) => m.role === "user")?.content)
-const toolResults = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => text(m.content))
-const childOf = (server: { requests: ReadonlyArray<FakeRequest> }, prompt: string) => server.requests.find((r) => firstUser(r) === prompt)
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => text(body(r).messages.find((m) => m.role === "user")?.content)
+const toolResults = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => text(m.content))
+const childOf = (server: { requests: ReadonlyArray<FakeOpenAIServer.FakeRequest> }, prompt: string) => server.requests.find((r) => firstUser(r) === prompt)
 
 const usage = { input: 1000, output: 100 }
 const CONFIG = `
@@ -38,7 +38,7 @@ const CHILD_CALL = 0.0012 // 1000 × $1/M + 100 × $2/M
 
 describe("models: aliases, the children's default, fallback, thinking and cost", () => {
   it("children run on [subagents] model through a [models] alias; a bad override falls back with a note; thinking reaches the adapter; cost everywhere", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r).startsWith("CHILD")) return { text: `${firstUser(r).toLowerCase()} done`, usage }
         const messages = body(r).messages
@@ -112,7 +112,7 @@ describe("models: aliases, the children's default, fallback, thinking and cost",
   }, 60_000)
 
   it("anthropic: thinking becomes a thinking budget; a bare vendor id picks the adapter", async () => {
-    const server = await startFakeAnthropicServer({
+    const server = await FakeAnthropicServer.startFakeAnthropicServer({
       respond: (r) => {
         const first = firstUser(r)
         if (first === "CHILD think") return { text: "thought hard", usage }

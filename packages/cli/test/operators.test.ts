@@ -1,4 +1,4 @@
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
@@ -17,12 +17,12 @@ interface Msg {
   readonly role: string
   readonly content: string | null
 }
-const messages = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages
-const isChild = (r: FakeRequest) => (messages(r)[0]?.content ?? "").includes("codebase exploration subagent")
-const steps = (r: FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
+const messages = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages
+const isChild = (r: FakeOpenAIServer.FakeRequest) => (messages(r)[0]?.content ?? "").includes("codebase exploration subagent")
+const steps = (r: FakeOpenAIServer.FakeRequest) => messages(r).filter((m) => m.role === "assistant").length
 const explore = (n: number) => ({ name: "subagent", arguments: { agent: "explore", description: `part ${n}`, prompt: `look at part ${n}` } })
 
-const servers: Array<FakeServer> = []
+const servers: Array<FakeOpenAIServer.FakeServer> = []
 const launched: Array<ChildProcess> = []
 afterEach(async () => {
   for (const p of launched.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL")
@@ -33,8 +33,8 @@ afterEach(async () => {
 const heldModel = async () => {
   let release: () => void = () => {}
   const released = new Promise<void>((resolve) => (release = resolve))
-  const server = await startFakeOpenAIServer({
-    respond: async (r): Promise<FakeReply> => {
+  const server = await FakeOpenAIServer.startFakeOpenAIServer({
+    respond: async (r): Promise<FakeOpenAIServer.FakeReply> => {
       if (isChild(r)) {
         if (steps(r) === 0) return { toolCalls: [{ name: "Glob", arguments: { pattern: "*.md" } }], usage: { input: 50, output: 5 } }
         await released
@@ -84,7 +84,7 @@ const frames = (output: string): ReadonlyArray<string> => output.split("\u001b[J
 const line = (frame: string, handle: string) => frame.split("\n").find((l) => new RegExp(`\\b${handle} \\(`).test(l)) ?? ""
 const allRunning = (frame: string) => ["explore-1", "explore-2", "explore-3"].every((h) => /\brunning\b/.test(line(frame, h)))
 
-const envOf = (home: string, server: FakeServer) => ({ DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
+const envOf = (home: string, server: FakeOpenAIServer.FakeServer) => ({ DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
 
 describe.skipIf(!existsSync(SCRIPT))("the live tree on a terminal", () => {
   it("dsh run draws every child, updates the frame in place, and leaves the final tree with a summary", async () => {

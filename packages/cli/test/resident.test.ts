@@ -1,10 +1,10 @@
-import { type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { isGone } from "@dsh/subprocess/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { residentDir, residentSettled, residentsIn, type ResidentStatus } from "@dsh/cli-resident"
+import { Place, type Protocol, Status } from "@dsh/cli-resident"
 import { DSH, makeHome, tempDir } from "./support.ts"
 
 // Each test has a resident of its own (DSH_RESIDENT names it), found by that name and stopped
@@ -12,7 +12,7 @@ import { DSH, makeHome, tempDir } from "./support.ts"
 const uid = process.getuid?.()
 const works = uid !== undefined && process.platform === "linux"
 if (!works) console.log("skipping the resident dsh tests: they need Linux")
-const dir = residentDir(uid ?? 0)
+const dir = Place.residentDir(uid ?? 0)
 // `unshare -rn`: a user and network namespace of its own, where this machine allows it.
 const unshares = works && spawnSync("unshare", ["-rn", "true"]).status === 0
 if (works && !unshares) console.log("skipping the resident namespace test: unshare -rn does not work here")
@@ -27,12 +27,12 @@ writeFileSync(script, JSON.stringify({
 
 const launched: Array<ChildProcess> = []
 const residents: Array<number> = []
-const servers: Array<FakeServer> = []
+const servers: Array<FakeOpenAIServer.FakeServer> = []
 afterEach(async () => {
   for (const p of launched.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL")
   // Every resident this file named, found or not by the test (one started in another namespace too).
-  for (const r of await residentsIn(dir)) if (r.name.startsWith(`test-${process.pid}-`) && !residents.includes(r.pid)) residents.push(r.pid)
-  for (const pid of residents.splice(0)) if (!isGone(pid)) process.kill(pid, "SIGTERM")
+  for (const r of await Status.residentsIn(dir)) if (r.name.startsWith(`test-${process.pid}-`) && !residents.includes(r.pid)) residents.push(r.pid)
+  for (const pid of residents.splice(0)) if (!ProcessChecks.isGone(pid)) process.kill(pid, "SIGTERM")
   for (const s of servers.splice(0)) await s.close()
 })
 
@@ -65,12 +65,12 @@ const setup = (extra: Record<string, string> = {}) => {
 }
 
 /** Waits until the resident named `name` has a spare loaded and nothing running (bounded). */
-const settled = async (name: string): Promise<ResidentStatus & { readonly socket: string }> => {
+const settled = async (name: string): Promise<Protocol.ResidentStatus & { readonly socket: string }> => {
   for (let i = 0; i < 400; i++) {
-    const mine = (await residentsIn(dir)).find((r) => r.name === name)
+    const mine = (await Status.residentsIn(dir)).find((r) => r.name === name)
     if (mine !== undefined) {
       if (!residents.includes(mine.pid)) residents.push(mine.pid)
-      const status = await residentSettled(mine.socket, 20_000)
+      const status = await Status.residentSettled(mine.socket, 20_000)
       if (status?.ready === true && status.running === 0) return { ...status, socket: mine.socket }
     }
     await new Promise((r) => setTimeout(r, 25))
@@ -100,8 +100,8 @@ const untilFile = async (path: string) => {
 }
 
 const untilGone = async (pids: ReadonlyArray<number>) => {
-  for (let i = 0; i < 400 && pids.some((p) => !isGone(p)); i++) await new Promise((r) => setTimeout(r, 25))
-  return pids.filter((p) => !isGone(p))
+  for (let i = 0; i < 400 && pids.some((p) => !ProcessChecks.isGone(p)); i++) await new Promise((r) => setTimeout(r, 25))
+  return pids.filter((p) => !ProcessChecks.isGone(p))
 }
 
 describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
@@ -121,7 +121,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
     expect(pidsOf(w.result).dsh).not.toBe(warm.child.pid)
     expect(warm.stderr()).toBe(own.stderr())
     // The spare served one start and ended; the resident loaded the next one.
-    expect(isGone(pidsOf(w.result).dsh)).toBe(true)
+    expect(ProcessChecks.isGone(pidsOf(w.result).dsh)).toBe(true)
     const after = await settled(env.DSH_RESIDENT)
     expect(after.pid).toBe(before.pid)
   })
@@ -155,7 +155,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
   })
 
   it("SIGTERM to the launcher stops the run as it stops dsh in its own process", async () => {
-    const server = await startFakeOpenAIServer({ respond: () => ({ hang: true }) })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond: () => ({ hang: true }) })
     servers.push(server)
     const { env } = setup({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
     await warmUp(env)
@@ -191,7 +191,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
   })
 
   it("a resident killed mid-start: the start ends as a failed run with exit 1 and says so; it is not run a second time", async () => {
-    const server = await startFakeOpenAIServer({ respond: () => ({ hang: true }) })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond: () => ({ hang: true }) })
     servers.push(server)
     const { env } = setup({ OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" })
     const resident = await warmUp(env)
@@ -222,7 +222,7 @@ describe.skipIf(!works)("the resident dsh", { timeout: 90_000 }, () => {
     const { env } = setup({ DSH_RESIDENT_IDLE_SECONDS: "1" })
     const status = await warmUp(env)
     expect(await untilGone([status.pid])).toEqual([])
-    expect((await residentsIn(dir)).find((r) => r.name === env.DSH_RESIDENT)).toBeUndefined()
+    expect((await Status.residentsIn(dir)).find((r) => r.name === env.DSH_RESIDENT)).toBeUndefined()
     const key = basename(status.socket, ".sock")
     expect(readdirSync(dir).filter((f) => f.startsWith(`${key}.`))).toEqual([])
   })

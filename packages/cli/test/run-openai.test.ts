@@ -1,5 +1,5 @@
-import { startFakeAnthropicServer } from "@dsh/llm-anthropic/testing"
-import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeAnthropicServer } from "@dsh/llm-anthropic/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -13,7 +13,7 @@ const project = () => {
 
 describe("dsh run against real HTTP model servers", () => {
   it("openai: runs Read through a tool call split across chunks and returns the final answer", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       replies: [
         { text: "Let me read it.", toolCalls: [{ name: "Read", arguments: { path: "notes.txt" } }], usage: { input: 50, output: 10 } },
         { text: "The secret word is PAPAYA.", usage: { input: 80, output: 7 } }
@@ -44,7 +44,7 @@ describe("dsh run against real HTTP model servers", () => {
 
   it("invalid tool arguments go back to the model as an English message it can act on", async () => {
     // The CLI's bundle keeps only zod's English messages: this is what the model reads.
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       replies: [
         { toolCalls: [{ name: "Read", arguments: { path: 42 } }], usage: { input: 5, output: 5 } },
         { text: "I will pass a string.", usage: { input: 5, output: 5 } }
@@ -66,7 +66,7 @@ describe("dsh run against real HTTP model servers", () => {
   })
 
   it("anthropic: the same task through the Messages API", async () => {
-    const server = await startFakeAnthropicServer({
+    const server = await FakeAnthropicServer.startFakeAnthropicServer({
       replies: [
         { toolCalls: [{ name: "Read", arguments: { path: "notes.txt" } }], usage: { input: 40, output: 9 } },
         { text: "PAPAYA", usage: { input: 70, output: 2 } }
@@ -89,7 +89,7 @@ describe("dsh run against real HTTP model servers", () => {
   })
 
   it("a server that keeps answering 500 is retried a bounded number of times, then the run fails with the cause", async () => {
-    const server = await startFakeOpenAIServer({ respond: () => ({ status: 500, errorBody: { error: { message: "upstream exploded" } } }) })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond: () => ({ status: 500, errorBody: { error: { message: "upstream exploded" } } }) })
     try {
       const home = makeHome(FAST_RETRIES)
       const r = await runDsh(["run", "--model", "openai:any", "--output-format", "json", "hello"], {
@@ -114,7 +114,7 @@ describe("dsh run against real HTTP model servers", () => {
   })
 
   it("--continue and --session restore the full history", async () => {
-    const server = await startFakeOpenAIServer({ replies: [{ text: "Noted: 42." }, { text: "You said 42." }, { text: "Still 42." }] })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ replies: [{ text: "Noted: 42." }, { text: "You said 42." }, { text: "Still 42." }] })
     try {
       const home = makeHome()
       const cwd = project()

@@ -1,5 +1,5 @@
-import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { postgresForTests } from "@dsh/testing-pg"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Postgres } from "@dsh/testing-pg"
 import { createServer } from "node:net"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -8,18 +8,18 @@ import { createSdkClient } from "@dsh/sdk"
 import { DSH, makeHome, runDsh, sessionIds, tempDir } from "./support.ts"
 
 // One PostgreSQL for this file, started once; each test works in a schema of its own.
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
 
 /** The parent delegates once to `explore`; the child answers. */
-const respond = (r: FakeRequest): FakeReply =>
+const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
   firstUser(r).startsWith("CHILD")
     ? { text: "The word is PAPAYA.", usage: { input: 30, output: 5 } }
     : step(r) === 0
@@ -36,7 +36,7 @@ const closedPort = () =>
 
 describe.skipIf(pg === undefined)("sessions in PostgreSQL (--store postgres://…)", () => {
   it("dsh run writes the session there; sessions list and subagents list/info/log read it by flag, DSH_STORE or config", async () => {
-    const server = await startFakeOpenAIServer({ respond })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
     try {
       const url = await pg!.createSchema()
       const home = makeHome()

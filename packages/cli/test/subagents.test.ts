@@ -1,4 +1,4 @@
-import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -8,12 +8,12 @@ import { DSH, FAST_RETRIES, makeHome, runDsh, tempDir } from "./support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
-const isChild = (r: FakeRequest) => firstUser(r).startsWith("CHILD")
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const isChild = (r: FakeOpenAIServer.FakeRequest) => firstUser(r).startsWith("CHILD")
 
-const delegate = (...children: ReadonlyArray<{ prompt: string; agent?: string; timeoutSeconds?: number }>): FakeReply => ({
+const delegate = (...children: ReadonlyArray<{ prompt: string; agent?: string; timeoutSeconds?: number }>): FakeOpenAIServer.FakeReply => ({
   toolCalls: children.map((c, i) => ({
     name: "subagent",
     arguments: { description: `task ${i + 1}`, prompt: c.prompt, agent: c.agent ?? "explore", ...(c.timeoutSeconds ? { timeoutSeconds: c.timeoutSeconds } : {}) }
@@ -34,7 +34,7 @@ const listChildren = async (home: string, sessionId: string) => {
 
 describe("delegation to in-process children", () => {
   it("a child sees only its own prompt, runs a real tool, and only its result flows back", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (isChild(r)) {
           return step(r) === 0
@@ -80,7 +80,7 @@ describe("delegation to in-process children", () => {
   const fanOut = async (config: string | undefined) => {
     const arrivals: Array<number> = []
     const DELAY = 400
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (isChild(r)) {
           arrivals.push(Date.now())
@@ -113,7 +113,7 @@ describe("delegation to in-process children", () => {
   })
 
   it("a child past its timeout ends as timeout, and the parent continues", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => isChild(r) ? { hang: true } : step(r) === 0 ? delegate({ prompt: "CHILD: take forever", timeoutSeconds: 1 }) : { text: "moved on" }
     })
     try {
@@ -135,7 +135,7 @@ describe("delegation to in-process children", () => {
   })
 
   it("one failing child never aborts its siblings", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (isChild(r)) return firstUser(r) === "CHILD bad" ? { status: 500 } : { text: "good result" }
         return step(r) === 0 ? delegate({ prompt: "CHILD bad" }, { prompt: "CHILD good" }) : { text: "finished anyway" }
@@ -159,7 +159,7 @@ describe("delegation to in-process children", () => {
     let hanging = 0
     let bothHanging: () => void = () => {}
     const ready = new Promise<void>((resolve) => (bothHanging = resolve))
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (isChild(r)) {
           if (++hanging === 2) bothHanging()

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "./support.ts"
 
@@ -6,14 +6,14 @@ interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
   readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const lastUser = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "user").at(-1)?.content ?? ""
-const toolResult = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").at(-1)?.content
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const lastUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "user").at(-1)?.content ?? ""
+const toolResult = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").at(-1)?.content
 
 describe("the swarm tool in dsh run", () => {
   it("fans one agent type out over items, returns the table when all settle, and each child stays continuable", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         const first = firstUser(r)
         if (first.startsWith("Summarize ")) {

@@ -1,5 +1,5 @@
-import { fakeAcpAgentArgs, fakeAcpAgentScript, type FakeAcpAgentOptions } from "@dsh/subagent-acp/testing"
-import { isGone, readPids } from "@dsh/subprocess/testing"
+import { FakeAcpAgent } from "@dsh/subagent-acp/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -15,11 +15,11 @@ afterEach(() => {
 })
 
 /** A `[acp.agents.<name>]` table running the fake agent. */
-const agentToml = (name: string, options: Omit<FakeAcpAgentOptions, "name">, extra = "") =>
+const agentToml = (name: string, options: Omit<FakeAcpAgent.FakeAcpAgentOptions, "name">, extra = "") =>
   [
     `[acp.agents.${name}]`,
     `command = ${JSON.stringify(process.execPath)}`,
-    `args = ${JSON.stringify([fakeAcpAgentScript(), ...fakeAcpAgentArgs(options)])}`,
+    `args = ${JSON.stringify([FakeAcpAgent.fakeAcpAgentScript(), ...FakeAcpAgent.fakeAcpAgentArgs(options)])}`,
     extra,
     ""
   ].join("\n")
@@ -66,11 +66,11 @@ describe("vendor ACP children under dsh run", { timeout: 90_000 }, () => {
     })
     launched.push(run)
     // The child is waiting on its silent model, with a helper process of its own.
-    await until("the ACP child and its helper", () => existsSync(pids) && readPids(pids).length === 2)
-    const tree = readPids(pids)
-    expect(tree.every((pid) => !isGone(pid))).toBe(true)
+    await until("the ACP child and its helper", () => existsSync(pids) && ProcessChecks.readPids(pids).length === 2)
+    const tree = ProcessChecks.readPids(pids)
+    expect(tree.every((pid) => !ProcessChecks.isGone(pid))).toBe(true)
     run.kill("SIGKILL")
-    await until(`the ACP child and its helper to be gone (${tree.join(", ")})`, () => tree.every(isGone))
+    await until(`the ACP child and its helper to be gone (${tree.join(", ")})`, () => tree.every(ProcessChecks.isGone))
   })
 
   it("item 6: an invalid [acp.agents.*] entry is exit 2 naming the key; agents list shows it with the reason", async () => {

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -9,9 +9,9 @@ import { makeHome, runDsh, tempDir } from "./support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const toolResults = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const toolResults = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
 
 const git = (cwd: string, ...args: Array<string>) =>
   execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } }).trim()
@@ -35,7 +35,7 @@ interface Out {
  * a child told "write X" writes X into shared.txt, one told "look" changes nothing.
  */
 const delegating = async (cwd: string, home: string, tasks: ReadonlyArray<string>, agent = "coder", swarm = false, isolation = true) => {
-  const server = await startFakeOpenAIServer({
+  const server = await FakeOpenAIServer.startFakeOpenAIServer({
     respond: (r) => {
       const first = firstUser(r)
       const results = toolResults(r)

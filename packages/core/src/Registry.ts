@@ -29,7 +29,7 @@ export interface NamedRegistry<A> {
   readonly entries: Effect.Effect<ReadonlyArray<readonly [string, A]>>
 }
 
-export const makeRegistry = <A>(registry: string): Effect.Effect<NamedRegistry<A>> =>
+export const make = <A>(registry: string): Effect.Effect<NamedRegistry<A>> =>
   Effect.gen(function*() {
     const ref = yield* Ref.make<ReadonlyMap<string, A>>(new Map())
     const add = (name: string, value: A) =>

@@ -18,7 +18,7 @@ export interface Usage {
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
 /** Usage from token counts; cache counts of zero are left out. */
-export const makeUsage = (inputTokens: number, outputTokens: number, cache?: { readonly read?: number; readonly write?: number }): Usage => ({
+export const make = (inputTokens: number, outputTokens: number, cache?: { readonly read?: number; readonly write?: number }): Usage => ({
   inputTokens,
   outputTokens,
   totalTokens: inputTokens + outputTokens,

@@ -2,10 +2,10 @@
  * @dsh/core: the vocabulary every dsh package shares (ids, usage, chat messages,
  * agent events and the named registry). It depends on nothing of ours.
  */
-export * from "./Events.ts"
-export * from "./Ids.ts"
-export * from "./Messages.ts"
-export * from "./Registry.ts"
-export * from "./Usage.ts"
-export * from "./Version.ts"
-export * from "./Trace.ts"
+export * as Events from "./Events.ts"
+export * as Ids from "./Ids.ts"
+export * as Messages from "./Messages.ts"
+export * as Registry from "./Registry.ts"
+export * as Trace from "./Trace.ts"
+export * as Usage from "./Usage.ts"
+export * as Version from "./Version.ts"

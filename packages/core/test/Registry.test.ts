@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { makeRegistry, RegistryError } from "../src/index.ts"
+import { Registry } from "../src/index.ts"
 
 describe("makeRegistry", () => {
   it.effect("a scoped registration is removed when its scope closes", () =>
     Effect.gen(function*() {
-      const registry = yield* makeRegistry<number>("provider")
+      const registry = yield* Registry.make<number>("provider")
       yield* Effect.scoped(Effect.gen(function*() {
         yield* registry.register("spawn", 1)
         assert.strictEqual(yield* registry.get("spawn"), 1)
@@ -15,19 +15,19 @@ describe("makeRegistry", () => {
 
   it.effect("a duplicate name is a typed error and keeps the first value", () =>
     Effect.gen(function*() {
-      const registry = yield* makeRegistry<number>("provider")
+      const registry = yield* Registry.make<number>("provider")
       yield* registry.registerPermanent("spawn", 1)
       const exit = yield* Effect.exit(registry.registerPermanent("spawn", 2))
       assert.isTrue(Exit.isFailure(exit))
       const error = yield* Effect.flip(registry.registerPermanent("spawn", 3))
-      assert.instanceOf(error, RegistryError)
+      assert.instanceOf(error, Registry.RegistryError)
       assert.strictEqual(error.reason, "DuplicateName")
       assert.strictEqual(yield* registry.get("spawn"), 1)
     }))
 
   it.effect("a miss lists what is available", () =>
     Effect.gen(function*() {
-      const registry = yield* makeRegistry<number>("provider")
+      const registry = yield* Registry.make<number>("provider")
       yield* registry.registerPermanent("spawn", 1)
       yield* registry.registerPermanent("fork", 2)
       const error = yield* Effect.flip(registry.get("acp"))

@@ -1,9 +1,9 @@
-import { type AgentCatalog, type AgentDefinition, staticCatalog } from "@dsh/agent"
-import type { AgentEvent, RegistryError } from "@dsh/core"
-import type { LanguageModelShape, LlmError } from "@dsh/llm"
-import type { SessionError, SessionHandle } from "@dsh/session"
-import { type LaneShape, makeSubagentTree, type ProviderVersionError, type SubagentLimitsInput, type SubagentTree } from "@dsh/subagent"
-import type { AnyTool } from "@dsh/tools"
+import { AgentCatalog, type AgentDefinition } from "@dsh/agent"
+import type { Events, Registry } from "@dsh/core"
+import type { LanguageModel, LlmError } from "@dsh/llm"
+import type { SessionError, SessionStore } from "@dsh/session"
+import { type Lane, type Limits, type Specification, SubagentTree } from "@dsh/subagent"
+import type { Tool } from "@dsh/tools"
 import { Effect, type Scope } from "effect"
 import type { BackendInput, HarnessOptions } from "./HarnessOptions.ts"
 import { agentContext, type AgentContext, childContextFactory } from "./internal/contexts.ts"
@@ -12,19 +12,19 @@ const asBackend = (b: BackendInput) => ("provider" in b ? b : { provider: b, typ
 
 export interface AgentContextOptions {
   /** The main agent and the definitions its children may run as (or `main`/`delegates`). */
-  readonly catalog?: AgentCatalog | undefined
-  readonly main?: AgentDefinition | undefined
-  readonly delegates?: ReadonlyArray<AgentDefinition> | undefined
+  readonly catalog?: AgentCatalog.AgentCatalog | undefined
+  readonly main?: AgentDefinition.AgentDefinition | undefined
+  readonly delegates?: ReadonlyArray<AgentDefinition.AgentDefinition> | undefined
   readonly backends: ReadonlyArray<BackendInput>
-  readonly tools?: ReadonlyArray<AnyTool> | undefined
-  readonly model: LanguageModelShape
+  readonly tools?: ReadonlyArray<Tool.AnyTool> | undefined
+  readonly model: LanguageModel.LanguageModelShape
   /** Where descriptors, transcripts and announcements persist; without it, in memory only. */
-  readonly session?: SessionHandle | undefined
+  readonly session?: SessionStore.SessionHandle | undefined
   readonly cwd?: string | undefined
-  readonly limits?: SubagentLimitsInput | undefined
-  readonly lane?: LaneShape | undefined
-  readonly resolveModel?: ((spec: string, agent?: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
-  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly limits?: Limits.SubagentLimitsInput | undefined
+  readonly lane?: Lane.LaneShape | undefined
+  readonly resolveModel?: ((spec: string, agent?: string) => Effect.Effect<LanguageModel.LanguageModelShape, LlmError.LlmError | Registry.RegistryError>) | undefined
+  readonly onChildEvent?: ((handle: string, event: Events.AgentEvent) => Effect.Effect<void>) | undefined
   readonly delegatesRunOn?: HarnessOptions["delegatesRunOn"]
   readonly controlTools?: HarnessOptions["controlTools"]
   readonly createTools?: HarnessOptions["createTools"]
@@ -43,10 +43,10 @@ export interface AgentContextOptions {
  * above the depth limit, `report` when continuable), and the main agent's `Subagents`, tools
  * and parent info. Lives as long as the calling scope.
  */
-export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<AgentContext & { readonly tree: SubagentTree }, SessionError | RegistryError | ProviderVersionError, Scope.Scope> =>
+export const make = (options: AgentContextOptions): Effect.Effect<AgentContext & { readonly tree: SubagentTree.SubagentTree }, SessionError.SessionError | Registry.RegistryError | Specification.ProviderVersionError, Scope.Scope> =>
   Effect.gen(function*() {
     const main = options.main ?? { name: "main", description: "the main agent", systemPrompt: "", override: false, scope: "runtime", source: "harness" }
-    const catalog = options.catalog ?? staticCatalog({ main, delegates: options.delegates })
+    const catalog = options.catalog ?? AgentCatalog.staticCatalog({ main, delegates: options.delegates })
     const plan = {
       catalog,
       backends: options.backends.map(asBackend),
@@ -61,7 +61,7 @@ export const makeAgentContext = (options: AgentContextOptions): Effect.Effect<Ag
       }
     }
     const cwd = options.cwd ?? process.cwd()
-    const tree = yield* makeSubagentTree({
+    const tree = yield* SubagentTree.make({
       session: options.session,
       cwd,
       defaultModel: options.model,

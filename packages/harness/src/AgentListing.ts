@@ -1,7 +1,7 @@
-import { agentPolicyWarnings } from "@dsh/agent"
-import { agentsListJson, type AgentsListJson, type ResolvedAgents, SUBAGENT_TOOL_NAME, SWARM_TOOL_NAME } from "@dsh/agent-files"
-import { INHERIT_MODEL, type LlmError } from "@dsh/llm"
-import { CONTROL_TOOL_NAMES, CREATE_TOOL_NAMES, REPORT_TOOL_NAME } from "@dsh/tool-subagent"
+import { PolicyWarnings } from "@dsh/agent"
+import { ResolveAgents, ToolNames } from "@dsh/agent-files"
+import { type LlmError, ModelSpec } from "@dsh/llm"
+import { ControlTools, CreateSubagentTools, ReportTool } from "@dsh/tool-subagent"
 import { Effect } from "effect"
 import type { HarnessOptions } from "./HarnessOptions.ts"
 
@@ -10,11 +10,11 @@ import type { HarnessOptions } from "./HarnessOptions.ts"
  * create tools unless turned off, and `report` (continuable children).
  */
 export const delegationToolNames = (options: Pick<HarnessOptions, "controlTools" | "createTools"> = {}): ReadonlyArray<string> => [
-  SUBAGENT_TOOL_NAME,
-  SWARM_TOOL_NAME,
-  ...(options.controlTools === false ? [] : CONTROL_TOOL_NAMES),
-  ...(options.createTools === false ? [] : CREATE_TOOL_NAMES),
-  REPORT_TOOL_NAME
+  ToolNames.SUBAGENT_TOOL_NAME,
+  ToolNames.SWARM_TOOL_NAME,
+  ...(options.controlTools === false ? [] : ControlTools.CONTROL_TOOL_NAMES),
+  ...(options.createTools === false ? [] : CreateSubagentTools.CREATE_TOOL_NAMES),
+  ReportTool.REPORT_TOOL_NAME
 ]
 
 /** What a listing checks agent profiles against: the harness's tools, types and models. */
@@ -24,7 +24,7 @@ export interface AgentListingContext extends Pick<HarnessOptions, "controlTools"
   /** The agent types the harness's backends add (`fork`, `acp:*`, `sdk:*`), beside the agents listed. */
   readonly backendTypes?: ReadonlyArray<string> | undefined
   /** Maps a model spec to `adapter:model` (the registry's `canonical`); without it models are not checked. */
-  readonly canonicalModel?: ((spec: string) => Effect.Effect<string, LlmError>) | undefined
+  readonly canonicalModel?: ((spec: string) => Effect.Effect<string, LlmError.LlmError>) | undefined
 }
 
 /**
@@ -33,16 +33,16 @@ export interface AgentListingContext extends Pick<HarnessOptions, "controlTools"
  * names no tool or agent has) and models no adapter serves — as they would be when the profile
  * applies, computed now.
  */
-export const agentListing = (resolved: ResolvedAgents, context: AgentListingContext): Effect.Effect<AgentsListJson> =>
+export const agentListing = (resolved: ResolveAgents.ResolvedAgents, context: AgentListingContext): Effect.Effect<ResolveAgents.AgentsListJson> =>
   Effect.gen(function*() {
-    const doc = agentsListJson(resolved)
+    const doc = ResolveAgents.agentsListJson(resolved)
     const tools = [...context.tools, ...delegationToolNames(context)]
     const types = [...resolved.agents.map((a) => a.name), ...(context.backendTypes ?? [])]
     const warnings = [...doc.warnings]
     for (const agent of resolved.agents) {
-      warnings.push(...agentPolicyWarnings(agent, tools, types))
+      warnings.push(...PolicyWarnings.agentPolicyWarnings(agent, tools, types))
       const model = agent.model
-      if (model === undefined || model === INHERIT_MODEL || context.canonicalModel === undefined) continue
+      if (model === undefined || model === ModelSpec.INHERIT_MODEL || context.canonicalModel === undefined) continue
       const checked = yield* context.canonicalModel(model).pipe(Effect.result)
       if (checked._tag === "Failure") {
         warnings.push(`agent "${agent.name}" (${agent.source}): model: ${checked.failure.detail}; it runs on the default model for children, else its caller's`)

@@ -1,8 +1,8 @@
-import type { HostChildSummary } from "@dsh/agent"
-import type { SubagentDescriptor } from "@dsh/subagent"
+import type { AgentHost } from "@dsh/agent"
+import type { Records } from "@dsh/subagent"
 
 /** A child as hosts report it (the CLI contract's `subagents list` fields). */
-export const childSummary = (d: SubagentDescriptor): HostChildSummary => ({
+export const childSummary = (d: Records.SubagentDescriptor): AgentHost.HostChildSummary => ({
   name: d.handle,
   agent: d.agent,
   provider: d.provider,

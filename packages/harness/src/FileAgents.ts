@@ -1,5 +1,5 @@
 import type { AgentCatalog } from "@dsh/agent"
-import { type AgentDefinitionError, loadFileCatalog, type RemoteAgentSpec, resolveAgents, type ResolveAgentsOptions, type ResolvedAgents } from "@dsh/agent-files"
+import { type AgentDefinitionError, FileCatalog, type RemoteAgentFile, ResolveAgents } from "@dsh/agent-files"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import type { CatalogRequest } from "./CatalogRequest.ts"
@@ -36,7 +36,7 @@ export const agentSearch = (
     /** Enabled plugins' directories (agents and `${plugin_sections}`). */
     readonly plugins?: ReadonlyArray<string> | undefined
   }
-): ResolveAgentsOptions => ({
+): ResolveAgents.ResolveAgentsOptions => ({
   cwd: request.cwd,
   dshHome: options.dshHome,
   userHome: options.userHome,
@@ -56,9 +56,9 @@ export const agentSearch = (
  * `extra: {plugins: [dir, …]}` enables those plugins for the session.
  */
 export const fileAgents = (options: FileAgentsOptions) => (request: CatalogRequest) =>
-  loadFileCatalog({ ...requestSearch(options, request), agent: request.agent, env: options.env, skills: options.skills })
+  FileCatalog.loadFileCatalog({ ...requestSearch(options, request), agent: request.agent, env: options.env, skills: options.skills })
 
-const requestSearch = (options: FileAgentsOptions, request: CatalogRequest): ResolveAgentsOptions =>
+const requestSearch = (options: FileAgentsOptions, request: CatalogRequest): ResolveAgents.ResolveAgentsOptions =>
   agentSearch(options, {
     cwd: request.cwd,
     agentFile: typeof request.extra.agentFile === "string" ? request.extra.agentFile : undefined,
@@ -69,14 +69,14 @@ const requestSearch = (options: FileAgentsOptions, request: CatalogRequest): Res
 /** Agent files whose remote agents a harness's backends need before its first session. */
 export interface SharedFileAgents {
   /** For `HarnessOptions.agents`, as `fileAgents`. */
-  readonly agents: (request: CatalogRequest) => Effect.Effect<AgentCatalog, AgentDefinitionError>
+  readonly agents: (request: CatalogRequest) => Effect.Effect<AgentCatalog.AgentCatalog, AgentDefinitionError.AgentDefinitionError>
   /**
    * The remote agent files (`kind: remote`) of `cwd`'s search, for the A2A backend (e.g.
    * `withA2aAgentFiles` of `@dsh/subagent-a2a`): resolved once, and that resolution is handed to
    * the first catalog of the same search instead of every directory being scanned again. A
    * resolution that fails gives none (the catalog reports the failure).
    */
-  readonly remoteAgents: Effect.Effect<ReadonlyArray<RemoteAgentSpec>>
+  readonly remoteAgents: Effect.Effect<ReadonlyArray<RemoteAgentFile.RemoteAgentSpec>>
 }
 
 /**
@@ -85,23 +85,23 @@ export interface SharedFileAgents {
  */
 export const sharedFileAgents = (options: FileAgentsOptions, cwd: string): SharedFileAgents => {
   const withRemote: FileAgentsOptions = { ...options, remoteAgents: "a2a" }
-  const keyOf = (search: ResolveAgentsOptions) => JSON.stringify({ ...search, cwd: Path.resolve(search.cwd) })
+  const keyOf = (search: ResolveAgents.ResolveAgentsOptions) => JSON.stringify({ ...search, cwd: Path.resolve(search.cwd) })
   const search = requestSearch(withRemote, { cwd, extra: {} })
   const key = keyOf(search)
   // Handed once: a later session (a long-lived host) reads its files afresh.
-  let handed: ResolvedAgents | undefined
+  let handed: ResolveAgents.ResolvedAgents | undefined
   return {
-    remoteAgents: resolveAgents(search).pipe(
+    remoteAgents: ResolveAgents.resolveAgents(search).pipe(
       Effect.tap((resolved) => Effect.sync(() => (handed = resolved))),
       Effect.map((resolved) => resolved.remoteAgents ?? []),
-      Effect.orElseSucceed((): ReadonlyArray<RemoteAgentSpec> => [])
+      Effect.orElseSucceed((): ReadonlyArray<RemoteAgentFile.RemoteAgentSpec> => [])
     ),
     agents: (request) =>
       Effect.suspend(() => {
         const own = requestSearch(withRemote, request)
         const resolved = handed !== undefined && keyOf(own) === key ? handed : undefined
         if (resolved !== undefined) handed = undefined
-        return loadFileCatalog({ ...own, agent: request.agent, env: options.env, skills: options.skills, resolved })
+        return FileCatalog.loadFileCatalog({ ...own, agent: request.agent, env: options.env, skills: options.skills, resolved })
       })
   }
 }

@@ -1,7 +1,7 @@
-import { AgentHost, type AgentHostShape } from "@dsh/agent"
-import { type ModelConfig, ModelRegistry } from "@dsh/llm"
+import { AgentHost } from "@dsh/agent"
+import { ModelRegistry } from "@dsh/llm"
 import { SessionStore } from "@dsh/session"
-import { Lane, makeMemoryLane, SubagentLimits } from "@dsh/subagent"
+import { Lane, Limits } from "@dsh/subagent"
 import { Effect, Layer, Option, type Scope } from "effect"
 import type { Built, HarnessOptions } from "./HarnessOptions.ts"
 import { makeCatalogHandoff } from "./internal/catalogs.ts"
@@ -21,10 +21,10 @@ const built = <A, E, R>(value: Built<A, E, R>): Effect.Effect<A, E, R> =>
  * variable leaves the main key: the main profile is the fallback, as the seed's merge says.
  */
 export const agentModelConfig = (
-  main: ModelConfig,
+  main: ModelRegistry.ModelConfig,
   profiles: HarnessOptions["agentModels"],
   agent: string | undefined
-): ModelConfig => {
+): ModelRegistry.ModelConfig => {
   const profile = agent === undefined || profiles === undefined || !Object.hasOwn(profiles, agent) ? undefined : profiles[agent]
   if (profile === undefined) return main
   const key = profile.apiKeyEnv === undefined ? undefined : main.env?.[profile.apiKeyEnv]
@@ -38,13 +38,13 @@ export const agentModelConfig = (
  * wake loop (background outcomes announced before its next model call, the turn finished only
  * when its background children settle); `stopChild` reaches the process that runs a child.
  */
-export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
+export const make = <E, R>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
-    const registry = yield* ModelRegistry
-    const limits = yield* SubagentLimits
+    const store = yield* SessionStore.SessionStore
+    const registry = yield* ModelRegistry.ModelRegistry
+    const limits = yield* Limits.SubagentLimits
     // One lane for every session of this host, unless the context provides one.
-    const lane = Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
+    const lane = Option.getOrUndefined(yield* Effect.serviceOption(Lane.Lane)) ?? (yield* Lane.makeMemory(limits.maxConcurrent))
     const backends = yield* built(options.backends)
     const tools = yield* built(options.tools ?? [])
     const modelConfig = options.modelConfig ?? {}
@@ -63,7 +63,7 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
       permissionsOf: makePermissionsCache(options.permissions)
     }
     const sessions = yield* makeRunningSessions(store, (sessionId, listeners, scope) => buildRuntime(deps, sessionId, listeners, scope))
-    const host: AgentHostShape = {
+    const host: AgentHost.AgentHostShape = {
       ...makeSessionCalls({ options, store, registry, defaultModel, resolveModel, catalogs, sessions }),
       prompt: makePrompt({ registry, store, resolveModel, sessions, pricing: options.pricing }),
       ...makeChildCalls(store, sessions)
@@ -71,13 +71,10 @@ export const makeHost = <E, R>(options: HarnessOptions<E, R>) =>
     return host
   })
 
-/** The harness kit as layers. */
-export const Harness = {
-  /**
-   * The `AgentHost` of a described harness. Needs a `SessionStore` and a `ModelRegistry`
-   * (and whatever building its backends and tools needs, e.g. a `ProcessLauncher`); takes
-   * `Lane` and `SubagentLimits` from its context when they are provided.
-   */
-  layer: <E = never, R = never>(options: HarnessOptions<E, R>): Layer.Layer<AgentHost, E, SessionStore | ModelRegistry | Exclude<R, Scope.Scope>> =>
-    Layer.effect(AgentHost, makeHost(options))
-}
+/**
+ * The `AgentHost` of a described harness. Needs a `SessionStore` and a `ModelRegistry`
+ * (and whatever building its backends and tools needs, e.g. a `ProcessLauncher`); takes
+ * `Lane` and `SubagentLimits` from its context when they are provided.
+ */
+export const layer = <E = never, R = never>(options: HarnessOptions<E, R>): Layer.Layer<AgentHost.AgentHost, E, SessionStore.SessionStore | ModelRegistry.ModelRegistry | Exclude<R, Scope.Scope>> =>
+  Layer.effect(AgentHost.AgentHost, make(options))

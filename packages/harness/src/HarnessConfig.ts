@@ -1,8 +1,8 @@
-import { RetryPolicy } from "@dsh/llm"
-import { defaultArchiving, normalizeLimits, SubagentArchiving, SubagentLimits } from "@dsh/subagent"
-import { parseStoreSpec } from "@dsh/session"
-import type { SandboxMode, SandboxSettings } from "@dsh/subprocess"
-import { PERMISSION_MODES, parsePermissionMode, type PermissionSettings, PermissionRuleError, readPermissionRule } from "@dsh/tools"
+import { Http } from "@dsh/llm"
+import { Archiving, Limits } from "@dsh/subagent"
+import { StoreSpec } from "@dsh/session"
+import type { Sandbox } from "@dsh/subprocess"
+import { type PermissionPolicy, PermissionRule } from "@dsh/tools"
 import { Effect, Layer, Result } from "effect"
 import { ConfigError, configError } from "./ConfigError.ts"
 import { decodeHooksConfig, type HookSettings } from "./HooksConfig.ts"
@@ -36,9 +36,9 @@ export interface HarnessConfig {
   /** `[bash] env = ["NAME", …]`: parent variables the Bash tool may see (everything else is scrubbed). */
   readonly bashEnv: ReadonlyArray<string>
   /** `[permissions] mode, allow, ask, deny`: the rules of every agent of the tree (rules checked). */
-  readonly permissions: PermissionSettings
+  readonly permissions: PermissionPolicy.PermissionSettings
   /** `[sandbox] mode, network, writable`: how Bash is confined. */
-  readonly sandbox: SandboxSettings
+  readonly sandbox: Sandbox.SandboxSettings
   /** `[acp] context_window`: the model's window in tokens, when known. */
   readonly acpContextWindow?: number | undefined
   /**
@@ -131,21 +131,21 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     if (value === undefined) return undefined
     const list = strings(value, `[permissions] ${key}`)
     for (const text of list) {
-      const read = readPermissionRule(text)
-      if (read instanceof PermissionRuleError) fail(`[permissions] ${key}`, `has a ${read.message}`)
+      const read = PermissionRule.readPermissionRule(text)
+      if (read instanceof PermissionRule.PermissionRuleError) fail(`[permissions] ${key}`, `has a ${read.message}`)
     }
     return list
   }
   const permissionMode = () => {
     const value = table("permissions").mode
     if (value === undefined) return undefined
-    const mode = typeof value === "string" ? parsePermissionMode(value) : undefined
-    return mode ?? fail("[permissions] mode", `= ${JSON.stringify(value)} is not allowed: it must be one of ${PERMISSION_MODES.join(", ")}`)
+    const mode = typeof value === "string" ? PermissionRule.parsePermissionMode(value) : undefined
+    return mode ?? fail("[permissions] mode", `= ${JSON.stringify(value)} is not allowed: it must be one of ${PermissionRule.PERMISSION_MODES.join(", ")}`)
   }
-  const sandbox = (): SandboxSettings => {
+  const sandbox = (): Sandbox.SandboxSettings => {
     const t = table("sandbox")
-    const modes: ReadonlyArray<SandboxMode> = ["auto", "on", "off"]
-    const mode = t.mode === undefined ? "auto" : modes.includes(t.mode as SandboxMode) ? t.mode as SandboxMode : (fail("[sandbox] mode", `= ${JSON.stringify(t.mode)} is not allowed: it must be one of auto, on, off`), "auto")
+    const modes: ReadonlyArray<Sandbox.SandboxMode> = ["auto", "on", "off"]
+    const mode = t.mode === undefined ? "auto" : modes.includes(t.mode as Sandbox.SandboxMode) ? t.mode as Sandbox.SandboxMode : (fail("[sandbox] mode", `= ${JSON.stringify(t.mode)} is not allowed: it must be one of auto, on, off`), "auto")
     const network = t.network === undefined ? false : typeof t.network === "boolean" ? t.network : (fail("[sandbox] network", "must be true or false"), false)
     return { mode, network, writable: strings(t.writable, "[sandbox] writable") }
   }
@@ -153,7 +153,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
   const store = (() => {
     if (raw.store === undefined) return undefined
     if (typeof raw.store !== "string") return fail("store", "must be a string: a directory or a postgres:// URL")
-    const parsed = parseStoreSpec(raw.store)
+    const parsed = StoreSpec.parseStoreSpec(raw.store)
     return Result.isSuccess(parsed) ? raw.store : fail("store", parsed.failure)
   })()
   const boolean = (section: string, name: string): boolean | undefined => {
@@ -175,7 +175,7 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
     bashEnv: strings(table("bash").env, "[bash] env"),
     permissions: Object.fromEntries(
       Object.entries({ mode: permissionMode(), allow: rules("allow"), ask: rules("ask"), deny: rules("deny") }).filter(([, v]) => v !== undefined)
-    ) as PermissionSettings,
+    ) as PermissionPolicy.PermissionSettings,
     sandbox: sandbox(),
     acpContextWindow: number("acp", "context_window"),
     store,
@@ -197,9 +197,9 @@ export const decodeHarnessConfig = (raw: Readonly<Record<string, unknown>>, file
  */
 export const configLayer = (config: HarnessConfig): Layer.Layer<never> =>
   Layer.mergeAll(
-    Layer.succeed(SubagentLimits, normalizeLimits(config.limits)),
-    Layer.succeed(SubagentArchiving, { afterMinutes: config.archiving.afterMinutes ?? defaultArchiving.afterMinutes }),
-    Layer.succeed(RetryPolicy, {
+    Layer.succeed(Limits.SubagentLimits, Limits.normalizeLimits(config.limits)),
+    Layer.succeed(Archiving.SubagentArchiving, { afterMinutes: config.archiving.afterMinutes ?? Archiving.defaultArchiving.afterMinutes }),
+    Layer.succeed(Http.RetryPolicy, {
       maxRetries: config.llm.maxRetries ?? 3,
       baseDelay: config.llm.retryBaseMs === undefined ? "500 millis" : `${config.llm.retryBaseMs} millis`,
       maxDelay: "8 seconds"

@@ -1,9 +1,9 @@
-import type { AgentCatalog, HostError } from "@dsh/agent"
+import type { AgentCatalog, AgentHost } from "@dsh/agent"
 import type { AgentDefinitionError } from "@dsh/agent-files"
-import type { PriceLookup } from "@dsh/core"
-import type { ModelConfig } from "@dsh/llm"
-import type { AnnouncementListener, SubagentBackend, SubagentProvider } from "@dsh/subagent"
-import type { AnyTool, HookRegistration } from "@dsh/tools"
+import type { Usage } from "@dsh/core"
+import type { ModelRegistry } from "@dsh/llm"
+import type { SubagentTree, Vocabulary } from "@dsh/subagent"
+import type { Hooks, Tool } from "@dsh/tools"
 import type { Effect } from "effect"
 import type { AgentModelProfile } from "./ModelsConfig.ts"
 import type { CatalogRequest } from "./CatalogRequest.ts"
@@ -11,7 +11,7 @@ import type { PermissionsSource } from "./SessionPermissions.ts"
 
 
 /** A provider alone (its agent types come from the catalog), or a backend with types of its own. */
-export type BackendInput = SubagentProvider | SubagentBackend
+export type BackendInput = Vocabulary.SubagentProvider | Vocabulary.SubagentBackend
 
 /** A value, or an effect that builds it (e.g. with the `ProcessLauncher` of the layer's context). */
 export type Built<A, E, R> = A | Effect.Effect<A, E, R>
@@ -22,15 +22,15 @@ export type Built<A, E, R> = A | Effect.Effect<A, E, R>
  */
 export interface HarnessOptions<E = never, R = never> {
   /** The agents of a session: its main agent and the definitions children may run as. */
-  readonly agents: (request: CatalogRequest) => Effect.Effect<AgentCatalog, HostError | AgentDefinitionError>
+  readonly agents: (request: CatalogRequest) => Effect.Effect<AgentCatalog.AgentCatalog, AgentHost.HostError | AgentDefinitionError.AgentDefinitionError>
   /** Backends every agent context has. Catalog delegates run on `delegatesRunOn`. */
   readonly backends: Built<ReadonlyArray<BackendInput>, E, R>
   /** Tools every agent context has before its agent's policy narrows them (e.g. the built-ins). */
-  readonly tools?: Built<ReadonlyArray<AnyTool>, E, R> | undefined
+  readonly tools?: Built<ReadonlyArray<Tool.AnyTool>, E, R> | undefined
   /** The model spec of new sessions that name none. Default `scripted`. */
   readonly model?: string | undefined
   /** How model specs are resolved (credentials, endpoints, the directory of script files). */
-  readonly modelConfig?: ModelConfig | undefined
+  readonly modelConfig?: ModelRegistry.ModelConfig | undefined
   /** The provider the catalog's delegate definitions run on. Default `spawn`. */
   readonly delegatesRunOn?: string | undefined
   /** `send_message`/`list_agents`/`wait` for agents that may delegate. Default true. */
@@ -48,7 +48,7 @@ export interface HarnessOptions<E = never, R = never> {
    * Per-million-token prices by model spec (`provider:model`, as usage events name models):
    * results, descriptors, announcements and prompt answers then carry a cost in US dollars.
    */
-  readonly pricing?: PriceLookup | undefined
+  readonly pricing?: Usage.PriceLookup | undefined
   /**
    * The model children run on unless their call or agent type names one (`[subagents] model`:
    * typically a cheaper one than the main agent's); default, or `inherit`: their parent's.
@@ -70,14 +70,14 @@ export interface HarnessOptions<E = never, R = never> {
    * send the main agent back to work. Command hooks (`commandHook` of `@dsh/tools-builtin`) are
    * registrations like any other.
    */
-  readonly hooks?: ReadonlyArray<HookRegistration> | ((request: CatalogRequest) => Effect.Effect<ReadonlyArray<HookRegistration>, HostError>) | undefined
+  readonly hooks?: ReadonlyArray<Hooks.HookRegistration> | ((request: CatalogRequest) => Effect.Effect<ReadonlyArray<Hooks.HookRegistration>, AgentHost.HostError>) | undefined
   /** Turns an agent definition's `hooks` frontmatter into registrations for that agent's runs; without it they are ignored. */
-  readonly agentHooks?: ((agent: string, hooks: Readonly<Record<string, unknown>>) => ReadonlyArray<HookRegistration>) | undefined
+  readonly agentHooks?: ((agent: string, hooks: Readonly<Record<string, unknown>>) => ReadonlyArray<Hooks.HookRegistration>) | undefined
   /**
    * Every background child's announcement, by the handle of the agent that requested it
    * (`main` or a child), as it is queued for that agent: route each requester's announcements
    * to its own channel (a chat thread, a UI pane). The agent still reads it before its next
    * model call; `announcement.sessionId` names the session.
    */
-  readonly onAnnouncement?: AnnouncementListener | undefined
+  readonly onAnnouncement?: SubagentTree.AnnouncementListener | undefined
 }

@@ -1,8 +1,8 @@
-import { HOOK_EVENTS, type HookEventName, isHookEventName, matcherError } from "@dsh/tools"
+import { Hooks } from "@dsh/tools"
 
 /** One command hook from settings: `[[hooks.<Event>]]` or Claude Code's `settings.json`. */
 export interface HookSettings {
-  readonly event: HookEventName
+  readonly event: Hooks.HookEventName
   readonly matcher?: string | undefined
   readonly command: string
   /** Seconds; default 60. */
@@ -13,12 +13,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 type Fail = (key: string, what: string) => undefined
 
-const entry = (event: HookEventName, value: unknown, key: string, fail: Fail, command: unknown = isRecord(value) ? value.command : undefined): HookSettings | undefined => {
+const entry = (event: Hooks.HookEventName, value: unknown, key: string, fail: Fail, command: unknown = isRecord(value) ? value.command : undefined): HookSettings | undefined => {
   if (!isRecord(value)) return fail(key, "must be a table with command (and optionally matcher, timeout)")
   if (typeof command !== "string" || command.trim() === "") return fail(`${key} command`, "must be a non-empty string (a shell command)")
   const matcher = value.matcher
   if (matcher !== undefined && typeof matcher !== "string") return fail(`${key} matcher`, "must be a string (a tool name or a regular expression)")
-  const bad = typeof matcher === "string" ? matcherError(matcher) : undefined
+  const bad = typeof matcher === "string" ? Hooks.matcherError(matcher) : undefined
   if (bad !== undefined) return fail(`${key} matcher`, `= ${JSON.stringify(matcher)} is not a valid regular expression (${bad})`)
   const timeout = value.timeout
   if (timeout !== undefined && (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0 || timeout > 3600)) {
@@ -29,8 +29,8 @@ const entry = (event: HookEventName, value: unknown, key: string, fail: Fail, co
 
 const events = (table: Record<string, unknown>, key: string, fail: Fail) =>
   Object.entries(table).flatMap(([event, list]) => {
-    if (!isHookEventName(event)) {
-      fail(`${key}.${event}`, `is not a hook event: the events are ${HOOK_EVENTS.join(", ")}`)
+    if (!Hooks.isHookEventName(event)) {
+      fail(`${key}.${event}`, `is not a hook event: the events are ${Hooks.HOOK_EVENTS.join(", ")}`)
       return []
     }
     if (!Array.isArray(list)) {

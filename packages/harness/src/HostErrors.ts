@@ -1,15 +1,15 @@
-import { HostError } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
 import type { AgentDefinitionError } from "@dsh/agent-files"
-import type { RegistryError } from "@dsh/core"
+import type { Registry } from "@dsh/core"
 import type { LlmError } from "@dsh/llm"
 import type { SessionError } from "@dsh/session"
-import type { ProviderVersionError, SubagentError } from "@dsh/subagent"
+import type { Specification, SubagentError } from "@dsh/subagent"
 import { Effect } from "effect"
 
 /** Everything a host operation can fail with before it is a `HostError`. */
-export type HostFailure = HostError | SessionError | LlmError | RegistryError | ProviderVersionError | AgentDefinitionError | SubagentError
+export type HostFailure = AgentHost.HostError | SessionError.SessionError | LlmError.LlmError | Registry.RegistryError | Specification.ProviderVersionError | AgentDefinitionError.AgentDefinitionError | SubagentError.SubagentError
 
-const host = (reason: HostError["reason"], message: string) => Effect.fail(new HostError({ reason, message: message.split("\n")[0] ?? message }))
+const host = (reason: AgentHost.HostError["reason"], message: string) => Effect.fail(new AgentHost.HostError({ reason, message: message.split("\n")[0] ?? message }))
 
 /**
  * Maps every failure of the packages a host composes to a `HostError`: `NotFound` and
@@ -17,7 +17,7 @@ const host = (reason: HostError["reason"], message: string) => Effect.fail(new H
  * `Failed` is a run that went wrong (exit 1). Exhaustive over the tags, so a new error type
  * is a compile error here, not a silent "failed".
  */
-export const toHostError = <A, R>(effect: Effect.Effect<A, HostFailure, R>): Effect.Effect<A, HostError, R> =>
+export const toHostError = <A, R>(effect: Effect.Effect<A, HostFailure, R>): Effect.Effect<A, AgentHost.HostError, R> =>
   effect.pipe(Effect.catchTags({
     HostError: (e) => Effect.fail(e),
     SessionError: (e) =>

@@ -1,5 +1,5 @@
-import type { Pricing, PriceLookup } from "@dsh/core"
-import { checkAliasName, INHERIT_MODEL, type ModelRegistryShape } from "@dsh/llm"
+import type { Usage } from "@dsh/core"
+import { type ModelRegistry, ModelSpec } from "@dsh/llm"
 import { Effect } from "effect"
 import { type ConfigError, configError } from "./ConfigError.ts"
 
@@ -32,7 +32,7 @@ export interface ModelsConfig {
   /** `[subagents] model`: the default model of children (`inherit`: their parent's). */
   readonly subagentModel?: string | undefined
   /** `[pricing."<spec>"]`, keyed as written (see `checkModelsConfig` for the canonical keys). */
-  readonly pricing: Readonly<Record<string, Pricing>>
+  readonly pricing: Readonly<Record<string, Usage.Pricing>>
   /** `[agents.<name>]`: agent types' own model and credentials, over the main profile. */
   readonly agents?: Readonly<Record<string, AgentModelProfile>> | undefined
 }
@@ -95,7 +95,7 @@ export const decodeModelsConfig = (raw: Readonly<Record<string, unknown>>, fail:
   const models = raw.models
   if (models !== undefined && !isRecord(models)) fail("[models]", "must be a table of alias = \"model spec\"")
   for (const [name, value] of Object.entries(isRecord(models) ? models : {})) {
-    const problem = checkAliasName(name)
+    const problem = ModelSpec.checkAliasName(name)
     if (problem !== undefined) fail(`[models] ${name}`, `is not allowed: ${problem}`)
     else if (typeof value !== "string" || value.trim() === "") fail(`[models] ${name}`, "must be a model spec (a string such as \"anthropic:claude-sonnet-4-5\")")
     else aliases[name] = value.trim()
@@ -104,7 +104,7 @@ export const decodeModelsConfig = (raw: Readonly<Record<string, unknown>>, fail:
   if (subagents !== undefined && !isRecord(subagents)) fail("[subagents]", "must be a table")
   const model = isRecord(subagents) ? subagents.model : undefined
   if (model !== undefined && (typeof model !== "string" || model.trim() === "")) fail("[subagents] model", "must be a model spec, an alias or \"inherit\"")
-  const pricing: Record<string, Pricing> = {}
+  const pricing: Record<string, Usage.Pricing> = {}
   const prices = raw.pricing
   if (prices !== undefined && !isRecord(prices)) fail("[pricing]", "must hold tables such as [pricing.\"openai:gpt-4.1\"]")
   for (const [spec, entry] of Object.entries(isRecord(prices) ? prices : {})) {
@@ -139,7 +139,7 @@ export const decodeModelsConfig = (raw: Readonly<Record<string, unknown>>, fail:
 export interface CheckedModels {
   readonly subagentModel?: string | undefined
   /** Prices by `adapter:model` (the form usage events name models in). */
-  readonly pricing: PriceLookup
+  readonly pricing: Usage.PriceLookup
   /** `[agents.<name>]` profiles, their models checked. */
   readonly agentModels?: Readonly<Record<string, AgentModelProfile>> | undefined
 }
@@ -151,7 +151,7 @@ export interface CheckedModels {
  */
 export const checkModelsConfig = (
   models: ModelsConfig,
-  registry: Pick<ModelRegistryShape, "canonical">,
+  registry: Pick<ModelRegistry.ModelRegistryShape, "canonical">,
   file: string
 ): Effect.Effect<CheckedModels, ConfigError> =>
   Effect.gen(function*() {
@@ -159,13 +159,13 @@ export const checkModelsConfig = (
     const check = (key: string, spec: string) =>
       registry.canonical(spec).pipe(Effect.mapError((e) => makeError(key, `= "${spec}" cannot be used: ${e.detail}`)))
     for (const [name, spec] of Object.entries(models.aliases)) yield* check(`[models] ${name}`, spec)
-    if (models.subagentModel !== undefined && models.subagentModel !== INHERIT_MODEL) yield* check("[subagents] model", models.subagentModel)
-    const prices = new Map<string, Pricing>()
+    if (models.subagentModel !== undefined && models.subagentModel !== ModelSpec.INHERIT_MODEL) yield* check("[subagents] model", models.subagentModel)
+    const prices = new Map<string, Usage.Pricing>()
     for (const [spec, price] of Object.entries(models.pricing)) {
       prices.set(yield* registry.canonical(spec).pipe(Effect.mapError((e) => makeError(`[pricing."${spec}"]`, `names no model dsh can resolve: ${e.detail}`))), price)
     }
     for (const [name, profile] of Object.entries(models.agents ?? {})) {
-      if (profile.model !== undefined && profile.model !== INHERIT_MODEL) yield* check(`[agents.${name}] model`, profile.model)
+      if (profile.model !== undefined && profile.model !== ModelSpec.INHERIT_MODEL) yield* check(`[agents.${name}] model`, profile.model)
     }
     return {
       subagentModel: models.subagentModel,

@@ -1,6 +1,6 @@
-import { HostError } from "@dsh/agent"
-import { findProjectRoot, makeFileTrustStore } from "@dsh/agent-files"
-import type { PermissionSettings } from "@dsh/tools"
+import { AgentHost } from "@dsh/agent"
+import { Discovery, TrustStore } from "@dsh/agent-files"
+import type { PermissionPolicy } from "@dsh/tools"
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
@@ -14,10 +14,10 @@ import { decodeClaudeHooks, type HookSettings } from "./HooksConfig.ts"
  * trust`, or `trusted` for the session): they widen what runs, so an untrusted project's are
  * ignored with a warning. A project whose config is the user's own (`$DSH_HOME` inside it) adds nothing.
  */
-const invalid = (message: string) => new HostError({ reason: "InvalidInput", message })
+const invalid = (message: string) => new AgentHost.HostError({ reason: "InvalidInput", message })
 
 const isTrusted = (home: string, root: string, trusted: boolean) =>
-  trusted ? Effect.succeed(true) : makeFileTrustStore(home).isTrusted(root).pipe(Effect.orElseSucceed(() => false))
+  trusted ? Effect.succeed(true) : TrustStore.makeFileTrustStore(home).isTrusted(root).pipe(Effect.orElseSucceed(() => false))
 
 /** The project's `.dsh/config.toml`, unless it is absent or the user's own. */
 const projectConfig = (home: string, root: string) => {
@@ -28,9 +28,9 @@ const projectConfig = (home: string, root: string) => {
 }
 
 /** A trusted project's `[permissions]` (undefined when it has none, or is not trusted). */
-export const projectPermissions = (home: string, cwd: string, trusted: boolean): Effect.Effect<PermissionSettings | undefined, HostError> =>
+export const projectPermissions = (home: string, cwd: string, trusted: boolean): Effect.Effect<PermissionPolicy.PermissionSettings | undefined, AgentHost.HostError> =>
   Effect.gen(function*() {
-    const root = yield* findProjectRoot(cwd)
+    const root = yield* Discovery.findProjectRoot(cwd)
     const found = yield* projectConfig(home, root)
     if (found === undefined || Object.keys(found.config.permissions).length === 0) return undefined
     if (yield* isTrusted(home, root, trusted)) return found.config.permissions
@@ -39,7 +39,7 @@ export const projectPermissions = (home: string, cwd: string, trusted: boolean):
   })
 
 /** `.claude/settings.json` `hooks` (Claude Code's shape); a malformed one is an error naming the key. */
-const claudeSettingsHooks = (path: string): Effect.Effect<ReadonlyArray<HookSettings>, HostError> =>
+const claudeSettingsHooks = (path: string): Effect.Effect<ReadonlyArray<HookSettings>, AgentHost.HostError> =>
   Effect.gen(function*() {
     if (!existsSync(path)) return []
     const text = yield* Effect.tryPromise({ try: () => readFile(path, "utf8"), catch: (e) => invalid(`cannot read ${path}: ${String(e)}`) })
@@ -53,9 +53,9 @@ const claudeSettingsHooks = (path: string): Effect.Effect<ReadonlyArray<HookSett
   })
 
 /** A trusted project's hooks: `[[hooks.*]]` of `.dsh/config.toml`, then `.claude/settings.json`'s. */
-export const projectHooks = (home: string, cwd: string, trusted: boolean): Effect.Effect<ReadonlyArray<HookSettings>, HostError> =>
+export const projectHooks = (home: string, cwd: string, trusted: boolean): Effect.Effect<ReadonlyArray<HookSettings>, AgentHost.HostError> =>
   Effect.gen(function*() {
-    const root = yield* findProjectRoot(cwd)
+    const root = yield* Discovery.findProjectRoot(cwd)
     const own = (yield* projectConfig(home, root))?.config.hooks ?? []
     const claude = yield* claudeSettingsHooks(join(root, ".claude", "settings.json"))
     if (own.length === 0 && claude.length === 0) return []

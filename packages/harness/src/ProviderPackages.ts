@@ -1,5 +1,5 @@
 import type { ProviderConfig } from "./ProvidersConfig.ts"
-import { LlmError, type ModelAdapter } from "@dsh/llm"
+import { LlmError, type ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
 import { existsSync, readFileSync, realpathSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
@@ -18,7 +18,7 @@ export const BUILTIN_ADAPTERS: ReadonlyArray<string> = ["scripted", "openai", "a
 const installHint = (p: ProviderConfig, home: string) => `npm install --prefix "${home}" ${p.package}`
 
 const configurationError = (p: ProviderConfig, detail: string) =>
-  new LlmError({ reason: "Configuration", provider: p.name, detail, retryable: false })
+  new LlmError.LlmError({ reason: "Configuration", provider: p.name, detail, retryable: false })
 
 /** The directories searched, in order: `resolve_from` (default `$DSH_HOME`), then the working directory. */
 export const searchDirs = (p: ProviderConfig, place: Pick<ProviderPlace, "home" | "cwd">): ReadonlyArray<string> =>
@@ -55,7 +55,7 @@ export const findPackage = (pkg: string, dirs: ReadonlyArray<string>): string | 
 type Factory = (options: Record<string, unknown>) => unknown
 
 /** The provider object of one `[providers.<name>]`: its package imported, its factory called with its options. */
-export const loadProvider = (p: ProviderConfig, place: ProviderPlace): Effect.Effect<{ readonly languageModel: (id: string) => never }, LlmError> =>
+export const loadProvider = (p: ProviderConfig, place: ProviderPlace): Effect.Effect<{ readonly languageModel: (id: string) => never }, LlmError.LlmError> =>
   Effect.gen(function*() {
     const dirs = searchDirs(p, place)
     const dir = findPackage(p.package, dirs)
@@ -99,13 +99,13 @@ export const loadProvider = (p: ProviderConfig, place: ProviderPlace): Effect.Ef
  * provider, so a run on another model never imports it. Failures are `Configuration` errors
  * (exit 2) naming the provider, the package and the install command.
  */
-export const providerAdapters = (providers: ReadonlyArray<ProviderConfig>, place: ProviderPlace): ReadonlyArray<ModelAdapter> =>
+export const providerAdapters = (providers: ReadonlyArray<ProviderConfig>, place: ProviderPlace): ReadonlyArray<ModelRegistry.ModelAdapter> =>
   providers.map((p) => {
-    let loaded: Effect.Effect<ModelAdapter, LlmError> | undefined
+    let loaded: Effect.Effect<ModelRegistry.ModelAdapter, LlmError.LlmError> | undefined
     const load = () =>
       (loaded ??= Effect.runSync(Effect.cached(Effect.gen(function*() {
         const provider = yield* loadProvider(p, place)
-        const { aiSdkAdapter } = yield* Effect.promise(() => import("@dsh/llm-ai-sdk"))
+        const { AiSdkAdapter: { aiSdkAdapter } } = yield* Effect.promise(() => import("@dsh/llm-ai-sdk"))
         return aiSdkAdapter({ name: p.name, provider, description: `AI SDK provider ${p.package}` })
       }))))
     return {
@@ -114,7 +114,7 @@ export const providerAdapters = (providers: ReadonlyArray<ProviderConfig>, place
       create: (model, config) =>
         Effect.flatMap(load(), (adapter) => adapter.create(model, config)).pipe(
           Effect.mapError((e) =>
-            e.detail.includes(p.package) ? e : new LlmError({ ...e, detail: `${e.detail} (package ${p.package}; ${installHint(p, place.home)} to update it)` })
+            e.detail.includes(p.package) ? e : new LlmError.LlmError({ ...e, detail: `${e.detail} (package ${p.package}; ${installHint(p, place.home)} to update it)` })
           )
         )
     }

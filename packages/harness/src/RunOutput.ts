@@ -1,5 +1,5 @@
-import type { HostPromptResult } from "@dsh/agent"
-import { type AgentEvent, emptyUsage } from "@dsh/core"
+import type { AgentHost } from "@dsh/agent"
+import { type Events, Usage } from "@dsh/core"
 import { Effect } from "effect"
 import { isAbsolute } from "node:path"
 import type { Writable } from "node:stream"
@@ -21,14 +21,14 @@ export const writeLine = (out: Writable, line: string): Effect.Effect<void> =>
   })
 
 /** Live events for the chosen format: stream-json forwards all of them; the others none. */
-export const eventWriter = (format: OutputFormat, out: Writable) => (event: AgentEvent): Effect.Effect<void> =>
+export const eventWriter = (format: OutputFormat, out: Writable) => (event: Events.AgentEvent): Effect.Effect<void> =>
   format === "stream-json" ? writeLine(out, JSON.stringify(event)) : Effect.void
 
 /**
  * The one object `--output-format json` prints (the CLI contract's fields, in its order), plus
  * `cost` in US dollars (the main agent's, and each child's latest run) where pricing is configured.
  */
-export const summaryJson = (s: HostPromptResult) => ({
+export const summaryJson = (s: AgentHost.HostPromptResult) => ({
   sessionId: s.sessionId,
   status: s.status,
   result: s.result,
@@ -45,7 +45,7 @@ export const summaryJson = (s: HostPromptResult) => ({
 })
 
 /** Writes a run's summary in `format` (text: the result alone, nothing when it is empty). */
-export const writeSummary = (format: OutputFormat, out: Writable, s: HostPromptResult): Effect.Effect<void> => {
+export const writeSummary = (format: OutputFormat, out: Writable, s: AgentHost.HostPromptResult): Effect.Effect<void> => {
   const summary = summaryJson(s)
   switch (format) {
     case "json":
@@ -65,10 +65,10 @@ const storeOf = (session: { readonly location: string }): string =>
  * A run's summary when its session store failed (mid-run, or under a run that otherwise
  * completed): failed, naming the store and the first cause, keeping what the run produced.
  */
-export const storeFailedSummary = (session: { readonly id: string; readonly location: string }, cause: string, ran?: HostPromptResult): HostPromptResult => ({
+export const storeFailedSummary = (session: { readonly id: string; readonly location: string }, cause: string, ran?: AgentHost.HostPromptResult): AgentHost.HostPromptResult => ({
   sessionId: session.id,
   result: ran?.result ?? "",
-  usage: ran?.usage ?? emptyUsage,
+  usage: ran?.usage ?? Usage.emptyUsage,
   subagents: ran?.subagents ?? [],
   ...(ran?.cost === undefined ? {} : { cost: ran.cost }),
   status: "failed",

@@ -1,5 +1,5 @@
-import { AgentHost, HostError } from "@dsh/agent"
-import { type SessionError, type SessionHandle, SessionStore } from "@dsh/session"
+import { AgentHost } from "@dsh/agent"
+import { type SessionError, SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 
 /**
@@ -7,8 +7,8 @@ import { Effect } from "effect"
  * directory) or a new one. A choice the user must fix is `InvalidInput` (a CLI's exit 2); a
  * store that cannot say which session is the latest is `Failed` (exit 1).
  */
-const usage = (message: string) => new HostError({ reason: "InvalidInput", message })
-const failed = (message: string) => new HostError({ reason: "Failed", message })
+const usage = (message: string) => new AgentHost.HostError({ reason: "InvalidInput", message })
+const failed = (message: string) => new AgentHost.HostError({ reason: "Failed", message })
 
 /**
  * Opens `--session ID`; a session that lost its `state.json` (its transcript is there) has it
@@ -16,8 +16,8 @@ const failed = (message: string) => new HostError({ reason: "Failed", message })
  */
 const openOrRecover = (id: string, cwd: string, model: string | undefined, notice: (line: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
-    const host = yield* AgentHost
+    const store = yield* SessionStore.SessionStore
+    const host = yield* AgentHost.AgentHost
     return yield* store.open(id).pipe(Effect.catchIf(
       (e) => e.reason === "StateMissing" && host.recoverSession !== undefined,
       (e) =>
@@ -38,20 +38,20 @@ export const openRequestedSession = (opts: {
   readonly model?: string | undefined
   /** Where a recovered session's one-line notice goes (stderr). */
   readonly notice: (line: string) => Effect.Effect<void>
-}): Effect.Effect<SessionHandle | undefined, HostError | SessionError, AgentHost | SessionStore> =>
+}): Effect.Effect<SessionStore.SessionHandle | undefined, AgentHost.HostError | SessionError.SessionError, AgentHost.AgentHost | SessionStore.SessionStore> =>
   Effect.gen(function*() {
     if (opts.session !== undefined && opts.continue === true) {
       return yield* usage("use either --session or --continue, not both")
     }
     if (opts.session !== undefined) return yield* openOrRecover(opts.session, opts.cwd, opts.model, opts.notice)
     if (opts.continue === true) return yield* latestSession(opts.cwd, "continue")
-    return undefined as SessionHandle | undefined
+    return undefined as SessionStore.SessionHandle | undefined
   })
 
 /** The latest session of `cwd`, as `--continue` picks it; `purpose` words the errors. */
 const latestSession = (cwd: string, purpose: "continue" | "inspect") =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
+    const store = yield* SessionStore.SessionStore
     const latest = yield* store.latest({ cwd })
     // A newer session that cannot be read might be the one meant: say so rather than pick another.
     const broken = (yield* store.unreadable).find((u) => latest === undefined || u.id > latest.id)
@@ -64,14 +64,14 @@ const latestSession = (cwd: string, purpose: "continue" | "inspect") =>
  * `--session ID` for the commands that inspect a session. Without it, the latest session of the
  * working directory (as `dsh run --continue` picks it), named in one line through `notice`.
  */
-export const requireSession = (id: string | undefined, latestOf: { readonly cwd: string; readonly notice: (line: string) => Effect.Effect<void> }): Effect.Effect<SessionHandle, HostError | SessionError, SessionStore> =>
+export const requireSession = (id: string | undefined, latestOf: { readonly cwd: string; readonly notice: (line: string) => Effect.Effect<void> }): Effect.Effect<SessionStore.SessionHandle, AgentHost.HostError | SessionError.SessionError, SessionStore.SessionStore> =>
   Effect.gen(function*() {
     if (id === undefined) {
       const latest = yield* latestSession(latestOf.cwd, "inspect")
       yield* latestOf.notice(`dsh: session ${latest.id} (the latest in ${latestOf.cwd}; --session ID picks another)`)
       return latest
     }
-    const store = yield* SessionStore
+    const store = yield* SessionStore.SessionStore
     // Readers never write: the rebuild is left to the command that runs the session.
     return yield* store.open(id).pipe(Effect.catchIf(
       (e) => e.reason === "StateMissing",

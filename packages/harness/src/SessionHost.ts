@@ -1,8 +1,8 @@
-import { HostError } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { SessionStore } from "@dsh/session"
-import { Lane, makeMemoryLane, makeSubagents, makeSubagentTree, SubagentLimits, type SubagentsShape } from "@dsh/subagent"
-import { Hooks, makePermissions, narrowingOnly, noHooks, type PermissionRuleError, type PermissionSettings, Permissions, type PermissionsShape } from "@dsh/tools"
+import { Lane, Limits, Subagents, SubagentTree } from "@dsh/subagent"
+import { Hooks, PermissionPolicy, type PermissionRule, Permissions } from "@dsh/tools"
 import { Effect, Option, type Scope, Semaphore } from "effect"
 import type { BackendInput, Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
@@ -23,8 +23,8 @@ export interface SessionHostShape {
   readonly open: (
     sessionId: string,
     handle: string,
-    parentPermissions?: ReadonlyArray<PermissionSettings> | undefined
-  ) => Effect.Effect<SubagentsShape, HostError, Scope.Scope>
+    parentPermissions?: ReadonlyArray<PermissionPolicy.PermissionSettings> | undefined
+  ) => Effect.Effect<Subagents.SubagentsShape, AgentHost.HostError, Scope.Scope>
 }
 
 /**
@@ -34,10 +34,10 @@ export interface SessionHostShape {
  * its allows never widen. Without a parent's rules, the harness's own decide; undefined when
  * there are none at all.
  */
-const narrowedBy = (own: PermissionsShape | undefined, parent: ReadonlyArray<PermissionSettings>): Effect.Effect<PermissionsShape | undefined, PermissionRuleError> =>
+const narrowedBy = (own: Permissions.PermissionsShape | undefined, parent: ReadonlyArray<PermissionPolicy.PermissionSettings>): Effect.Effect<Permissions.PermissionsShape | undefined, PermissionRule.PermissionRuleError> =>
   parent.length === 0
     ? Effect.succeed(own)
-    : makePermissions(...parent, ...(own?.settings ?? []).map(narrowingOnly))
+    : Permissions.make(...parent, ...(own?.settings ?? []).map(PermissionPolicy.narrowingOnly))
 
 /**
  * Hosting a session's children in a process that does not own the session (a cluster runner):
@@ -50,12 +50,12 @@ const narrowedBy = (own: PermissionsShape | undefined, parent: ReadonlyArray<Per
  * is read once while any of them is hosted; a hosted run is decided by those rules narrowed by
  * the admitting process's.
  */
-export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E, R>) =>
+export const make = <E = never, R = never>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
-    const registry = yield* ModelRegistry
-    const limits = yield* SubagentLimits
-    const lane = Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
+    const store = yield* SessionStore.SessionStore
+    const registry = yield* ModelRegistry.ModelRegistry
+    const limits = yield* Limits.SubagentLimits
+    const lane = Option.getOrUndefined(yield* Effect.serviceOption(Lane.Lane)) ?? (yield* Lane.makeMemory(limits.maxConcurrent))
     const backends = (yield* built(options.backends)).map(asBackend)
     const tools = yield* built(options.tools ?? [])
     const resolveModel = (spec: string) => registry.resolve(spec, options.modelConfig ?? {})
@@ -106,9 +106,9 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
         Effect.gen(function*() {
           const { session, cwd, plan, model, permissions: own, hooks } = yield* sessionOf(sessionId)
           const permissions = yield* narrowedBy(own, parentPermissions ?? []).pipe(
-            Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: `the parent's permission rules: ${e.message}` }))
+            Effect.mapError((e) => new AgentHost.HostError({ reason: "InvalidInput", message: `the parent's permission rules: ${e.message}` }))
           )
-          const tree = yield* toHostError(makeSubagentTree({
+          const tree = yield* toHostError(SubagentTree.make({
             session,
             cwd,
             defaultModel: model,
@@ -119,7 +119,7 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
             owner: false,
             admission: "session"
           }))
-          const subagents = yield* toHostError(makeSubagents({
+          const subagents = yield* toHostError(Subagents.make({
             tree,
             providers: backends.map((b) => b.provider),
             types: agentTypes(plan),
@@ -127,10 +127,10 @@ export const makeSessionHost = <E = never, R = never>(options: HarnessOptions<E,
             dynamicProvider: options.delegatesRunOn
           }))
           // The hosted run, and everything it starts here, decides by these rules and runs these hooks.
-          const hooked = (effect: ReturnType<SubagentsShape["host"]>) => hooks === noHooks ? effect : Effect.provideService(effect, Hooks, hooks)
+          const hooked = (effect: ReturnType<Subagents.SubagentsShape["host"]>) => hooks === Hooks.noHooks ? effect : Effect.provideService(effect, Hooks.Hooks, hooks)
           return permissions === undefined
-            ? (hooks === noHooks ? subagents : { ...subagents, host: (request) => hooked(subagents.host(request)) } satisfies SubagentsShape)
-            : { ...subagents, host: (request) => hooked(Effect.provideService(subagents.host(request), Permissions, permissions)) } satisfies SubagentsShape
+            ? (hooks === Hooks.noHooks ? subagents : { ...subagents, host: (request) => hooked(subagents.host(request)) } satisfies Subagents.SubagentsShape)
+            : { ...subagents, host: (request) => hooked(Effect.provideService(subagents.host(request), Permissions.Permissions, permissions)) } satisfies Subagents.SubagentsShape
         })
     }
     return host

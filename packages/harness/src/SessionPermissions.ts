@@ -1,5 +1,5 @@
-import { HostError } from "@dsh/agent"
-import { makePermissions, type PermissionSettings, type PermissionsShape } from "@dsh/tools"
+import { AgentHost } from "@dsh/agent"
+import { type PermissionPolicy, Permissions } from "@dsh/tools"
 import { Effect } from "effect"
 import type { CatalogRequest } from "./CatalogRequest.ts"
 
@@ -9,9 +9,9 @@ import type { CatalogRequest } from "./CatalogRequest.ts"
  * project is trusted).
  */
 export type PermissionsSource =
-  | PermissionSettings
-  | ReadonlyArray<PermissionSettings>
-  | ((request: CatalogRequest) => Effect.Effect<PermissionSettings | ReadonlyArray<PermissionSettings>, HostError>)
+  | PermissionPolicy.PermissionSettings
+  | ReadonlyArray<PermissionPolicy.PermissionSettings>
+  | ((request: CatalogRequest) => Effect.Effect<PermissionPolicy.PermissionSettings | ReadonlyArray<PermissionPolicy.PermissionSettings>, AgentHost.HostError>)
 
 /**
  * The key of a session's `extra` under which a parent process passes its own stack of settings
@@ -23,17 +23,17 @@ export const PARENT_PERMISSIONS_KEY = "parentPermissions"
 const strings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
 
 /** A parent's settings as a session's state holds them; anything malformed is refused. */
-export const decodeParentPermissions = (value: unknown): ReadonlyArray<PermissionSettings> | HostError => {
+export const decodeParentPermissions = (value: unknown): ReadonlyArray<PermissionPolicy.PermissionSettings> | AgentHost.HostError => {
   if (value === undefined) return []
-  const bad = new HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?, origin?}` })
+  const bad = new AgentHost.HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?, origin?}` })
   if (!Array.isArray(value)) return bad
-  const out: Array<PermissionSettings> = []
+  const out: Array<PermissionPolicy.PermissionSettings> = []
   for (const entry of value as ReadonlyArray<unknown>) {
     if (typeof entry !== "object" || entry === null) return bad
     const { mode, allow, ask, deny, origin } = entry as Record<string, unknown>
     if ((mode !== undefined && typeof mode !== "string") || [allow, ask, deny].some((l) => l !== undefined && !strings(l))) return bad
     if (origin !== undefined && origin !== "disallowedTools") return bad
-    out.push(entry as PermissionSettings)
+    out.push(entry as PermissionPolicy.PermissionSettings)
   }
   return out
 }
@@ -46,15 +46,15 @@ export const decodeParentPermissions = (value: unknown): ReadonlyArray<Permissio
 export const sessionPermissions = (
   source: PermissionsSource | undefined,
   request: CatalogRequest
-): Effect.Effect<PermissionsShape | undefined, HostError> =>
+): Effect.Effect<Permissions.PermissionsShape | undefined, AgentHost.HostError> =>
   Effect.gen(function*() {
     const parent = decodeParentPermissions(request.extra[PARENT_PERMISSIONS_KEY])
-    if (parent instanceof HostError) return yield* parent
+    if (parent instanceof AgentHost.HostError) return yield* parent
     const own = source === undefined ? [] : typeof source === "function" ? yield* source(request) : source
-    const stack = [...(Array.isArray(own) ? own : [own as PermissionSettings]), ...parent]
+    const stack = [...(Array.isArray(own) ? own : [own as PermissionPolicy.PermissionSettings]), ...parent]
     if (stack.length === 0) return undefined
     // Without settings of its own, a session with a parent's rules starts from "everything allowed".
-    return yield* makePermissions(...(source === undefined ? [{ mode: "bypass" as const }, ...stack] : stack)).pipe(
-      Effect.mapError((e) => new HostError({ reason: "InvalidInput", message: e.message }))
+    return yield* Permissions.make(...(source === undefined ? [{ mode: "bypass" as const }, ...stack] : stack)).pipe(
+      Effect.mapError((e) => new AgentHost.HostError({ reason: "InvalidInput", message: e.message }))
     )
   })

@@ -1,17 +1,17 @@
-import { type AskerShape, type PermissionAnswer, type PermissionQuestion, questionText } from "@dsh/tools"
+import { Asker } from "@dsh/tools"
 import { Effect } from "effect"
 import type { Readable, Writable } from "node:stream"
 
 /** How an answer typed at the prompt reads (case-insensitive); anything else asks again. */
-const ANSWERS: ReadonlyArray<readonly [RegExp, PermissionAnswer]> = [
+const ANSWERS: ReadonlyArray<readonly [RegExp, Asker.PermissionAnswer]> = [
   [/^(y|yes|1|once)$/i, { allow: true, remember: "once", by: "user" }],
   [/^(a|always|2)$/i, { allow: true, remember: "session", by: "user" }],
   [/^(n|no|3|d|deny)$/i, { allow: false, by: "user" }]
 ]
 
 /** The question as printed: who wants what, why it is asked, and the three answers. */
-export const terminalQuestion = (question: PermissionQuestion): string =>
-  `\n? ${questionText(question)}  (${question.reason})\n  [y] allow once   [a] always, for this session   [n] deny\n> `
+export const terminalQuestion = (question: Asker.PermissionQuestion): string =>
+  `\n? ${Asker.questionText(question)}  (${question.reason})\n  [y] allow once   [a] always, for this session   [n] deny\n> `
 
 /**
  * An `Asker` on a terminal: the question goes to `output` (stderr, so stdout stays the
@@ -19,9 +19,9 @@ export const terminalQuestion = (question: PermissionQuestion): string =>
  * so questions from concurrent children come one after another. An input that ends denies;
  * an interrupted question stops reading.
  */
-export const terminalAsker = (options: { readonly input: Readable; readonly output: Writable }): AskerShape => ({
+export const terminalAsker = (options: { readonly input: Readable; readonly output: Writable }): Asker.AskerShape => ({
   ask: (question) =>
-    Effect.callback<PermissionAnswer>((resume) => {
+    Effect.callback<Asker.PermissionAnswer>((resume) => {
       const { input, output } = options
       let buffer = ""
       const cleanup = () => {

@@ -1,4 +1,4 @@
-import type { AskerShape } from "@dsh/tools"
+import type { Asker } from "@dsh/tools"
 import { Effect, Queue, type Scope } from "effect"
 import type { Readable } from "node:stream"
 
@@ -81,7 +81,7 @@ export const terminalKeys = (input: KeyInput): Effect.Effect<TerminalKeys, never
   })
 
 /** An asker whose questions read their answer with the terminal in line mode. */
-export const inLineMode = (asker: AskerShape, keys: TerminalKeys | undefined): AskerShape =>
+export const inLineMode = (asker: Asker.AskerShape, keys: TerminalKeys | undefined): Asker.AskerShape =>
   keys === undefined ? asker : { ...asker, ask: (question) => keys.lineMode(asker.ask(question)) }
 
 /** Whether `dsh run` reads single keys: an interactive terminal (stdin and stderr), not `-p`. */

@@ -1,24 +1,24 @@
 import { assert, describe, it } from "@effect/vitest"
-import { SubagentArchiving, SubagentLimits } from "@dsh/subagent"
+import { Archiving, Limits } from "@dsh/subagent"
 import { Effect } from "effect"
-import { configLayer, decodeHarnessConfig } from "../src/index.ts"
+import { HarnessConfig } from "../src/index.ts"
 
 describe("[subagents] archive_after_minutes", () => {
   it.effect("becomes the trees' SubagentArchiving; absent, an hour", () =>
     Effect.gen(function*() {
-      const set = yield* decodeHarnessConfig({ subagents: { archive_after_minutes: 15 } }, "config.toml")
+      const set = yield* HarnessConfig.decodeHarnessConfig({ subagents: { archive_after_minutes: 15 } }, "config.toml")
       assert.strictEqual(set.archiving.afterMinutes, 15)
-      assert.deepStrictEqual(yield* SubagentArchiving.pipe(Effect.provide(configLayer(set))), { afterMinutes: 15 })
-      const never = yield* decodeHarnessConfig({ subagents: { archive_after_minutes: 0 } }, "config.toml")
-      assert.deepStrictEqual(yield* SubagentArchiving.pipe(Effect.provide(configLayer(never))), { afterMinutes: 0 })
-      const unset = yield* decodeHarnessConfig({}, "config.toml")
-      assert.deepStrictEqual(yield* SubagentArchiving.pipe(Effect.provide(configLayer(unset))), { afterMinutes: 60 })
+      assert.deepStrictEqual(yield* Archiving.SubagentArchiving.pipe(Effect.provide(HarnessConfig.configLayer(set))), { afterMinutes: 15 })
+      const never = yield* HarnessConfig.decodeHarnessConfig({ subagents: { archive_after_minutes: 0 } }, "config.toml")
+      assert.deepStrictEqual(yield* Archiving.SubagentArchiving.pipe(Effect.provide(HarnessConfig.configLayer(never))), { afterMinutes: 0 })
+      const unset = yield* HarnessConfig.decodeHarnessConfig({}, "config.toml")
+      assert.deepStrictEqual(yield* Archiving.SubagentArchiving.pipe(Effect.provide(HarnessConfig.configLayer(unset))), { afterMinutes: 60 })
     }))
 
   it.effect("a value out of range, or not a whole number, is an error naming the key", () =>
     Effect.gen(function*() {
       for (const bad of [-1, 1.5, "60", 525_601]) {
-        const error = yield* Effect.flip(decodeHarnessConfig({ subagents: { archive_after_minutes: bad } }, "config.toml"))
+        const error = yield* Effect.flip(HarnessConfig.decodeHarnessConfig({ subagents: { archive_after_minutes: bad } }, "config.toml"))
         assert.strictEqual(error.key, "[subagents] archive_after_minutes")
         assert.include(error.message, "it must be an integer from 0 to 525600")
       }
@@ -28,12 +28,12 @@ describe("[subagents] archive_after_minutes", () => {
 describe("[limits] max_child_output_bytes", () => {
   it.effect("becomes the trees' SubagentLimits.maxChildOutputBytes; absent, 10 MiB; out of range, an error naming the key", () =>
     Effect.gen(function*() {
-      const set = yield* decodeHarnessConfig({ limits: { max_child_output_bytes: 65_536 } }, "config.toml")
-      assert.strictEqual((yield* SubagentLimits.pipe(Effect.provide(configLayer(set)))).maxChildOutputBytes, 65_536)
-      const unset = yield* decodeHarnessConfig({}, "config.toml")
-      assert.strictEqual((yield* SubagentLimits.pipe(Effect.provide(configLayer(unset)))).maxChildOutputBytes, 10 * 1024 * 1024)
+      const set = yield* HarnessConfig.decodeHarnessConfig({ limits: { max_child_output_bytes: 65_536 } }, "config.toml")
+      assert.strictEqual((yield* Limits.SubagentLimits.pipe(Effect.provide(HarnessConfig.configLayer(set)))).maxChildOutputBytes, 65_536)
+      const unset = yield* HarnessConfig.decodeHarnessConfig({}, "config.toml")
+      assert.strictEqual((yield* Limits.SubagentLimits.pipe(Effect.provide(HarnessConfig.configLayer(unset)))).maxChildOutputBytes, 10 * 1024 * 1024)
       for (const bad of [0, 100, 1.5, "1MB"]) {
-        const error = yield* Effect.flip(decodeHarnessConfig({ limits: { max_child_output_bytes: bad } }, "config.toml"))
+        const error = yield* Effect.flip(HarnessConfig.decodeHarnessConfig({ limits: { max_child_output_bytes: bad } }, "config.toml"))
         assert.strictEqual(error.key, "[limits] max_child_output_bytes")
       }
     }))
@@ -42,10 +42,10 @@ describe("[limits] max_child_output_bytes", () => {
 describe("[cluster] runner_wait_seconds", () => {
   it.effect("is read as given, unset when absent; out of range is an error naming the key", () =>
     Effect.gen(function*() {
-      assert.strictEqual((yield* decodeHarnessConfig({ cluster: { runner_wait_seconds: 2.5 } }, "config.toml")).cluster.runnerWaitSeconds, 2.5)
-      assert.strictEqual((yield* decodeHarnessConfig({}, "config.toml")).cluster.runnerWaitSeconds, undefined)
+      assert.strictEqual((yield* HarnessConfig.decodeHarnessConfig({ cluster: { runner_wait_seconds: 2.5 } }, "config.toml")).cluster.runnerWaitSeconds, 2.5)
+      assert.strictEqual((yield* HarnessConfig.decodeHarnessConfig({}, "config.toml")).cluster.runnerWaitSeconds, undefined)
       for (const bad of [-1, "10", 86_401]) {
-        const error = yield* Effect.flip(decodeHarnessConfig({ cluster: { runner_wait_seconds: bad } }, "config.toml"))
+        const error = yield* Effect.flip(HarnessConfig.decodeHarnessConfig({ cluster: { runner_wait_seconds: bad } }, "config.toml"))
         assert.strictEqual(error.key, "[cluster] runner_wait_seconds")
         assert.include(error.message, "it must be a number from 0 to 86400")
       }

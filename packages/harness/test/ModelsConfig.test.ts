@@ -1,15 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AgentDefinition } from "@dsh/agent"
-import type { ResolvedAgents } from "@dsh/agent-files"
-import { makeLanguageModel, type ModelAdapter, ModelRegistry } from "@dsh/llm"
+import type { ResolveAgents } from "@dsh/agent-files"
+import { LanguageModel, ModelRegistry } from "@dsh/llm"
 import { Effect, Stream } from "effect"
-import { agentListing, checkModelsConfig, decodeHarnessConfig, delegationToolNames } from "../src/index.ts"
+import { AgentListing, HarnessConfig, ModelsConfig } from "../src/index.ts"
 
 /** Two adapters as the vendor packages describe themselves (no network: nothing is created here). */
-const adapter = (name: string, extra: Partial<ModelAdapter> = {}): ModelAdapter => ({
+const adapter = (name: string, extra: Partial<ModelRegistry.ModelAdapter> = {}): ModelRegistry.ModelAdapter => ({
   name,
   description: name,
-  create: (model) => Effect.succeed(makeLanguageModel({ provider: name, model, stream: () => Stream.empty })),
+  create: (model) => Effect.succeed(LanguageModel.make({ provider: name, model, stream: () => Stream.empty })),
   ...extra
 })
 const registryWith = (aliases: Readonly<Record<string, string>>) =>
@@ -20,7 +20,7 @@ const registryWith = (aliases: Readonly<Record<string, string>>) =>
     return registry
   })
 
-const decode = (raw: Record<string, unknown>) => decodeHarnessConfig(raw, "config.toml")
+const decode = (raw: Record<string, unknown>) => HarnessConfig.decodeHarnessConfig(raw, "config.toml")
 const errorOf = (raw: Record<string, unknown>) => Effect.map(Effect.flip(decode(raw)), (e) => e.message)
 
 describe("[models], [subagents] model and [pricing] in config.toml", () => {
@@ -40,7 +40,7 @@ describe("[models], [subagents] model and [pricing] in config.toml", () => {
         }
       })
       // Checked against the models: pricing keys become `adapter:model`, aliases included.
-      const checked = yield* checkModelsConfig(config.models, yield* registryWith(config.models.aliases), "config.toml")
+      const checked = yield* ModelsConfig.checkModelsConfig(config.models, yield* registryWith(config.models.aliases), "config.toml")
       assert.strictEqual(checked.pricing("openai:gpt-4.1-mini")?.inputPerMillion, 0.4)
       assert.strictEqual(checked.pricing("anthropic:claude-haiku-4-5")?.cacheReadPerMillion, 0.1)
       assert.isUndefined(checked.pricing("openai:gpt-5"))
@@ -61,19 +61,19 @@ describe("[models], [subagents] model and [pricing] in config.toml", () => {
       const check = (models: Record<string, unknown>) =>
         Effect.gen(function*() {
           const config = yield* decode(models)
-          return (yield* Effect.flip(checkModelsConfig(config.models, yield* registryWith(config.models.aliases), "config.toml"))).message
+          return (yield* Effect.flip(ModelsConfig.checkModelsConfig(config.models, yield* registryWith(config.models.aliases), "config.toml"))).message
         })
       assert.match(yield* check({ models: { fast: "gemini-3-pro" } }), /\[models\] fast = "gemini-3-pro" cannot be used: "gemini-3-pro" is not a model dsh can resolve/)
       assert.match(yield* check({ subagents: { model: "nope/x" } }), /\[subagents\] model = "nope\/x" cannot be used: .*no adapter serves provider "nope"/)
       assert.match(yield* check({ pricing: { gemini: { input: 1, output: 1 } } }), /\[pricing\."gemini"\] names no model dsh can resolve/)
       // `inherit` is a valid default for children: the parent's model.
       const inherit = yield* decode({ subagents: { model: "inherit" } })
-      assert.strictEqual((yield* checkModelsConfig(inherit.models, yield* registryWith({}), "config.toml")).subagentModel, "inherit")
+      assert.strictEqual((yield* ModelsConfig.checkModelsConfig(inherit.models, yield* registryWith({}), "config.toml")).subagentModel, "inherit")
     }))
 })
 
 describe("agentListing", () => {
-  const definition = (name: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
+  const definition = (name: string, extra: Partial<AgentDefinition.AgentDefinition> = {}): AgentDefinition.AgentDefinition => ({
     name,
     description: name,
     systemPrompt: "",
@@ -82,7 +82,7 @@ describe("agentListing", () => {
     source: `/p/${name}.md`,
     ...extra
   })
-  const resolved: ResolvedAgents = {
+  const resolved: ResolveAgents.ResolvedAgents = {
     agents: [
       definition("lead", { tools: ["Read", "swarm", "Rea*", "mcp__github"], subagents: ["worker", "fork", "ghost"], model: "fast" }),
       definition("worker", { model: "gemini-3-pro", disallowedTools: ["Bahs"] })
@@ -98,7 +98,7 @@ describe("agentListing", () => {
   it.effect("warns as each profile would when applied: patterns that never match, unknown names, unresolvable models", () =>
     Effect.gen(function*() {
       const registry = yield* registryWith({ fast: "openai:gpt-4.1-mini" })
-      const listing = yield* agentListing(resolved, { tools: ["Read", "Bash"], backendTypes: ["fork"], canonicalModel: registry.canonical })
+      const listing = yield* AgentListing.agentListing(resolved, { tools: ["Read", "Bash"], backendTypes: ["fork"], canonicalModel: registry.canonical })
       assert.deepStrictEqual(Object.keys(listing), ["agents", "skipped", "shadowed", "warnings"])
       assert.deepStrictEqual(listing.shadowed, [{ path: "/u/worker.md", name: "worker", by: "/p/worker.md" }])
       const warnings = listing.warnings.join("\n")
@@ -114,8 +114,8 @@ describe("agentListing", () => {
     }))
 
   it("the delegation tools follow the harness's switches", () => {
-    assert.deepStrictEqual(delegationToolNames({ controlTools: false, createTools: false }), ["subagent", "swarm", "report"])
-    assert.include(delegationToolNames(), "send_message")
-    assert.include(delegationToolNames(), "create_subagent")
+    assert.deepStrictEqual(AgentListing.delegationToolNames({ controlTools: false, createTools: false }), ["subagent", "swarm", "report"])
+    assert.include(AgentListing.delegationToolNames(), "send_message")
+    assert.include(AgentListing.delegationToolNames(), "create_subagent")
   })
 })

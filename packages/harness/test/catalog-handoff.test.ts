@@ -1,8 +1,8 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { MemorySessionStore } from "@dsh/session"
-import { testDefinition } from "@dsh/subagent/testing"
+import { Fixtures } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
@@ -16,9 +16,9 @@ const countingHost = () => {
     agents: (request) =>
       Effect.sync(() => {
         reads.push(request.cwd)
-        return staticCatalog({ main: testDefinition(reads.length === 1 ? "lead" : "lead-reread") })
+        return AgentCatalog.staticCatalog({ main: Fixtures.testDefinition(reads.length === 1 ? "lead" : "lead-reread") })
       })
-  }).pipe(Layer.provide(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([ScriptedAdapter]))))
+  }).pipe(Layer.provide(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([ScriptedAdapter.ScriptedAdapter]))))
   return { reads, layer }
 }
 
@@ -26,7 +26,7 @@ describe("a new session's agent catalog", () => {
   it.effect("is read once for creating the session and its first prompt", () => {
     const { reads, layer } = countingHost()
     return Effect.gen(function*() {
-      const host = yield* AgentHost
+      const host = yield* AgentHost.AgentHost
       const { id } = yield* host.createSession({ cwd: process.cwd() })
       const first = yield* host.prompt({ sessionId: id, prompt: "hello" })
       assert.strictEqual(first.status, "completed")
@@ -40,7 +40,7 @@ describe("a new session's agent catalog", () => {
   it.effect("is read again when the first prompt comes long after the creation", () => {
     const { reads, layer } = countingHost()
     return Effect.gen(function*() {
-      const host = yield* AgentHost
+      const host = yield* AgentHost.AgentHost
       const { id } = yield* host.createSession({ cwd: process.cwd() })
       yield* TestClock.adjust("6 seconds")
       yield* host.prompt({ sessionId: id, prompt: "hello" })

@@ -1,10 +1,10 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
-import { emptyUsage } from "@dsh/core"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
+import { Usage } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
+import { type Script, ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore, MemorySessionStore, SessionStore } from "@dsh/session"
-import type { SubagentProvider } from "@dsh/subagent"
-import { testDefinition } from "@dsh/subagent/testing"
+import type { Vocabulary } from "@dsh/subagent"
+import { Fixtures } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Queue } from "effect"
 import { mkdtempSync } from "node:fs"
@@ -14,7 +14,7 @@ import { Harness } from "../src/index.ts"
 
 // The lead delegates in the foreground; a detached call's result says accepted; the
 // announcement wakes it for a turn of its own.
-const lead: Script = {
+const lead: Script.Script = {
   rules: [
     { when: { lastUser: "subagent announcement" }, reply: { text: "announced: {{lastUser|firstLine}}" } },
     { when: { lastUser: "^anything new" }, reply: { text: "nothing new" } },
@@ -34,9 +34,9 @@ const gatedChild = () =>
     const run = (answer: string) =>
       Queue.offer(starts, undefined).pipe(
         Effect.andThen(Queue.take(releases)),
-        Effect.as({ status: "completed" as const, output: answer, usage: emptyUsage })
+        Effect.as({ status: "completed" as const, output: answer, usage: Usage.emptyUsage })
       )
-    const provider: SubagentProvider = {
+    const provider: Vocabulary.SubagentProvider = {
       specificationVersion: "v1",
       name: "gated",
       description: "a child that answers when released",
@@ -46,17 +46,17 @@ const gatedChild = () =>
     return { started: { await: Queue.take(starts) }, release: { one: Queue.offer(releases, undefined) }, provider }
   })
 
-const hostLayer = (provider: SubagentProvider, store: Layer.Layer<SessionStore> = MemorySessionStore.layer) =>
+const hostLayer = (provider: Vocabulary.SubagentProvider, store: Layer.Layer<SessionStore.SessionStore> = MemorySessionStore.layer) =>
   Harness.layer({
     backends: [provider],
     delegatesRunOn: "gated",
     model: "scripted:lead",
-    agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead"), delegates: [testDefinition("coder")] }))
-  }).pipe(Layer.provideMerge(Layer.mergeAll(store, ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead } })]))))
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: Fixtures.testDefinition("lead"), delegates: [Fixtures.testDefinition("coder")] }))
+  }).pipe(Layer.provideMerge(Layer.mergeAll(store, ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead } })]))))
 
 const userMessagesOf = (sessionId: string) =>
   Effect.gen(function*() {
-    const session = yield* (yield* SessionStore).open(sessionId)
+    const session = yield* (yield* SessionStore.SessionStore).open(sessionId)
     const { records } = yield* session.transcript.read
     return records.flatMap((r) => (r.type === "message" && r.message.role === "user" ? [r.message.content] : []))
   })
@@ -66,7 +66,7 @@ describe("AgentHost.detachChild", () => {
     Effect.gen(function*() {
       const child = yield* gatedChild()
       return yield* Effect.gen(function*() {
-        const host = yield* AgentHost
+        const host = yield* AgentHost.AgentHost
         const { id } = yield* host.createSession({ cwd: process.cwd() })
         const leadSaid = yield* Deferred.make<string>()
         const prompt = yield* Effect.forkChild(host.prompt({
@@ -94,7 +94,7 @@ describe("AgentHost.detachChild", () => {
         assert.strictEqual(announcements.length, 1)
         assert.include(announcements[0]!, "the slow answer")
         // Delivered in the durable record: a restart does not announce it again.
-        const session = yield* (yield* SessionStore).open(id)
+        const session = yield* (yield* SessionStore.SessionStore).open(id)
         const tasks = (yield* session.readTasks) as ReadonlyArray<{ readonly handle: string; readonly delivered: boolean; readonly status: string }>
         assert.deepStrictEqual(tasks.map((t) => [t.handle, t.status, t.delivered]), [["coder-1", "completed", true]])
       }).pipe(Effect.provide(hostLayer(child.provider)))
@@ -104,7 +104,7 @@ describe("AgentHost.detachChild", () => {
     Effect.gen(function*() {
       const child = yield* gatedChild()
       return yield* Effect.gen(function*() {
-        const host = yield* AgentHost
+        const host = yield* AgentHost.AgentHost
         const { id } = yield* host.createSession({ cwd: process.cwd() })
         const prompt = yield* Effect.forkChild(host.prompt({ sessionId: id, prompt: "delegate" }))
         yield* child.started.await
@@ -125,7 +125,7 @@ describe("AgentHost.detachChild", () => {
       const store = FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-detach-restart-")) })
       const first = yield* gatedChild()
       const id = yield* Effect.gen(function*() {
-        const host = yield* AgentHost
+        const host = yield* AgentHost.AgentHost
         const { id } = yield* host.createSession({ cwd: process.cwd() })
         const leadSaid = yield* Deferred.make<void>()
         const prompt = yield* Effect.forkChild(host.prompt({
@@ -145,7 +145,7 @@ describe("AgentHost.detachChild", () => {
       const second = yield* gatedChild()
       const next = (prompt: string) =>
         Effect.gen(function*() {
-          const host = yield* AgentHost
+          const host = yield* AgentHost.AgentHost
           return (yield* host.prompt({ sessionId: id, prompt })).result
         }).pipe(Effect.scoped, Effect.provide(hostLayer(second.provider, store)))
       assert.match(yield* next("anything new?"), /^announced: \[subagent announcement\]/)
@@ -159,7 +159,7 @@ describe("AgentHost.detachChild", () => {
     Effect.gen(function*() {
       const child = yield* gatedChild()
       return yield* Effect.gen(function*() {
-        const host = yield* AgentHost
+        const host = yield* AgentHost.AgentHost
         const { id } = yield* host.createSession({ cwd: process.cwd() })
         const first = yield* Effect.forkChild(host.prompt({ sessionId: id, prompt: "delegate the slow task" }))
         yield* child.started.await
@@ -189,7 +189,7 @@ describe("AgentHost.detachChild", () => {
     Effect.gen(function*() {
       const child = yield* gatedChild()
       return yield* Effect.gen(function*() {
-        const host = yield* AgentHost
+        const host = yield* AgentHost.AgentHost
         const { id } = yield* host.createSession({ cwd: process.cwd() })
         const leadSaid = yield* Deferred.make<string>()
         const prompt = yield* Effect.forkChild(host.prompt({

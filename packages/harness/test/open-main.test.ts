@@ -1,27 +1,27 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { MemorySessionStore } from "@dsh/session"
-import { makeFixtureProvider, testDefinition } from "@dsh/subagent/testing"
-import { defineTool } from "@dsh/tools"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Tool } from "@dsh/tools"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as z from "zod"
 import { Harness } from "../src/index.ts"
 
-const fixture = makeFixtureProvider({ name: "fixture", reply: ({ prompt }) => ({ output: `done: ${prompt}` }) })
+const fixture = FixtureProvider.make({ name: "fixture", reply: ({ prompt }) => ({ output: `done: ${prompt}` }) })
 const layer = Harness.layer({
   backends: [fixture],
   delegatesRunOn: "fixture",
-  agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead", { disallowedTools: ["swarm"] }), delegates: [testDefinition("coder")] }))
-}).pipe(Layer.provide(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([ScriptedAdapter]))))
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: Fixtures.testDefinition("lead", { disallowedTools: ["swarm"] }), delegates: [Fixtures.testDefinition("coder")] }))
+}).pipe(Layer.provide(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([ScriptedAdapter.ScriptedAdapter]))))
 
-const extra = defineTool({ name: "stop", description: "extra", parameters: z.object({}), execute: () => Effect.succeed("stopped") })
+const extra = Tool.defineTool({ name: "stop", description: "extra", parameters: z.object({}), execute: () => Effect.succeed("stopped") })
 
 describe("AgentHost.openMain", () => {
   it.effect("lends the main agent's toolbox (its policy applied, extra tools added); its calls start children of the session", () =>
     Effect.gen(function*() {
-      const host = yield* AgentHost
+      const host = yield* AgentHost.AgentHost
       const { id } = yield* host.createSession({ cwd: process.cwd() })
       const main = yield* host.openMain!({ sessionId: id, tools: [extra] })
       assert.includeMembers([...main.toolbox.names], ["subagent", "send_message", "list_agents", "wait", "stop"])

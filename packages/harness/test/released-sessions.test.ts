@@ -1,8 +1,8 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
-import { makeFixtureProvider, testDefinition } from "@dsh/subagent/testing"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, readdirSync, readlinkSync } from "node:fs"
@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { Harness } from "../src/index.ts"
 
 // The lead delegates once, then answers.
-const adapter = makeScriptedAdapter({
+const adapter = ScriptedAdapter.make({
   scripts: {
     lead: {
       rules: [{ when: { step: 0, lastUser: "delegate" }, reply: { toolCalls: [{ name: "subagent", arguments: { description: "task", prompt: "the task", agent: "coder" } }] } }],
@@ -19,7 +19,7 @@ const adapter = makeScriptedAdapter({
     }
   }
 })
-const fixture = makeFixtureProvider({ name: "fixture", reply: ({ prompt }) => ({ output: `done: ${prompt}` }) })
+const fixture = FixtureProvider.make({ name: "fixture", reply: ({ prompt }) => ({ output: `done: ${prompt}` }) })
 
 /** The files this process has open under `dir` (what a host that never lets sessions go piles up). */
 const openFilesUnder = (dir: string) =>
@@ -39,10 +39,10 @@ describe("a long-lived host lets finished sessions go", () => {
       backends: [fixture],
       delegatesRunOn: "fixture",
       model: "scripted:lead",
-      agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead"), delegates: [testDefinition("coder")] }))
+      agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: Fixtures.testDefinition("lead"), delegates: [Fixtures.testDefinition("coder")] }))
     }).pipe(Layer.provide(Layer.mergeAll(FileSessionStore.layer({ home }), ModelRegistry.layerWith([adapter]))))
     return Effect.gen(function*() {
-      const host = yield* AgentHost
+      const host = yield* AgentHost.AgentHost
       const ids: Array<string> = []
       for (let i = 0; i < 3; i++) {
         const { id } = yield* host.createSession({ cwd: process.cwd() })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { sharedFileAgents } from "../src/index.ts"
+import { FileAgents } from "../src/index.ts"
 
 // The A2A backend needs a project's remote agent files before the first session exists; the
 // directory scan that found them is the first catalog's too (real files in a temp project).
@@ -23,7 +23,7 @@ describe("sharedFileAgents", () => {
   it.effect("gives the remote agent files, and hands that one resolution to the first catalog of the same search", () =>
     Effect.gen(function*() {
       const { root, dir, options } = project()
-      const files = sharedFileAgents(options, root)
+      const files = FileAgents.sharedFileAgents(options, root)
       const remotes = yield* files.remoteAgents
       assert.deepStrictEqual(remotes.map((r) => ({ name: r.name, url: r.url, source: r.source })), [
         { name: "billing-agent", url: "https://agents.example/billing/card.json", source: join(dir, "billing.md") }
@@ -40,7 +40,7 @@ describe("sharedFileAgents", () => {
   it.effect("a catalog of another search reads its own files", () =>
     Effect.gen(function*() {
       const { root, dir, options } = project()
-      const files = sharedFileAgents(options, root)
+      const files = FileAgents.sharedFileAgents(options, root)
       yield* files.remoteAgents
       rmSync(join(dir, "reviewer.md"))
       const trusted = yield* files.agents({ cwd: root, extra: { trustProject: true } })

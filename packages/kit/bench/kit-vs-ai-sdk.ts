@@ -7,8 +7,8 @@
 // Target: <= 1.5x the AI SDK on both warm figures.
 //   pnpm run build && node --conditions=@dsh/source packages/kit/bench/kit-vs-ai-sdk.ts
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { createSubagents, type Subagents } from "@dsh/kit"
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { type Subagents, createSubagents } from "@dsh/kit"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { stepCountIs, tool, ToolLoopAgent, type ToolSet } from "ai"
 import { loadavg } from "node:os"
 import { z } from "zod"
@@ -25,7 +25,7 @@ const RESEARCHER = "You research one question."
 // The model: the researcher answers; the lead delegates (N calls when the prompt says "fan N"), then sums up.
 type Msg = { role: string; content?: unknown }
 const text = (m: Msg | undefined) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""))
-const respond = (request: FakeRequest) => {
+const respond = (request: FakeOpenAIServer.FakeRequest) => {
   const messages = (request.body as { messages?: ReadonlyArray<Msg> }).messages ?? []
   if (text(messages.find((m) => m.role === "system")).includes("You research")) return { text: "The answer is 42." }
   if (messages.at(-1)?.role === "tool") return { text: "My researcher says: the answer is 42." }
@@ -38,7 +38,7 @@ const respond = (request: FakeRequest) => {
     }))
   }
 }
-const server = await startFakeOpenAIServer({ respond })
+const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
 const model = createOpenAICompatible({ name: "bench", baseURL: server.url, apiKey: "sk" }).languageModel("m")
 
 // The lead: the same loop for both sides. The fake server streams, so every model call streams.
@@ -70,7 +70,7 @@ const makeKit = async () => {
   await kit.children() // opens the kit's session outside the timed calls
   return kit
 }
-const viaKit = async (kit: Subagents) => lead(await kit.tools.aiSdk<ToolSet>())
+const viaKit = async (kit: Subagents.Subagents) => lead(await kit.tools.aiSdk<ToolSet>())
 
 // Wall time, and the CPU time of this process (both sides pay the fake server's share alike):
 // with other work on the machine the second swings less.

@@ -1,9 +1,9 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
 import { AnthropicAdapter } from "@dsh/llm-anthropic"
 import { OpenAIAdapter } from "@dsh/llm-openai"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
-import { detachChild } from "@dsh/subagent"
+import { Detach } from "@dsh/subagent"
 import { Duration, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { KitCore, kitCoreLayer, type KitCoreShape } from "./internal/core.ts"
 import { delegate as runDelegate } from "./internal/delegate.ts"
@@ -33,7 +33,7 @@ const handleOf = (h: string | { readonly handle: string }) => (typeof h === "str
 export const createSubagents = async (options: CreateSubagentsOptions): Promise<Subagents> => {
   // Listeners live on this kit: no module-global registry.
   const listeners = new Map<ChildEventName, Set<(event: ChildEvent) => void>>()
-  const emit = (handle: string, event: AgentEvent) => {
+  const emit = (handle: string, event: Events.AgentEvent) => {
     for (const name of [event.type, "*"] as const) {
       for (const listen of listeners.get(name) ?? []) {
         // A listener's bug must not break the child that produced the event.
@@ -46,7 +46,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
     }
   }
   const layer = kitCoreLayer(options, emit).pipe(
-    Layer.provide(Layer.mergeAll(storeLayer(options.store), ModelRegistry.layerWith([ScriptedAdapter, OpenAIAdapter, AnthropicAdapter])))
+    Layer.provide(Layer.mergeAll(storeLayer(options.store), ModelRegistry.layerWith([ScriptedAdapter.ScriptedAdapter, OpenAIAdapter.OpenAIAdapter, AnthropicAdapter.AnthropicAdapter])))
   )
   const runtime = ManagedRuntime.make(layer)
   let closed = false
@@ -106,7 +106,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
       run(withCore((core) => Effect.flatMap(core.runtime(), (rt) => rt.context.subagents.stop(handle === "all" ? "all" : handleOf(handle), "main")))),
     detach: (handle) =>
       run(withCore((core) =>
-        Effect.flatMap(core.runtime(), (rt) => detachChild(rt.tree, handle, "main")).pipe(
+        Effect.flatMap(core.runtime(), (rt) => Detach.detachChild(rt.tree, handle, "main")).pipe(
           Effect.map((runs) => runs.map((r): ChildRun => ({ handle: r.handle, status: "accepted", runId: r.runId })))
         )
       )),

@@ -1,8 +1,7 @@
-import type { LanguageModelShape } from "@dsh/llm"
+import type { LanguageModel } from "@dsh/llm"
 import type { AcpAgentConfig } from "@dsh/subagent-acp"
-import type { BackendInput } from "@dsh/harness"
-import type { PermissionSettings } from "@dsh/tools"
-import type { AnyTool } from "@dsh/tools"
+import type { HarnessOptions } from "@dsh/harness"
+import type { PermissionPolicy, Tool } from "@dsh/tools"
 
 /** An agent the lead (and `delegate`) may hand work to. */
 export interface KitAgent {
@@ -67,7 +66,7 @@ export interface CreateSubagentsOptions {
    * an AI SDK language model (`openai("gpt-4.1")`, `createOpenAICompatible(…)(id)`: bridged by
    * `@dsh/llm-ai-sdk`), or a dsh `LanguageModelShape` (e.g. `makeScriptedModel(script)`).
    */
-  readonly model: string | LanguageModelShape | AiSdkModelLike
+  readonly model: string | LanguageModel.LanguageModelShape | AiSdkModelLike
   /** The agents children run as (see `KitAgents`). */
   readonly agents: KitAgents
   /** The lead of `kit.prompt`; default a generic lead that delegates to `agents`. */
@@ -77,19 +76,19 @@ export interface CreateSubagentsOptions {
    * (`fork`, seeded with the lead's conversation). Add out-of-process ones, e.g.
    * `makeAcpBackend` of `@dsh/subagent-acp`, here.
    */
-  readonly backends?: ReadonlyArray<BackendInput> | undefined
+  readonly backends?: ReadonlyArray<HarnessOptions.BackendInput> | undefined
   /**
    * ACP agents children may run as (`{ name, description, command, args?, passEnv?, env? }`:
    * Claude Code, Gemini CLI, `dsh acp`, …), each the agent type `acp:<name>`, added to
    * `backends`. Their processes run under a scrubbed environment and end with the kit.
    */
-  readonly acp?: ReadonlyArray<AcpAgentConfig> | undefined
+  readonly acp?: ReadonlyArray<AcpAgentConfig.AcpAgentConfig> | undefined
   /** dsh tools every agent may use (before each agent's `tools` narrows them). */
-  readonly tools?: ReadonlyArray<AnyTool> | undefined
+  readonly tools?: ReadonlyArray<Tool.AnyTool> | undefined
   readonly store?: KitStore | undefined
   readonly limits?: KitLimits | undefined
   /** Permission rules for every agent of the tree (`{ mode, allow, ask, deny }`); default everything allowed. */
-  readonly permissions?: PermissionSettings | undefined
+  readonly permissions?: PermissionPolicy.PermissionSettings | undefined
   /** The agents' working directory. Default `process.cwd()`. */
   readonly cwd?: string | undefined
 }

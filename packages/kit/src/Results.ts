@@ -1,18 +1,18 @@
-import type { AgentEvent, RunStatus, Usage } from "@dsh/core"
-import type { SubagentDescriptor, SubagentResult, TaskRecord } from "@dsh/subagent"
+import type { Events, Usage } from "@dsh/core"
+import type { Records } from "@dsh/subagent"
 
 /** How a run ended (`completed | failed | timeout | cancelled | lost`): from the runtime, never from model text. */
-export type { RunStatus } from "@dsh/core"
+export type RunStatus = Events.RunStatus
 
 /** A child's finished run. */
 export interface ChildResult {
   /** Its unique handle (`researcher-1`): what `send`, `wait` and `stop` take. */
   readonly handle: string
   readonly agent: string
-  readonly status: RunStatus
+  readonly status: Events.RunStatus
   /** Its final message, or the result it reported. */
   readonly text: string
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   readonly durationMs: number
   /** Why it failed, and what else the parent should know. */
   readonly notes?: string | undefined
@@ -46,14 +46,14 @@ export interface ChildInfo {
   /** `main` for the kit's own children. */
   readonly parent: string
   readonly depth: number
-  readonly usage: Usage
+  readonly usage: Usage.Usage
 }
 
 /** What `prompt` resolves to. */
 export interface PromptResult {
   readonly text: string
-  readonly status: RunStatus
-  readonly usage: Usage
+  readonly status: Events.RunStatus
+  readonly usage: Usage.Usage
   readonly children: ReadonlyArray<ChildInfo>
   readonly sessionId: string
   readonly error?: string | undefined
@@ -64,17 +64,17 @@ export interface Announcement {
   readonly handle: string
   readonly agent: string
   readonly parent: string
-  readonly status: RunStatus | "running"
+  readonly status: Events.RunStatus | "running"
   readonly result?: ChildResult | undefined
 }
 
 /** A live event: dsh's `AgentEvent` with the handle of the child that produced it (`main` for the lead). */
-export type ChildEvent = AgentEvent & { readonly handle: string }
+export type ChildEvent = Events.AgentEvent & { readonly handle: string }
 
 /** The event names `on` takes: `turn-start` (a run starts), `text-delta`, `tool-call`, `turn-end`, `permission`, … or `*`. */
-export type ChildEventName = AgentEvent["type"] | "*"
+export type ChildEventName = Events.AgentEvent["type"] | "*"
 
-export const toChildResult = (r: SubagentResult): ChildResult => ({
+export const toChildResult = (r: Records.SubagentResult): ChildResult => ({
   handle: r.handle,
   agent: r.agent,
   status: r.status,
@@ -85,7 +85,7 @@ export const toChildResult = (r: SubagentResult): ChildResult => ({
   ...(r.cost === undefined ? {} : { cost: r.cost })
 })
 
-export const toChildInfo = (d: SubagentDescriptor): ChildInfo => ({
+export const toChildInfo = (d: Records.SubagentDescriptor): ChildInfo => ({
   handle: d.handle,
   agent: d.agent,
   backend: d.provider,
@@ -95,7 +95,7 @@ export const toChildInfo = (d: SubagentDescriptor): ChildInfo => ({
   usage: d.usage
 })
 
-export const toAnnouncement = (r: TaskRecord): Announcement => ({
+export const toAnnouncement = (r: Records.TaskRecord): Announcement => ({
   handle: r.handle,
   agent: r.agent,
   parent: r.parent,

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import type { InferOutput, StandardSchemaV1 } from "./ResultSchema.ts"
 import type { Announcement, ChildEvent, ChildEventName, ChildInfo, ChildResult, ChildRun, PromptResult, Queued, TypedChildResult } from "./Results.ts"
 import type { makeEffectAiTools } from "./EffectAiTools.ts"
@@ -43,7 +43,7 @@ export interface Subagents extends AsyncDisposable {
   /** Every child of the kit's session, with its status. */
   children(): Promise<ReadonlyArray<ChildInfo>>
   /** Hears every child's live events, and the lead's as handle `main` (`*` for all); returns the function that stops listening. */
-  on<N extends ChildEventName>(event: N, listener: (event: N extends "*" ? ChildEvent : Extract<AgentEvent, { readonly type: N }> & { readonly handle: string }) => void): () => void
+  on<N extends ChildEventName>(event: N, listener: (event: N extends "*" ? ChildEvent : Extract<Events.AgentEvent, { readonly type: N }> & { readonly handle: string }) => void): () => void
   /** Background outcomes of `parent` (default `main`, the kit's own children) not handed out yet; each comes once. */
   announcements(parent?: string): Promise<ReadonlyArray<Announcement>>
   /** Plain tool definitions and AI SDK tools that delegate through this kit, for other agent loops. */

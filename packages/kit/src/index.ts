@@ -5,11 +5,12 @@
  * and the delegation tools for other agent loops (`tools.definitions()`, `tools.aiSdk()`).
  * Effect runs inside (one runtime per kit); every failure is a `SubagentsError`.
  */
-export * from "./Kit.ts"
-export * from "./Options.ts"
-export * from "./Results.ts"
-export * from "./ResultSchema.ts"
-export * from "./Subagents.ts"
-export * from "./SubagentsError.ts"
-export * from "./ToolDefinition.ts"
-export * from "./Tools.ts"
+export * as Kit from "./Kit.ts"
+export * as Options from "./Options.ts"
+export * as Results from "./Results.ts"
+export * as ResultSchema from "./ResultSchema.ts"
+export * as Subagents from "./Subagents.ts"
+export * as SubagentsError from "./SubagentsError.ts"
+export * as ToolDefinition from "./ToolDefinition.ts"
+export * as Tools from "./Tools.ts"
+export { createSubagents } from "./Kit.ts"

@@ -1,17 +1,17 @@
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { defineTool } from "@dsh/tools"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Tool } from "@dsh/tools"
 import { generateText, readUIMessageStream, stepCountIs, streamText, type ToolSet, type UIMessage } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { z } from "zod"
-import { announcementsStep, createSubagents, type Subagents } from "../src/index.ts"
+import { type Subagents, Tools, createSubagents } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
 // A real AI SDK loop (generateText / streamText) on MockLanguageModelV4 as the lead, with the
 // kit's tools; the kit's children run on the scripted model of ./script.ts.
-const open: Array<Subagents> = []
-const track = (k: Subagents) => (open.push(k), k)
+const open: Array<Subagents.Subagents> = []
+const track = (k: Subagents.Subagents) => (open.push(k), k)
 afterEach(async () => {
   for (const k of open.splice(0)) await k.close()
 })
@@ -54,13 +54,13 @@ describe("kit.tools.aiSdk() subagent: progress as preliminary results", () => {
     // The child writes, then calls `lookup`, which answers only once the UI has shown it running.
     let release!: () => void
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const lookup = defineTool({
+    const lookup = Tool.defineTool({
       name: "lookup",
       description: "looks a thing up",
       parameters: z.object({ q: z.string() }),
       execute: (p) => Effect.promise(() => gate.then(() => `found ${p.q}`))
     })
-    const childModel = makeScriptedModel({
+    const childModel = ScriptedModel.make({
       rules: [
         { when: { step: 0 }, reply: { text: "checking the docs", toolCalls: [{ name: "lookup", arguments: { q: "{{lastUser}}" } }] } },
         { reply: { text: "found: {{lastTool}}" } }
@@ -152,7 +152,7 @@ describe("announcementsStep: background outcomes reach the loop before its next 
     const result = await generateText({
       model: lead,
       tools: await k.tools.aiSdk<ToolSet>(),
-      prepareStep: announcementsStep(k, { waitMs: 60_000 }),
+      prepareStep: Tools.announcementsStep(k, { waitMs: 60_000 }),
       prompt: "start a researcher in the background",
       stopWhen: stepCountIs(4)
     })
@@ -168,7 +168,7 @@ describe("announcementsStep: background outcomes reach the loop before its next 
 
   it("adds nothing when no background outcome is pending", async () => {
     const k = track(await createSubagents({ model, agents }))
-    const step = announcementsStep(k)
+    const step = Tools.announcementsStep(k)
     expect(await step({ messages: [{ role: "user", content: "hi" }] })).toEqual({})
   })
 })

@@ -3,16 +3,16 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest"
-import { createSubagents, type Subagents, type SubagentsError } from "../src/index.ts"
+import { type Subagents, type SubagentsError, createSubagents } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
-const open: Array<Subagents> = []
+const open: Array<Subagents.Subagents> = []
 const dirs: Array<string> = []
 afterEach(async () => {
   for (const k of open.splice(0)) await k.close()
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError)
+const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError.SubagentsError)
 
 describe("@dsh/kit bad input: one line naming what was wrong and what there is, nothing left running", () => {
   it("a handle of another session is NotFound for send, wait, stop and detach, naming this session's children", async () => {

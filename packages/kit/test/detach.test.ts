@@ -1,12 +1,12 @@
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest"
 import * as z from "zod"
-import { createSubagents, type Subagents, type SubagentsError } from "../src/index.ts"
+import { type Subagents, type SubagentsError, createSubagents } from "../src/index.ts"
 
 // The waiter never answers until stopped; the lead delegates to it in the foreground and says
 // what its call returned, then what it was told.
-const model = makeScriptedModel({
+const model = ScriptedModel.make({
   rules: [
     { when: { system: "^You wait" }, reply: { hang: true } },
     { when: { lastUser: "subagent announcement" }, reply: { text: "lead heard: {{lastUser|firstLine}}" } },
@@ -16,7 +16,7 @@ const model = makeScriptedModel({
 })
 const agents = { waiter: { description: "never finishes", instructions: "You wait forever." } }
 
-const open: Array<Subagents> = []
+const open: Array<Subagents.Subagents> = []
 afterEach(async () => {
   for (const k of open.splice(0)) await k.close()
 })
@@ -25,10 +25,10 @@ const kit = async () => {
   open.push(k)
   return k
 }
-const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError)
+const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError.SubagentsError)
 
 /** Polled, not timed: until `handle` runs. */
-const running = async (k: Subagents, handle: string) => {
+const running = async (k: Subagents.Subagents, handle: string) => {
   while (!(await k.children()).some((c) => c.handle === handle && c.status === "running")) await sleep(5)
 }
 

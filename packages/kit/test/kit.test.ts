@@ -4,12 +4,12 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterEach, describe, expect, it } from "vitest"
 import * as z from "zod"
-import { defineTool } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect, Schema } from "effect"
-import { createSubagents, type Subagents, SubagentsError } from "../src/index.ts"
+import { type Subagents, SubagentsError, createSubagents } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
-const open: Array<Subagents> = []
+const open: Array<Subagents.Subagents> = []
 const kit = async () => {
   const k = await createSubagents({ model, agents })
   open.push(k)
@@ -20,7 +20,7 @@ afterEach(async () => {
 })
 
 /** The error a promise rejects with. */
-const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError)
+const rejection = (p: Promise<unknown>) => p.then(() => expect.unreachable("it resolved"), (e: unknown) => e as SubagentsError.SubagentsError)
 
 describe("@dsh/kit", () => {
   it("hello subagent: the lead delegates and answers from the child's result", async () => {
@@ -92,7 +92,7 @@ describe("@dsh/kit", () => {
     const off = k.on("turn-start", (e) => e.handle === "waiter-1" && abort.abort())
     const error = await rejection(k.delegate({ agent: "waiter", prompt: "wait", signal: abort.signal }))
     off()
-    expect(error).toBeInstanceOf(SubagentsError)
+    expect(error).toBeInstanceOf(SubagentsError.SubagentsError)
     expect(error.reason).toBe("Aborted")
     expect((await k.children()).map((c) => `${c.handle} ${c.status}`)).toEqual(["waiter-1 cancelled"])
   })
@@ -253,7 +253,7 @@ describe("@dsh/kit options: stores, agent files, names", () => {
   })
 
   it("the app's tools run under the kit's permission rules, and decisions are events", async () => {
-    const deploy = defineTool({
+    const deploy = Tool.defineTool({
       name: "deploy",
       description: "deploys",
       parameters: z.object({ env: z.string().describe("where") }),

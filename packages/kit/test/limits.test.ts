@@ -1,9 +1,9 @@
 import { createSubagents } from "@dsh/kit"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { describe, expect, it } from "vitest"
 
 // The child says which delegation tools its model was offered.
-const model = makeScriptedModel({
+const model = ScriptedModel.make({
   rules: [
     { when: { system: "^You check", hasTool: "subagent" }, reply: { text: "offered subagent" } },
     { when: { system: "^You check" }, reply: { text: "no subagent" } }

@@ -1,9 +1,9 @@
-import { postgresForTests } from "@dsh/testing-pg"
+import { Postgres } from "@dsh/testing-pg"
 import { afterAll, describe, expect, it } from "vitest"
 import { createSubagents } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 describe.skipIf(pg === undefined)("@dsh/kit on PostgreSQL", () => {

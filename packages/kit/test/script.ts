@@ -1,9 +1,9 @@
-import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
+import { type Script, ScriptedModel } from "@dsh/llm-scripted"
 
 const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] })
 
 /** One script plays every agent of the tests; each child is known by its system prompt. */
-export const script: Script = {
+export const script: Script.Script = {
   rules: [
     // researcher: answers, and follows up when continued
     { when: { system: "^You research", lastUser: "^and the sources" }, reply: { text: "sources: the docs (asked first: {{1}})" } },
@@ -35,7 +35,7 @@ export const script: Script = {
   ]
 }
 
-export const model = makeScriptedModel(script)
+export const model = ScriptedModel.make(script)
 
 export const agents = {
   researcher: { description: "answers one question", instructions: "You research one question." },

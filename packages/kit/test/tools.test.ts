@@ -3,10 +3,10 @@ import { generateText, stepCountIs, type ToolSet } from "ai"
 import { Effect, Stream } from "effect"
 import { MockLanguageModelV4 } from "ai/test"
 import { afterEach, describe, expect, it } from "vitest"
-import { createSubagents, type Subagents } from "../src/index.ts"
+import { type Subagents, createSubagents } from "../src/index.ts"
 import { agents, model } from "./script.ts"
 
-const open: Array<Subagents> = []
+const open: Array<Subagents.Subagents> = []
 const kit = async () => {
   const k = await createSubagents({ model, agents })
   open.push(k)

@@ -4,12 +4,12 @@
 // bridge vs the provider's `doStream` read directly (and `streamText`, for reference).
 //   node --conditions=@dsh/source packages/llm-ai-sdk/bench/bridge.ts
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { userMessage } from "@dsh/core"
+import { Messages } from "@dsh/core"
 import { streamText } from "ai"
 import { Effect, Stream } from "effect"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { fromAiSdk } from "../src/index.ts"
+import { FromAiSdk } from "../src/index.ts"
 
 const REQUESTS = 300
 const WARMUP = 30
@@ -44,9 +44,9 @@ const small = await sseServer(5)
 const big = await sseServer(DELTAS)
 const modelOn = (url: string) => createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk", includeUsage: true }).languageModel("m")
 
-const request = { messages: [userMessage("hi")], tools: [] }
+const request = { messages: [Messages.userMessage("hi")], tools: [] }
 const viaBridge = (model: ReturnType<typeof modelOn>) => {
-  const dsh = fromAiSdk(model)
+  const dsh = FromAiSdk.fromAiSdk(model)
   return () => Effect.runPromise(dsh.generate(request)).then((r) => r.message.content.length)
 }
 const viaStreamText = (model: ReturnType<typeof modelOn>) => async () => {
@@ -62,7 +62,7 @@ const viaDoStream = (model: ReturnType<typeof modelOn>) => async () => {
   return n
 }
 const viaBridgeStream = (model: ReturnType<typeof modelOn>) => {
-  const dsh = fromAiSdk(model)
+  const dsh = FromAiSdk.fromAiSdk(model)
   return () => Effect.runPromise(Stream.runFold(dsh.stream(request), () => 0, (n, p) => (p.type === "text-delta" ? n + p.text.length : n)))
 }
 

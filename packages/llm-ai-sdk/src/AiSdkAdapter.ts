@@ -1,4 +1,4 @@
-import { LlmError, type ModelAdapter } from "@dsh/llm"
+import { LlmError, type ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
 import { type AiSdkLanguageModel, fromAiSdk } from "./FromAiSdk.ts"
 import { oneLine } from "./internal/errors.ts"
@@ -21,13 +21,13 @@ export interface AiSdkAdapterOptions {
  * `NoSuchModelError`) is a `Configuration` error naming the adapter and the id.
  * Register it like any adapter: `ModelRegistry.provide(aiSdkAdapter({ name: "groq", provider: createGroq() }))`.
  */
-export const aiSdkAdapter = (options: AiSdkAdapterOptions): ModelAdapter => ({
+export const aiSdkAdapter = (options: AiSdkAdapterOptions): ModelRegistry.ModelAdapter => ({
   name: options.name,
   description: options.description ?? `AI SDK provider "${options.name}"`,
   create: (model, config) =>
     Effect.gen(function*() {
       if (model.trim() === "") {
-        return yield* new LlmError({
+        return yield* new LlmError.LlmError({
           reason: "Configuration",
           provider: options.name,
           detail: `a model id is needed: "${options.name}:<model id>"`,
@@ -37,7 +37,7 @@ export const aiSdkAdapter = (options: AiSdkAdapterOptions): ModelAdapter => ({
       const languageModel = yield* Effect.try({
         try: () => options.provider.languageModel(model),
         catch: (e) =>
-          new LlmError({
+          new LlmError.LlmError({
             reason: "Configuration",
             provider: options.name,
             detail: `the provider refused model "${model}": ${oneLine(e instanceof Error ? e.message : String(e))}`,
@@ -45,7 +45,7 @@ export const aiSdkAdapter = (options: AiSdkAdapterOptions): ModelAdapter => ({
           })
       })
       if (typeof languageModel !== "object" || languageModel === null || typeof languageModel.doStream !== "function") {
-        return yield* new LlmError({
+        return yield* new LlmError.LlmError({
           reason: "Configuration",
           provider: options.name,
           detail: `languageModel("${model}") did not return an AI SDK language model`,

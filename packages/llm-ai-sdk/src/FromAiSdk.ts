@@ -1,12 +1,5 @@
 import type { LanguageModelV2, LanguageModelV3, LanguageModelV4 } from "@ai-sdk/provider"
-import {
-  type LanguageModelShape,
-  LlmError,
-  makeLanguageModel,
-  type ModelRequest,
-  RetryPolicy,
-  type StreamPart
-} from "@dsh/llm"
+import { Http, LanguageModel, LlmError } from "@dsh/llm"
 import { Clock, Duration, Effect, Stream } from "effect"
 import { badResponse, type MappedError, toLlmError } from "./internal/errors.ts"
 import { makeTranslator } from "./internal/parts.ts"
@@ -39,22 +32,22 @@ const versionOf = (model: AiSdkLanguageModel): SpecVersion | undefined => {
  * per `RetryPolicy`, after the provider's `retry-after` when it sent one. Anything a provider
  * throws, rejects with or streams badly is a failed call with an `LlmError`, never a defect.
  */
-export const fromAiSdk = (model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): LanguageModelShape => {
+export const fromAiSdk = (model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): LanguageModel.LanguageModelShape => {
   const provider = options.provider ?? (typeof model.provider === "string" ? model.provider : "ai-sdk")
   const modelId = typeof model.modelId === "string" ? model.modelId : ""
   const version = versionOf(model)
 
-  const stream = (request: ModelRequest): Stream.Stream<StreamPart, LlmError> =>
+  const stream = (request: LanguageModel.ModelRequest): Stream.Stream<LanguageModel.StreamPart, LlmError.LlmError> =>
     Stream.unwrap(Effect.gen(function*() {
       if (version === undefined) {
-        return yield* new LlmError({
+        return yield* new LlmError.LlmError({
           reason: "Configuration",
           provider,
           detail: `not an AI SDK language model of specification v2, v3 or v4 (got ${String((model as { specificationVersion?: unknown }).specificationVersion)})`,
           retryable: false
         })
       }
-      const policy = yield* RetryPolicy
+      const policy = yield* Http.RetryPolicy
       const idle = Duration.fromInputUnsafe(policy.idleTimeout ?? DEFAULT_IDLE_TIMEOUT)
       const controller = yield* Effect.acquireRelease(
         Effect.sync(() => new AbortController()),
@@ -66,7 +59,7 @@ export const fromAiSdk = (model: AiSdkLanguageModel, options: FromAiSdkOptions =
         maxOutputTokens: options.maxOutputTokens,
         abortSignal: controller.signal
       })
-      const silent = () => new LlmError({ reason: "Network", provider, detail: `no answer for ${Duration.format(idle)}`, retryable: true })
+      const silent = () => new LlmError.LlmError({ reason: "Network", provider, detail: `no answer for ${Duration.format(idle)}`, retryable: true })
 
       // An async wrapper turns a synchronous throw inside `doStream` into a rejection.
       const callOnce: Effect.Effect<{ readonly stream: ReadableStream<unknown> }, MappedError> = Effect.tryPromise({
@@ -82,7 +75,7 @@ export const fromAiSdk = (model: AiSdkLanguageModel, options: FromAiSdkOptions =
       )
       const base = Duration.toMillis(Duration.fromInputUnsafe(policy.baseDelay))
       const max = Duration.toMillis(Duration.fromInputUnsafe(policy.maxDelay))
-      const attempt = (n: number): Effect.Effect<{ readonly stream: ReadableStream<unknown> }, LlmError> =>
+      const attempt = (n: number): Effect.Effect<{ readonly stream: ReadableStream<unknown> }, LlmError.LlmError> =>
         callOnce.pipe(Effect.catch((m) =>
           m.error.retryable && n < policy.maxRetries
             // The provider's `retry-after` wins over our backoff: it knows when it will answer.
@@ -92,12 +85,12 @@ export const fromAiSdk = (model: AiSdkLanguageModel, options: FromAiSdkOptions =
       const result = yield* attempt(0)
       const now = yield* Clock.currentTimeMillis
       const translator = makeTranslator(provider, provider, () => now)
-      const warnings = Stream.fromIterable(built.warnings.map((message): StreamPart => ({ type: "warning", message })))
+      const warnings = Stream.fromIterable(built.warnings.map((message): LanguageModel.StreamPart => ({ type: "warning", message })))
       // One sleeping fiber per call watches for silence: a timeout per pull (`Stream.timeoutOrElse`)
       // costs a timer per part, which cut throughput on long streams by more than half.
       const activity = { parts: 0 }
       // Silence is a whole idle period in which no part arrived (detected within 1–2 periods).
-      const watch: Effect.Effect<never, LlmError> = Effect.gen(function*() {
+      const watch: Effect.Effect<never, LlmError.LlmError> = Effect.gen(function*() {
         while (true) {
           const seen = activity.parts
           yield* Effect.sleep(idle)
@@ -112,16 +105,16 @@ export const fromAiSdk = (model: AiSdkLanguageModel, options: FromAiSdkOptions =
         Stream.mapEffect((part) => {
           activity.parts++
           const out = translator.push(part)
-          return out instanceof LlmError ? Effect.fail(out) : Effect.succeed(out)
+          return out instanceof LlmError.LlmError ? Effect.fail(out) : Effect.succeed(out)
         }),
         Stream.concat(Stream.suspend(() => {
           const out = translator.end()
-          return out instanceof LlmError ? Stream.fail(out) : Stream.make(out)
+          return out instanceof LlmError.LlmError ? Stream.fail(out) : Stream.make(out)
         })),
         Stream.flattenIterable
       )
       return Stream.concat(warnings, parts)
     }))
 
-  return makeLanguageModel({ provider, model: modelId, stream })
+  return LanguageModel.make({ provider, model: modelId, stream })
 }

@@ -1,13 +1,13 @@
 import { APICallError, type LanguageModelV2, type LanguageModelV4StreamPart } from "@ai-sdk/provider"
-import { type Message, userMessage } from "@dsh/core"
-import { LlmError, type ModelRequest, ModelRegistry, RetryPolicy, type StreamPart } from "@dsh/llm"
+import { Messages } from "@dsh/core"
+import { Http, type LanguageModel, LlmError, ModelRegistry } from "@dsh/llm"
 import { assert, describe, it } from "@effect/vitest"
 import { convertArrayToReadableStream, MockLanguageModelV3, MockLanguageModelV4 } from "ai/test"
 import { Effect, Fiber, Stream } from "effect"
-import { aiSdkAdapter, fromAiSdk } from "../src/index.ts"
+import { AiSdkAdapter, FromAiSdk } from "../src/index.ts"
 
-const ask = (text: string): ModelRequest => ({ messages: [userMessage(text)], tools: [] })
-const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
+const ask = (text: string): LanguageModel.ModelRequest => ({ messages: [Messages.userMessage(text)], tools: [] })
+const fastRetries = Effect.provideService(Http.RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
 
 const usageV4 = {
   inputTokens: { total: 100, noCache: 60, cacheRead: 30, cacheWrite: 10 },
@@ -17,12 +17,12 @@ const usageV4 = {
 const v4 = (parts: ReadonlyArray<LanguageModelV4StreamPart>) =>
   new MockLanguageModelV4({ provider: "mock", modelId: "m-1", doStream: { stream: convertArrayToReadableStream([...parts]) } })
 
-const collect = (parts: Stream.Stream<StreamPart, LlmError>) => Stream.runCollect(parts)
+const collect = (parts: Stream.Stream<LanguageModel.StreamPart, LlmError.LlmError>) => Stream.runCollect(parts)
 
 describe("fromAiSdk over a V4 model", () => {
   it.effect("streams text, reasoning with its metadata, assembled tool calls, the finish reason and every usage count", () =>
     Effect.gen(function*() {
-      const model = fromAiSdk(v4([
+      const model = FromAiSdk.fromAiSdk(v4([
         { type: "stream-start", warnings: [{ type: "unsupported", feature: "temperature" }] },
         { type: "reasoning-start", id: "r", providerMetadata: { mock: { signature: "sig-1" } } },
         { type: "reasoning-delta", id: "r", delta: "think " },
@@ -62,7 +62,7 @@ describe("fromAiSdk over a V4 model", () => {
 
   it.effect("collects into one response: reasoning on the message, warnings beside it", () =>
     Effect.gen(function*() {
-      const model = fromAiSdk(v4([
+      const model = FromAiSdk.fromAiSdk(v4([
         { type: "stream-start", warnings: [{ type: "other", message: "careful" }] },
         { type: "reasoning-start", id: "r" },
         { type: "reasoning-delta", id: "r", delta: "hmm" },
@@ -78,7 +78,7 @@ describe("fromAiSdk over a V4 model", () => {
 
   it.effect("tool input streamed without a closing tool-call part still is a call", () =>
     Effect.gen(function*() {
-      const model = fromAiSdk(v4([
+      const model = FromAiSdk.fromAiSdk(v4([
         { type: "tool-input-start", id: "c9", toolName: "Bash" },
         { type: "tool-input-delta", id: "c9", delta: "{\"command\":\"ls\"}" },
         { type: "tool-input-end", id: "c9" },
@@ -92,8 +92,8 @@ describe("fromAiSdk over a V4 model", () => {
   it.effect("sends the dsh conversation as the AI SDK prompt: files, own reasoning with providerOptions, tool calls and results", () =>
     Effect.gen(function*() {
       const mock = v4([{ type: "finish", finishReason: { unified: "stop", raw: undefined }, usage: usageV4 }])
-      const model = fromAiSdk(mock, { provider: "mine" })
-      const messages: ReadonlyArray<Message> = [
+      const model = FromAiSdk.fromAiSdk(mock, { provider: "mine" })
+      const messages: ReadonlyArray<Messages.Message> = [
         { role: "system", content: "be brief" },
         {
           role: "user",
@@ -160,13 +160,13 @@ describe("fromAiSdk over a V4 model", () => {
 
   it.effect("a provider that throws synchronously is a failed call, not a defect", () =>
     Effect.gen(function*() {
-      const model = fromAiSdk(new MockLanguageModelV4({
+      const model = FromAiSdk.fromAiSdk(new MockLanguageModelV4({
         doStream: () => {
           throw new Error("boom\nsecond line")
         }
       }))
       const error = yield* Effect.flip(model.generate(ask("hi")))
-      assert.instanceOf(error, LlmError)
+      assert.instanceOf(error, LlmError.LlmError)
       assert.strictEqual(error.reason, "BadResponse")
       assert.notInclude(error.detail, "\n")
       assert.include(error.detail, "boom second line")
@@ -174,25 +174,25 @@ describe("fromAiSdk over a V4 model", () => {
 
   it.effect("a malformed stream part, negative usage or a stream without finish is a BadResponse", () =>
     Effect.gen(function*() {
-      const malformed = yield* Effect.flip(fromAiSdk(v4([{ type: "text-delta", id: "t" } as never])).generate(ask("hi")))
+      const malformed = yield* Effect.flip(FromAiSdk.fromAiSdk(v4([{ type: "text-delta", id: "t" } as never])).generate(ask("hi")))
       assert.strictEqual(malformed.reason, "BadResponse")
       assert.include(malformed.detail, "malformed stream part")
-      const notObject = yield* Effect.flip(fromAiSdk(v4([42 as never])).generate(ask("hi")))
+      const notObject = yield* Effect.flip(FromAiSdk.fromAiSdk(v4([42 as never])).generate(ask("hi")))
       assert.include(notObject.detail, "malformed stream part")
-      const negative = yield* Effect.flip(fromAiSdk(v4([{
+      const negative = yield* Effect.flip(FromAiSdk.fromAiSdk(v4([{
         type: "finish",
         finishReason: { unified: "stop", raw: undefined },
         usage: { ...usageV4, outputTokens: { total: -5, text: undefined, reasoning: undefined } }
       }])).generate(ask("hi")))
       assert.strictEqual(negative.reason, "BadResponse")
       assert.include(negative.detail, "invalid usage")
-      const unfinished = yield* Effect.flip(fromAiSdk(v4([{ type: "text-delta", id: "t", delta: "half" }])).generate(ask("hi")))
+      const unfinished = yield* Effect.flip(FromAiSdk.fromAiSdk(v4([{ type: "text-delta", id: "t", delta: "half" }])).generate(ask("hi")))
       assert.include(unfinished.detail, "without a finish part")
     }))
 
   it.effect("an error part fails the call with the provider's reason and retryability", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(fromAiSdk(v4([
+      const error = yield* Effect.flip(FromAiSdk.fromAiSdk(v4([
         { type: "text-delta", id: "t", delta: "a" },
         {
           type: "error",
@@ -227,7 +227,7 @@ describe("fromAiSdk over a V4 model", () => {
         }
       })
       const started = Date.now()
-      const response = yield* fromAiSdk(mock).generate(ask("hi")).pipe(fastRetries)
+      const response = yield* FromAiSdk.fromAiSdk(mock).generate(ask("hi")).pipe(fastRetries)
       assert.strictEqual(response.message.content, "done")
       assert.strictEqual(calls, 2)
       assert.isAtLeast(Date.now() - started, 280, "waited for retry-after (300 ms), not the 5 ms backoff")
@@ -242,7 +242,7 @@ describe("fromAiSdk over a V4 model", () => {
           throw new APICallError({ message: "bad key", url: "http://x", requestBodyValues: {}, statusCode: 401, isRetryable: false })
         }
       })
-      const error = yield* Effect.flip(fromAiSdk(mock).generate(ask("hi")).pipe(fastRetries))
+      const error = yield* Effect.flip(FromAiSdk.fromAiSdk(mock).generate(ask("hi")).pipe(fastRetries))
       assert.strictEqual(error.reason, "Authentication")
       assert.strictEqual(calls, 1)
     }))
@@ -256,7 +256,7 @@ describe("fromAiSdk over a V4 model", () => {
           return { stream: new ReadableStream<LanguageModelV4StreamPart>({ start: (c) => c.enqueue({ type: "text-delta", id: "t", delta: "x" }) }) }
         }
       })
-      const fiber = yield* Effect.forkChild(Stream.runDrain(fromAiSdk(mock).stream(ask("hi"))))
+      const fiber = yield* Effect.forkChild(Stream.runDrain(FromAiSdk.fromAiSdk(mock).stream(ask("hi"))))
       yield* Effect.sleep("30 millis")
       yield* Fiber.interrupt(fiber)
       assert.strictEqual(signal?.aborted, true)
@@ -265,8 +265,8 @@ describe("fromAiSdk over a V4 model", () => {
   it.live("a stream silent past the idle timeout fails with a retryable Network error instead of hanging", () =>
     Effect.gen(function*() {
       const mock = new MockLanguageModelV4({ doStream: async () => ({ stream: new ReadableStream<LanguageModelV4StreamPart>() }) })
-      const error = yield* Effect.flip(fromAiSdk(mock).generate(ask("hi")).pipe(
-        Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: 1, maxDelay: 1, idleTimeout: "50 millis" })
+      const error = yield* Effect.flip(FromAiSdk.fromAiSdk(mock).generate(ask("hi")).pipe(
+        Effect.provideService(Http.RetryPolicy, { maxRetries: 0, baseDelay: 1, maxDelay: 1, idleTimeout: "50 millis" })
       ))
       assert.strictEqual(error.reason, "Network")
     }))
@@ -284,7 +284,7 @@ describe("fromAiSdk over older specs", () => {
           ])
         }
       })
-      const response = yield* fromAiSdk(mock).generate({
+      const response = yield* FromAiSdk.fromAiSdk(mock).generate({
         messages: [{ role: "user", content: "", parts: [{ type: "image", mediaType: "image/jpeg", data: "AAAA" }] }],
         tools: [],
         thinking: "high"
@@ -311,22 +311,22 @@ describe("fromAiSdk over older specs", () => {
           ])
         })
       }
-      const response = yield* fromAiSdk(v2).generate(ask("hi"))
+      const response = yield* FromAiSdk.fromAiSdk(v2).generate(ask("hi"))
       assert.strictEqual(response.message.content, "old")
       assert.deepStrictEqual(response.usage, { inputTokens: 10, outputTokens: 4, totalTokens: 14, cacheReadTokens: 6, reasoningTokens: 2 })
-      assert.strictEqual(fromAiSdk(v2).provider, "v2mock")
+      assert.strictEqual(FromAiSdk.fromAiSdk(v2).provider, "v2mock")
     }))
 
   it.effect("an object of another specification version is a Configuration error", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(fromAiSdk({ specificationVersion: "v1", provider: "x", modelId: "y" } as never).generate(ask("hi")))
+      const error = yield* Effect.flip(FromAiSdk.fromAiSdk({ specificationVersion: "v1", provider: "x", modelId: "y" } as never).generate(ask("hi")))
       assert.strictEqual(error.reason, "Configuration")
     }))
 })
 
 describe("aiSdkAdapter", () => {
   const ids: Array<string> = []
-  const groq = aiSdkAdapter({
+  const groq = AiSdkAdapter.aiSdkAdapter({
     name: "groq",
     provider: {
       languageModel: (id: string) => {
@@ -341,7 +341,7 @@ describe("aiSdkAdapter", () => {
 
   it.effect("resolves <name>:<model id> through a ModelRegistry", () =>
     Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       const model = yield* registry.resolve("groq:llama-3.3-70b")
       assert.strictEqual(model.provider, "groq")
       assert.strictEqual(model.model, "m-1")
@@ -351,7 +351,7 @@ describe("aiSdkAdapter", () => {
 
   it.effect("a provider that refuses the model id is a Configuration error naming both", () =>
     Effect.gen(function*() {
-      const adapter = aiSdkAdapter({
+      const adapter = AiSdkAdapter.aiSdkAdapter({
         name: "picky",
         provider: {
           languageModel: (id) => {

@@ -1,12 +1,12 @@
 import { createAnthropic } from "@ai-sdk/anthropic"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { userMessage } from "@dsh/core"
-import { startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Messages } from "@dsh/core"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { fromAiSdk } from "../src/index.ts"
+import { FromAiSdk } from "../src/index.ts"
 
 /** A local Anthropic Messages endpoint that answers every request with a thinking block (signed) and text. */
 const thinkingServer = Effect.acquireRelease(
@@ -49,8 +49,8 @@ describe("fromAiSdk over real providers", () => {
   it.live("@ai-sdk/anthropic: a signed thinking block comes back as reasoning with its metadata and goes out again with its signature", () =>
     Effect.gen(function*() {
       const { bodies, url } = yield* thinkingServer
-      const model = fromAiSdk(createAnthropic({ baseURL: url, apiKey: "sk-ant" })("claude-sonnet-4-5"), { provider: "claude" })
-      const first = yield* model.generate({ messages: [userMessage("hi")], tools: [], thinking: "high" })
+      const model = FromAiSdk.fromAiSdk(createAnthropic({ baseURL: url, apiKey: "sk-ant" })("claude-sonnet-4-5"), { provider: "claude" })
+      const first = yield* model.generate({ messages: [Messages.userMessage("hi")], tools: [], thinking: "high" })
       assert.strictEqual(first.message.content, "Hi there")
       const reasoning = first.message.reasoning?.[0]
       assert.strictEqual(reasoning?.text, "Let me think.")
@@ -58,7 +58,7 @@ describe("fromAiSdk over real providers", () => {
       assert.deepStrictEqual((reasoning?.providerMetadata as { anthropic?: { signature?: string } } | undefined)?.anthropic?.signature, "SIG123")
       // Anthropic counts input without the cache: dsh's inputTokens holds every input token.
       assert.deepStrictEqual(first.usage, { inputTokens: 16, outputTokens: 7, totalTokens: 23, cacheReadTokens: 4, cacheWriteTokens: 2 })
-      yield* model.generate({ messages: [userMessage("hi"), first.message, userMessage("and?")], tools: [] })
+      yield* model.generate({ messages: [Messages.userMessage("hi"), first.message, Messages.userMessage("and?")], tools: [] })
       const sent = bodies[1] as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> }
       assert.deepStrictEqual(sent.messages[1]?.content[0], { type: "thinking", thinking: "Let me think.", signature: "SIG123" })
     }))
@@ -66,10 +66,10 @@ describe("fromAiSdk over real providers", () => {
   it.live("@ai-sdk/openai-compatible: an image in a user message is sent as image_url", () =>
     Effect.gen(function*() {
       const server = yield* Effect.acquireRelease(
-        Effect.promise(() => startFakeOpenAIServer({ replies: [{ text: "a cat", usage: { input: 9, output: 2 } }] })),
+        Effect.promise(() => FakeOpenAIServer.startFakeOpenAIServer({ replies: [{ text: "a cat", usage: { input: 9, output: 2 } }] })),
         (s) => Effect.promise(() => s.close())
       )
-      const model = fromAiSdk(createOpenAICompatible({ name: "local", baseURL: server.url, apiKey: "k", includeUsage: true })("vision-1"))
+      const model = FromAiSdk.fromAiSdk(createOpenAICompatible({ name: "local", baseURL: server.url, apiKey: "k", includeUsage: true })("vision-1"))
       const answer = yield* model.generate({
         messages: [{ role: "user", content: "what is it?", parts: [{ type: "text", text: "what is it?" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }] }],
         tools: []

@@ -1,4 +1,4 @@
-import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint, type StreamPart } from "@dsh/llm"
+import { Endpoint, Http, LanguageModel, type ModelRegistry } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { decodeStreamEvent, makeEventParser } from "./internal/events.ts"
 import { planRequest, PROVIDER } from "./internal/wire.ts"
@@ -18,14 +18,14 @@ export const ANTHROPIC_VERSION = "2023-06-01"
  * 24576 tokens, kept 1024 below `max_tokens`). Thinking blocks go back with their signatures, so
  * thinking stays on through tool loops; what the wire cannot take comes out as `warning` parts.
  */
-export const AnthropicAdapter: ModelAdapter = {
+export const AnthropicAdapter: ModelRegistry.ModelAdapter = {
   name: PROVIDER,
   description: "Anthropic Messages API (Claude), streaming with tool use",
   aliases: ANTHROPIC_ALIASES,
   modelIds: ANTHROPIC_MODEL_IDS,
   create: (model, config) =>
     Effect.gen(function*() {
-      const { apiKey, model: name, url } = yield* resolveEndpoint(model, config, {
+      const { apiKey, model: name, url } = yield* Endpoint.resolveEndpoint(model, config, {
         provider: PROVIDER,
         exampleSpec: "anthropic:claude-sonnet-4-5",
         apiKeyEnv: "ANTHROPIC_API_KEY",
@@ -33,22 +33,22 @@ export const AnthropicAdapter: ModelAdapter = {
         defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
         path: "/v1/messages"
       })
-      return makeLanguageModel({
+      return LanguageModel.make({
         provider: PROVIDER,
         model: name,
         stream: (request) =>
           Stream.suspend(() => {
             const parser = makeEventParser()
             const plan = planRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
-            const warnings = Stream.fromIterable(plan.warnings.map((message): StreamPart => ({ type: "warning", message })))
-            return Stream.concat(warnings, postSse({
+            const warnings = Stream.fromIterable(plan.warnings.map((message): LanguageModel.StreamPart => ({ type: "warning", message })))
+            return Stream.concat(warnings, Http.postSse({
               provider: PROVIDER,
               url,
               headers: { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, accept: "text/event-stream" },
               body: plan.body
             }).pipe(
               Stream.mapEffect((event) =>
-                parseJsonEvent(PROVIDER, event.data).pipe(
+                Http.parseJsonEvent(PROVIDER, event.data).pipe(
                   Effect.flatMap(decodeStreamEvent),
                   Effect.flatMap(parser.push)
                 )

@@ -2,5 +2,5 @@
  * @dsh/llm-anthropic: the `anthropic` model adapter (Messages API, streaming, tool use).
  * Register it with `ModelRegistry.provide(AnthropicAdapter)`; fixtures live in `./testing`.
  */
-export * from "./AnthropicAdapter.ts"
-export * from "./names.ts"
+export * as AnthropicAdapter from "./AnthropicAdapter.ts"
+export * as names from "./names.ts"

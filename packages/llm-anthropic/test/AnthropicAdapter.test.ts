@@ -1,27 +1,27 @@
-import { systemMessage, userMessage } from "@dsh/core"
-import { type ModelRequest, ModelRegistry, RetryPolicy } from "@dsh/llm"
-import { modelAdapterSuite } from "@dsh/llm/conformance"
+import { Messages } from "@dsh/core"
+import { Http, type LanguageModel, ModelRegistry } from "@dsh/llm"
+import { ModelAdapterSuite } from "@dsh/llm/conformance"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { AnthropicAdapter } from "../src/index.ts"
 import type { WireRequest } from "../src/internal/wire.ts"
-import { type FakeServerOptions, startFakeAnthropicServer } from "../src/testing.ts"
+import { FakeAnthropicServer } from "../src/testing.ts"
 
 // Streaming, tool-call assembly, retries, error reasons and aborts: the suite every adapter runs.
-modelAdapterSuite("AnthropicAdapter conformance", { adapter: AnthropicAdapter, startServer: startFakeAnthropicServer })
+ModelAdapterSuite.modelAdapterSuite("AnthropicAdapter conformance", { adapter: AnthropicAdapter.AnthropicAdapter, startServer: FakeAnthropicServer.startFakeAnthropicServer })
 
-const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
+const fastRetries = Effect.provideService(Http.RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
 
-const fakeServer = (options: FakeServerOptions) =>
+const fakeServer = (options: FakeAnthropicServer.FakeServerOptions) =>
   Effect.acquireRelease(
-    Effect.promise(() => startFakeAnthropicServer(options)),
+    Effect.promise(() => FakeAnthropicServer.startFakeAnthropicServer(options)),
     (server) => Effect.promise(() => server.close())
   )
 
 const modelFor = (url: string, model = "claude-test") =>
-  AnthropicAdapter.create(model, { env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-test" } })
+  AnthropicAdapter.AnthropicAdapter.create(model, { env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-test" } })
 
-const ask = (text: string): ModelRequest => ({ messages: [userMessage(text)], tools: [] })
+const ask = (text: string): LanguageModel.ModelRequest => ({ messages: [Messages.userMessage(text)], tools: [] })
 
 const bodyOf = (body: unknown) => body as WireRequest
 
@@ -47,14 +47,14 @@ describe("AnthropicAdapter", () => {
   it.live("maps the system prompt, tool use and merged tool results", () =>
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ text: "done" }] })
-      const model = yield* AnthropicAdapter.create("claude-test", {
+      const model = yield* AnthropicAdapter.AnthropicAdapter.create("claude-test", {
         env: { ANTHROPIC_BASE_URL: `${server.url}/`, ANTHROPIC_API_KEY: "sk-ant-test" },
         maxOutputTokens: 4000
       })
       yield* model.generate({
         messages: [
-          systemMessage("You are terse."),
-          userMessage("read a and b"),
+          Messages.systemMessage("You are terse."),
+          Messages.userMessage("read a and b"),
           {
             role: "assistant",
             content: "Reading.",
@@ -125,23 +125,23 @@ describe("AnthropicAdapter", () => {
 
   it.effect("fails with Configuration when the key or the model is missing", () =>
     Effect.gen(function*() {
-      const noKey = yield* Effect.flip(AnthropicAdapter.create("claude-test", { env: { ANTHROPIC_API_KEY: "" } }))
+      const noKey = yield* Effect.flip(AnthropicAdapter.AnthropicAdapter.create("claude-test", { env: { ANTHROPIC_API_KEY: "" } }))
       assert.strictEqual(noKey.reason, "Configuration")
       assert.strictEqual(noKey.detail, "ANTHROPIC_API_KEY is not set")
-      const noModel = yield* Effect.flip(AnthropicAdapter.create(" ", { apiKey: "k" }))
+      const noModel = yield* Effect.flip(AnthropicAdapter.AnthropicAdapter.create(" ", { apiKey: "k" }))
       assert.strictEqual(noModel.reason, "Configuration")
     }))
 
   it.effect("ships Claude Code's aliases and serves claude-* ids; a registry's own aliases win", () =>
     Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       assert.strictEqual(yield* registry.canonical("sonnet"), "anthropic:claude-sonnet-4-5")
       assert.strictEqual(yield* registry.canonical("haiku"), "anthropic:claude-haiku-4-5")
       assert.strictEqual(yield* registry.canonical("opus"), "anthropic:claude-opus-4-5")
       assert.strictEqual(yield* registry.canonical("claude-sonnet-4-20250514"), "anthropic:claude-sonnet-4-20250514")
       assert.strictEqual(yield* registry.canonical("anthropic/claude-haiku-4-5"), "anthropic:claude-haiku-4-5")
       const mine = yield* ModelRegistry.makeWith({ aliases: { opus: "anthropic:claude-opus-4-1" } })
-      yield* mine.adapters.registerPermanent(AnthropicAdapter.name, AnthropicAdapter)
+      yield* mine.adapters.registerPermanent(AnthropicAdapter.AnthropicAdapter.name, AnthropicAdapter.AnthropicAdapter)
       assert.strictEqual(yield* mine.canonical("opus"), "anthropic:claude-opus-4-1")
-    }).pipe(Effect.provide(ModelRegistry.layerWith([AnthropicAdapter]) as Layer.Layer<ModelRegistry>)))
+    }).pipe(Effect.provide(ModelRegistry.layerWith([AnthropicAdapter.AnthropicAdapter]) as Layer.Layer<ModelRegistry.ModelRegistry>)))
 })

@@ -1,19 +1,19 @@
-import { type AssistantMessage, type Message, userMessage } from "@dsh/core"
-import type { ModelRequest } from "@dsh/llm"
+import { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { AnthropicAdapter } from "../src/index.ts"
 import type { WireRequest } from "../src/internal/wire.ts"
-import { type FakeServerOptions, startFakeAnthropicServer } from "../src/testing.ts"
+import { FakeAnthropicServer } from "../src/testing.ts"
 
-const fakeServer = (options: FakeServerOptions) =>
+const fakeServer = (options: FakeAnthropicServer.FakeServerOptions) =>
   Effect.acquireRelease(
-    Effect.promise(() => startFakeAnthropicServer(options)),
+    Effect.promise(() => FakeAnthropicServer.startFakeAnthropicServer(options)),
     (server) => Effect.promise(() => server.close())
   )
 
 const modelFor = (url: string) =>
-  AnthropicAdapter.create("claude-test", { env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-test" }, maxOutputTokens: 16000 })
+  AnthropicAdapter.AnthropicAdapter.create("claude-test", { env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-ant-test" }, maxOutputTokens: 16000 })
 
 const bodyOf = (body: unknown) => body as WireRequest
 const tool = { name: "Now", description: "the time", parameters: { type: "object", properties: {} } }
@@ -31,14 +31,14 @@ describe("AnthropicAdapter content parts", () => {
         ]
       })
       const model = yield* modelFor(server.url)
-      const first: ModelRequest = { messages: [userMessage("what time is it?")], tools: [tool], thinking: "medium" }
+      const first: LanguageModel.ModelRequest = { messages: [Messages.userMessage("what time is it?")], tools: [tool], thinking: "medium" }
       const response = yield* model.generate(first)
       assert.deepStrictEqual(response.message.reasoning, [
         { type: "reasoning", text: "I should ask the clock.", provider: "anthropic", signature: "sig-1" },
         { type: "reasoning", text: "", provider: "anthropic", redactedData: "opaque-2" }
       ])
       assert.isUndefined(response.warnings)
-      const loop: Array<Message> = [
+      const loop: Array<Messages.Message> = [
         ...first.messages,
         response.message,
         { role: "tool", toolCallId: "toolu_1", name: "Now", content: "12:00" }
@@ -60,7 +60,7 @@ describe("AnthropicAdapter content parts", () => {
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ reasoning: [{ text: "abcdefgh", signature: "s" }], text: "ok" }] })
       const model = yield* modelFor(server.url)
-      const parts = yield* Stream.runCollect(model.stream({ messages: [userMessage("x")], tools: [], thinking: "low" }))
+      const parts = yield* Stream.runCollect(model.stream({ messages: [Messages.userMessage("x")], tools: [], thinking: "low" }))
       const types = Array.from(parts, (p) => p.type)
       assert.deepStrictEqual(types.slice(0, 3), ["reasoning-delta", "reasoning-delta", "reasoning"])
       assert.strictEqual(types.at(-1), "finish")
@@ -70,7 +70,7 @@ describe("AnthropicAdapter content parts", () => {
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ text: "seen" }] })
       const model = yield* modelFor(server.url)
-      const assistant: AssistantMessage = { role: "assistant", content: "", toolCalls: [{ id: "t1", name: "Shot", arguments: "{}" }] }
+      const assistant: Messages.AssistantMessage = { role: "assistant", content: "", toolCalls: [{ id: "t1", name: "Shot", arguments: "{}" }] }
       yield* model.generate({
         messages: [
           {
@@ -122,7 +122,7 @@ describe("AnthropicAdapter content parts", () => {
         messages: [
           { role: "user", content: "hear", parts: [{ type: "text", text: "hear" }, { type: "file", mediaType: "audio/wav", data: "UklGRg==" }] },
           { role: "assistant", content: "heard", reasoning: [{ type: "reasoning", text: "hmm", provider: "openai" }] },
-          userMessage("again")
+          Messages.userMessage("again")
         ],
         tools: [],
         thinking: "medium"
@@ -142,9 +142,9 @@ describe("AnthropicAdapter content parts", () => {
       const model = yield* modelFor(server.url)
       const response = yield* model.generate({
         messages: [
-          userMessage("x"),
+          Messages.userMessage("x"),
           { role: "assistant", content: "y", reasoning: [{ type: "reasoning", text: "t", provider: "anthropic", signature: "s" }] },
-          userMessage("z")
+          Messages.userMessage("z")
         ],
         tools: []
       })
@@ -160,7 +160,7 @@ describe("AnthropicAdapter content parts", () => {
       const model = yield* modelFor(server.url)
       yield* model.generate({
         messages: [
-          userMessage("x"),
+          Messages.userMessage("x"),
           { role: "assistant", content: "", toolCalls: [{ id: "t", name: "Now", arguments: "{}" }] },
           { role: "tool", toolCallId: "t", name: "Now", content: "12:00" }
         ],

@@ -1,5 +1,5 @@
-import { systemMessage, userMessage } from "@dsh/core"
-import type { StreamPart } from "@dsh/llm"
+import { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { decodeStreamEvent, makeEventParser, mapStopReason } from "../src/internal/events.ts"
@@ -10,7 +10,7 @@ const toWireRequest = (...args: Parameters<typeof planRequest>) => planRequest(.
 const run = (events: ReadonlyArray<unknown>) =>
   Effect.gen(function*() {
     const parser = makeEventParser()
-    const out: Array<StreamPart> = []
+    const out: Array<LanguageModel.StreamPart> = []
     for (const event of events) out.push(...(yield* parser.push(yield* decodeStreamEvent(event))))
     out.push(...(yield* parser.end()))
     return out
@@ -65,7 +65,7 @@ describe("Anthropic wire", () => {
   })
 
   it("thinking gets a budget below max_tokens, drops temperature, and stays off mid tool loop", () => {
-    const base = { messages: [systemMessage("a"), systemMessage("b"), userMessage("x")], tools: [], temperature: 0.5 }
+    const base = { messages: [Messages.systemMessage("a"), Messages.systemMessage("b"), Messages.userMessage("x")], tools: [], temperature: 0.5 }
     const high = toWireRequest("m", { ...base, thinking: "high" }, { maxOutputTokens: 32000 })
     assert.deepStrictEqual(high.thinking, { type: "enabled", budget_tokens: 24576 })
     assert.notProperty(high, "temperature")
@@ -77,7 +77,7 @@ describe("Anthropic wire", () => {
     assert.strictEqual(tooSmall.temperature, 0.5)
     const midLoop = toWireRequest("m", {
       messages: [
-        userMessage("x"),
+        Messages.userMessage("x"),
         { role: "assistant", content: "", toolCalls: [{ id: "t", name: "Now", arguments: "{}" }] },
         { role: "tool", toolCallId: "t", name: "Now", content: "12:00" }
       ],

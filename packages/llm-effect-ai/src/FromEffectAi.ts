@@ -1,12 +1,4 @@
-import {
-  type LanguageModelShape,
-  type LlmError,
-  makeLanguageModel,
-  type ModelAdapter,
-  type ModelConfig,
-  type ModelRequest,
-  type StreamPart
-} from "@dsh/llm"
+import { type LlmError, LanguageModel as LlmLanguageModel, type ModelRegistry } from "@dsh/llm"
 import { Effect, type Layer, Stream } from "effect"
 import { type AiError, LanguageModel } from "effect/ai"
 import { toLlmError } from "./internal/errors.ts"
@@ -24,8 +16,8 @@ export interface EffectAiModelOptions {
 const streamWith = (
   service: LanguageModel.LanguageModel,
   provider: string,
-  request: ModelRequest
-): Stream.Stream<StreamPart, LlmError> =>
+  request: LlmLanguageModel.ModelRequest
+): Stream.Stream<LlmLanguageModel.StreamPart, LlmError.LlmError> =>
   Stream.suspend(() => {
     const mapper = makePartMapper(provider)
     const toolkit = toToolkit(request.tools)
@@ -39,7 +31,7 @@ const streamWith = (
         AnyStreamPart,
         AiError.AiError
       >
-    const warningParts = warnings.map((message): StreamPart => ({ type: "warning", message: `${provider}: ${message}` }))
+    const warningParts = warnings.map((message): LlmLanguageModel.StreamPart => ({ type: "warning", message: `${provider}: ${message}` }))
     return Stream.fromIterable(warningParts).pipe(
       Stream.concat(parts.pipe(
         Stream.mapError((error: AiError.AiError) => toLlmError(provider, error)),
@@ -55,8 +47,8 @@ const streamWith = (
  * as dsh `tool-call` parts. `maxOutputTokens`, `temperature` and `thinking` are not sent:
  * effect/ai sets them per provider, in the provider's own config layer.
  */
-export const fromEffectAi = (service: LanguageModel.LanguageModel, options: EffectAiModelOptions): LanguageModelShape =>
-  makeLanguageModel({
+export const fromEffectAi = (service: LanguageModel.LanguageModel, options: EffectAiModelOptions): LlmLanguageModel.LanguageModelShape =>
+  LlmLanguageModel.make({
     provider: options.provider,
     model: options.model,
     stream: (request) => streamWith(service, options.provider, request)
@@ -68,10 +60,10 @@ export const fromEffectAi = (service: LanguageModel.LanguageModel, options: Effe
  * the request; construction failures surface as the call's `LlmError`.
  */
 export const fromEffectAiLayer = (
-  layer: Layer.Layer<LanguageModel.LanguageModel, AiError.AiError | LlmError>,
+  layer: Layer.Layer<LanguageModel.LanguageModel, AiError.AiError | LlmError.LlmError>,
   options: EffectAiModelOptions
-): LanguageModelShape =>
-  makeLanguageModel({
+): LlmLanguageModel.LanguageModelShape =>
+  LlmLanguageModel.make({
     provider: options.provider,
     model: options.model,
     stream: (request) =>
@@ -90,16 +82,16 @@ export interface EffectAiAdapterOptions {
   readonly name: string
   readonly description?: string | undefined
   /** The effect/ai model for a model id (the spec after `name:`), given the registry's config. */
-  readonly layer: (modelId: string, config: ModelConfig) => Layer.Layer<LanguageModel.LanguageModel, AiError.AiError | LlmError>
-  readonly aliases?: ModelAdapter["aliases"]
-  readonly modelIds?: ModelAdapter["modelIds"]
+  readonly layer: (modelId: string, config: ModelRegistry.ModelConfig) => Layer.Layer<LanguageModel.LanguageModel, AiError.AiError | LlmError.LlmError>
+  readonly aliases?: ModelRegistry.ModelAdapter["aliases"]
+  readonly modelIds?: ModelRegistry.ModelAdapter["modelIds"]
 }
 
 /**
  * A dsh `ModelAdapter` for effect/ai models: register it with
  * `ModelRegistry.provide(effectAiAdapter({ name: "openai-effect", layer: (id) => OpenAiLanguageModel.layer({ model: id }) }))`.
  */
-export const effectAiAdapter = (options: EffectAiAdapterOptions): ModelAdapter => ({
+export const effectAiAdapter = (options: EffectAiAdapterOptions): ModelRegistry.ModelAdapter => ({
   name: options.name,
   description: options.description ?? `effect/ai models as ${options.name}:<model id>`,
   ...(options.aliases === undefined ? {} : { aliases: options.aliases }),

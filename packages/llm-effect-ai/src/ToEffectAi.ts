@@ -1,12 +1,12 @@
-import type { RegistryError } from "@dsh/core"
-import { type LanguageModelShape, type LlmError, type ModelConfig, ModelRegistry } from "@dsh/llm"
+import type { Registry } from "@dsh/core"
+import { type LlmError, type LanguageModel as LlmLanguageModel, ModelRegistry } from "@dsh/llm"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
 import { toAiError } from "./internal/errors.ts"
 import { toModelRequest } from "./internal/fromPrompt.ts"
 import { makeStreamEncoder, toResponseParts } from "./internal/toResponse.ts"
 
-const logWarnings = (model: LanguageModelShape, warnings: ReadonlyArray<string> | undefined) =>
+const logWarnings = (model: LlmLanguageModel.LanguageModelShape, warnings: ReadonlyArray<string> | undefined) =>
   Effect.forEach(warnings ?? [], (message) => Effect.logWarning(message).pipe(Effect.annotateLogs({ provider: model.provider, model: model.model })), {
     discard: true
   })
@@ -17,7 +17,7 @@ const logWarnings = (model: LanguageModelShape, warnings: ReadonlyArray<string> 
  * keeps its own features: with a toolkit it runs the tools and loops as usual. dsh warnings
  * (parts the adapter could not send) are logged; `LlmError`s become `AiError`s.
  */
-export const toEffectAi = (model: LanguageModelShape): Effect.Effect<LanguageModel.LanguageModel> =>
+export const toEffectAi = (model: LlmLanguageModel.LanguageModelShape): Effect.Effect<LanguageModel.LanguageModel> =>
   LanguageModel.make({
     generateText: (options) =>
       model.generate(toModelRequest(options, model.provider)).pipe(
@@ -40,18 +40,18 @@ export const toEffectAi = (model: LanguageModelShape): Effect.Effect<LanguageMod
   })
 
 /** A layer providing effect/ai's `LanguageModel` from a dsh model. */
-export const layerFromModel = (model: LanguageModelShape): Layer.Layer<LanguageModel.LanguageModel> =>
+export const layerFromModel = (model: LlmLanguageModel.LanguageModelShape): Layer.Layer<LanguageModel.LanguageModel> =>
   Layer.effect(LanguageModel.LanguageModel, toEffectAi(model))
 
 /** A layer providing effect/ai's `LanguageModel` from a dsh model spec (`scripted:demo`, `openai:gpt-4.1-mini`, `sonnet`). */
 export const layerFromSpec = (
   spec: string,
-  config?: ModelConfig
-): Layer.Layer<LanguageModel.LanguageModel, LlmError | RegistryError, ModelRegistry> =>
+  config?: ModelRegistry.ModelConfig
+): Layer.Layer<LanguageModel.LanguageModel, LlmError.LlmError | Registry.RegistryError, ModelRegistry.ModelRegistry> =>
   Layer.effect(
     LanguageModel.LanguageModel,
     Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       return yield* toEffectAi(yield* registry.resolve(spec, config))
     })
   )

@@ -4,5 +4,5 @@
  * the `ModelRegistry`); any dsh model is an effect/ai `LanguageModel` (`toEffectAi`,
  * `layerFromModel`, `layerFromSpec`), so `Chat`, `generateText` and `streamText` run on it.
  */
-export * from "./FromEffectAi.ts"
-export * from "./ToEffectAi.ts"
+export * as FromEffectAi from "./FromEffectAi.ts"
+export * as ToEffectAi from "./ToEffectAi.ts"

@@ -1,14 +1,14 @@
-import { makeUsage } from "@dsh/core"
-import { type LanguageModelShape, makeLanguageModel, type ModelRequest, type StreamPart } from "@dsh/llm"
+import { Usage } from "@dsh/core"
+import { LanguageModel } from "@dsh/llm"
 import { Stream } from "effect"
 
 /** A dsh model that records every request and answers with the parts `reply` gives for it. */
 export const recordingModel = (
-  reply: (request: ModelRequest, index: number) => ReadonlyArray<StreamPart>,
+  reply: (request: LanguageModel.ModelRequest, index: number) => ReadonlyArray<LanguageModel.StreamPart>,
   provider = "fake"
-): { readonly model: LanguageModelShape; readonly requests: Array<ModelRequest> } => {
-  const requests: Array<ModelRequest> = []
-  const model = makeLanguageModel({
+): { readonly model: LanguageModel.LanguageModelShape; readonly requests: Array<LanguageModel.ModelRequest> } => {
+  const requests: Array<LanguageModel.ModelRequest> = []
+  const model = LanguageModel.make({
     provider,
     model: "fake-1",
     stream: (request) =>
@@ -21,9 +21,9 @@ export const recordingModel = (
 }
 
 /** Wraps a model so its requests are recorded. */
-export const recording = (inner: LanguageModelShape): { readonly model: LanguageModelShape; readonly requests: Array<ModelRequest> } => {
-  const requests: Array<ModelRequest> = []
-  const model = makeLanguageModel({
+export const recording = (inner: LanguageModel.LanguageModelShape): { readonly model: LanguageModel.LanguageModelShape; readonly requests: Array<LanguageModel.ModelRequest> } => {
+  const requests: Array<LanguageModel.ModelRequest> = []
+  const model = LanguageModel.make({
     provider: inner.provider,
     model: inner.model,
     stream: (request) => Stream.suspend(() => {
@@ -34,4 +34,4 @@ export const recording = (inner: LanguageModelShape): { readonly model: Language
   return { model, requests }
 }
 
-export const usage = makeUsage(10, 5, { read: 4 })
+export const usage = Usage.make(10, 5, { read: 4 })

@@ -1,19 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
-import { runTurn } from "@dsh/agent"
-import type { Message, ToolCall } from "@dsh/core"
-import { ModelRegistry, type StreamPart } from "@dsh/llm"
-import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
+import { TurnLoop } from "@dsh/agent"
+import type { Messages } from "@dsh/core"
+import { type LanguageModel as LlmLanguageModel, ModelRegistry } from "@dsh/llm"
+import { type Script, ScriptedModel } from "@dsh/llm-scripted"
 import type { Toolbox } from "@dsh/tools"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { AiError, LanguageModel, Model, type Prompt, type Response } from "effect/ai"
-import { effectAiAdapter, fromEffectAi, toEffectAi } from "../src/index.ts"
+import { FromEffectAi, ToEffectAi } from "../src/index.ts"
 import { recordingModel, usage } from "./fixtures.ts"
 
 /** A dsh toolbox with one tool, `Echo`, that answers `echo: <text>`. */
-const echoToolbox: Toolbox = {
+const echoToolbox: Toolbox.Toolbox = {
   names: ["Echo"],
   specs: [{ name: "Echo", description: "Echoes its text", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } }],
-  execute: (call: ToolCall) =>
+  execute: (call: Messages.ToolCall) =>
     Effect.sync(() => ({
       role: "tool" as const,
       toolCallId: call.id,
@@ -22,8 +22,8 @@ const echoToolbox: Toolbox = {
     }))
 }
 
-const turn = (model: Parameters<typeof runTurn>[0]["model"], prompt: string) =>
-  runTurn({
+const turn = (model: Parameters<typeof TurnLoop.runTurn>[0]["model"], prompt: string) =>
+  TurnLoop.runTurn({
     agent: "main",
     cwd: "/",
     model,
@@ -35,7 +35,7 @@ const turn = (model: Parameters<typeof runTurn>[0]["model"], prompt: string) =>
     onEvent: () => Effect.void
   })
 
-const script: Script = {
+const script: Script.Script = {
   rules: [
     { when: { lastUser: "^echo (.*)$", step: 0 }, reply: { text: "Calling.", toolCalls: [{ name: "Echo", arguments: { text: "{{1}}" } }] } },
     { when: { lastTool: "." }, reply: { text: "The tool said: {{lastTool}}" } }
@@ -78,7 +78,7 @@ const fakeProvider = (prompts: Array<Prompt.Prompt>) =>
 describe("an effect/ai LanguageModel as a dsh model", () => {
   it.effect("toEffectAi(scripted) and back drives dsh's turn loop through a tool call", () =>
     Effect.gen(function*() {
-      const model = fromEffectAi(yield* toEffectAi(makeScriptedModel(script)), { provider: "bridge", model: "scripted" })
+      const model = FromEffectAi.fromEffectAi(yield* ToEffectAi.toEffectAi(ScriptedModel.make(script)), { provider: "bridge", model: "scripted" })
       const result = yield* turn(model, "echo hi")
       assert.strictEqual(result.status, "completed")
       assert.strictEqual(result.result, "The tool said: echo: hi")
@@ -88,7 +88,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
   it.effect("a provider built with LanguageModel.make drives the turn loop; raw arguments, reasoning and usage come through", () =>
     Effect.gen(function*() {
       const prompts: Array<Prompt.Prompt> = []
-      const model = fromEffectAi(yield* fakeProvider(prompts), { provider: "acme", model: "acme-1" })
+      const model = FromEffectAi.fromEffectAi(yield* fakeProvider(prompts), { provider: "acme", model: "acme-1" })
       const result = yield* turn(model, "echo hi")
       assert.strictEqual(result.status, "completed")
       assert.strictEqual(result.result, "Done: \"echo: hi\"")
@@ -108,14 +108,14 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
   it.effect("reasoning, images, files and tool messages survive dsh → effect/ai → dsh", () =>
     Effect.gen(function*() {
       const reasoning = { type: "reasoning" as const, text: "Look at it.", provider: "anthropic", signature: "sig-1", redactedData: "xyz", providerMetadata: { anthropic: { block: 0 } } }
-      const { model: inner, requests } = recordingModel((): ReadonlyArray<StreamPart> => [
+      const { model: inner, requests } = recordingModel((): ReadonlyArray<LlmLanguageModel.StreamPart> => [
         { type: "reasoning-delta", text: "Look " },
         { type: "reasoning-delta", text: "at it." },
         { type: "reasoning", part: reasoning },
         { type: "text-delta", text: "A red dot." },
         { type: "finish", reason: "stop", usage }
       ])
-      const messages: ReadonlyArray<Message> = [
+      const messages: ReadonlyArray<Messages.Message> = [
         { role: "system", content: "Describe images." },
         {
           role: "user",
@@ -135,7 +135,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
         { role: "tool", toolCallId: "c10", name: "Shot", content: "A screenshot:", parts: [{ type: "text", text: "A screenshot:" }, { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }] },
         { role: "user", content: "Again." }
       ]
-      const back = fromEffectAi(yield* toEffectAi(inner), { provider: "bridge", model: "fake-1" })
+      const back = FromEffectAi.fromEffectAi(yield* ToEffectAi.toEffectAi(inner), { provider: "bridge", model: "fake-1" })
       const response = yield* back.generate({ messages, tools: [] })
       assert.deepStrictEqual(requests[0]?.messages, messages)
       assert.deepStrictEqual(response.message, { role: "assistant", content: "A red dot.", reasoning: [reasoning] })
@@ -151,7 +151,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
         LanguageModel.make({
           generateText: () => Effect.succeed([]),
           streamText: () => Stream.fail(AiError.make({ module: "Acme", method: "streamText", reason }))
-        }).pipe(Effect.map((service) => fromEffectAi(service, { provider: "acme", model: "acme-1" })))
+        }).pipe(Effect.map((service) => FromEffectAi.fromEffectAi(service, { provider: "acme", model: "acme-1" })))
       const errorOf = (reason: AiError.AiErrorReason) =>
         failing(reason).pipe(Effect.flatMap((m) => Effect.flip(m.generate({ messages: [{ role: "user", content: "x" }], tools: [] }))))
 
@@ -171,8 +171,8 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
 
   it.effect("a dsh LlmError survives the round trip through effect/ai", () =>
     Effect.gen(function*() {
-      const scripted = makeScriptedModel({ rules: [], fallback: { error: { reason: "Authentication", detail: "bad key" } } })
-      const back = fromEffectAi(yield* toEffectAi(scripted), { provider: "bridge", model: "scripted" })
+      const scripted = ScriptedModel.make({ rules: [], fallback: { error: { reason: "Authentication", detail: "bad key" } } })
+      const back = FromEffectAi.fromEffectAi(yield* ToEffectAi.toEffectAi(scripted), { provider: "bridge", model: "scripted" })
       const error = yield* Effect.flip(back.generate({ messages: [{ role: "user", content: "x" }], tools: [] }))
       assert.deepStrictEqual([error.reason, error.retryable], ["Authentication", false])
       assert.include(error.detail, "bad key")
@@ -187,7 +187,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
         streamText: () =>
           Stream.fromEffect(Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))))
       })
-      const model = fromEffectAi(service, { provider: "acme", model: "acme-1" })
+      const model = FromEffectAi.fromEffectAi(service, { provider: "acme", model: "acme-1" })
       const fiber = yield* Effect.forkChild(Stream.runDrain(model.stream({ messages: [{ role: "user", content: "x" }], tools: [] })))
       yield* Deferred.await(started)
       yield* Fiber.interrupt(fiber)
@@ -195,7 +195,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
     }))
 
   const ids: Array<string> = []
-  const acme = effectAiAdapter({
+  const acme = FromEffectAi.effectAiAdapter({
     name: "acme",
     // An effect/ai `Model` (a layer that also names its provider and model) fits as it is.
     layer: (modelId) => {
@@ -206,7 +206,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
 
   it.effect("effectAiAdapter registers effect/ai models in the ModelRegistry as <name>:<model id>", () =>
     Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       const model = yield* registry.resolve("acme:acme-large")
       assert.deepStrictEqual([model.provider, model.model], ["acme", "acme-large"])
       const response = yield* model.generate({ messages: [{ role: "user", content: "echo hi" }], tools: echoToolbox.specs })
@@ -234,7 +234,7 @@ describe("an effect/ai LanguageModel as a dsh model", () => {
           )
         }
       })
-      const model = fromEffectAi(service, { provider: "acme", model: "acme-1" })
+      const model = FromEffectAi.fromEffectAi(service, { provider: "acme", model: "acme-1" })
       const response = yield* model.generate({
         messages: [{ role: "user", content: "draw", parts: [{ type: "text", text: "draw" }, { type: "image", mediaType: "image/png", url: "not a url" }] }],
         tools: []

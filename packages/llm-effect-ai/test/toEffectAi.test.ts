@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeLanguageModel, ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter, makeScriptedModel, type Script } from "@dsh/llm-scripted"
+import { LanguageModel as LlmLanguageModel, ModelRegistry } from "@dsh/llm"
+import { type Script, ScriptedAdapter, ScriptedModel } from "@dsh/llm-scripted"
 import { Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 import { AiError, Chat, LanguageModel, Tool, Toolkit } from "effect/ai"
-import { layerFromModel, layerFromSpec } from "../src/index.ts"
+import { ToEffectAi } from "../src/index.ts"
 import { recording, recordingModel, usage } from "./fixtures.ts"
 
-const script: Script = {
+const script: Script.Script = {
   name: "bridge",
   rules: [
     { when: { lastUser: "^echo (.*)$", step: 0 }, reply: { text: "Calling.", toolCalls: [{ name: "Echo", arguments: { text: "{{1}}" } }] } },
@@ -34,7 +34,7 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
       assert.strictEqual(response.finishReason, "stop")
       assert.strictEqual(response.usage.inputTokens.total, 7)
       assert.strictEqual(response.usage.outputTokens.total, 4)
-    }).pipe(Effect.provide(layerFromModel(makeScriptedModel(script)))))
+    }).pipe(Effect.provide(ToEffectAi.layerFromModel(ScriptedModel.make(script)))))
 
   it.effect("streamText over the scripted model: the deltas make the text, bracketed by start and end", () =>
     Effect.gen(function*() {
@@ -44,10 +44,10 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
       const types = parts.map((p) => p.type)
       assert.strictEqual(types[0], "text-start")
       assert.deepStrictEqual(types.slice(-2), ["text-end", "finish"])
-    }).pipe(Effect.provide(layerFromModel(makeScriptedModel(script)))))
+    }).pipe(Effect.provide(ToEffectAi.layerFromModel(ScriptedModel.make(script)))))
 
   it.effect("a Chat keeps its history: the dsh model sees the system prompt and the earlier turn", () => {
-    const { model, requests } = recording(makeScriptedModel(script))
+    const { model, requests } = recording(ScriptedModel.make(script))
     return Effect.gen(function*() {
       const chat = yield* Chat.fromPrompt([{ role: "system", content: "Be brief." }])
       assert.strictEqual((yield* chat.generateText({ prompt: "hello" })).text, "Hi there, friend.")
@@ -58,11 +58,11 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
         { role: "assistant", content: "Hi there, friend." },
         { role: "user", content: "again" }
       ])
-    }).pipe(Effect.provide(layerFromModel(model)))
+    }).pipe(Effect.provide(ToEffectAi.layerFromModel(model)))
   })
 
   it.effect("a tool call round trip: effect/ai runs the tool, the dsh model gets the tool message", () => {
-    const { model, requests } = recording(makeScriptedModel(script))
+    const { model, requests } = recording(ScriptedModel.make(script))
     return Effect.gen(function*() {
       const chat = yield* Chat.empty
       const first = yield* chat.generateText({ prompt: "echo hi", toolkit: EchoKit })
@@ -81,7 +81,7 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
         content: "Calling.",
         toolCalls: [{ id: "call_0_0", name: "Echo", arguments: "{\"text\":\"hi\"}" }]
       })
-    }).pipe(Effect.provide([layerFromModel(model), EchoHandlers]))
+    }).pipe(Effect.provide([ToEffectAi.layerFromModel(model), EchoHandlers]))
   })
 
   it.effect("reasoning streams as deltas and arrives whole with its signature and metadata", () => {
@@ -103,7 +103,7 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
       assert.strictEqual(response.text, "Done.")
       assert.strictEqual(response.usage.outputTokens.reasoning, 3)
       assert.strictEqual(response.usage.inputTokens.cacheRead, 4)
-    }).pipe(Effect.provide(layerFromModel(model)))
+    }).pipe(Effect.provide(ToEffectAi.layerFromModel(model)))
   })
 
   it.effect("an LlmError becomes the matching AiError reason", () =>
@@ -112,14 +112,14 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
       assert.isTrue(AiError.isAiError(error))
       assert.strictEqual(error.reason._tag, "RateLimitError")
       assert.isTrue(error.isRetryable)
-    }).pipe(Effect.provide(layerFromModel(makeScriptedModel(script)))))
+    }).pipe(Effect.provide(ToEffectAi.layerFromModel(ScriptedModel.make(script)))))
 
   it.effect("layerFromSpec resolves a dsh model spec through the ModelRegistry; generateObject works on it", () =>
     Effect.gen(function*() {
       const response = yield* LanguageModel.generateObject({ prompt: "event", schema: Schema.Struct({ title: Schema.String, day: Schema.Number }) })
       assert.deepStrictEqual(response.value, { title: "Launch", day: 5 })
-    }).pipe(Effect.provide(layerFromSpec("scripted:bridge").pipe(
-      Layer.provide(ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { bridge: script } })]))
+    }).pipe(Effect.provide(ToEffectAi.layerFromSpec("scripted:bridge").pipe(
+      Layer.provide(ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { bridge: script } })]))
     ))))
 
   it.effect("a Chat gives a dsh model its own reasoning back, signature included, in later turns", () => {
@@ -138,20 +138,20 @@ describe("a dsh model as an effect/ai LanguageModel", () => {
         { role: "assistant", content: "answer 0", reasoning: [part] },
         { role: "user", content: "second" }
       ])
-    }).pipe(Effect.provide(layerFromModel(model)))
+    }).pipe(Effect.provide(ToEffectAi.layerFromModel(model)))
   })
 
   it.effect("interrupting effect/ai's stream interrupts the dsh model's", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
       const interrupted = yield* Deferred.make<void>()
-      const model = makeLanguageModel({
+      const model = LlmLanguageModel.make({
         provider: "fake",
         model: "hang",
         stream: () =>
           Stream.fromEffect(Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))))
       })
-      const fiber = yield* Effect.forkChild(Stream.runDrain(LanguageModel.streamText({ prompt: "x" })).pipe(Effect.provide(layerFromModel(model))))
+      const fiber = yield* Effect.forkChild(Stream.runDrain(LanguageModel.streamText({ prompt: "x" })).pipe(Effect.provide(ToEffectAi.layerFromModel(model))))
       yield* Deferred.await(started)
       yield* Fiber.interrupt(fiber)
       yield* Deferred.await(interrupted)

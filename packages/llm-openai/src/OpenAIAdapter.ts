@@ -1,4 +1,4 @@
-import { makeLanguageModel, type ModelAdapter, parseJsonEvent, postSse, resolveEndpoint, type StreamPart } from "@dsh/llm"
+import { Endpoint, Http, LanguageModel, type ModelRegistry } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { decodeStreamChunk, makeChunkParser, PROVIDER, planRequest } from "./internal/wire.ts"
 import { OPENAI_MODEL_IDS } from "./names.ts"
@@ -13,13 +13,13 @@ export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
  * need no key still need some value in `OPENAI_API_KEY`, so a forgotten key is caught early.
  * A request's `thinking` is sent as `reasoning_effort` (`off` sends none).
  */
-export const OpenAIAdapter: ModelAdapter = {
+export const OpenAIAdapter: ModelRegistry.ModelAdapter = {
   name: PROVIDER,
   description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
   modelIds: OPENAI_MODEL_IDS,
   create: (model, config) =>
     Effect.gen(function*() {
-      const { apiKey, model: name, url } = yield* resolveEndpoint(model, config, {
+      const { apiKey, model: name, url } = yield* Endpoint.resolveEndpoint(model, config, {
         provider: PROVIDER,
         exampleSpec: "openai:gpt-4.1-mini",
         apiKeyEnv: "OPENAI_API_KEY",
@@ -27,15 +27,15 @@ export const OpenAIAdapter: ModelAdapter = {
         defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
         path: "/chat/completions"
       })
-      return makeLanguageModel({
+      return LanguageModel.make({
         provider: PROVIDER,
         model: name,
         stream: (request) =>
           Stream.suspend(() => {
             const parser = makeChunkParser()
             const plan = planRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
-            const warnings = Stream.fromIterable(plan.warnings.map((message): StreamPart => ({ type: "warning", message })))
-            return Stream.concat(warnings, postSse({
+            const warnings = Stream.fromIterable(plan.warnings.map((message): LanguageModel.StreamPart => ({ type: "warning", message })))
+            return Stream.concat(warnings, Http.postSse({
               provider: PROVIDER,
               url,
               headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" },
@@ -43,7 +43,7 @@ export const OpenAIAdapter: ModelAdapter = {
             }).pipe(
               Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
               Stream.mapEffect((event) =>
-                parseJsonEvent(PROVIDER, event.data).pipe(
+                Http.parseJsonEvent(PROVIDER, event.data).pipe(
                   Effect.flatMap(decodeStreamChunk),
                   Effect.flatMap(parser.push)
                 )

@@ -3,5 +3,5 @@
  * Chat Completions streaming API (Ollama, vLLM, llama.cpp, Moonshot, OpenRouter).
  * Register it with `ModelRegistry.provide(OpenAIAdapter)`; fixtures live in `./testing`.
  */
-export * from "./OpenAIAdapter.ts"
-export * from "./names.ts"
+export * as names from "./names.ts"
+export * as OpenAIAdapter from "./OpenAIAdapter.ts"

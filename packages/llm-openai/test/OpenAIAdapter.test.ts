@@ -1,27 +1,27 @@
-import { systemMessage, userMessage } from "@dsh/core"
-import { type ModelRequest, ModelRegistry, RetryPolicy } from "@dsh/llm"
-import { modelAdapterSuite } from "@dsh/llm/conformance"
+import { Messages } from "@dsh/core"
+import { Http, type LanguageModel, ModelRegistry } from "@dsh/llm"
+import { ModelAdapterSuite } from "@dsh/llm/conformance"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { OpenAIAdapter } from "../src/index.ts"
 import type { WireRequest } from "../src/internal/wire.ts"
-import { type FakeServerOptions, startFakeOpenAIServer } from "../src/testing.ts"
+import { FakeOpenAIServer } from "../src/testing.ts"
 
 // Streaming, tool-call assembly, retries, error reasons and aborts: the suite every adapter runs.
-modelAdapterSuite("OpenAIAdapter conformance", { adapter: OpenAIAdapter, startServer: startFakeOpenAIServer })
+ModelAdapterSuite.modelAdapterSuite("OpenAIAdapter conformance", { adapter: OpenAIAdapter.OpenAIAdapter, startServer: FakeOpenAIServer.startFakeOpenAIServer })
 
-const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
+const fastRetries = Effect.provideService(Http.RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
 
-const fakeServer = (options: FakeServerOptions) =>
+const fakeServer = (options: FakeOpenAIServer.FakeServerOptions) =>
   Effect.acquireRelease(
-    Effect.promise(() => startFakeOpenAIServer(options)),
+    Effect.promise(() => FakeOpenAIServer.startFakeOpenAIServer(options)),
     (server) => Effect.promise(() => server.close())
   )
 
 const modelFor = (url: string, model = "gpt-test") =>
-  OpenAIAdapter.create(model, { env: { OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-test" } })
+  OpenAIAdapter.OpenAIAdapter.create(model, { env: { OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-test" } })
 
-const ask = (text: string): ModelRequest => ({ messages: [userMessage(text)], tools: [] })
+const ask = (text: string): LanguageModel.ModelRequest => ({ messages: [Messages.userMessage(text)], tools: [] })
 
 const bodyOf = (body: unknown) => body as WireRequest
 
@@ -45,14 +45,14 @@ describe("OpenAIAdapter", () => {
   it.live("maps the system prompt, assistant tool calls and tool results", () =>
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ text: "done" }] })
-      const model = yield* OpenAIAdapter.create("gpt-test", {
+      const model = yield* OpenAIAdapter.OpenAIAdapter.create("gpt-test", {
         env: { OPENAI_BASE_URL: `${server.url}/`, OPENAI_API_KEY: "sk-test" },
         maxOutputTokens: 512
       })
       yield* model.generate({
         messages: [
-          systemMessage("You are terse."),
-          userMessage("read a"),
+          Messages.systemMessage("You are terse."),
+          Messages.userMessage("read a"),
           { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "Read", arguments: "{\"path\":\"a\"}" }] },
           { role: "tool", toolCallId: "c1", name: "Read", content: "no such file", isError: true }
         ],
@@ -109,17 +109,17 @@ describe("OpenAIAdapter", () => {
 
   it.effect("fails with Configuration when the key or the model is missing", () =>
     Effect.gen(function*() {
-      const noKey = yield* Effect.flip(OpenAIAdapter.create("gpt-test", { env: {} }))
+      const noKey = yield* Effect.flip(OpenAIAdapter.OpenAIAdapter.create("gpt-test", { env: {} }))
       assert.strictEqual(noKey.reason, "Configuration")
       assert.strictEqual(noKey.detail, "OPENAI_API_KEY is not set")
-      const noModel = yield* Effect.flip(OpenAIAdapter.create("", { apiKey: "sk-test" }))
+      const noModel = yield* Effect.flip(OpenAIAdapter.OpenAIAdapter.create("", { apiKey: "sk-test" }))
       assert.strictEqual(noModel.reason, "Configuration")
     }))
 
   it.live("resolves through the ModelRegistry, config before env", () =>
     Effect.gen(function*() {
       const server = yield* fakeServer({ replies: [{ text: "via registry" }] })
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       const model = yield* registry.resolve("openai:gpt-test", {
         apiKey: "sk-config",
         baseUrl: server.url,
@@ -130,11 +130,11 @@ describe("OpenAIAdapter", () => {
       const response = yield* model.generate(ask("hi"))
       assert.strictEqual(response.message.content, "via registry")
       assert.strictEqual(server.requests[0]?.headers.authorization, "Bearer sk-config")
-    }).pipe(Effect.provide(ModelRegistry.provide(OpenAIAdapter).pipe(Layer.provideMerge(ModelRegistry.layer)))))
+    }).pipe(Effect.provide(ModelRegistry.provide(OpenAIAdapter.OpenAIAdapter).pipe(Layer.provideMerge(ModelRegistry.layer)))))
 
   it.effect("serves the bare ids agent files use: gpt-*, chatgpt-*, o1, o3, o4-*", () =>
     Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       for (const id of ["gpt-5", "gpt-4.1-mini", "chatgpt-4o-latest", "o1", "o3", "o3-mini", "o4-mini"]) {
         assert.strictEqual(yield* registry.canonical(id), `openai:${id}`)
       }
@@ -142,5 +142,5 @@ describe("OpenAIAdapter", () => {
         assert.strictEqual((yield* Effect.flip(registry.canonical(id)))._tag, "LlmError", id)
       }
       assert.strictEqual(yield* registry.canonical("openai/gpt-4.1"), "openai:gpt-4.1")
-    }).pipe(Effect.provide(ModelRegistry.layerWith([OpenAIAdapter]) as Layer.Layer<ModelRegistry>)))
+    }).pipe(Effect.provide(ModelRegistry.layerWith([OpenAIAdapter.OpenAIAdapter]) as Layer.Layer<ModelRegistry.ModelRegistry>)))
 })

@@ -1,17 +1,17 @@
-import { userMessage } from "@dsh/core"
+import { Messages } from "@dsh/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { OpenAIAdapter } from "../src/index.ts"
 import type { WireRequest } from "../src/internal/wire.ts"
-import { type FakeServerOptions, startFakeOpenAIServer } from "../src/testing.ts"
+import { FakeOpenAIServer } from "../src/testing.ts"
 
-const fakeServer = (options: FakeServerOptions) =>
+const fakeServer = (options: FakeOpenAIServer.FakeServerOptions) =>
   Effect.acquireRelease(
-    Effect.promise(() => startFakeOpenAIServer(options)),
+    Effect.promise(() => FakeOpenAIServer.startFakeOpenAIServer(options)),
     (server) => Effect.promise(() => server.close())
   )
 
-const modelFor = (url: string) => OpenAIAdapter.create("gpt-test", { env: { OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-test" } })
+const modelFor = (url: string) => OpenAIAdapter.OpenAIAdapter.create("gpt-test", { env: { OPENAI_BASE_URL: url, OPENAI_API_KEY: "sk-test" } })
 
 const bodyOf = (body: unknown) => body as WireRequest
 
@@ -79,10 +79,10 @@ describe("OpenAIAdapter content parts", () => {
         ]
       })
       const model = yield* modelFor(server.url)
-      const response = yield* model.generate({ messages: [userMessage("q")], tools: [] })
+      const response = yield* model.generate({ messages: [Messages.userMessage("q")], tools: [] })
       assert.deepStrictEqual(response.message.reasoning, [{ type: "reasoning", text: "think first", provider: "openai" }])
       assert.strictEqual(response.usage.reasoningTokens, 4)
-      const next = yield* model.generate({ messages: [userMessage("q"), response.message, userMessage("more")], tools: [] })
+      const next = yield* model.generate({ messages: [Messages.userMessage("q"), response.message, Messages.userMessage("more")], tools: [] })
       assert.isUndefined(next.warnings)
       assert.deepStrictEqual(bodyOf(server.requests[1]?.body).messages[1], { role: "assistant", content: "answer" })
     }))
@@ -93,9 +93,9 @@ describe("OpenAIAdapter content parts", () => {
       const model = yield* modelFor(server.url)
       const response = yield* model.generate({
         messages: [
-          userMessage("q"),
+          Messages.userMessage("q"),
           { role: "assistant", content: "a", reasoning: [{ type: "reasoning", text: "t", provider: "anthropic", signature: "s" }] },
-          userMessage("r")
+          Messages.userMessage("r")
         ],
         tools: []
       })

@@ -1,5 +1,5 @@
-import { userMessage } from "@dsh/core"
-import type { StreamPart } from "@dsh/llm"
+import { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { decodeStreamChunk, makeChunkParser, mapFinishReason, planRequest } from "../src/internal/wire.ts"
@@ -10,7 +10,7 @@ const toWireRequest = (...args: Parameters<typeof planRequest>) => planRequest(.
 const run = (chunks: ReadonlyArray<unknown>) =>
   Effect.gen(function*() {
     const parser = makeChunkParser()
-    const out: Array<StreamPart> = []
+    const out: Array<LanguageModel.StreamPart> = []
     for (const chunk of chunks) out.push(...(yield* parser.push(yield* decodeStreamChunk(chunk))))
     out.push(...parser.end())
     return out
@@ -97,7 +97,7 @@ describe("OpenAI wire", () => {
   })
 
   it("config maxOutputTokens wins over the request's, and thinking off is omitted", () => {
-    const body = toWireRequest("m", { messages: [userMessage("x")], tools: [], maxOutputTokens: 10, thinking: "off" }, {
+    const body = toWireRequest("m", { messages: [Messages.userMessage("x")], tools: [], maxOutputTokens: 10, thinking: "off" }, {
       maxOutputTokens: 99
     })
     assert.strictEqual(body.max_completion_tokens, 99)

@@ -1,16 +1,16 @@
-import { type ModelAdapter, LlmError } from "@dsh/llm"
+import { LlmError, type ModelRegistry } from "@dsh/llm"
 import { Effect, Schema } from "effect"
 import { readFile } from "node:fs/promises"
 import { isAbsolute, resolve } from "node:path"
 import { demoScript } from "./DemoScript.ts"
 import { Script } from "./Script.ts"
-import { makeScriptedModel } from "./ScriptedModel.ts"
+import { make as makeScriptedModel } from "./ScriptedModel.ts"
 
 const configError = (detail: string) =>
-  new LlmError({ reason: "Configuration", provider: "scripted", detail, retryable: false })
+  new LlmError.LlmError({ reason: "Configuration", provider: "scripted", detail, retryable: false })
 
 /** Reads and validates a script file (JSON). */
-export const loadScript = (path: string): Effect.Effect<Script, LlmError> =>
+export const loadScript = (path: string): Effect.Effect<Script, LlmError.LlmError> =>
   Effect.gen(function*() {
     const text = yield* Effect.tryPromise({
       try: () => readFile(path, "utf8"),
@@ -30,7 +30,7 @@ export const loadScript = (path: string): Effect.Effect<Script, LlmError> =>
  * `makeScriptedAdapter({ scripts: { review: script } })` answers `scripted:review`. `scripted`
  * alone (or `scripted:demo`) is the built-in demo script; anything else is a JSON file path.
  */
-export const makeScriptedAdapter = (options: { readonly scripts?: Readonly<Record<string, Script>> | undefined } = {}): ModelAdapter => ({
+export const make = (options: { readonly scripts?: Readonly<Record<string, Script>> | undefined } = {}): ModelRegistry.ModelAdapter => ({
   name: "scripted",
   description: "deterministic offline model driven by a JSON script",
   create: (model, config) => {
@@ -45,4 +45,4 @@ export const makeScriptedAdapter = (options: { readonly scripts?: Readonly<Recor
 })
 
 /** `scripted` (the built-in demo script) or `scripted:<path to a JSON script>`. */
-export const ScriptedAdapter: ModelAdapter = makeScriptedAdapter()
+export const ScriptedAdapter: ModelRegistry.ModelAdapter = make()

@@ -1,5 +1,5 @@
-import { makeUsage, type ToolCall } from "@dsh/core"
-import { type LanguageModelShape, LlmError, makeLanguageModel, type ModelRequest, type StreamPart } from "@dsh/llm"
+import { type Messages, Usage } from "@dsh/core"
+import { LanguageModel, LlmError } from "@dsh/llm"
 import { Effect, Stream } from "effect"
 import { conversationFacts, renderDeep, renderTemplate, type TemplateScope } from "./internal/template.ts"
 import type { Script, ScriptReply, ScriptWhen } from "./Script.ts"
@@ -14,7 +14,7 @@ interface Match {
   readonly groups: ReadonlyArray<string>
 }
 
-const matchRule = (script: Script, request: ModelRequest): Match | undefined => {
+const matchRule = (script: Script, request: LanguageModel.ModelRequest): Match | undefined => {
   const facts = conversationFacts(request.messages)
   const offered = new Set(request.tools.map((t) => t.name))
   const holds = (when: ScriptWhen | undefined): ReadonlyArray<string> | undefined => {
@@ -47,8 +47,8 @@ const estimateTokens = (chars: number): number => Math.max(1, Math.ceil(chars / 
  * conditions hold for the conversation and streams its reply, with `{{…}}` placeholders
  * filled from the conversation (tool results, the user's message, regex groups).
  */
-export const makeScriptedModel = (script: Script, model = script.name ?? "script"): LanguageModelShape =>
-  makeLanguageModel({
+export const make = (script: Script, model = script.name ?? "script"): LanguageModel.LanguageModelShape =>
+  LanguageModel.make({
     provider: PROVIDER,
     model,
     stream: (request) =>
@@ -56,7 +56,7 @@ export const makeScriptedModel = (script: Script, model = script.name ?? "script
         const match = matchRule(script, request)
         const facts = conversationFacts(request.messages)
         if (match === undefined) {
-          return Stream.fail(new LlmError({
+          return Stream.fail(new LlmError.LlmError({
             reason: "BadResponse",
             provider: PROVIDER,
             detail: `script "${model}" has no rule for step ${facts.step} of the message "${facts.lastUser.slice(0, 120)}"`,
@@ -67,7 +67,7 @@ export const makeScriptedModel = (script: Script, model = script.name ?? "script
         if (reply.delayMs !== undefined && reply.delayMs > 0) yield* Effect.sleep(reply.delayMs)
         if (reply.hang === true) return yield* Effect.never
         if (reply.error !== undefined) {
-          return Stream.fail(new LlmError({
+          return Stream.fail(new LlmError.LlmError({
             reason: reply.error.reason,
             provider: PROVIDER,
             detail: reply.error.detail,
@@ -77,7 +77,7 @@ export const makeScriptedModel = (script: Script, model = script.name ?? "script
         const scope: TemplateScope = { ...facts, groups: match.groups }
         const text = renderTemplate(reply.text ?? "", scope)
         const turnIndex = request.messages.filter((m) => m.role === "assistant").length
-        const calls = (reply.toolCalls ?? []).map((c, i): ToolCall => ({
+        const calls = (reply.toolCalls ?? []).map((c, i): Messages.ToolCall => ({
           id: `call_${turnIndex}_${i}`,
           name: c.name,
           arguments: JSON.stringify(renderDeep(c.arguments ?? {}, scope))
@@ -85,18 +85,18 @@ export const makeScriptedModel = (script: Script, model = script.name ?? "script
         const inputChars = request.messages.reduce((n, m) => n + m.content.length, 0)
         const outputChars = text.length + calls.reduce((n, c) => n + c.arguments.length + c.name.length, 0)
         const usage = reply.usage === undefined
-          ? makeUsage(estimateTokens(inputChars), estimateTokens(outputChars))
-          : makeUsage(reply.usage.input, reply.usage.output)
+          ? Usage.make(estimateTokens(inputChars), estimateTokens(outputChars))
+          : Usage.make(reply.usage.input, reply.usage.output)
         const thought = reply.reasoning === undefined ? "" : renderTemplate(reply.reasoning, scope)
-        const parts: Array<StreamPart> = [
+        const parts: Array<LanguageModel.StreamPart> = [
           ...(thought === ""
             ? []
             : [
-              ...chunks(thought).map((t): StreamPart => ({ type: "reasoning-delta", text: t })),
-              { type: "reasoning", part: { type: "reasoning", text: thought, provider: PROVIDER, signature: PROVIDER } } satisfies StreamPart
+              ...chunks(thought).map((t): LanguageModel.StreamPart => ({ type: "reasoning-delta", text: t })),
+              { type: "reasoning", part: { type: "reasoning", text: thought, provider: PROVIDER, signature: PROVIDER } } satisfies LanguageModel.StreamPart
             ]),
-          ...chunks(text).map((t): StreamPart => ({ type: "text-delta", text: t })),
-          ...calls.map((call): StreamPart => ({ type: "tool-call", call })),
+          ...chunks(text).map((t): LanguageModel.StreamPart => ({ type: "text-delta", text: t })),
+          ...calls.map((call): LanguageModel.StreamPart => ({ type: "tool-call", call })),
           { type: "finish", reason: calls.length > 0 ? "tool-calls" : "stop", usage }
         ]
         return Stream.fromIterable(parts)

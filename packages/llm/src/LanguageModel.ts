@@ -1,5 +1,4 @@
-import type { AssistantMessage, Message, ReasoningPart, ToolCall, Usage } from "@dsh/core"
-import { emptyUsage } from "@dsh/core"
+import { type Messages, Usage } from "@dsh/core"
 import { Effect, Stream } from "effect"
 import type { LlmError } from "./LlmError.ts"
 
@@ -11,7 +10,7 @@ export interface ToolSpec {
 }
 
 export interface ModelRequest {
-  readonly messages: ReadonlyArray<Message>
+  readonly messages: ReadonlyArray<Messages.Message>
   readonly tools: ReadonlyArray<ToolSpec>
   readonly maxOutputTokens?: number | undefined
   readonly temperature?: number | undefined
@@ -24,19 +23,19 @@ export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" |
 /** One piece of a streamed answer. Tool calls arrive whole, already assembled from deltas. */
 export type StreamPart =
   | { readonly type: "text-delta"; readonly text: string }
-  | { readonly type: "tool-call"; readonly call: ToolCall }
-  | { readonly type: "finish"; readonly reason: FinishReason; readonly usage: Usage }
+  | { readonly type: "tool-call"; readonly call: Messages.ToolCall }
+  | { readonly type: "finish"; readonly reason: FinishReason; readonly usage: Usage.Usage }
   /** Reasoning text as it streams (for live display); the whole part follows as `reasoning`. */
   | { readonly type: "reasoning-delta"; readonly text: string }
   /** One finished reasoning part, with the provider's signature or metadata. */
-  | { readonly type: "reasoning"; readonly part: ReasoningPart }
+  | { readonly type: "reasoning"; readonly part: Messages.ReasoningPart }
   /** Something the adapter could not send or keep (e.g. an image the wire does not take). */
   | { readonly type: "warning"; readonly message: string }
 
 export interface ModelResponse {
-  readonly message: AssistantMessage
+  readonly message: Messages.AssistantMessage
   readonly finishReason: FinishReason
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   readonly warnings?: ReadonlyArray<string> | undefined
 }
 
@@ -60,11 +59,11 @@ export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): E
     parts,
     () => ({
       text: "",
-      calls: [] as Array<ToolCall>,
-      reasoning: [] as Array<ReasoningPart>,
+      calls: [] as Array<Messages.ToolCall>,
+      reasoning: [] as Array<Messages.ReasoningPart>,
       warnings: [] as Array<string>,
       reason: "stop" as FinishReason,
-      usage: emptyUsage
+      usage: Usage.emptyUsage
     }),
     (acc, part) => {
       switch (part.type) {
@@ -102,7 +101,7 @@ export const collectResponse = <E, R>(parts: Stream.Stream<StreamPart, E, R>): E
   })))
 
 /** Builds a model from its one primitive, `stream`. */
-export const makeLanguageModel = (options: {
+export const make = (options: {
   readonly provider: string
   readonly model: string
   readonly stream: (request: ModelRequest) => Stream.Stream<StreamPart, LlmError>

@@ -3,4 +3,4 @@
  * adapter runs against its vendor's fake server. It needs `vitest`, an optional peer
  * dependency; the fake servers are in `@dsh/llm/testing`, which needs no runner.
  */
-export * from "./conformance/ModelAdapterSuite.ts"
+export * as ModelAdapterSuite from "./conformance/ModelAdapterSuite.ts"

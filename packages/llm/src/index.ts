@@ -3,10 +3,10 @@
  * finish part with usage; adapters register by name in a `ModelRegistry`; `postSse` is the
  * shared HTTP path with bounded retries and abort-on-interrupt.
  */
-export * from "./Endpoint.ts"
-export * from "./Http.ts"
-export * from "./LazyAdapter.ts"
-export * from "./LanguageModel.ts"
-export * from "./LlmError.ts"
-export * from "./ModelRegistry.ts"
-export * from "./ModelSpec.ts"
+export * as Endpoint from "./Endpoint.ts"
+export * as Http from "./Http.ts"
+export * as LanguageModel from "./LanguageModel.ts"
+export * as LazyAdapter from "./LazyAdapter.ts"
+export * as LlmError from "./LlmError.ts"
+export * as ModelRegistry from "./ModelRegistry.ts"
+export * as ModelSpec from "./ModelSpec.ts"

@@ -4,4 +4,4 @@
  * `@dsh/llm-openai/testing` or `@dsh/llm-anthropic/testing`, which build on this. The vitest
  * conformance suite every HTTP model adapter runs is `@dsh/llm/conformance`.
  */
-export * from "./testing/FakeSseServer.ts"
+export * as FakeSseServer from "./testing/FakeSseServer.ts"

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest"
-import { type FakeWire, sseFrame, splitInParts, startFakeSseServer } from "../src/testing.ts"
+import { FakeSseServer } from "../src/testing.ts"
 
-const wire: FakeWire = {
+const wire: FakeSseServer.FakeWire = {
   basePath: "/v1",
   endpoint: "/v1/sse",
   errorBody: (status, message) => ({ error: { status, message } }),
-  render: (reply) => ({ head: reply.text === undefined ? [] : [sseFrame(reply.text)], tail: [sseFrame("[DONE]")] })
+  render: (reply) => ({ head: reply.text === undefined ? [] : [FakeSseServer.sseFrame(reply.text)], tail: [FakeSseServer.sseFrame("[DONE]")] })
 }
 
 const post = (url: string, body: unknown = {}, signal?: AbortSignal) =>
@@ -13,7 +13,7 @@ const post = (url: string, body: unknown = {}, signal?: AbortSignal) =>
 
 describe("startFakeSseServer", () => {
   it("answers in order, records requests, and reports a clear 500 past the script", async () => {
-    const server = await startFakeSseServer(wire, { replies: [{ text: "one", delayMs: 5 }] })
+    const server = await FakeSseServer.startFakeSseServer(wire, { replies: [{ text: "one", delayMs: 5 }] })
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/)
       const first = await post(server.url, { n: 1 })
@@ -29,7 +29,7 @@ describe("startFakeSseServer", () => {
   })
 
   it("passes request and index to respond, and turns a throwing respond into a 500", async () => {
-    const server = await startFakeSseServer(wire, {
+    const server = await FakeSseServer.startFakeSseServer(wire, {
       respond: (request, index) => {
         if (index === 1) throw new Error("script bug")
         return { text: `#${index} ${JSON.stringify(request.body)}` }
@@ -46,7 +46,7 @@ describe("startFakeSseServer", () => {
   })
 
   it("sends a scripted error status and body, and 404s other routes without recording them", async () => {
-    const server = await startFakeSseServer(wire, { replies: [{ status: 418, errorBody: "short and stout" }] })
+    const server = await FakeSseServer.startFakeSseServer(wire, { replies: [{ status: 418, errorBody: "short and stout" }] })
     try {
       const teapot = await post(server.url)
       expect(teapot.status).toBe(418)
@@ -60,7 +60,7 @@ describe("startFakeSseServer", () => {
   })
 
   it("counts a client abort of a hanging reply", async () => {
-    const server = await startFakeSseServer(wire, { replies: [{ hang: true }] })
+    const server = await FakeSseServer.startFakeSseServer(wire, { replies: [{ hang: true }] })
     try {
       const controller = new AbortController()
       const pending = post(server.url, {}, controller.signal).catch((e: unknown) => e)
@@ -75,7 +75,7 @@ describe("startFakeSseServer", () => {
   })
 
   it("close() ends hanging connections and is not counted as an abort", async () => {
-    const server = await startFakeSseServer(wire, {
+    const server = await FakeSseServer.startFakeSseServer(wire, {
       respond: (request) => (request.body as { kind: string }).kind === "headless" ? { hang: true } : { text: "streamed", hang: true }
     })
     const headless = post(server.url, { kind: "headless" }).catch((e: unknown) => e)
@@ -90,7 +90,7 @@ describe("startFakeSseServer", () => {
   })
 
   it("drops a connection on request, without counting it as an abort", async () => {
-    const server = await startFakeSseServer(wire, { replies: [{ disconnect: true }, { text: "next" }] })
+    const server = await FakeSseServer.startFakeSseServer(wire, { replies: [{ disconnect: true }, { text: "next" }] })
     try {
       const dropped = await post(server.url).then(() => undefined, (e: unknown) => e)
       expect(dropped, "a dropped connection rejects the client's fetch").toBeInstanceOf(TypeError)
@@ -103,8 +103,8 @@ describe("startFakeSseServer", () => {
   })
 
   it("splits arguments into exactly the asked number of parts", () => {
-    expect(splitInParts("{\"a\":1}", 3).join("")).toBe("{\"a\":1}")
-    expect(splitInParts("{}", 3)).toEqual(["{", "}", ""])
-    expect(splitInParts("", 2)).toEqual(["", ""])
+    expect(FakeSseServer.splitInParts("{\"a\":1}", 3).join("")).toBe("{\"a\":1}")
+    expect(FakeSseServer.splitInParts("{}", 3)).toEqual(["{", "}", ""])
+    expect(FakeSseServer.splitInParts("", 2)).toEqual(["", ""])
   })
 })

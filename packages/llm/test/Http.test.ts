@@ -2,22 +2,22 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { parseJsonEvent, postSse, RetryPolicy } from "../src/index.ts"
-import { type FakeServerOptions, type FakeWire, sseFrame, startFakeSseServer } from "../src/testing.ts"
+import { Http } from "../src/index.ts"
+import { FakeSseServer } from "../src/testing.ts"
 
-const fastRetries = Effect.provideService(RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
+const fastRetries = Effect.provideService(Http.RetryPolicy, { maxRetries: 2, baseDelay: "5 millis", maxDelay: "20 millis" })
 
 /** A minimal wire: each text chunk is one `data:` event. */
-const plainWire: FakeWire = {
+const plainWire: FakeSseServer.FakeWire = {
   basePath: "",
   endpoint: "/sse",
   errorBody: (_status, message) => ({ error: { message } }),
-  render: (reply) => ({ head: (reply.text ?? "").split(" ").map((w) => sseFrame(w)), tail: [sseFrame("end", "done")] })
+  render: (reply) => ({ head: (reply.text ?? "").split(" ").map((w) => FakeSseServer.sseFrame(w)), tail: [FakeSseServer.sseFrame("end", "done")] })
 }
 
-const fake = (options: FakeServerOptions) =>
+const fake = (options: FakeSseServer.FakeServerOptions) =>
   Effect.acquireRelease(
-    Effect.promise(() => startFakeSseServer(plainWire, options)),
+    Effect.promise(() => FakeSseServer.startFakeSseServer(plainWire, options)),
     (server) => Effect.promise(() => server.close())
   )
 
@@ -36,7 +36,7 @@ const serve = (handler: Parameters<typeof createServer>[1]) =>
     }))
   )
 
-const post = (url: string) => postSse({ provider: "test", url: `${url}/sse`, headers: { "x-test": "1" }, body: { hello: "world" } })
+const post = (url: string) => Http.postSse({ provider: "test", url: `${url}/sse`, headers: { "x-test": "1" }, body: { hello: "world" } })
 
 describe("postSse", () => {
   it.live("posts JSON and streams the events", () =>
@@ -63,7 +63,7 @@ describe("postSse", () => {
       const error = yield* Effect.flip(Stream.runCollect(post(server.url)))
       assert.strictEqual(error.reason, "ServerError")
       assert.strictEqual(server.requests.length, 1)
-    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
+    }).pipe(Effect.provideService(Http.RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
 
   it.live("does not retry a 400, and reports the body's message", () =>
     Effect.gen(function*() {
@@ -78,7 +78,7 @@ describe("postSse", () => {
 
   it.live("a refused connection is a Network error", () =>
     Effect.gen(function*() {
-      const server = yield* Effect.promise(() => startFakeSseServer(plainWire, { replies: [] }))
+      const server = yield* Effect.promise(() => FakeSseServer.startFakeSseServer(plainWire, { replies: [] }))
       const url = server.url
       yield* Effect.promise(() => server.close())
       const error = yield* Effect.flip(Stream.runCollect(post(url)))
@@ -91,7 +91,7 @@ describe("postSse", () => {
       const error = yield* Effect.flip(Stream.runCollect(post(server.url.replace(/^http:/, "https:"))))
       assert.strictEqual(error.reason, "Network")
       assert.strictEqual(server.requests.length, 0)
-    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
+    }).pipe(Effect.provideService(Http.RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
 
   it.live("a connection cut mid-stream fails with Network, without retrying", () =>
     Effect.gen(function*() {
@@ -111,8 +111,8 @@ describe("postSse", () => {
 
   it.effect("parseJsonEvent fails malformed data with BadResponse", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* parseJsonEvent("test", "{\"a\":1}"), { a: 1 })
-      const error = yield* Effect.flip(parseJsonEvent("test", "{nope"))
+      assert.deepStrictEqual(yield* Http.parseJsonEvent("test", "{\"a\":1}"), { a: 1 })
+      const error = yield* Effect.flip(Http.parseJsonEvent("test", "{nope"))
       assert.strictEqual(error.reason, "BadResponse")
     }))
 })
@@ -191,7 +191,7 @@ describe("postSse over HTTP", () => {
       assert.deepStrictEqual(seen, ["one"])
       assert.strictEqual(error.reason, "Network")
       assert.include(error.detail, "no data from the server")
-    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis", idleTimeout: "150 millis" })))
+    }).pipe(Effect.provideService(Http.RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis", idleTimeout: "150 millis" })))
 
   it.live("a server that never answers is a Network error after the idle timeout, retried like one", () =>
     Effect.gen(function*() {
@@ -203,7 +203,7 @@ describe("postSse over HTTP", () => {
       const error = yield* Effect.flip(Stream.runCollect(post(url)))
       assert.strictEqual(error.reason, "Network")
       assert.strictEqual(requests, 2)
-    }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 1, baseDelay: "5 millis", maxDelay: "5 millis", idleTimeout: "150 millis" })))
+    }).pipe(Effect.provideService(Http.RetryPolicy, { maxRetries: 1, baseDelay: "5 millis", maxDelay: "5 millis", idleTimeout: "150 millis" })))
 })
 
 describe("postSse with a non-streaming answer", () => {

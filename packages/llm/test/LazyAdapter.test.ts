@@ -1,18 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { lazyAdapter, makeLanguageModel, type ModelAdapter, ModelRegistry } from "../src/index.ts"
+import { LanguageModel, LazyAdapter, ModelRegistry } from "../src/index.ts"
 
-const realAdapter: ModelAdapter = {
+const realAdapter: ModelRegistry.ModelAdapter = {
   name: "real",
   description: "the real thing",
-  create: (model) => Effect.succeed(makeLanguageModel({ provider: "real", model, stream: () => Stream.empty }))
+  create: (model) => Effect.succeed(LanguageModel.make({ provider: "real", model, stream: () => Stream.empty }))
 }
 
 describe("lazyAdapter", () => {
   it.effect("imports the adapter on the first model only, once, and builds models from it", () =>
     Effect.gen(function*() {
       let imports = 0
-      const lazy = lazyAdapter({
+      const lazy = LazyAdapter.lazyAdapter({
         name: "real",
         description: "the real thing",
         load: async () => {
@@ -32,7 +32,7 @@ describe("lazyAdapter", () => {
 
   it.effect("keeps the adapter's other fields available before the import", () =>
     Effect.gen(function*() {
-      const lazy = lazyAdapter({ name: "x", description: "d", load: () => Promise.reject(new Error("not now")) })
+      const lazy = LazyAdapter.lazyAdapter({ name: "x", description: "d", load: () => Promise.reject(new Error("not now")) })
       assert.deepStrictEqual([lazy.name, lazy.description], ["x", "d"])
     }))
 })

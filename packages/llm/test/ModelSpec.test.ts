@@ -1,15 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
-import { canonicalModelSpec, checkAliasName, makeLanguageModel, type ModelAdapter, ModelRegistry, type SpecAdapter } from "../src/index.ts"
+import { LanguageModel, ModelRegistry, ModelSpec } from "../src/index.ts"
 
 /** Two vendors as their adapters describe themselves, and a local one without vendor ids. */
-const adapters: ReadonlyArray<SpecAdapter> = [
+const adapters: ReadonlyArray<ModelSpec.SpecAdapter> = [
   { name: "anthropic", aliases: { sonnet: "anthropic:claude-sonnet-4-5", haiku: "anthropic:claude-haiku-4-5" }, modelIds: { match: /^claude-/, describe: "claude-*" } },
   { name: "openai", modelIds: { match: /^(?:gpt-|o[134](?:$|-))/, describe: "gpt-*, o1, o3, o4-*" } },
   { name: "scripted" }
 ]
 const canonical = (spec: string, aliases?: Record<string, string>) => {
-  const r = canonicalModelSpec(spec, adapters, aliases)
+  const r = ModelSpec.canonicalModelSpec(spec, adapters, aliases)
   return r._tag === "Spec" ? r.spec : `unresolved: ${r.reason}`
 }
 
@@ -51,18 +51,18 @@ describe("model specs", () => {
   })
 
   it("alias names cannot look like specs", () => {
-    assert.isUndefined(checkAliasName("fast"))
-    assert.include(checkAliasName("a:b") ?? "", "no ':'")
-    assert.include(checkAliasName("a/b") ?? "", "no ':', '/'")
-    assert.include(checkAliasName("inherit") ?? "", "parent's model")
+    assert.isUndefined(ModelSpec.checkAliasName("fast"))
+    assert.include(ModelSpec.checkAliasName("a:b") ?? "", "no ':'")
+    assert.include(ModelSpec.checkAliasName("a/b") ?? "", "no ':', '/'")
+    assert.include(ModelSpec.checkAliasName("inherit") ?? "", "parent's model")
   })
 })
 
 describe("ModelRegistry with aliases", () => {
-  const fake = (name: string, extra: Partial<ModelAdapter> = {}): ModelAdapter => ({
+  const fake = (name: string, extra: Partial<ModelRegistry.ModelAdapter> = {}): ModelRegistry.ModelAdapter => ({
     name,
     description: name,
-    create: (model) => Effect.succeed(makeLanguageModel({ provider: name, model, stream: () => Stream.empty })),
+    create: (model) => Effect.succeed(LanguageModel.make({ provider: name, model, stream: () => Stream.empty })),
     ...extra
   })
   const layer = ModelRegistry.layerWith(
@@ -72,7 +72,7 @@ describe("ModelRegistry with aliases", () => {
 
   it.effect("resolve builds the model an alias, a vendor id or provider/model names", () =>
     Effect.gen(function*() {
-      const registry = yield* ModelRegistry
+      const registry = yield* ModelRegistry.ModelRegistry
       const label = (m: { readonly provider: string; readonly model: string }) => `${m.provider}:${m.model}`
       assert.strictEqual(label(yield* registry.resolve("sonnet")), "anthropic:claude-sonnet-4-5")
       assert.strictEqual(label(yield* registry.resolve("fast")), "openai:gpt-4.1-mini")
@@ -82,5 +82,5 @@ describe("ModelRegistry with aliases", () => {
       const unknown = yield* Effect.flip(registry.resolve("gemini-3-pro"))
       assert.strictEqual(unknown._tag, "LlmError")
       assert.strictEqual(yield* registry.canonical("fast"), "openai:gpt-4.1-mini")
-    }).pipe(Effect.provide(layer as Layer.Layer<ModelRegistry>)))
+    }).pipe(Effect.provide(layer as Layer.Layer<ModelRegistry.ModelRegistry>)))
 })

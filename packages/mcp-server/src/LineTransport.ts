@@ -14,7 +14,7 @@ const INVALID_REQUEST = -32600
  * line's id when it has one) and the connection goes on; the input's end closes the transport.
  * Either side may use it: a client over a `PassThrough` pair in tests, as the README shows.
  */
-export const makeLineTransport = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Transport => {
+export const make = (input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Transport => {
   let buffer = Buffer.alloc(0)
   let closed = false
   const transport: Transport = {

@@ -1,5 +1,5 @@
-import { AgentHost, HostError } from "@dsh/agent"
-import type { AllowHint } from "@dsh/tools"
+import { AgentHost } from "@dsh/agent"
+import type { Asker } from "@dsh/tools"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
@@ -11,9 +11,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, FiberSet } from "effect"
 import { mcpAsker } from "./internal/ElicitAsker.ts"
-import { makeLineTransport } from "./LineTransport.ts"
+import { make as makeLineTransport } from "./LineTransport.ts"
 import { callTool, type ChildListeners, toCallResult } from "./internal/ToolCall.ts"
-import { makeStopTool } from "./StopTool.ts"
+import { make as makeStopTool } from "./StopTool.ts"
 import { parseTranscriptUri, transcriptUri } from "./TranscriptUri.ts"
 
 /** The tools an MCP client is offered: the main agent's delegation and control tools, and `stop`. */
@@ -37,12 +37,12 @@ export interface ServeMcpOptions {
     readonly extra?: Readonly<Record<string, unknown>> | undefined
   }
   /** How a denial no one could answer says to allow the call (the CLI names its flags). */
-  readonly allowHint?: AllowHint | undefined
+  readonly allowHint?: Asker.AllowHint | undefined
   /** Called once the session is known (for logs, or to print it). */
   readonly onSession?: ((sessionId: string) => Effect.Effect<void>) | undefined
 }
 
-const asMcpError = (error: HostError): McpError =>
+const asMcpError = (error: AgentHost.HostError): McpError =>
   new McpError(error.reason === "NotFound" || error.reason === "InvalidInput" ? ErrorCode.InvalidParams : ErrorCode.InternalError, error.message)
 
 /**
@@ -53,11 +53,11 @@ const asMcpError = (error: HostError): McpError =>
  * every child still running is stopped before the effect ends. SDK handlers are Promise based:
  * each runs an Effect on a runtime tied to this scope, so nothing outlives the connection.
  */
-export const serveMcp = (options: ServeMcpOptions): Effect.Effect<void, HostError, AgentHost> =>
+export const serveMcp = (options: ServeMcpOptions): Effect.Effect<void, AgentHost.HostError, AgentHost.AgentHost> =>
   Effect.scoped(Effect.gen(function*() {
-    const host = yield* AgentHost
+    const host = yield* AgentHost.AgentHost
     if (host.openMain === undefined) {
-      return yield* new HostError({ reason: "Unsupported", message: "this host cannot lend its main agent to an MCP client" })
+      return yield* new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot lend its main agent to an MCP client" })
     }
     const sessionId = options.sessionId ?? (yield* host.createSession(options.create)).id
     yield* options.onSession?.(sessionId) ?? Effect.void
@@ -71,7 +71,7 @@ export const serveMcp = (options: ServeMcpOptions): Effect.Effect<void, HostErro
     // Children of a closed connection are stopped (after the calls in flight: finalizers run in reverse).
     yield* Effect.addFinalizer(() => stop("all").pipe(Effect.ignore({ log: "Warn", message: "stopping the connection's subagents" })))
     const run = yield* FiberSet.makeRuntimePromise<never>()
-    const respond = <A>(effect: Effect.Effect<A, HostError>): Promise<A> =>
+    const respond = <A>(effect: Effect.Effect<A, AgentHost.HostError>): Promise<A> =>
       run(Effect.result(effect)).then((r) => r._tag === "Success" ? r.success : Promise.reject(asMcpError(r.failure)))
 
     const server = new Server(

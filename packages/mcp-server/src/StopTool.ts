@@ -1,5 +1,5 @@
-import type { HostError } from "@dsh/agent"
-import { defineTool, ToolError } from "@dsh/tools"
+import type { AgentHost } from "@dsh/agent"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -12,8 +12,8 @@ const StopParams = z.object({
  * in-session tools have no `stop` of their own (a model ends children by ending its turn); an
  * MCP client holds children across calls, so it gets one, over the host's `stopChild`.
  */
-export const makeStopTool = (stop: (handle: string) => Effect.Effect<ReadonlyArray<string>, HostError>) =>
-  defineTool({
+export const make = (stop: (handle: string) => Effect.Effect<ReadonlyArray<string>, AgentHost.HostError>) =>
+  Tool.defineTool({
     name: "stop",
     description: "Stop a running subagent and everything it started, by its handle (or all). Its status becomes cancelled; " +
       "it can still be continued later with send_message.",
@@ -21,6 +21,6 @@ export const makeStopTool = (stop: (handle: string) => Effect.Effect<ReadonlyArr
     execute: (p) =>
       stop(p.handle).pipe(
         Effect.map((stopped) => stopped.length === 0 ? `Nothing was running under ${p.handle}.` : `Stopped: ${stopped.join(", ")}`),
-        Effect.mapError((e) => new ToolError({ message: e.message }))
+        Effect.mapError((e) => new Tool.ToolError({ message: e.message }))
       )
   })

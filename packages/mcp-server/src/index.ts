@@ -2,7 +2,7 @@
  * @dsh/mcp-server: a dsh host's subagent tools (`subagent`, `send_message`, `list_agents`,
  * `wait`, `stop`) and its children's transcripts, served over MCP on stdio (`dsh mcp`).
  */
-export * from "./LineTransport.ts"
-export * from "./ServeMcp.ts"
-export * from "./StopTool.ts"
-export * from "./TranscriptUri.ts"
+export * as LineTransport from "./LineTransport.ts"
+export * as ServeMcp from "./ServeMcp.ts"
+export * as StopTool from "./StopTool.ts"
+export * as TranscriptUri from "./TranscriptUri.ts"

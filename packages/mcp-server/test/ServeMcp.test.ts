@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AgentHost, type AgentHostShape, type HostOpenMainOptions } from "@dsh/agent"
-import { type AgentEvent, emptyUsage } from "@dsh/core"
-import { defineTool, makeToolbox } from "@dsh/tools"
+import { AgentHost } from "@dsh/agent"
+import { type Events, Usage } from "@dsh/core"
+import { Tool, Toolbox } from "@dsh/tools"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { Deferred, Effect, Fiber } from "effect"
 import { PassThrough } from "node:stream"
 import * as z from "zod"
-import { makeLineTransport, parseTranscriptUri, serveMcp, transcriptUri } from "../src/index.ts"
+import { LineTransport, ServeMcp, TranscriptUri } from "../src/index.ts"
 
 const session = { id: "s1", agent: "main", cwd: "/tmp", model: "scripted", status: "idle", createdAt: "", updatedAt: "" }
 
@@ -15,20 +15,20 @@ const session = { id: "s1", agent: "main", cwd: "/tmp", model: "scripted", statu
  * call's turn, streams two deltas through the host's child listener, and answers. `Read` is a
  * tool of the main agent an MCP client is not offered.
  */
-const fakeHost = (stopped: Array<string>): AgentHostShape => {
-  let opened: HostOpenMainOptions | undefined
-  const subagent = defineTool({
+const fakeHost = (stopped: Array<string>): AgentHost.AgentHostShape => {
+  let opened: AgentHost.HostOpenMainOptions | undefined
+  const subagent = Tool.defineTool({
     name: "subagent",
     description: "delegate",
     parameters: z.object({ prompt: z.string().describe("the task") }),
     execute: (p, context) =>
       Effect.gen(function*() {
         yield* context.turn?.emit({ type: "subagent-start", handle: "coder-1", agent: "coder", provider: "spawn", runId: "r1", background: false, description: "d" }) ?? Effect.void
-        for (const text of ["hello ", "world"]) yield* opened?.onChildEvent?.("coder-1", { type: "text-delta", text } satisfies AgentEvent) ?? Effect.void
+        for (const text of ["hello ", "world"]) yield* opened?.onChildEvent?.("coder-1", { type: "text-delta", text } satisfies Events.AgentEvent) ?? Effect.void
         return `did: ${p.prompt}`
       })
   })
-  const read = defineTool({ name: "Read", description: "read", parameters: z.object({}), execute: () => Effect.succeed("") })
+  const read = Tool.defineTool({ name: "Read", description: "read", parameters: z.object({}), execute: () => Effect.succeed("") })
   const unused = Effect.die("not used by serveMcp")
   return {
     createSession: () => Effect.succeed(session),
@@ -36,7 +36,7 @@ const fakeHost = (stopped: Array<string>): AgentHostShape => {
     listSessions: unused,
     prompt: () => unused,
     sendToChild: () => unused,
-    listChildren: () => Effect.succeed([{ name: "coder-1", agent: "coder", provider: "spawn", status: "completed", parent: "main", depth: 1, usage: emptyUsage }]),
+    listChildren: () => Effect.succeed([{ name: "coder-1", agent: "coder", provider: "spawn", status: "completed", parent: "main", depth: 1, usage: Usage.emptyUsage }]),
     stopChild: ({ handle }) => Effect.sync(() => (stopped.push(handle), [])),
     openMain: (options) =>
       Effect.sync(() => {
@@ -44,7 +44,7 @@ const fakeHost = (stopped: Array<string>): AgentHostShape => {
         return {
           sessionId: session.id,
           cwd: session.cwd,
-          toolbox: makeToolbox({ tools: [subagent, read, ...(options.tools ?? [])] }),
+          toolbox: Toolbox.make({ tools: [subagent, read, ...(options.tools ?? [])] }),
           governed: (effect) => effect,
           childTranscript: (handle) => Effect.succeed([{ seq: 1, ts: "", type: "notice", level: "info", message: `transcript of ${handle}` }])
         }
@@ -58,12 +58,12 @@ const connected = (stopped: Array<string>) =>
     const toServer = new PassThrough()
     const toClient = new PassThrough()
     const served = yield* Effect.forkChild(
-      serveMcp({ input: toServer, output: toClient, serverInfo: { name: "dsh", version: "0" }, create: { cwd: "/tmp" } }).pipe(
-        Effect.provideService(AgentHost, fakeHost(stopped))
+      ServeMcp.serveMcp({ input: toServer, output: toClient, serverInfo: { name: "dsh", version: "0" }, create: { cwd: "/tmp" } }).pipe(
+        Effect.provideService(AgentHost.AgentHost, fakeHost(stopped))
       )
     )
     const client = new Client({ name: "test", version: "0" })
-    yield* Effect.promise(() => client.connect(makeLineTransport(toClient, toServer)))
+    yield* Effect.promise(() => client.connect(LineTransport.make(toClient, toServer)))
     return { client, served, end: () => toServer.end() }
   })
 
@@ -105,7 +105,7 @@ describe("serveMcp", () => {
     Effect.gen(function*() {
       const input = new PassThrough()
       const output = new PassThrough()
-      const transport = makeLineTransport(input, output)
+      const transport = LineTransport.make(input, output)
       const got = yield* Deferred.make<unknown>()
       transport.onmessage = (message) => void Effect.runSync(Deferred.succeed(got, message))
       yield* Effect.promise(() => transport.start())
@@ -124,7 +124,7 @@ describe("serveMcp", () => {
     }))
 
   it("transcript URIs round-trip, handles encoded", () => {
-    assert.deepStrictEqual(parseTranscriptUri(transcriptUri("s1", "codex-1/main")), { sessionId: "s1", handle: "codex-1/main" })
-    assert.isUndefined(parseTranscriptUri("dsh://s1/coder-1"))
+    assert.deepStrictEqual(TranscriptUri.parseTranscriptUri(TranscriptUri.transcriptUri("s1", "codex-1/main")), { sessionId: "s1", handle: "codex-1/main" })
+    assert.isUndefined(TranscriptUri.parseTranscriptUri("dsh://s1/coder-1"))
   })
 })

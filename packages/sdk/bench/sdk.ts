@@ -3,7 +3,7 @@
 // the same run; (2) round-trip latency of a small request (`ping`) over an open connection to a
 // real `dsh sdk` process, and over an in-memory pair for reference.
 // Run: node --conditions=@dsh/source packages/sdk/bench/sdk.ts (after the CLI is built).
-import { AgentHost, HostError } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Deferred, Effect } from "effect"
 import { spawn } from "node:child_process"
@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { PassThrough } from "node:stream"
-import { SdkClient, serveSdk } from "../src/index.ts"
+import { SdkClient, SdkServer } from "../src/index.ts"
 
 const ROOT = resolve(import.meta.dirname, "../../..")
 const MAIN = join(ROOT, "packages/cli/dist/main.js")
@@ -73,11 +73,11 @@ const inMemory = Effect.scoped(Effect.gen(function*() {
     listSessions: Effect.succeed([]),
     prompt: () => Effect.die("unused"),
     // No continuation manager: children cannot be continued or stopped here.
-    sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
-    stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
+    sendToChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
+    stopChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([])
   }
-  yield* Effect.forkScoped(serveSdk({ input: toServer, output: toClient }).pipe(Effect.provideService(AgentHost, host)))
+  yield* Effect.forkScoped(SdkServer.serveSdk({ input: toServer, output: toClient }).pipe(Effect.provideService(AgentHost.AgentHost, host)))
   const client = yield* SdkClient.connect({ input: toClient, output: toServer })
   return yield* pings(client)
 }))

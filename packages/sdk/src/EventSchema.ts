@@ -1,4 +1,4 @@
-import type { AgentEvent, ContentPart, Message, ReasoningPart, Usage, WireRecord } from "@dsh/core"
+import type { Events, Messages, Usage } from "@dsh/core"
 import { Schema, Tuple } from "effect"
 
 /**
@@ -147,9 +147,9 @@ export const WireRecordSchema = AgentEventSchema.mapMembers(Tuple.map(Schema.fie
 // Compile-time agreement with @dsh/core (both directions).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const agree = <T extends true>(): T | undefined => undefined
-agree<Same<typeof AgentEventSchema.Type, AgentEvent>>()
-agree<Same<typeof MessageSchema.Type, Message>>()
-agree<Same<typeof UsageSchema.Type, Usage>>()
-agree<Same<typeof ContentPartSchema.Type, ContentPart>>()
-agree<Same<typeof ReasoningPartSchema.Type, ReasoningPart>>()
-agree<Same<typeof WireRecordSchema.Type, WireRecord>>()
+agree<Same<typeof AgentEventSchema.Type, Events.AgentEvent>>()
+agree<Same<typeof MessageSchema.Type, Messages.Message>>()
+agree<Same<typeof UsageSchema.Type, Usage.Usage>>()
+agree<Same<typeof ContentPartSchema.Type, Messages.ContentPart>>()
+agree<Same<typeof ReasoningPartSchema.Type, Messages.ReasoningPart>>()
+agree<Same<typeof WireRecordSchema.Type, Events.WireRecord>>()

@@ -1,4 +1,4 @@
-import { VERSION } from "@dsh/core"
+import { Version } from "@dsh/core"
 import { Schema } from "effect"
 
 /**
@@ -10,7 +10,7 @@ import { Schema } from "effect"
 export const PROTOCOL_VERSION = 1
 
 /** The version of this implementation, reported in `initialize` as the server's version (the dsh release). */
-export const DSH_SDK_VERSION: string = VERSION
+export const DSH_SDK_VERSION: string = Version.VERSION
 
 /** JSON-RPC's own codes, then dsh's (in the implementation-defined range). */
 export const ErrorCode = {

@@ -1,6 +1,6 @@
-import { AgentHost, type AgentHostShape } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
 import type { Readable, Writable } from "node:stream"
-import { type AskerShape, nobodyAsker } from "@dsh/tools"
+import { Asker } from "@dsh/tools"
 import { Effect, Fiber, Schema } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "./Framing.ts"
 import { makeClientQuestions } from "./internal/ClientQuestions.ts"
@@ -42,9 +42,9 @@ interface InFlight {
  * their descendants) and quick requests may still answer; interrupting this effect interrupts
  * everything. Protocol faults are answered with JSON-RPC errors and never end the server.
  */
-export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, AgentHost> =>
+export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, AgentHost.AgentHost> =>
   Effect.scoped(Effect.gen(function*() {
-    const host: AgentHostShape = yield* AgentHost
+    const host: AgentHost.AgentHostShape = yield* AgentHost.AgentHost
     const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES
     const transport = yield* makeTransport({ input: options.input, output: options.output, maxFrameBytes, endOutput: options.endOutput })
     const scope = yield* Effect.scope
@@ -56,8 +56,8 @@ export const serveSdk = (options: ServeSdkOptions): Effect.Effect<void, never, A
     const { send, respond, fail, notify } = makeOutbound(transport)
 
     const questions = makeClientQuestions({ send: transport.send, notify: send })
-    const askerFor = (sessionId: string): AskerShape =>
-      clientAnswersPermissions ? questions.askerFor(sessionId) : nobodyAsker({ why: "the SDK client does not answer permission requests (capabilities.permissions)" })
+    const askerFor = (sessionId: string): Asker.AskerShape =>
+      clientAnswersPermissions ? questions.askerFor(sessionId) : Asker.nobodyAsker({ why: "the SDK client does not answer permission requests (capabilities.permissions)" })
 
     const capabilities = {
       methods: Object.keys(Methods),

@@ -3,11 +3,12 @@
  * and both of its ends: `serveSdk` (what `dsh sdk` runs) and the client, Effect-based
  * (`SdkClient.connect` / `SdkClient.spawn`) or Promise-based (`createSdkClient`).
  */
-export * from "./EventSchema.ts"
-export * from "./Framing.ts"
-export * from "./Methods.ts"
-export * from "./PromiseClient.ts"
-export * from "./Protocol.ts"
+export * as EventSchema from "./EventSchema.ts"
+export * as Framing from "./Framing.ts"
+export * as Methods from "./Methods.ts"
+export * as PromiseClient from "./PromiseClient.ts"
+export * as Protocol from "./Protocol.ts"
 export * as SdkClient from "./SdkClient.ts"
-export * from "./SdkError.ts"
-export * from "./SdkServer.ts"
+export * as SdkError from "./SdkError.ts"
+export * as SdkServer from "./SdkServer.ts"
+export { createSdkClient } from "./PromiseClient.ts"

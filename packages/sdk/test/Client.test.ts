@@ -1,20 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { AgentHost } from "@dsh/agent"
 import { LocalProcessLauncher, type ProcessLauncher } from "@dsh/subprocess"
-import { isGone } from "@dsh/subprocess/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { Deferred, Effect, Exit, Fiber, Scope } from "effect"
 import { PassThrough } from "node:stream"
-import { createSdkClient, SdkClient, type SdkError, serveSdk } from "../src/index.ts"
+import { SdkClient, type SdkError, SdkServer, createSdkClient } from "../src/index.ts"
 import { makeTransport } from "../src/internal/Transport.ts"
 import { fakeServerScript, makeFakeHost, startScript, streamPair, tempDir } from "./support.ts"
 
-const withLauncher = <A, E, R>(effect: Effect.Effect<A, E, R | ProcessLauncher>) =>
+const withLauncher = <A, E, R>(effect: Effect.Effect<A, E, R | ProcessLauncher.ProcessLauncher>) =>
   Effect.provide(effect, LocalProcessLauncher.layer({ killGrace: "500 millis" }))
 
 const gone = (pid: number) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 500 && !isGone(pid); i++) yield* Effect.sleep(10)
-    return isGone(pid)
+    for (let i = 0; i < 500 && !ProcessChecks.isGone(pid); i++) yield* Effect.sleep(10)
+    return ProcessChecks.isGone(pid)
   })
 
 const script = fakeServerScript(tempDir())
@@ -55,7 +55,7 @@ describe("SdkClient against broken servers", () => {
       const scope = yield* Scope.make()
       const exit = yield* Effect.exit(Scope.provide(scope)(spawnFake("silent", { handshakeTimeout: "300 millis" })))
       assert.isTrue(Exit.isFailure(exit))
-      const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: SdkError }).error : undefined
+      const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: SdkError.SdkError }).error : undefined
       assert.strictEqual(error?.reason, "Timeout")
       assert.include(error?.message ?? "", "initialize")
       yield* Scope.close(scope, Exit.void)
@@ -141,7 +141,7 @@ describe("createSdkClient (Promise facade)", () => {
   it("runs calls as Promises, aborts a prompt with a signal, rejects with SdkError after close", async () => {
     const pair = streamPair()
     const host = makeFakeHost()
-    const serving = Effect.runFork(serveSdk(pair.server).pipe(Effect.provideService(AgentHost, host)))
+    const serving = Effect.runFork(SdkServer.serveSdk(pair.server).pipe(Effect.provideService(AgentHost.AgentHost, host)))
     const events: Array<string> = []
     const client = await createSdkClient({ ...pair.client, onEvent: (e) => void events.push(e.event.type) })
     const session = await client.createSession({ cwd: "/tmp" })
@@ -165,11 +165,11 @@ describe("createSdkClient (Promise facade)", () => {
     // Closing the client while a prompt runs: the prompt fails with a typed ConnectionClosed.
     let running = false
     const pending = client.prompt({ sessionId: session.id, prompt: "hang" }, { onEvent: () => void (running = true) })
-      .then(() => undefined, (e: unknown) => e as SdkError)
+      .then(() => undefined, (e: unknown) => e as SdkError.SdkError)
     while (!running) await new Promise((r) => setTimeout(r, 5))
     await client.close()
     assert.strictEqual((await pending)?.reason, "ConnectionClosed")
-    const error = await client.ping().then(() => undefined, (e: unknown) => e as SdkError)
+    const error = await client.ping().then(() => undefined, (e: unknown) => e as SdkError.SdkError)
     assert.strictEqual(error?._tag, "SdkError")
     assert.strictEqual(error?.reason, "ConnectionClosed")
     assert.strictEqual((await client.closed).reason, "ConnectionClosed")
@@ -179,7 +179,7 @@ describe("createSdkClient (Promise facade)", () => {
   it("rejects with a typed error when the server never answers the handshake", async () => {
     const dir = tempDir()
     const error = await createSdkClient({ command: process.execPath, args: [fakeServerScript(dir), "silent"], handshakeTimeout: 200, exitGrace: 100 })
-      .then(() => undefined, (e: unknown) => e as SdkError)
+      .then(() => undefined, (e: unknown) => e as SdkError.SdkError)
     assert.strictEqual(error?.reason, "Timeout")
   })
 })

@@ -2,7 +2,7 @@ import { assert, describe, it } from "vitest"
 import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { createSdkClient, ErrorCode, type SdkError, type SessionEvent } from "../src/index.ts"
+import { type Methods, Protocol, type SdkError, createSdkClient } from "../src/index.ts"
 import { DSH_MAIN, tempDir } from "./support.ts"
 
 /** A scripted model: echoes, hangs on request. */
@@ -35,7 +35,7 @@ describe("dsh sdk (the real server, through the Promise client)", () => {
       assert.strictEqual(client.server.protocolVersion, 1)
       const session = await client.createSession()
       assert.strictEqual(session.model, model)
-      const events: Array<SessionEvent> = []
+      const events: Array<Methods.SessionEvent> = []
       const result = await client.prompt({ sessionId: session.id, prompt: "hello there" }, { onEvent: (e) => void events.push(e) })
       assert.strictEqual(result.status, "completed")
       assert.strictEqual(result.result, "you said hello there")
@@ -52,9 +52,9 @@ describe("dsh sdk (the real server, through the Promise client)", () => {
       while (!cancelled) cancelled = await client.cancel(session.id) // the prompt may not have started yet
       const stopped = await hanging
       assert.strictEqual(stopped.status, "cancelled")
-      const send = await client.sendToChild({ sessionId: session.id, handle: "nobody-1", message: "hi" }).then(() => undefined, (e: unknown) => e as SdkError)
+      const send = await client.sendToChild({ sessionId: session.id, handle: "nobody-1", message: "hi" }).then(() => undefined, (e: unknown) => e as SdkError.SdkError)
       assert.strictEqual(send?.reason, "Remote")
-      assert.oneOf(send?.code, [ErrorCode.NotFound, ErrorCode.InvalidParams, ErrorCode.Internal, ErrorCode.Unsupported])
+      assert.oneOf(send?.code, [Protocol.ErrorCode.NotFound, Protocol.ErrorCode.InvalidParams, Protocol.ErrorCode.Internal, Protocol.ErrorCode.Unsupported])
     } finally {
       await client.close()
     }

@@ -1,43 +1,43 @@
-import { AgentHost, type AgentHostShape, HostError } from "@dsh/agent"
-import { emptyUsage } from "@dsh/core"
+import { AgentHost } from "@dsh/agent"
+import { Usage } from "@dsh/core"
 import { assert, describe, it } from "@effect/vitest"
-import { makePermissions, Permissions } from "@dsh/tools"
+import { Permissions } from "@dsh/tools"
 import { Effect, Fiber } from "effect"
-import { createSdkClient, type PermissionAskParams, SdkClient, serveSdk } from "../src/index.ts"
+import { type Methods, SdkClient, SdkServer, createSdkClient } from "../src/index.ts"
 import { streamPair } from "./support.ts"
 
 /**
  * A host whose prompt is one Bash call decided as a Toolbox decides it: by the Permissions of
  * the calling fiber (default mode: Bash asks), whose questions go to the server's Asker.
  */
-const askingHost = (): AgentHostShape => ({
+const askingHost = (): AgentHost.AgentHostShape => ({
   createSession: (o) => Effect.succeed({ id: "s-1", agent: "agent", cwd: o.cwd, model: "fake:model", status: "idle", createdAt: "", updatedAt: "" }),
-  loadSession: () => Effect.fail(new HostError({ reason: "NotFound", message: "no" })),
+  loadSession: () => Effect.fail(new AgentHost.HostError({ reason: "NotFound", message: "no" })),
   listSessions: Effect.succeed([]),
   listChildren: () => Effect.succeed([]),
-  sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "no" })),
-  stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "no" })),
+  sendToChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "no" })),
+  stopChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "no" })),
   prompt: ({ sessionId, prompt }) =>
     Effect.gen(function*() {
-      const permissions = yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
+      const permissions = yield* Permissions.make({ mode: "default" }).pipe(Effect.orDie)
       const decide = (agent: string) =>
         Effect.provideService(
-          Effect.flatMap(Permissions, (p) =>
+          Effect.flatMap(Permissions.Permissions, (p) =>
             p.decide({ agent, cwd: "/work", subject: { tool: "Bash", kind: "execute", specifier: prompt, match: "text", forms: [prompt] }, summary: `$ ${prompt}` })),
-          Permissions,
+          Permissions.Permissions,
           permissions
         )
       const first = yield* decide("main")
       const second = yield* decide("explore-1")
       const line = (d: typeof first) => `${d.allowed ? "allowed" : "denied"} via ${d.via}${d.by === undefined ? "" : ` by ${d.by}`}${d.reason === undefined ? "" : `: ${d.reason}`}`
-      return { sessionId, status: "completed", result: `${line(first)} | ${line(second)}`, usage: emptyUsage, subagents: [] }
+      return { sessionId, status: "completed", result: `${line(first)} | ${line(second)}`, usage: Usage.emptyUsage, subagents: [] }
     })
 })
 
 const served = <A, E>(body: (pair: ReturnType<typeof streamPair>) => Effect.Effect<A, E>) =>
   Effect.gen(function*() {
     const pair = streamPair()
-    const server = yield* Effect.forkChild(serveSdk({ ...pair.server }).pipe(Effect.provideService(AgentHost, askingHost())))
+    const server = yield* Effect.forkChild(SdkServer.serveSdk({ ...pair.server }).pipe(Effect.provideService(AgentHost.AgentHost, askingHost())))
     const result = yield* body(pair)
     pair.client.output.end()
     yield* Fiber.join(server)
@@ -48,7 +48,7 @@ describe("permission.ask (server → client)", () => {
   it.live("a client with onPermission is asked, one question at a time; 'session' answers the next one", () =>
     served((pair) =>
       Effect.scoped(Effect.gen(function*() {
-        const asked: Array<PermissionAskParams> = []
+        const asked: Array<Methods.PermissionAskParams> = []
         const client = yield* SdkClient.connect({
           ...pair.client,
           onPermission: (request) => Effect.sync(() => asked.push(request)).pipe(Effect.as({ allow: true, remember: "session" as const }))

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Latch } from "effect"
 import type { PassThrough } from "node:stream"
-import { ErrorCode, FrameDecoder, SdkClient, type SdkError, type SessionEvent } from "../src/index.ts"
+import { Framing, type Methods, Protocol, SdkClient, type SdkError } from "../src/index.ts"
 import { makeFakeHost, serveFake } from "./support.ts"
 
 /** A raw peer: writes lines, reads whole JSON frames. */
 const rawPeer = (input: PassThrough, output: PassThrough) => {
-  const decoder = new FrameDecoder()
+  const decoder = new Framing.FrameDecoder()
   const frames: Array<Record<string, unknown>> = []
   const waiters: Array<() => void> = []
   input.on("data", (chunk: Buffer) => {
@@ -29,33 +29,33 @@ describe("serveSdk (protocol faults)", () => {
       const served = yield* serveFake(makeFakeHost(), { maxFrameBytes: 4096 })
       const peer = rawPeer(served.client.input, served.client.output)
       yield* peer.write(`{"jsonrpc":"2.0","id":1,"method":"session.list"}`)
-      assert.strictEqual(errorCode(yield* peer.next), ErrorCode.NotInitialized)
+      assert.strictEqual(errorCode(yield* peer.next), Protocol.ErrorCode.NotInitialized)
       yield* peer.write(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":99}}`)
       const refused = yield* peer.next
-      assert.strictEqual(errorCode(refused), ErrorCode.Unsupported)
+      assert.strictEqual(errorCode(refused), Protocol.ErrorCode.Unsupported)
       assert.deepStrictEqual((refused.error as { data: unknown }).data, { supported: [1] })
       yield* peer.write(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":1}}`)
       const init = yield* peer.next
       assert.strictEqual((init.result as { serverInfo: { name: string } }).serverInfo.name, "dsh")
       yield* peer.write(`this is not json`)
       const parse = yield* peer.next
-      assert.strictEqual(errorCode(parse), ErrorCode.ParseError)
+      assert.strictEqual(errorCode(parse), Protocol.ErrorCode.ParseError)
       assert.isNull(parse.id)
       yield* peer.write(`{"jsonrpc":"1.0","id":4,"method":"ping"}`)
       const invalid = yield* peer.next
-      assert.strictEqual(errorCode(invalid), ErrorCode.InvalidRequest)
+      assert.strictEqual(errorCode(invalid), Protocol.ErrorCode.InvalidRequest)
       assert.strictEqual(invalid.id, 4)
       yield* peer.write(`{"jsonrpc":"2.0","id":5,"method":"session.fly"}`)
-      assert.strictEqual(errorCode(yield* peer.next), ErrorCode.MethodNotFound)
+      assert.strictEqual(errorCode(yield* peer.next), Protocol.ErrorCode.MethodNotFound)
       yield* peer.write(`{"jsonrpc":"2.0","id":6,"method":"session.prompt","params":{"sessionId":7}}`)
       const badParams = yield* peer.next
-      assert.strictEqual(errorCode(badParams), ErrorCode.InvalidParams)
+      assert.strictEqual(errorCode(badParams), Protocol.ErrorCode.InvalidParams)
       assert.include((badParams.error as { message: string }).message, "sessionId")
       yield* peer.write(`{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"${"x".repeat(5000)}"}}`)
-      assert.strictEqual(errorCode(yield* peer.next), ErrorCode.FrameTooLarge)
+      assert.strictEqual(errorCode(yield* peer.next), Protocol.ErrorCode.FrameTooLarge)
       yield* peer.write(`{"jsonrpc":"2.0","method":"no.such.notification"}`)
       yield* peer.write(`{"jsonrpc":"2.0","id":8,"method":"session.load","params":{"sessionId":"missing"}}`)
-      assert.strictEqual(errorCode(yield* peer.next), ErrorCode.NotFound)
+      assert.strictEqual(errorCode(yield* peer.next), Protocol.ErrorCode.NotFound)
       yield* peer.write(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
       assert.deepStrictEqual(yield* peer.next, { jsonrpc: "2.0", id: 9, result: {} })
     })))
@@ -65,7 +65,7 @@ describe("serveSdk + SdkClient (in memory)", () => {
   it.live("runs a prompt: events stream before the result, descendants carry their handle, usage rolls up", () =>
     Effect.scoped(Effect.gen(function*() {
       const served = yield* serveFake(makeFakeHost())
-      const seen: Array<SessionEvent> = []
+      const seen: Array<Methods.SessionEvent> = []
       const client = yield* SdkClient.connect({ ...served.client })
       assert.strictEqual(client.server.protocolVersion, 1)
       assert.deepStrictEqual(client.server.capabilities.children, { send: true, stop: true })
@@ -112,7 +112,7 @@ describe("serveSdk + SdkClient (in memory)", () => {
       yield* started.await
       const busy = yield* Effect.flip(client.prompt({ sessionId: id, prompt: "again" }))
       assert.strictEqual(busy.reason, "Remote")
-      assert.strictEqual(busy.code, ErrorCode.Busy)
+      assert.strictEqual(busy.code, Protocol.ErrorCode.Busy)
       assert.isTrue(yield* client.cancel(id))
       const result = yield* Fiber.join(running)
       assert.strictEqual(result.status, "cancelled")
@@ -158,13 +158,13 @@ describe("serveSdk + SdkClient (in memory)", () => {
       const client = yield* SdkClient.connect({ ...served.client })
       const { id } = yield* client.createSession()
       const send = yield* Effect.flip(client.sendToChild({ sessionId: id, handle: "explore-1", message: "hi" }))
-      assert.strictEqual(send.code, ErrorCode.Unsupported)
+      assert.strictEqual(send.code, Protocol.ErrorCode.Unsupported)
       const stop = yield* Effect.flip(client.stopChild({ sessionId: id, handle: "all" }))
-      assert.strictEqual(stop.code, ErrorCode.Unsupported)
+      assert.strictEqual(stop.code, Protocol.ErrorCode.Unsupported)
       const crash = yield* Effect.flip(client.prompt({ sessionId: id, prompt: "crash" }))
-      assert.strictEqual(crash.code, ErrorCode.Internal)
+      assert.strictEqual(crash.code, Protocol.ErrorCode.Internal)
       const missing = yield* Effect.flip(client.prompt({ sessionId: "nope", prompt: "x" }))
-      assert.strictEqual(missing.code, ErrorCode.NotFound)
+      assert.strictEqual(missing.code, Protocol.ErrorCode.NotFound)
     })))
 
   it.live("when the input closes, the server interrupts in-flight prompts and ends", () =>
@@ -183,7 +183,7 @@ describe("serveSdk + SdkClient (in memory)", () => {
       yield* started.await
       served.client.output.end()
       yield* served.done
-      const error: SdkError = yield* Effect.flip(Fiber.join(running))
+      const error: SdkError.SdkError = yield* Effect.flip(Fiber.join(running))
       assert.strictEqual(error.reason, "ConnectionClosed")
       assert.deepStrictEqual(ends, ["cancelled"])
     })))

@@ -1,12 +1,12 @@
-import { AgentHost, type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
-import { type AgentEvent, makeUsage, type Usage } from "@dsh/core"
+import { AgentHost } from "@dsh/agent"
+import { type Events, Usage } from "@dsh/core"
 import { spawn as spawnProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { PassThrough } from "node:stream"
 import { Effect, Fiber } from "effect"
-import { serveSdk, type ServeSdkOptions } from "../src/index.ts"
+import { SdkServer } from "../src/index.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../../..")
 /** The bundled CLI; tests that run `dsh sdk` need it built (`npm test` builds first). */
@@ -21,7 +21,7 @@ export const streamPair = () => {
   return { client: { input: toClient, output: toServer }, server: { input: toServer, output: toClient } }
 }
 
-const info = (id: string, cwd: string): HostSessionInfo => ({
+const info = (id: string, cwd: string): AgentHost.HostSessionInfo => ({
   id,
   agent: "agent",
   cwd,
@@ -36,12 +36,12 @@ const info = (id: string, cwd: string): HostSessionInfo => ({
  * streams a descendant's events too, `big:N` streams N KiB of text deltas, `crash` dies;
  * anything else answers `echo <prompt>`.
  */
-export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<string>; readonly parts: Array<unknown> } => {
-  const sessions = new Map<string, HostSessionInfo>()
+export const makeFakeHost = (): AgentHost.AgentHostShape & { readonly prompts: Array<string>; readonly parts: Array<unknown> } => {
+  const sessions = new Map<string, AgentHost.HostSessionInfo>()
   const prompts: Array<string> = []
   const parts: Array<unknown> = []
   let n = 0
-  const usage = makeUsage(10, 5)
+  const usage = Usage.make(10, 5)
   return {
     prompts,
     parts,
@@ -54,21 +54,21 @@ export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<strin
     loadSession: (id) => {
       const s = sessions.get(id)
       return s === undefined
-        ? Effect.fail(new HostError({ reason: "NotFound", message: `no session ${id}` }))
+        ? Effect.fail(new AgentHost.HostError({ reason: "NotFound", message: `no session ${id}` }))
         : Effect.succeed({ ...s, records: [{ type: "turn-end", turn: 0, status: "completed", result: "x", usage, durationMs: 1, seq: 1, ts: "t" }] as const })
     },
     listSessions: Effect.sync(() => [...sessions.values()]),
     // No continuation manager: children cannot be continued or stopped here.
-    sendToChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
-    stopChild: () => Effect.fail(new HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
+    sendToChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot continue children" })),
+    stopChild: () => Effect.fail(new AgentHost.HostError({ reason: "Unsupported", message: "this host cannot stop children" })),
     listChildren: () => Effect.succeed([]),
     prompt: (o) =>
       Effect.gen(function*() {
-        if (!sessions.has(o.sessionId)) return yield* new HostError({ reason: "NotFound", message: `no session ${o.sessionId}` })
+        if (!sessions.has(o.sessionId)) return yield* new AgentHost.HostError({ reason: "NotFound", message: `no session ${o.sessionId}` })
         prompts.push(o.prompt)
         if (o.promptParts !== undefined) parts.push(o.promptParts)
-        const emit = (e: AgentEvent) => o.onEvent?.(e) ?? Effect.void
-        const end = (status: "completed" | "cancelled", result: string, u: Usage) =>
+        const emit = (e: Events.AgentEvent) => o.onEvent?.(e) ?? Effect.void
+        const end = (status: "completed" | "cancelled", result: string, u: Usage.Usage) =>
           emit({ type: "turn-end", turn: 0, status, result, usage: u, durationMs: 1 })
         yield* emit({ type: "turn-start", turn: 0, prompt: o.prompt })
         if (o.prompt === "crash") return yield* Effect.die(new Error("host bug"))
@@ -83,7 +83,7 @@ export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<strin
           for (let i = 0; i < kib; i++) yield* emit({ type: "text-delta", text: piece })
         }
         if (o.prompt === "child") {
-          yield* o.onChildEvent?.("explore-1", { type: "usage", model: "fake:model", usage: makeUsage(7, 3) }) ?? Effect.void
+          yield* o.onChildEvent?.("explore-1", { type: "usage", model: "fake:model", usage: Usage.make(7, 3) }) ?? Effect.void
           yield* o.onChildEvent?.("explore-1", { type: "text-delta", text: "grandchild" }) ?? Effect.void
         }
         yield* emit({ type: "text-delta", text: `echo ${o.prompt}` })
@@ -95,10 +95,10 @@ export const makeFakeHost = (): AgentHostShape & { readonly prompts: Array<strin
 }
 
 /** Serves the fake host on an in-memory pair for the rest of the scope. */
-export const serveFake = (host: AgentHostShape, options: Partial<ServeSdkOptions> = {}) =>
+export const serveFake = (host: AgentHost.AgentHostShape, options: Partial<SdkServer.ServeSdkOptions> = {}) =>
   Effect.gen(function*() {
     const pair = streamPair()
-    const fiber = yield* Effect.forkScoped(serveSdk({ ...pair.server, ...options }).pipe(Effect.provideService(AgentHost, host)))
+    const fiber = yield* Effect.forkScoped(SdkServer.serveSdk({ ...pair.server, ...options }).pipe(Effect.provideService(AgentHost.AgentHost, host)))
     return { ...pair, fiber, done: Fiber.await(fiber) }
   })
 

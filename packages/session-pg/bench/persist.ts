@@ -12,8 +12,8 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { FileSessionStore, type SessionStoreShape } from "@dsh/session"
-import { startPostgres } from "@dsh/testing-pg"
+import { FileSessionStore, type SessionStore } from "@dsh/session"
+import { Postgres } from "@dsh/testing-pg"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -27,7 +27,7 @@ const script = Array.from({ length: turns }, (_, i) => turnEvents(i + 1))
 const eventsPerRun = script.reduce((n, events) => n + events.length, 0)
 
 /** One run through a store: events/s over the appends and syncs, checked by reading back. */
-const runStore = (store: Effect.Effect<SessionStoreShape, unknown, Scope.Scope>) =>
+const runStore = (store: Effect.Effect<SessionStore.SessionStoreShape, unknown, Scope.Scope>) =>
   Effect.scoped(Effect.gen(function*() {
     const handle = yield* (yield* store).create({ agent: "coder", cwd: "/work", model: "scripted" })
     const started = performance.now()
@@ -72,7 +72,7 @@ const median = (xs: ReadonlyArray<number>): number => {
 }
 
 const program = Effect.scoped(Effect.gen(function*() {
-  const server = yield* startPostgres({ durable: true })
+  const server = yield* Postgres.startPostgres({ durable: true })
   const url = yield* server.createDatabase("bench")
   const pgStore = Effect.flatMap(PgClient.make({ url: Redacted.make(url) }).pipe(Effect.provide(Reactivity.layer)), PgSessionStore.make)
   const file: Array<number> = []

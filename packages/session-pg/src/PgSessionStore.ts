@@ -12,8 +12,8 @@
  *
  * @since 0.1.0
  */
-import { makeId } from "@dsh/core"
-import { SessionError, type SessionState, SessionStore, type SessionStoreShape, StoreKit, displayUrl } from "@dsh/session"
+import { Ids } from "@dsh/core"
+import { SessionError, SessionStore, StoreKit, StoreSpec } from "@dsh/session"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Effect, Layer, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -50,7 +50,7 @@ const describeClient = (config: PgClient.PgClientConfig): Pick<Db, "target" | "a
   const database = config.database ?? (fromUrl?.pathname.replace(/^\//, "") || undefined)
   const address = `${host}:${port}`
   const target = fromUrl !== undefined && config.host === undefined && config.port === undefined && config.username === undefined && config.database === undefined
-    ? displayUrl(fromUrl.href)
+    ? StoreSpec.displayUrl(fromUrl.href)
     : `postgres://${user === undefined ? "" : `${user}@`}${address}${database === undefined ? "" : `/${database}`}`
   return { target, address }
 }
@@ -63,14 +63,14 @@ const describeClient = (config: PgClient.PgClientConfig): Pick<Db, "target" | "a
  *
  * @since 0.1.0
  */
-export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, SessionError, Scope.Scope> =>
+export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStore.SessionStoreShape, SessionError.SessionError, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     const described = describeClient(sql.config)
     const rows = yield* run(described, "connecting", sql<{ readonly schema: string | null }>`SELECT current_schema() AS schema`)
     const schema = rows[0]?.schema
     if (schema === null || schema === undefined) {
-      return yield* new SessionError({ reason: "Io", detail: `${described.target}: no schema to work in (the search_path names none that exists)` })
+      return yield* new SessionError.SessionError({ reason: "Io", detail: `${described.target}: no schema to work in (the search_path names none that exists)` })
     }
     const db: Db = { sql, ...described, schema }
     yield* migrate(db)
@@ -78,9 +78,9 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
     const handles = StoreKit.makeHandleCache()
 
 
-    const create: SessionStoreShape["create"] = (init) =>
+    const create: SessionStore.SessionStoreShape["create"] = (init) =>
       Effect.gen(function*() {
-        const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+        const id = init.id ?? Ids.makeId(new Date(yield* Clock.currentTimeMillis))
         yield* StoreKit.checkId("session id", id)
         const state = StoreKit.initialState(id, init, yield* StoreKit.nowIso)
         const inserted = yield* run(
@@ -90,12 +90,12 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
             VALUES (${id}, ${JSON.stringify(state)}::jsonb, ${state.createdAt}::timestamptz, ${state.updatedAt}::timestamptz)
             ON CONFLICT (id) DO NOTHING RETURNING id`
         )
-        if (inserted.length === 0) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
+        if (inserted.length === 0) return yield* new SessionError.SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
         const made = yield* makePgSessionHandle(db, id, hub, scope)
         return handles.remember(made.handle, made.letGo)
       })
 
-    const open: SessionStoreShape["open"] = (id) =>
+    const open: SessionStore.SessionStoreShape["open"] = (id) =>
       StoreKit.checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
         const known = handles.get(id)
         if (known !== undefined) return Effect.succeed(known)
@@ -110,18 +110,18 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
       Effect.flatMap((found) => Effect.forEach(found, (row) => Effect.result(StoreKit.decodeState(row.state, row.id, locationOf(db, row.id))).pipe(Effect.map((result) => ({ id: row.id, result })))))
     )
 
-    const list: SessionStoreShape["list"] = allRows.pipe(Effect.map((found) =>
+    const list: SessionStore.SessionStoreShape["list"] = allRows.pipe(Effect.map((found) =>
       StoreKit.newestFirst(found.flatMap((r) => (r.result._tag === "Success" ? [r.result.success] : [])))
     ))
 
-    const unreadable: SessionStoreShape["unreadable"] = allRows.pipe(Effect.map((found) =>
+    const unreadable: SessionStore.SessionStoreShape["unreadable"] = allRows.pipe(Effect.map((found) =>
       found
         .flatMap((r) => (r.result._tag === "Failure" ? [{ id: r.id, error: r.result.failure.message }] : []))
         .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     ))
 
     const LATEST_BATCH = 50
-    const latest: SessionStoreShape["latest"] = (filter) =>
+    const latest: SessionStore.SessionStoreShape["latest"] = (filter) =>
       Effect.gen(function*() {
         const cwd = filter?.cwd ?? null
         // The newest rows by the indexed column; the first that decodes is the answer, as `latestOf` would pick it.
@@ -132,7 +132,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
             WHERE ${cwd}::text IS NULL OR state->>'cwd' = ${cwd}::text
             ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT ${LATEST_BATCH}`
         )
-        const decoded: Array<SessionState> = []
+        const decoded: Array<SessionStore.SessionState> = []
         for (const row of candidates) {
           const result = yield* Effect.result(StoreKit.decodeState(row.state, row.id, locationOf(db, row.id)))
           if (result._tag === "Success") decoded.push(result.success)
@@ -147,7 +147,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
      * Deletes a session with every row of it (the foreign keys cascade), under a lease of its
      * own: a session any process runs — this one included — is refused as `Owned`.
      */
-    const remove: SessionStoreShape["remove"] = (id) =>
+    const remove: SessionStore.SessionStoreShape["remove"] = (id) =>
       StoreKit.checkId("session id", id).pipe(
         Effect.andThen(readStateRow(db, id)),
         Effect.andThen(Effect.scoped(Effect.gen(function*() {
@@ -159,7 +159,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
         Effect.asVoid
       )
 
-    return SessionStore.of({ create, open, list, unreadable, latest, remove, release: handles.release })
+    return SessionStore.SessionStore.of({ create, open, list, unreadable, latest, remove, release: handles.release })
   })
 
 /**
@@ -168,8 +168,8 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStoreShape, S
  *
  * @since 0.1.0
  */
-export const layerClient: Layer.Layer<SessionStore, SessionError, PgClient.PgClient> = Layer.effect(
-  SessionStore,
+export const layerClient: Layer.Layer<SessionStore.SessionStore, SessionError.SessionError, PgClient.PgClient> = Layer.effect(
+  SessionStore.SessionStore,
   Effect.gen(function*() {
     return yield* make(yield* PgClient.PgClient)
   })
@@ -182,9 +182,9 @@ export const layerClient: Layer.Layer<SessionStore, SessionError, PgClient.PgCli
  *
  * @since 0.1.0
  */
-export const layer = (options: Options): Layer.Layer<SessionStore, SessionError> =>
+export const layer = (options: Options): Layer.Layer<SessionStore.SessionStore, SessionError.SessionError> =>
   Layer.effect(
-    SessionStore,
+    SessionStore.SessionStore,
     Effect.gen(function*() {
       const url = valueOf(options.url)
       const config: PgClient.PgPoolConfig = { url: Redacted.make(url), applicationName: "dsh", maxConnections: options.maxConnections }

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { FileSessionStore, parseStoreSpec, SessionError, SessionStore, type StoreSpec } from "@dsh/session"
+import { FileSessionStore, SessionError, SessionStore, StoreSpec } from "@dsh/session"
 import { Effect, Layer, Result } from "effect"
 import * as PgSessionStore from "./PgSessionStore.ts"
 
@@ -14,9 +14,9 @@ import * as PgSessionStore from "./PgSessionStore.ts"
  *
  * @since 0.1.0
  */
-export const storeLayer = (spec: string | StoreSpec, options: { readonly cwd?: string | undefined } = {}): Layer.Layer<SessionStore, SessionError> => {
-  const parsed = typeof spec === "string" ? parseStoreSpec(spec, options.cwd) : Result.succeed(spec)
-  if (Result.isFailure(parsed)) return Layer.effect(SessionStore, Effect.fail(new SessionError({ reason: "Io", detail: `session store: ${parsed.failure}` })))
+export const storeLayer = (spec: string | StoreSpec.StoreSpec, options: { readonly cwd?: string | undefined } = {}): Layer.Layer<SessionStore.SessionStore, SessionError.SessionError> => {
+  const parsed = typeof spec === "string" ? StoreSpec.parseStoreSpec(spec, options.cwd) : Result.succeed(spec)
+  if (Result.isFailure(parsed)) return Layer.effect(SessionStore.SessionStore, Effect.fail(new SessionError.SessionError({ reason: "Io", detail: `session store: ${parsed.failure}` })))
   const chosen = parsed.success
   return chosen._tag === "File" ? FileSessionStore.layer({ home: chosen.home }) : PgSessionStore.layer({ url: chosen.url })
 }

@@ -3,4 +3,4 @@
  * picks the file store or this one from a store setting (a directory or a `postgres://` URL).
  */
 export * as PgSessionStore from "./PgSessionStore.ts"
-export * from "./StoreLayer.ts"
+export * as StoreLayer from "./StoreLayer.ts"

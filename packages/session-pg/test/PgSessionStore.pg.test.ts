@@ -3,15 +3,15 @@ import { createServer } from "node:net"
 import { join } from "node:path"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { FileSessionStore, SessionStore, type SessionState } from "@dsh/session"
-import { sampleSession as init, sampleTurnEvents } from "@dsh/session/testing"
+import { FileSessionStore, SessionStore } from "@dsh/session"
+import { Samples } from "@dsh/session/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
-import { PgSessionStore, storeLayer } from "../src/index.ts"
+import { PgSessionStore, StoreLayer } from "../src/index.ts"
 import { lockKey } from "../src/internal/Db.ts"
 import { clientOf, freshSchema, pg, storeAt } from "./support.ts"
 
-const counterOf = (state: SessionState): number => typeof state["counter"] === "number" ? state["counter"] : 0
+const counterOf = (state: SessionStore.SessionState): number => typeof state["counter"] === "number" ? state["counter"] : 0
 
 /** A port with nothing listening on it. */
 const closedPort = Effect.promise(() =>
@@ -29,9 +29,9 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
       const url = yield* freshSchema
       const a = yield* storeAt(url)
       const b = yield* storeAt(url)
-      const session = yield* a.create({ ...init, id: "counted", extra: { kept: true } })
+      const session = yield* a.create({ ...Samples.sampleSession, id: "counted", extra: { kept: true } })
       const other = yield* b.open("counted")
-      const bump = (s: SessionState) => ({ ...s, counter: counterOf(s) + 1 })
+      const bump = (s: SessionStore.SessionState) => ({ ...s, counter: counterOf(s) + 1 })
       yield* Effect.all([
         Effect.forEach(Array.from({ length: 100 }), () => session.updateState(bump), { concurrency: 8, discard: true }),
         Effect.forEach(Array.from({ length: 100 }), () => other.updateState(bump), { concurrency: 8, discard: true })
@@ -44,9 +44,9 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
   it.live("40 updates at once (committed in groups): each caller gets the state its own update made, one that throws fails alone", () =>
     Effect.gen(function*() {
       const url = yield* freshSchema
-      const session = yield* (yield* storeAt(url)).create({ ...init, id: "grouped" })
-      const bump = (s: SessionState) => ({ ...s, counter: counterOf(s) + 1 })
-      const broken = (_: SessionState): SessionState => {
+      const session = yield* (yield* storeAt(url)).create({ ...Samples.sampleSession, id: "grouped" })
+      const bump = (s: SessionStore.SessionState) => ({ ...s, counter: counterOf(s) + 1 })
+      const broken = (_: SessionStore.SessionState): SessionStore.SessionState => {
         throw new Error("a bug in one caller's update")
       }
       const results = yield* Effect.forEach(
@@ -63,7 +63,7 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
   it.live("watchState is pushed: a change committed by another process arrives without polling", () =>
     Effect.gen(function*() {
       const url = yield* freshSchema
-      const owner = yield* (yield* storeAt(url)).create({ ...init, id: "watched" })
+      const owner = yield* (yield* storeAt(url)).create({ ...Samples.sampleSession, id: "watched" })
       const requester = yield* (yield* storeAt(url)).open("watched")
       const seen = yield* Deferred.make<void>()
       const fiber = yield* owner.watchState.pipe(
@@ -83,7 +83,7 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
     Effect.gen(function*() {
       const url = yield* freshSchema
       const store = yield* storeAt(url)
-      const session = yield* store.create({ ...init, id: "orphaned" })
+      const session = yield* store.create({ ...Samples.sampleSession, id: "orphaned" })
       const child = spawn(process.execPath, ["--conditions=@dsh/source", join(import.meta.dirname, "fixtures", "hold-lease.ts"), url, "orphaned"], {
         stdio: ["ignore", "pipe", "inherit"]
       })
@@ -115,7 +115,7 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
     Effect.gen(function*() {
       const url = yield* freshSchema
       const [a, b] = yield* Effect.all([storeAt(url), storeAt(url)], { concurrency: 2 })
-      yield* a.create({ ...init, id: "one" })
+      yield* a.create({ ...Samples.sampleSession, id: "one" })
       assert.deepStrictEqual((yield* b.list).map((s) => s.id), ["one"])
       const sql = yield* clientOf(url)
       const ledger = yield* sql<{ readonly name: string }>`SELECT name FROM dsh_migrations ORDER BY migration_id`
@@ -125,9 +125,9 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
   it.live("appends from two stores to one transcript keep every event, renumbered after a clash", () =>
     Effect.gen(function*() {
       const url = yield* freshSchema
-      const a = yield* (yield* storeAt(url)).create({ ...init, id: "shared" })
+      const a = yield* (yield* storeAt(url)).create({ ...Samples.sampleSession, id: "shared" })
       const b = yield* (yield* storeAt(url)).open("shared")
-      const events = sampleTurnEvents(1)
+      const events = Samples.sampleTurnEvents(1)
       for (const [i, event] of events.entries()) yield* (i % 2 === 0 ? a : b).transcript.append(event)
       const { records } = yield* a.transcript.read
       assert.deepStrictEqual(records.map((r) => r.seq), [1, 2, 3, 4, 5, 6])
@@ -138,8 +138,8 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
     Effect.gen(function*() {
       const url = yield* freshSchema
       const store = yield* storeAt(url)
-      yield* store.create({ ...init, id: "fine" })
-      yield* store.create({ ...init, id: "broken" })
+      yield* store.create({ ...Samples.sampleSession, id: "fine" })
+      yield* store.create({ ...Samples.sampleSession, id: "broken" })
       const sql = yield* clientOf(url)
       yield* sql`UPDATE dsh_sessions SET state = '{"version": 1}'::jsonb WHERE id = 'broken'`
       const fresh = yield* storeAt(url)
@@ -155,7 +155,7 @@ describe.skipIf(pg === undefined)("PgSessionStore locations and errors", () => {
     Effect.gen(function*() {
       const url = yield* freshSchema
       const store = yield* storeAt(url)
-      const session = yield* store.create({ ...init, id: "s1" })
+      const session = yield* store.create({ ...Samples.sampleSession, id: "s1" })
       const child = yield* session.child("explore-1")
       const base = `postgres://postgres@127.0.0.1:${pg!.port}/postgres`
       assert.strictEqual(session.location, `${base}#s1`)
@@ -188,15 +188,15 @@ describe.skipIf(pg === undefined)("PgSessionStore locations and errors", () => {
       const home = mkdtempSync(join(tmpdir(), "dsh-store-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(home, { recursive: true, force: true })))
       const onDisk = yield* Effect.gen(function*() {
-        return (yield* (yield* SessionStore).create(init)).location
-      }).pipe(Effect.provide(storeLayer(home)))
+        return (yield* (yield* SessionStore.SessionStore).create(Samples.sampleSession)).location
+      }).pipe(Effect.provide(StoreLayer.storeLayer(home)))
       assert.strictEqual(onDisk, join(home, "sessions", onDisk.split("/").pop()!))
       const url = yield* freshSchema
       const inPg = yield* Effect.gen(function*() {
-        return (yield* (yield* SessionStore).create(init)).location
-      }).pipe(Effect.provide(storeLayer(url)))
+        return (yield* (yield* SessionStore.SessionStore).create(Samples.sampleSession)).location
+      }).pipe(Effect.provide(StoreLayer.storeLayer(url)))
       assert.match(inPg, /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres#/)
-      const bad = yield* Effect.flip(Layer.build(storeLayer("mysql://x@y/z")))
+      const bad = yield* Effect.flip(Layer.build(StoreLayer.storeLayer("mysql://x@y/z")))
       assert.strictEqual(bad.message, "session store: must be a directory or a postgres:// URL (got a mysql:// URL)")
       assert.strictEqual((yield* Effect.flip(FileSessionStore.make({ home }).pipe(Effect.flatMap((s) => s.open("nope"))))).reason, "NotFound")
     }))

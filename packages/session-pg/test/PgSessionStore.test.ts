@@ -1,9 +1,9 @@
-import { sessionStoreSuite } from "@dsh/session/conformance"
+import { SessionStoreSuite } from "@dsh/session/conformance"
 import { Effect } from "effect"
 import { describe } from "vitest"
 import { freshSchema, pg, storeAt } from "./support.ts"
 
 // Each test gets a schema of its own; `start` is a new store over a new pool: another process.
 describe.skipIf(pg === undefined)("conformance", () => {
-  sessionStoreSuite("PgSessionStore", Effect.map(freshSchema, (url) => ({ start: storeAt(url) })))
+  SessionStoreSuite.sessionStoreSuite("PgSessionStore", Effect.map(freshSchema, (url) => ({ start: storeAt(url) })))
 })

@@ -1,12 +1,12 @@
 import { PgClient } from "@effect/sql-pg"
-import { postgresForTests } from "@dsh/testing-pg"
+import { Postgres } from "@dsh/testing-pg"
 import { Effect, Redacted } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { afterAll } from "vitest"
 import { PgSessionStore } from "../src/index.ts"
 
 /** This test file's server (one per file, started once), or undefined where PostgreSQL cannot run. */
-export const pg = await postgresForTests()
+export const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 /** A client of its own, as another process would have. */

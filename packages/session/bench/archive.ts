@@ -14,10 +14,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pipeline } from "node:stream/promises"
 import { constants, createBrotliCompress, createGzip } from "node:zlib"
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
-import { sampleTurnEvents } from "../src/testing.ts"
+import { Samples } from "../src/testing.ts"
 
 const megabytes = Number(process.argv[2] ?? 10)
 const runs = Number(process.argv[3] ?? 5)
@@ -39,8 +39,8 @@ const fsyncFile = async (path: string) => {
 }
 
 /** Turn events whose text varies like real transcripts do (file contents, paths, answers). */
-const turn = (n: number): ReadonlyArray<AgentEvent> => [
-  ...sampleTurnEvents(n),
+const turn = (n: number): ReadonlyArray<Events.AgentEvent> => [
+  ...Samples.sampleTurnEvents(n),
   { type: "tool-result", id: `call-${n}-b`, name: "Read", output: `export const v${n} = ${n * 7919 % 10007}\n`.repeat(8 + (n % 13)), isError: false, durationMs: n % 17 },
   { type: "message", message: { role: "assistant", content: `Turn ${n}: module-${n % 97}.ts exports v${n}; it is ${n * 31 % 1000} lines long and imports ${n % 11} modules.` } }
 ]

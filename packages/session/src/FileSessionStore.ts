@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto"
 import { rename, rm } from "node:fs/promises"
 import { join } from "node:path"
-import { isSafeId, makeId } from "@dsh/core"
+import { Ids } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
 import { makeFileSessionHandle, readStateFile, type ReleasableHandle } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
@@ -58,7 +58,7 @@ interface StoreContext {
 
 const makeCreate = ({ dirOf, remember, scope, sessionsDir, strict }: StoreContext): SessionStoreShape["create"] => (init) =>
   Effect.gen(function*() {
-    const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+    const id = init.id ?? Ids.makeId(new Date(yield* Clock.currentTimeMillis))
     yield* checkId("session id", id)
     const dir = dirOf(id)
     // Group: synchronous calls, no thread-pool round trips (see `ioSync`).
@@ -176,7 +176,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
     const list: SessionStoreShape["list"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
       Effect.flatMap((entries) =>
         Effect.forEach(
-          entries.filter((e) => e.isDirectory() && isSafeId(e.name)),
+          entries.filter((e) => e.isDirectory() && Ids.isSafeId(e.name)),
           (e) =>
             readStateFile(dirOf(e.name), e.name).pipe(
               // A directory without a valid state.json is not a session (yet); skip it.
@@ -190,7 +190,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
 
     const unreadable: SessionStoreShape["unreadable"] = io("list", sessionsDir, () => listDir(sessionsDir)).pipe(
       Effect.flatMap((entries) =>
-        Effect.forEach(entries.filter((e) => e.isDirectory() && isSafeId(e.name)), (e) =>
+        Effect.forEach(entries.filter((e) => e.isDirectory() && Ids.isSafeId(e.name)), (e) =>
           readState(e.name).pipe(
             Effect.as(undefined),
             // An empty directory without state.json is a session being created; anything else is reported.

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { type AgentEvent, isEphemeral, makeId, type WireRecord } from "@dsh/core"
+import { Events, Ids } from "@dsh/core"
 import { Clock, Effect, Layer, Semaphore } from "effect"
 import { makeHandleCache } from "./internal/handles.ts"
 import { checkId, initialState, latestOf, newestFirst, notFound, nowIso, snapshot } from "./internal/state.ts"
@@ -28,14 +28,14 @@ export interface SessionData {
   state: SessionState
   /** The store (standing for a process) that holds the session's lease, if any. */
   owner?: { readonly store: string; readonly acquiredAt: string } | undefined
-  readonly wire: Array<WireRecord>
+  readonly wire: Array<Events.WireRecord>
   readonly children: Map<string, ChildData>
   readonly tasks: Map<string, unknown>
 }
 
 /** One child on the "disk": its live transcript, or its archive (gzip of the JSONL, as the file store writes). */
 export interface ChildData {
-  readonly wire: Array<WireRecord>
+  readonly wire: Array<Events.WireRecord>
   meta: unknown
   archived?: { readonly gz: Uint8Array; readonly bytes: number; readonly archivedAt: string } | undefined
 }
@@ -58,9 +58,9 @@ export const makeData = (): Data => ({ sessions: new Map() })
  */
 const copy = <A>(value: A): A => value === undefined ? value : snapshot(value)
 
-const encodeWire = (wire: ReadonlyArray<WireRecord>): string => wire.map((r) => `${JSON.stringify(r)}\n`).join("")
-const decodeArchive = (gz: Uint8Array): Array<WireRecord> =>
-  process.getBuiltinModule("node:zlib").gunzipSync(gz).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as WireRecord)
+const encodeWire = (wire: ReadonlyArray<Events.WireRecord>): string => wire.map((r) => `${JSON.stringify(r)}\n`).join("")
+const decodeArchive = (gz: Uint8Array): Array<Events.WireRecord> =>
+  process.getBuiltinModule("node:zlib").gunzipSync(gz).toString("utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Events.WireRecord)
 
 /** Moves an archived child's records back into its live transcript. */
 const restoreData = (stored: ChildData): boolean => {
@@ -75,18 +75,18 @@ const restoreData = (stored: ChildData): boolean => {
  * archived records are read from its archive, and the first append restores them.
  */
 const makeTranscript = (
-  stored: { readonly wire: Array<WireRecord>; readonly archived?: ChildData["archived"] },
+  stored: { readonly wire: Array<Events.WireRecord>; readonly archived?: ChildData["archived"] },
   location: string,
   restore: () => boolean = () => false
 ): Transcript => {
   const { wire } = stored
-  const lastSeq = (records: ReadonlyArray<WireRecord>) => records.reduce((max, r) => Math.max(max, r.seq), 0)
+  const lastSeq = (records: ReadonlyArray<Events.WireRecord>) => records.reduce((max, r) => Math.max(max, r.seq), 0)
   const visible = () => (wire.length === 0 && stored.archived !== undefined ? decodeArchive(stored.archived.gz) : wire)
   let seq = lastSeq(visible())
   return {
     location,
-    append: (event: AgentEvent) =>
-      isEphemeral(event) ? Effect.void : Effect.clockWith((clock) =>
+    append: (event: Events.AgentEvent) =>
+      Events.isEphemeral(event) ? Effect.void : Effect.clockWith((clock) =>
         Effect.sync(() => {
           if (restore()) seq = Math.max(seq, lastSeq(wire))
           seq += 1
@@ -213,7 +213,7 @@ export const make = (options?: { readonly data?: Data | undefined }): Effect.Eff
 
     const create: SessionStoreShape["create"] = (init) =>
       Effect.gen(function*() {
-        const id = init.id ?? makeId(new Date(yield* Clock.currentTimeMillis))
+        const id = init.id ?? Ids.makeId(new Date(yield* Clock.currentTimeMillis))
         yield* checkId("session id", id)
         if (data.sessions.has(id)) {
           return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })

@@ -1,4 +1,4 @@
-import type { AgentEvent, WireRecord } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Context, type Effect, type Scope, type Stream } from "effect"
 import type { SessionError } from "./SessionError.ts"
 
@@ -23,7 +23,7 @@ export interface SessionState {
 
 /** What `Transcript.read` returns: the records that parsed, and what was skipped. */
 export interface ReadResult {
-  readonly records: ReadonlyArray<WireRecord>
+  readonly records: ReadonlyArray<Events.WireRecord>
   /** E.g. a torn last line after a crash, which is skipped. */
   readonly warnings: ReadonlyArray<string>
 }
@@ -37,7 +37,7 @@ export interface ReadResult {
 export interface Transcript {
   /** Where the log lives, for display (a path for the file store). */
   readonly location: string
-  readonly append: (event: AgentEvent) => Effect.Effect<void, SessionError>
+  readonly append: (event: Events.AgentEvent) => Effect.Effect<void, SessionError>
   readonly sync: Effect.Effect<void, SessionError>
   /** Everything appended so far (from the session's archive when the transcript is archived). */
   readonly read: Effect.Effect<ReadResult, SessionError>

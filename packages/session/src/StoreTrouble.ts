@@ -18,7 +18,7 @@ export interface StoreTroubleShape {
 export class StoreTrouble extends Context.Service<StoreTrouble, StoreTroubleShape>()("@dsh/session/StoreTrouble") {}
 
 /** A fresh record (one per command run). */
-export const makeStoreTrouble = (): StoreTroubleShape => {
+export const make = (): StoreTroubleShape => {
   let first: string | undefined
   let count = 0
   return {

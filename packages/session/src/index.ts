@@ -6,11 +6,11 @@
  * (a directory or a `postgres://` URL).
  */
 export * as FileSessionStore from "./FileSessionStore.ts"
+export * as HomePrivacy from "./HomePrivacy.ts"
 export * as MemorySessionStore from "./MemorySessionStore.ts"
-export * from "./SessionError.ts"
-export * from "./SessionStore.ts"
+export * as SessionError from "./SessionError.ts"
+export * as SessionStore from "./SessionStore.ts"
+export * as StoreChoice from "./StoreChoice.ts"
 export * as StoreKit from "./StoreKit.ts"
-export * from "./StoreSpec.ts"
-export * from "./HomePrivacy.ts"
-export * from "./StoreTrouble.ts"
-export * from "./StoreChoice.ts"
+export * as StoreSpec from "./StoreSpec.ts"
+export * as StoreTrouble from "./StoreTrouble.ts"

@@ -5,4 +5,4 @@
  * conformance suite uses. The vitest suite itself is `@dsh/session/conformance`.
  */
 export * as MemorySessionStore from "./MemorySessionStore.ts"
-export * from "./testing/Samples.ts"
+export * as Samples from "./testing/Samples.ts"

@@ -7,7 +7,7 @@ import { gzipSync } from "node:zlib"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
-import { sampleSession as init, sampleTurnEvents } from "../src/testing.ts"
+import { Samples } from "../src/testing.ts"
 
 /**
  * The file store's archive on disk: what a crash between the steps of an archive or a restore
@@ -24,9 +24,9 @@ const seeded = (turns: number) =>
   Effect.gen(function*() {
     const home = yield* tempHome
     const store = yield* FileSessionStore.make({ home })
-    const handle = yield* store.create({ ...init, id: "s" })
+    const handle = yield* store.create({ ...Samples.sampleSession, id: "s" })
     const child = yield* handle.child("big-1")
-    for (let t = 1; t <= turns; t++) for (const e of sampleTurnEvents(t)) yield* child.transcript.append(e)
+    for (let t = 1; t <= turns; t++) for (const e of Samples.sampleTurnEvents(t)) yield* child.transcript.append(e)
     yield* child.transcript.sync
     const dir = join(home, "sessions", "s")
     return { home, handle, child, live: join(dir, "agents", "big-1", "wire.jsonl"), archive: join(dir, "archive", "big-1.wire.jsonl.gz"), archiveDir: join(dir, "archive") }

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore } from "../src/index.ts"
 import { processStartTime } from "../src/internal/lease.ts"
-import { sampleSession as init, sampleTurnEvents as turnEvents, sessionStoreSuite } from "../src/conformance.ts"
+import { Samples, SessionStoreSuite } from "../src/conformance.ts"
 
 /** A fresh `$DSH_HOME` in the OS temp dir, removed when the test's scope closes. */
 const tempHome = Effect.acquireRelease(
@@ -24,16 +24,16 @@ const walk = (dir: string) =>
   Effect.promise(() => readdir(dir, { recursive: true, withFileTypes: true }))
     .pipe(Effect.map((entries) => entries.filter((e) => e.isFile()).map((e) => e.name)))
 
-sessionStoreSuite("FileSessionStore", fixture)
+SessionStoreSuite.sessionStoreSuite("FileSessionStore", fixture)
 // The strict sync policy (every metadata write fsynced on its own) behaves the same.
-sessionStoreSuite("FileSessionStore (sync: strict)", Effect.map(tempHome, (home) => ({ home, start: FileSessionStore.make({ home, sync: "strict" }) })))
+SessionStoreSuite.sessionStoreSuite("FileSessionStore (sync: strict)", Effect.map(tempHome, (home) => ({ home, start: FileSessionStore.make({ home, sync: "strict" }) })))
 
 describe("FileSessionStore on disk", () => {
   it.effect("lays a session out as documented, one LF-terminated record per line", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "s1" })
-      yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "s1" })
+      yield* Effect.forEach(Samples.sampleTurnEvents(1), (e) => handle.transcript.append(e), { discard: true })
       yield* handle.transcript.sync
       const child = yield* handle.child("explore-1")
       yield* child.transcript.append({ type: "notice", level: "info", message: "child" })
@@ -58,9 +58,9 @@ describe("FileSessionStore on disk", () => {
   it.effect("each append is a whole line in wire.jsonl at once; sync adds nothing but durability", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "wt" })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "wt" })
       const wirePath = join(home, "sessions", "wt", "wire.jsonl")
-      for (const [i, event] of turnEvents(1).entries()) {
+      for (const [i, event] of Samples.sampleTurnEvents(1).entries()) {
         yield* handle.transcript.append(event)
         const text = yield* readText(wirePath)
         assert.isTrue(text.endsWith("\n"), "every append ends a line")
@@ -74,8 +74,8 @@ describe("FileSessionStore on disk", () => {
   it.effect("a torn last line is skipped with a warning, and the next append starts a fresh line", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "torn" })
-      yield* Effect.forEach(turnEvents(1).slice(0, 2), (e) => handle.transcript.append(e), { discard: true })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "torn" })
+      yield* Effect.forEach(Samples.sampleTurnEvents(1).slice(0, 2), (e) => handle.transcript.append(e), { discard: true })
       yield* handle.transcript.sync
       const wirePath = join(home, "sessions", "torn", "wire.jsonl")
       yield* Effect.promise(() => appendFile(wirePath, "{\"seq\":3,\"ts\":\"2026-11-29T00:00:00.000Z\",\"type\":\"mess"))
@@ -99,7 +99,7 @@ describe("FileSessionStore on disk", () => {
   it.effect("a complete last record that lost only its LF is kept, and seq continues after it", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      yield* (yield* start).create({ ...init, id: "nolf" })
+      yield* (yield* start).create({ ...Samples.sampleSession, id: "nolf" })
       const wirePath = join(home, "sessions", "nolf", "wire.jsonl")
       yield* Effect.promise(() => writeFile(wirePath, "{\"seq\":1,\"ts\":\"2026-11-29T00:00:00.000Z\",\"type\":\"step-start\",\"turn\":1,\"step\":1}"))
       const reopened = yield* (yield* start).open("nolf")
@@ -113,7 +113,7 @@ describe("FileSessionStore on disk", () => {
   it.effect("a malformed line in the middle is skipped with a warning", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      yield* (yield* start).create({ ...init, id: "mid" })
+      yield* (yield* start).create({ ...Samples.sampleSession, id: "mid" })
       const good = (seq: number) => JSON.stringify({ seq, ts: "2026-11-29T00:00:00.000Z", type: "notice", level: "info", message: "m" })
       const wirePath = join(home, "sessions", "mid", "wire.jsonl")
       yield* Effect.promise(() => writeFile(wirePath, [good(1), "not json {", "{\"no\":\"seq\"}", "", good(2), ""].join("\n")))
@@ -129,7 +129,7 @@ describe("FileSessionStore on disk", () => {
   it.effect("atomic writes leave no temp files behind, and a crashed one leaves the old state", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "atomic" })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "atomic" })
       yield* Effect.forEach(
         Array.from({ length: 50 }, (_, i) => i),
         (i) => handle.updateState((s) => ({ ...s, n: i })),
@@ -153,7 +153,7 @@ describe("FileSessionStore on disk", () => {
     Effect.gen(function*() {
       const { home, start } = yield* fixture
       const store = yield* start
-      yield* store.create({ ...init, id: "good" })
+      yield* store.create({ ...Samples.sampleSession, id: "good" })
       yield* Effect.promise(() => mkdir(join(home, "sessions", "empty-dir"), { recursive: true }))
       yield* Effect.promise(() => mkdir(join(home, "sessions", "broken"), { recursive: true }))
       yield* Effect.promise(() => writeFile(join(home, "sessions", "broken", "state.json"), "{\"version\":1,"))
@@ -181,7 +181,7 @@ describe("FileSessionStore on disk", () => {
       })
       const handle = yield* Effect.scoped(Effect.gen(function*() {
         const store = yield* FileSessionStore.make({ home })
-        const handle = yield* store.create({ ...init, id: "fd" })
+        const handle = yield* store.create({ ...Samples.sampleSession, id: "fd" })
         yield* handle.transcript.append({ type: "notice", level: "info", message: "one" })
         yield* handle.transcript.sync
         const during = yield* openCount
@@ -200,7 +200,7 @@ describe("FileSessionStore on disk", () => {
   it.effect("an unreadable task record is skipped; the others are returned", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "t" })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "t" })
       yield* handle.writeTask("run-1", { ok: 1 })
       yield* Effect.promise(() => writeFile(join(home, "sessions", "t", "tasks", "run-0.json"), "{"))
       assert.deepStrictEqual(yield* handle.readTasks, [{ ok: 1 }])
@@ -211,7 +211,7 @@ describe("FileSessionStore state updates committed together", () => {
   it.effect("concurrent updates each return the state after their own change, and one that throws fails alone", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "batched" })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "batched" })
       const counterOf = (s: object) => ((s as { counter?: number }).counter ?? 0)
       const outcomes = yield* Effect.forEach(
         Array.from({ length: 50 }, (_, i) => i),
@@ -236,7 +236,7 @@ describe("FileSessionStore state updates across processes", () => {
   it.live("updates from several processes at once are all kept (none overwrites another's)", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      yield* (yield* start).create({ ...init, id: "shared" })
+      yield* (yield* start).create({ ...Samples.sampleSession, id: "shared" })
       const script = join(import.meta.dirname, "fixtures", "update-state.ts")
       const run = (tag: string) =>
         Effect.promise(() =>
@@ -259,7 +259,7 @@ describe("FileSessionStore ownership lease (owner.lock)", () => {
     Effect.gen(function*() {
       const { home, start } = yield* fixture
       const store = yield* start
-      const handle = yield* store.create({ ...init, id: "owned" })
+      const handle = yield* store.create({ ...Samples.sampleSession, id: "owned" })
       const lock = join(home, "sessions", "owned", "owner.lock")
       // Another process's lease: a real process, with its pid and start time.
       const holder = spawn("sleep", ["60"], { stdio: "ignore" })
@@ -286,7 +286,7 @@ describe("FileSessionStore ownership lease (owner.lock)", () => {
   it.live("a pid reused by another process does not keep a stale lock alive", () =>
     Effect.gen(function*() {
       const { home, start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "reused" })
+      const handle = yield* (yield* start).create({ ...Samples.sampleSession, id: "reused" })
       // This very process's pid, but a start time it never had: the recorded owner is gone.
       const lease = { pid: process.pid, startTime: (processStartTime(process.pid) ?? 0) + 1, host: hostname(), acquiredAt: "", token: "old" }
       yield* Effect.promise(() => writeFile(join(home, "sessions", "reused", "owner.lock"), JSON.stringify(lease)))
@@ -318,8 +318,8 @@ describe("FileSessionStore files are private", () => {
         // A home that does not exist yet is made by the store, privately too.
         const fresh = join(home, "dsh")
         const store = yield* FileSessionStore.make({ home: fresh })
-        const handle = yield* store.create({ ...init, id: "s1" })
-        yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+        const handle = yield* store.create({ ...Samples.sampleSession, id: "s1" })
+        yield* Effect.forEach(Samples.sampleTurnEvents(1), (e) => handle.transcript.append(e), { discard: true })
         yield* handle.transcript.sync
         const child = yield* handle.child("explore-1")
         yield* child.transcript.append({ type: "notice", level: "info", message: "child" })
@@ -344,8 +344,8 @@ describe("FileSessionStore with a missing state.json", () => {
   const orphan = Effect.gen(function*() {
     const { home, start } = yield* fixture
     const store = yield* start
-    const handle = yield* store.create({ ...init, id: "lost" })
-    yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+    const handle = yield* store.create({ ...Samples.sampleSession, id: "lost" })
+    yield* Effect.forEach(Samples.sampleTurnEvents(1), (e) => handle.transcript.append(e), { discard: true })
     yield* handle.transcript.sync
     yield* Effect.promise(() => rm(join(home, "sessions", "lost", "state.json")))
     // A fresh store: the first one's cached handle would hide what a new process sees.
@@ -404,8 +404,8 @@ describe("FileSessionStore recover and the lease", () => {
     Effect.gen(function*() {
       const { home, start } = yield* fixture
       const store = yield* start
-      const handle = yield* store.create({ ...init, id: "held" })
-      yield* Effect.forEach(turnEvents(1), (e) => handle.transcript.append(e), { discard: true })
+      const handle = yield* store.create({ ...Samples.sampleSession, id: "held" })
+      yield* Effect.forEach(Samples.sampleTurnEvents(1), (e) => handle.transcript.append(e), { discard: true })
       yield* handle.transcript.sync
       yield* Effect.promise(() => rm(join(home, "sessions", "held", "state.json")))
       // This process holds the lease; another store (as another process would) must not rebuild.

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { FileSessionStore } from "../src/index.ts"
-import { sampleSession as init } from "../src/conformance.ts"
+import { Samples } from "../src/conformance.ts"
 import { processStartTime, release, tryAcquire } from "../src/internal/lease.ts"
 
 // The lease's takeover rules now that a lock is created in place (O_EXCL, then written) rather
@@ -84,7 +84,7 @@ describe("lease: the session's owner.lock through the store", () => {
     Effect.gen(function*() {
       const home = yield* tempDir
       const store = yield* FileSessionStore.make({ home })
-      const handle = yield* store.create({ ...init, id: "young" })
+      const handle = yield* store.create({ ...Samples.sampleSession, id: "young" })
       const lock = join(home, "sessions", "young", "owner.lock")
       writeFileSync(lock, "")
       const waiting = yield* Effect.forkChild(Effect.flip(Effect.scoped(handle.acquire)))
@@ -103,7 +103,7 @@ describe("lease: the session's owner.lock through the store", () => {
     Effect.gen(function*() {
       const home = yield* tempDir
       const store = yield* FileSessionStore.make({ home })
-      const handle = yield* store.create({ ...init, id: "died" })
+      const handle = yield* store.create({ ...Samples.sampleSession, id: "died" })
       const lock = join(home, "sessions", "died", "owner.lock")
       writeFileSync(lock, "")
       age(lock, 5_000)

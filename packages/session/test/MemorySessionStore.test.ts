@@ -1,28 +1,28 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { MemorySessionStore, SessionStore } from "../src/index.ts"
-import { sampleSession as init, sessionStoreSuite } from "../src/conformance.ts"
+import { Samples, SessionStoreSuite } from "../src/conformance.ts"
 import * as Testing from "../src/testing.ts"
 
-sessionStoreSuite("MemorySessionStore", Effect.map(Effect.sync(MemorySessionStore.makeData), (data) => ({ start: MemorySessionStore.make({ data }) })))
+SessionStoreSuite.sessionStoreSuite("MemorySessionStore", Effect.map(Effect.sync(MemorySessionStore.makeData), (data) => ({ start: MemorySessionStore.make({ data }) })))
 
 describe("MemorySessionStore.layer", () => {
   it.effect("provides a SessionStore; layerWith shares data like a restart", () =>
     Effect.gen(function*() {
       const data = MemorySessionStore.makeData()
       const id = yield* Effect.gen(function*() {
-        const handle = yield* (yield* SessionStore).create(init)
+        const handle = yield* (yield* SessionStore.SessionStore).create(Samples.sampleSession)
         yield* handle.transcript.append({ type: "notice", level: "info", message: "hi" })
         yield* handle.transcript.sync
         return handle.id
       }).pipe(Effect.provide(MemorySessionStore.layerWith({ data })))
       const records = yield* Effect.gen(function*() {
-        const handle = yield* (yield* SessionStore).open(id)
+        const handle = yield* (yield* SessionStore.SessionStore).open(id)
         return (yield* handle.transcript.read).records
       }).pipe(Effect.provide(MemorySessionStore.layerWith({ data })))
       assert.deepStrictEqual(records.map((r) => r.type), ["notice"])
       const fresh = yield* Effect.gen(function*() {
-        return yield* (yield* SessionStore).open(id)
+        return yield* (yield* SessionStore.SessionStore).open(id)
       }).pipe(Effect.provide(MemorySessionStore.layer), Effect.flip)
       assert.strictEqual(fresh.reason, "NotFound")
     }))

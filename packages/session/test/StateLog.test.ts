@@ -4,8 +4,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { FileSessionStore, type SessionState } from "../src/index.ts"
-import { sampleSession as init } from "../src/conformance.ts"
+import { FileSessionStore, type SessionStore } from "../src/index.ts"
+import { Samples } from "../src/conformance.ts"
 import { applyStatePatch, diffState } from "../src/internal/statePatch.ts"
 import { snapshot } from "../src/internal/state.ts"
 
@@ -21,7 +21,7 @@ const rawState = (path: string) => Effect.promise(() => readFile(path, "utf8").t
 /** A record the size of a child descriptor. */
 const record = (i: number, status: string) => ({ handle: `explore-${i}`, agent: "explore", status, description: "x".repeat(200), usage: { input: i, output: i } })
 
-const withChild = (i: number, status: string) => (s: SessionState): SessionState => ({
+const withChild = (i: number, status: string) => (s: SessionStore.SessionState): SessionStore.SessionState => ({
   ...s,
   subagents: { ...(s.subagents as Record<string, unknown> | undefined), [`explore-${i}`]: record(i, status) }
 })
@@ -31,7 +31,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
     Effect.gen(function*() {
       const home = yield* tempHome
       const store = yield* FileSessionStore.make({ home })
-      const session = yield* store.create({ ...init, id: "many" })
+      const session = yield* store.create({ ...Samples.sampleSession, id: "many" })
       const dir = join(home, "sessions", "many")
       // 200 children recorded, then folded into state.json by giving up the lease.
       yield* Effect.scoped(session.acquire.pipe(Effect.andThen(session.updateState((s) => {
@@ -54,7 +54,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
   it.effect("another process's store sees each change as it is appended", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
-      const writer = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "followed" })
+      const writer = yield* (yield* FileSessionStore.make({ home })).create({ ...Samples.sampleSession, id: "followed" })
       const reader = yield* (yield* FileSessionStore.make({ home })).open("followed")
       for (let i = 0; i < 5; i++) {
         yield* writer.updateState(withChild(i, "running"))
@@ -66,7 +66,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
   it.effect("giving up the lease folds the log into state.json: a session at rest is one state file", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
-      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "rest" })
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...Samples.sampleSession, id: "rest" })
       const dir = join(home, "sessions", "rest")
       yield* Effect.scoped(Effect.gen(function*() {
         yield* session.acquire
@@ -83,7 +83,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
   it.effect("the update that ends a run folds the log: a process stopped right after leaves state.json whole", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
-      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "ended" })
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...Samples.sampleSession, id: "ended" })
       const dir = join(home, "sessions", "ended")
       yield* session.updateState((s) => ({ ...s, status: "running" }))
       yield* session.updateState(withChild(1, "cancelled"))
@@ -98,7 +98,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
   it.effect("a line torn by a crash is skipped, and the next update after it is kept", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
-      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "torn" })
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...Samples.sampleSession, id: "torn" })
       const log = join(home, "sessions", "torn", "state.changes.jsonl")
       yield* session.updateState(withChild(1, "running"))
       yield* Effect.promise(() => appendFile(log, "{\"set\":{\"status\":\"fai"))
@@ -114,7 +114,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
   it.effect("a fold cut short after writing state.json (the log still there) reads the same state", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
-      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "halfway" })
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...Samples.sampleSession, id: "halfway" })
       const dir = join(home, "sessions", "halfway")
       for (let i = 0; i < 3; i++) yield* session.updateState(withChild(i, "running"))
       yield* session.updateState((s) => {
@@ -131,7 +131,7 @@ describe("FileSessionStore state change log (state.changes.jsonl)", () => {
   it.effect("a log that outgrows the state is folded by the update that would pass it", () =>
     Effect.gen(function*() {
       const home = yield* tempHome
-      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...init, id: "grows" })
+      const session = yield* (yield* FileSessionStore.make({ home })).create({ ...Samples.sampleSession, id: "grows" })
       const log = join(home, "sessions", "grows", "state.changes.jsonl")
       let largest = 0
       for (let i = 0; i < 400; i++) {
@@ -148,11 +148,11 @@ describe("state patches", () => {
   const base = snapshot({
     version: 1, id: "s", agent: "a", cwd: "/", model: "m", createdAt: "t0", updatedAt: "t0", status: "idle",
     subagents: { a: { n: 1 }, b: { n: 2 } }, requests: [1], gone: true
-  }) as unknown as SessionState
+  }) as unknown as SessionStore.SessionState
 
   it("a patch applied gives the new state; applied twice, the same", () => {
-    const next = snapshot({ ...base, status: "running", subagents: { ...(base.subagents as object), b: { n: 3 }, c: { n: 4 } }, requests: [], gone: undefined }) as SessionState
-    const withoutA = snapshot({ ...next, subagents: { b: { n: 3 }, c: { n: 4 } } }) as SessionState
+    const next = snapshot({ ...base, status: "running", subagents: { ...(base.subagents as object), b: { n: 3 }, c: { n: 4 } }, requests: [], gone: undefined }) as SessionStore.SessionState
+    const withoutA = snapshot({ ...next, subagents: { b: { n: 3 }, c: { n: 4 } } }) as SessionStore.SessionState
     for (const target of [next, withoutA]) {
       const patch = diffState(base, target)!
       assert.deepStrictEqual(applyStatePatch(base, patch), target)
@@ -165,6 +165,6 @@ describe("state patches", () => {
 
   it("no change, no patch", () => {
     assert.isUndefined(diffState(base, base))
-    assert.isUndefined(diffState(base, snapshot({ ...base }) as SessionState))
+    assert.isUndefined(diffState(base, snapshot({ ...base }) as SessionStore.SessionState))
   })
 })

@@ -4,13 +4,13 @@
 //   node --conditions=@dsh/source packages/subagent-a2a/bench/permission-questions.ts [runs]
 import { type Message, Role, TaskState } from "@a2a-js/sdk"
 import { ClientFactory, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client"
-import { staticCatalog } from "@dsh/agent"
+import { AgentCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { defineTool } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect, Layer } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -21,7 +21,7 @@ import { PERMISSION_QUESTIONS_EXTENSION, serveA2a } from "../src/serve.ts"
 const RUNS = Number(process.argv[2] ?? 20)
 const temp = (p: string) => mkdtempSync(join(tmpdir(), p))
 const home = temp("dsh-a2a-bench-")
-const deploy = defineTool({
+const deploy = Tool.defineTool({
   name: "deploy",
   description: "deploys a target",
   parameters: z.object({ target: z.string().describe("where") }),
@@ -30,12 +30,12 @@ const deploy = defineTool({
 })
 const script = { rules: [{ when: { step: 0 }, reply: { toolCalls: [{ name: "deploy", arguments: { target: "prod" } }] } }, { reply: { text: "done: {{lastTool|firstLine}}" } }] }
 const host = Harness.layer({
-  agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "bench" } })),
+  agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "bench" } })),
   backends: [],
   tools: [deploy],
   permissions: { ask: ["deploy"] },
   model: "scripted:lead"
-}).pipe(Layer.provide(Layer.mergeAll(FileSessionStore.layer({ home }), ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]), LocalProcessLauncher.layer())))
+}).pipe(Layer.provide(Layer.mergeAll(FileSessionStore.layer({ home }), ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]), LocalProcessLauncher.layer())))
 
 const message = (text: string, at: { taskId?: string; contextId?: string } = {}): Message => ({
   messageId: crypto.randomUUID(),

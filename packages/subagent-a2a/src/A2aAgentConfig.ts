@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "@dsh/agent"
-import type { AgentType } from "@dsh/subagent"
+import type { Vocabulary } from "@dsh/subagent"
 
 /** The provider name every A2A agent type runs on. */
 export const A2A_PROVIDER = "a2a"
@@ -35,11 +35,11 @@ export interface CardSummary {
 }
 
 /** The agent type of an A2A agent whose card was read: described to the model from the card. */
-export const a2aAgentType = (agent: A2aAgentConfig, card: CardSummary): AgentType => {
+export const a2aAgentType = (agent: A2aAgentConfig, card: CardSummary): Vocabulary.AgentType => {
   const name = a2aTypeName(agent.name)
   const skills = card.skills.map((s) => `${s.name}${s.description === "" ? "" : ` (${s.description})`}`).join("; ")
   const description = agent.description ?? `${card.name}: ${card.description}${skills === "" ? "" : ` Skills: ${skills}`}`
-  const definition: AgentDefinition = {
+  const definition: AgentDefinition.AgentDefinition = {
     name,
     description,
     whenToUse: "a remote agent spoken to over A2A; give it a complete, self-contained task",

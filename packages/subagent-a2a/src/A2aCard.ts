@@ -3,7 +3,7 @@ import { DefaultAgentCardResolver } from "@a2a-js/sdk/client"
 import { Effect } from "effect"
 import { type A2aAgentConfig, a2aAgentType, headersOf } from "./A2aAgentConfig.ts"
 import { A2aChildError } from "./A2aChildError.ts"
-import type { AgentType } from "@dsh/subagent"
+import type { Vocabulary } from "@dsh/subagent"
 
 /** The largest agent card accepted. */
 export const MAX_CARD_BYTES = 1024 * 1024
@@ -68,7 +68,7 @@ const readCapped = async (response: Response, limit: number): Promise<string> =>
 export interface ResolvedA2aAgent {
   readonly agent: A2aAgentConfig
   readonly card: AgentCard
-  readonly type: AgentType
+  readonly type: Vocabulary.AgentType
   readonly streaming: boolean
   /** The JSON-RPC endpoint the card names. */
   readonly endpoint: string

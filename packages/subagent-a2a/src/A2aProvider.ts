@@ -1,5 +1,5 @@
-import { addUsage } from "@dsh/core"
-import type { ChildOutcome, StartContext, SubagentBackend, SubagentProvider } from "@dsh/subagent"
+import { Usage } from "@dsh/core"
+import type { Vocabulary } from "@dsh/subagent"
 import { Effect, Option } from "effect"
 import { A2A_PROVIDER, type A2aAgentConfig, a2aTypeName, checkA2aAgent } from "./A2aAgentConfig.ts"
 import { type ResolvedA2aAgent, resolveA2aAgent } from "./A2aCard.ts"
@@ -32,7 +32,7 @@ export interface A2aAgentStatus {
 }
 
 /** The backend, and what became of each agent's card. */
-export interface A2aBackend extends SubagentBackend {
+export interface A2aBackend extends Vocabulary.SubagentBackend {
   readonly statuses: ReadonlyArray<A2aAgentStatus>
 }
 
@@ -57,7 +57,7 @@ export const makeA2aBackend = (options: A2aProviderOptions): Effect.Effect<A2aBa
     for (const r of read) if ("resolved" in r) byType.set(a2aTypeName(r.agent.name), r.resolved)
     const runOptions = { environment, pollIntervalMs: options.pollIntervalMs ?? 500, cancelGraceMs: options.cancelGraceMs ?? 2000, fetch: options.fetch }
     const resolvedFor = (type: string) => byType.get(type)
-    const provider: SubagentProvider = {
+    const provider: Vocabulary.SubagentProvider = {
       specificationVersion: "v1",
       name: A2A_PROVIDER,
       description: "a remote agent spoken to over the Agent2Agent protocol (JSON-RPC); continuable by its contextId",
@@ -95,7 +95,7 @@ export const makeA2aBackend = (options: A2aProviderOptions): Effect.Effect<A2aBa
  * One run: the message, then each message sent to the child while it ran, as further messages
  * in the same context (the remote agent hears them in order), while the turns complete.
  */
-const runTurns = (resolved: ResolvedA2aAgent, context: StartContext, text: string, saved: A2aContinuation | undefined, options: RunOptions) =>
+const runTurns = (resolved: ResolvedA2aAgent, context: Vocabulary.StartContext, text: string, saved: A2aContinuation | undefined, options: RunOptions) =>
   Effect.gen(function*() {
     let turn = 0
     let { outcome, continuation } = yield* runA2a(resolved, context, text, saved, options, turn)
@@ -106,15 +106,15 @@ const runTurns = (resolved: ResolvedA2aAgent, context: StartContext, text: strin
       for (const message of queued) {
         turn += 1
         ;({ outcome, continuation } = yield* runA2a(resolved, context, message, continuation, options, turn))
-        usage = addUsage(usage, outcome.usage)
+        usage = Usage.addUsage(usage, outcome.usage)
         if (outcome.status !== "completed" || continuation === undefined) break
       }
     }
-    return { ...outcome, usage } satisfies ChildOutcome
+    return { ...outcome, usage } satisfies Vocabulary.ChildOutcome
   })
 
 /** An agent's own `timeout_seconds` bounds its run (the tree's limit applies as well). */
-const withTimeout = (resolved: ResolvedA2aAgent, run: Effect.Effect<ChildOutcome>): Effect.Effect<ChildOutcome> => {
+const withTimeout = (resolved: ResolvedA2aAgent, run: Effect.Effect<Vocabulary.ChildOutcome>): Effect.Effect<Vocabulary.ChildOutcome> => {
   const seconds = resolved.agent.timeoutSeconds
   if (seconds === undefined) return run
   return run.pipe(

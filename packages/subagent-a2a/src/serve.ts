@@ -5,7 +5,7 @@
 import type { AgentCard } from "@a2a-js/sdk"
 import { duplicateInterfacesForLegacy } from "@a2a-js/sdk/compat/v0_3"
 import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server"
-import { AgentHost, HostError } from "@dsh/agent"
+import { AgentHost } from "@dsh/agent"
 import { Effect, FiberSet, type Scope } from "effect"
 import { makeHostExecutor } from "./serve/HostExecutor.ts"
 import { listenA2a } from "./serve/HttpEndpoint.ts"
@@ -52,9 +52,9 @@ export const dshAgentCard = (url: string, options: ServeA2aOptions): AgentCard =
  * Serves the `AgentHost` until the scope closes; returns the bound URL at once (a port of 0
  * is the free port the system chose). Turns in flight end with the scope.
  */
-export const serveA2a = (options: ServeA2aOptions): Effect.Effect<{ readonly url: string }, HostError, AgentHost | Scope.Scope> =>
+export const serveA2a = (options: ServeA2aOptions): Effect.Effect<{ readonly url: string }, AgentHost.HostError, AgentHost.AgentHost | Scope.Scope> =>
   Effect.gen(function*() {
-    const host = yield* AgentHost
+    const host = yield* AgentHost.AgentHost
     const run = yield* FiberSet.makeRuntimePromise<never>()
     const executor = makeHostExecutor({ host, contextsDir: options.contextsDir, create: options.create, run })
     const endpoint = yield* Effect.acquireRelease(
@@ -69,7 +69,7 @@ export const serveA2a = (options: ServeA2aOptions): Effect.Effect<{ readonly url
               return { card, requests: new DefaultRequestHandler(card, new InMemoryTaskStore(), executor) }
             }
           }),
-        catch: (e) => new HostError({ reason: "Failed", message: `cannot listen on ${options.host}:${options.port}: ${e instanceof Error ? e.message : String(e)}` })
+        catch: (e) => new AgentHost.HostError({ reason: "Failed", message: `cannot listen on ${options.host}:${options.port}: ${e instanceof Error ? e.message : String(e)}` })
       }),
       (e) => Effect.promise(e.close)
     )

@@ -2,10 +2,10 @@
 // serving an `LlmAgent`, and the model replaced by a `BaseLlm` subclass (nothing calls Gemini).
 import { BaseLlm, type BaseLlmConnection, type LlmAgent, type LlmRequest, type LlmResponse, LogLevel, setLogLevel } from "@google/adk"
 import { bearerTokenUserBuilder, toA2a } from "@google/adk/a2a"
-import { staticCatalog } from "@dsh/agent"
+import { AgentCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
+import { type Script, ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Layer, type Scope } from "effect"
@@ -77,10 +77,10 @@ export const serveAdkAgent = (agent: LlmAgent, options: { readonly token?: strin
   ).pipe(Effect.map(({ url }) => ({ url })))
 
 /** A dsh host (scripted main agent `lead`, one type `helper` it may delegate to) on the real file store. */
-export const dshHost = (home: string, script: Script) =>
+export const dshHost = (home: string, script: Script.Script) =>
   Harness.layer({
     agents: () =>
-      Effect.succeed(staticCatalog({
+      Effect.succeed(AgentCatalog.staticCatalog({
         main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "test" },
         delegates: [{ name: "helper", description: "helps with chores", systemPrompt: "You help.", override: false, scope: "runtime", source: "test" }]
       })),
@@ -88,6 +88,6 @@ export const dshHost = (home: string, script: Script) =>
     model: "scripted:lead"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]),
     LocalProcessLauncher.layer()
   )))

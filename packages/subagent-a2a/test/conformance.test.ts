@@ -1,4 +1,4 @@
-import { subagentProviderSuite } from "@dsh/subagent/conformance"
+import { SubagentProviderSuite } from "@dsh/subagent/conformance"
 import { Effect } from "effect"
 import { makeConformanceExecutor, serveEchoAgent } from "../src/testing.ts"
 import { makeEnv } from "./support.ts"
@@ -12,5 +12,5 @@ const envFor = (streaming: boolean) =>
     return { subagents: env.subagents, parent: env.parent, agentType: "a2a:conformance" }
   })
 
-subagentProviderSuite("a2a (streaming)", envFor(true), { continue: true, messages: true, progress: true })
-subagentProviderSuite("a2a (send and get-task)", envFor(false), { continue: true, messages: true })
+SubagentProviderSuite.subagentProviderSuite("a2a (streaming)", envFor(true), { continue: true, messages: true, progress: true })
+SubagentProviderSuite.subagentProviderSuite("a2a (send and get-task)", envFor(false), { continue: true, messages: true })

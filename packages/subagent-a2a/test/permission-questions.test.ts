@@ -1,13 +1,13 @@
 import { HTTP_EXTENSION_HEADER, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
 import { LEGACY_HTTP_EXTENSION_HEADER } from "@a2a-js/sdk/compat/v0_3"
 import { type Client, ClientFactory, ServiceParameters, withA2AExtensions } from "@a2a-js/sdk/client"
-import { staticCatalog } from "@dsh/agent"
+import { AgentCatalog } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { defineTool } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { join } from "node:path"
@@ -44,7 +44,7 @@ const resultText = (task: Task): string => {
 const served = Effect.gen(function*() {
   const home = tempDir("dsh-a2a-ask-home-")
   const ran: Array<string> = []
-  const deploy = defineTool({
+  const deploy = Tool.defineTool({
     name: "deploy",
     description: "deploys a target",
     parameters: z.object({ target: z.string().describe("where") }),
@@ -58,14 +58,14 @@ const served = Effect.gen(function*() {
     ]
   }
   const host = Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "test" } })),
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: { name: "lead", description: "leads", systemPrompt: "You lead.", override: false, scope: "runtime", source: "test" } })),
     backends: [],
     tools: [deploy],
     permissions: { ask: ["deploy"] },
     model: "scripted:lead"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { lead: script } })]),
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { lead: script } })]),
     LocalProcessLauncher.layer()
   )))
   const { url } = yield* serveA2a({ host: "127.0.0.1", port: 0, contextsDir: join(home, "a2a", "contexts"), create: { cwd: tempDir("dsh-a2a-ask-cwd-") } }).pipe(Effect.provide(host))

@@ -3,8 +3,8 @@ import { type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore } from "@a
 import { makeEchoExecutor } from "../src/testing.ts"
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express"
 import { FileSessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentLimitsInput, type SubagentsShape } from "@dsh/subagent"
-import { testParent } from "@dsh/subagent/testing"
+import { type Limits, Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { Fixtures } from "@dsh/subagent/testing"
 import { Effect, type Scope, Stream } from "effect"
 import express from "express"
 import { mkdtempSync } from "node:fs"
@@ -12,7 +12,7 @@ import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type A2aAgentConfig, type A2aBackend, makeA2aBackend, type A2aProviderOptions } from "../src/index.ts"
+import { type A2aAgentConfig, A2aProvider } from "../src/index.ts"
 
 export const tempDir = (prefix = "dsh-a2a-test-"): string => mkdtempSync(join(tmpdir(), prefix))
 
@@ -52,7 +52,7 @@ export const serveSdkAgent = (options: { readonly streaming: boolean; readonly e
   ).pipe(Effect.map(({ url }) => ({ url, cancelled: echo.cancelled })))
 }
 
-export const namedModel = (provider: string, model: string): ParentInfo["model"] => ({
+export const namedModel = (provider: string, model: string): Vocabulary.ParentInfo["model"] => ({
   provider,
   model,
   stream: () => Stream.empty,
@@ -60,20 +60,20 @@ export const namedModel = (provider: string, model: string): ParentInfo["model"]
 })
 
 export interface TestEnv {
-  readonly subagents: SubagentsShape
-  readonly parent: ParentInfo
-  readonly backend: A2aBackend
+  readonly subagents: Subagents.SubagentsShape
+  readonly parent: Vocabulary.ParentInfo
+  readonly backend: A2aProvider.A2aBackend
 }
 
 /** A parent on the real file store with the `a2a` backend for the given agents. */
-export const makeEnv = (agents: ReadonlyArray<A2aAgentConfig>, provider: Partial<A2aProviderOptions> = {}, limits?: SubagentLimitsInput): Effect.Effect<TestEnv, unknown, Scope.Scope> =>
+export const makeEnv = (agents: ReadonlyArray<A2aAgentConfig.A2aAgentConfig>, provider: Partial<A2aProvider.A2aProviderOptions> = {}, limits?: Limits.SubagentLimitsInput): Effect.Effect<TestEnv, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const home = tempDir("dsh-a2a-home-")
     const cwd = tempDir("dsh-a2a-cwd-")
     const store = yield* FileSessionStore.make({ home })
     const session = yield* store.create({ agent: "main", cwd, model: "scripted" })
-    const tree = yield* makeSubagentTree({ session, limits, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-    const backend = yield* makeA2aBackend({ agents, pollIntervalMs: 50, ...provider })
-    const subagents = yield* makeSubagents({ tree, providers: [backend.provider], types: backend.types })
-    return { subagents, backend, parent: testParent(namedModel("scripted", "demo"), { cwd }) }
+    const tree = yield* SubagentTree.make({ session, limits, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const backend = yield* A2aProvider.makeA2aBackend({ agents, pollIntervalMs: 50, ...provider })
+    const subagents = yield* Subagents.make({ tree, providers: [backend.provider], types: backend.types })
+    return { subagents, backend, parent: Fixtures.testParent(namedModel("scripted", "demo"), { cwd }) }
   })

@@ -13,17 +13,17 @@
  *
  *   node --conditions=@dsh/source packages/subagent-acp/bench/finished-child.ts [runs]
  */
-import { makeSubagents, makeSubagentTree } from "@dsh/subagent"
-import { testParent } from "@dsh/subagent/testing"
+import { Subagents, SubagentTree } from "@dsh/subagent"
+import { Fixtures } from "@dsh/subagent/testing"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { isGone } from "@dsh/subprocess/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { Effect, Stream } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { acpAgentTypes, makeAcpProvider } from "../src/index.ts"
-import { fakeAcpAgent } from "../src/testing.ts"
+import { AcpAgentConfig, AcpProvider } from "../src/index.ts"
+import { FakeAcpAgent } from "../src/testing.ts"
 
 const RUNS = Number(process.argv[2] ?? 7)
 const median = (xs: ReadonlyArray<number>): number => {
@@ -37,22 +37,22 @@ const nodeBaseline = () =>
   })
 
 const state = mkdtempSync(join(tmpdir(), "dsh-acp-bench-state-"))
-const codex = fakeAcpAgent({ name: "codex", exitOnEof: false, loadSession: true, stateDir: state })
-const parent = testParent({ provider: "bench", model: "none", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd: tmpdir() })
+const codex = FakeAcpAgent.fakeAcpAgent({ name: "codex", exitOnEof: false, loadSession: true, stateDir: state })
+const parent = Fixtures.testParent({ provider: "bench", model: "none", stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd: tmpdir() })
 const pidOf = (output: string) => Number(/pid (\d+)/.exec(output)?.[1])
 
 /** Polls (every 2 ms) until the process is gone; its time. */
 const goneAt = (pid: number) =>
   Effect.gen(function*() {
-    while (!isGone(pid)) yield* Effect.sleep(2)
+    while (!ProcessChecks.isGone(pid)) yield* Effect.sleep(2)
     return performance.now()
   })
 
 const once = (keepAlive: "60 seconds" | 0) =>
   Effect.runPromise(Effect.gen(function*() {
-    const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-    const provider = yield* makeAcpProvider({ agents: [codex], parentEnv: { PATH: process.env.PATH }, keepAlive })
-    const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([codex]) })
+    const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const provider = yield* AcpProvider.make({ agents: [codex], parentEnv: { PATH: process.env.PATH }, keepAlive })
+    const subagents = yield* Subagents.make({ tree, providers: [provider], types: AcpAgentConfig.acpAgentTypes([codex]) })
     const start = performance.now()
     const r = yield* subagents.spawn({ prompt: "whoami", description: "bench", agent: "acp:codex" }, parent)
     const result = performance.now()

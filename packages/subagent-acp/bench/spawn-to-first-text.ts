@@ -8,16 +8,15 @@
  *   node --conditions=@dsh/source packages/subagent-acp/bench/spawn-to-first-text.ts [runs]
  */
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { makeSubagents, makeSubagentTree, type ParentInfo } from "@dsh/subagent"
-import { testParent } from "@dsh/subagent/testing"
-import { conformanceScript } from "@dsh/subagent/testing"
-import { LocalProcessLauncher, webStdio } from "@dsh/subprocess"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { Conformance, Fixtures } from "@dsh/subagent/testing"
+import { LocalProcessLauncher, WebStdio } from "@dsh/subprocess"
 import { Effect, Stream } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { acpAgentTypes, dshAcpAgent, makeAcpProvider } from "../src/index.ts"
+import { AcpAgentConfig, AcpProvider } from "../src/index.ts"
 
 const TARGET = 4
 const RUNS = Number(process.argv[2] ?? 10)
@@ -34,7 +33,7 @@ const median = (xs: ReadonlyArray<number>): number => {
 
 const dir = mkdtempSync(join(tmpdir(), "dsh-acp-bench-"))
 const script = join(dir, "script.json")
-writeFileSync(script, JSON.stringify(conformanceScript))
+writeFileSync(script, JSON.stringify(Conformance.conformanceScript))
 
 /** `node -e 0`: the floor any Node-based child pays. */
 const nodeBaseline = () =>
@@ -50,7 +49,7 @@ const toInitialize = async (): Promise<number> => {
     stdio: ["pipe", "pipe", "inherit"],
     env: { PATH: process.env.PATH ?? "", DSH_HOME: mkdtempSync(join(dir, "home-")) }
   })
-  const io = webStdio(child.stdin, child.stdout)
+  const io = WebStdio.webStdio(child.stdin, child.stdout)
   const elapsed = await acp.client({ name: "bench" }).connectWith(acp.ndJsonStream(io.writable, io.readable), async (agent) => {
     await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} })
     return performance.now() - start
@@ -64,16 +63,16 @@ const toInitialize = async (): Promise<number> => {
 const toFirstText = (): Promise<number> =>
   Effect.runPromise(Effect.scoped(Effect.gen(function*() {
     let firstText: number | undefined
-    const tree = yield* makeSubagentTree({
+    const tree = yield* SubagentTree.make({
       childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }),
       onChildEvent: (_handle, event) => Effect.sync(() => {
         if (event.type === "text-delta" && firstText === undefined) firstText = performance.now()
       })
     })
-    const dsh = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
-    const provider = yield* makeAcpProvider({ agents: [dsh], parentEnv: { PATH: process.env.PATH } })
-    const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes([dsh]) })
-    const parent: ParentInfo = testParent({ provider: "scripted", model: script, stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd: dir })
+    const dsh = AcpAgentConfig.dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
+    const provider = yield* AcpProvider.make({ agents: [dsh], parentEnv: { PATH: process.env.PATH } })
+    const subagents = yield* Subagents.make({ tree, providers: [provider], types: AcpAgentConfig.acpAgentTypes([dsh]) })
+    const parent: Vocabulary.ParentInfo = Fixtures.testParent({ provider: "scripted", model: script, stream: () => Stream.empty, generate: () => Effect.die("unused") }, { cwd: dir })
     const start = performance.now()
     const r = yield* subagents.spawn({ prompt: "CONFORMANCE echo bench", description: "bench", agent: "acp:dsh" }, parent)
     if (r.status !== "completed" || firstText === undefined) return yield* Effect.die(new Error(`run ${r.status}: ${r.notes ?? "no text"}`))

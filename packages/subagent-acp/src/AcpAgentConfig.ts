@@ -1,8 +1,8 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { AgentDefinition } from "@dsh/agent"
-import type { AgentType, StartContext } from "@dsh/subagent"
-import { childModelSpec } from "@dsh/subagent-outofprocess"
-import type { SandboxSettings } from "@dsh/subprocess"
+import type { Vocabulary } from "@dsh/subagent"
+import { OutOfProcessDriver } from "@dsh/subagent-outofprocess"
+import type { Sandbox } from "@dsh/subprocess"
 import { Duration, Effect, Schema } from "effect"
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -44,17 +44,17 @@ export interface AcpAgentConfig {
   /** MCP servers passed to the agent in `session/new` (and `session/load`). */
   readonly mcpServers?: ReadonlyArray<acp.McpServer> | undefined
   /** Per-run additions (e.g. the parent's model spec and a state directory for `acp:dsh`). */
-  readonly prepare?: ((context: StartContext) => Effect.Effect<AcpLaunchAdditions, string>) | undefined
+  readonly prepare?: ((context: Vocabulary.StartContext) => Effect.Effect<AcpLaunchAdditions, string>) | undefined
 }
 
 /** The delegation type name of an ACP agent. */
 export const acpTypeName = (name: string): string => `acp:${name}`
 
 /** The agent types (`acp:<name>`, provider `acp`) that the `subagent` tool offers for `agents`. */
-export const acpAgentTypes = (agents: ReadonlyArray<AcpAgentConfig>): ReadonlyArray<AgentType> =>
+export const acpAgentTypes = (agents: ReadonlyArray<AcpAgentConfig>): ReadonlyArray<Vocabulary.AgentType> =>
   agents.map((agent) => {
     const name = acpTypeName(agent.name)
-    const definition: AgentDefinition = {
+    const definition: AgentDefinition.AgentDefinition = {
       name,
       description: agent.description,
       whenToUse: "an out-of-process agent spoken to over ACP; give it a complete, self-contained task",
@@ -185,14 +185,14 @@ export const decodeAcpAgents = (raw: unknown, file: string): Effect.Effect<Reado
   return Effect.succeed(entries.flatMap((e) => (e.status === "ok" ? [e.agent] : [])))
 }
 
-const sandboxSection = (sandbox: SandboxSettings | undefined): string =>
+const sandboxSection = (sandbox: Sandbox.SandboxSettings | undefined): string =>
   sandbox === undefined ? "" : `[sandbox]\nmode = ${JSON.stringify(sandbox.mode)}\nnetwork = ${sandbox.network}\nwritable = ${JSON.stringify(sandbox.writable)}\n`
 
 /** Credentials and settings a dsh child needs to reach the same models as its parent. */
 export const DSH_CHILD_ENV: ReadonlyArray<string> = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_*", "DSH_LOG_LEVEL", "OTEL_*", "DSH_OTEL_*"]
 
 /** A directory for the child's own `$DSH_HOME`: beside its transcript when the store is on disk. */
-const childHome = (context: StartContext): Effect.Effect<string, string> => {
+const childHome = (context: Vocabulary.StartContext): Effect.Effect<string, string> => {
   const location = context.store?.location
   return Effect.tryPromise({
     try: async () => {
@@ -223,7 +223,7 @@ export const dshAcpAgent = (options: {
   readonly maxDepth?: number | (() => number) | undefined
   readonly passEnv?: ReadonlyArray<string> | undefined
   /** The parent's `[sandbox]`, written to the child's config so its Bash is confined the same way. */
-  readonly sandbox?: SandboxSettings | undefined
+  readonly sandbox?: Sandbox.SandboxSettings | undefined
   /** More TOML for the child's `config.toml`, e.g. the parent's `[providers.*]` so the child reaches the same models. */
   readonly configToml?: string | undefined
 }): AcpAgentConfig => ({
@@ -235,7 +235,7 @@ export const dshAcpAgent = (options: {
   cwd: "parent",
   prepare: (context) =>
     Effect.gen(function*() {
-      const model = childModelSpec(context)
+      const model = OutOfProcessDriver.childModelSpec(context)
       const home = yield* childHome(context)
       const maxDepth = typeof options.maxDepth === "function" ? options.maxDepth() : options.maxDepth ?? context.limits.maxDepth
       const depthLeft = Math.max(0, maxDepth - (context.parent.depth + 1))

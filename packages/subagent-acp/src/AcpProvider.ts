@@ -1,6 +1,6 @@
-import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
-import { makeOutOfProcessProvider, type OutOfProcessBackend, type OutOfProcessRun } from "@dsh/subagent-outofprocess"
-import type { ProcessLauncher, SandboxShape } from "@dsh/subprocess"
+import type { Vocabulary } from "@dsh/subagent"
+import { type OutOfProcessBackend, OutOfProcessDriver } from "@dsh/subagent-outofprocess"
+import type { ProcessLauncher, Sandbox } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
 import { ACP_PROVIDER, type AcpAgentConfig, acpAgentTypes, acpTypeName } from "./AcpAgentConfig.ts"
 import { AcpChildError } from "./AcpChildError.ts"
@@ -25,7 +25,7 @@ export interface AcpProviderOptions {
   /** The largest frame accepted from an agent. Default 16 MiB. */
   readonly maxMessageBytes?: number | undefined
   /** The sandbox that agents with `sandbox: true` run in (`makeSandbox` of `@dsh/subprocess`). */
-  readonly sandbox?: SandboxShape | undefined
+  readonly sandbox?: Sandbox.SandboxShape | undefined
   /**
    * How long a child whose turn completed stays idle and warm (its process and ACP session
    * open) for the next message to it; then it is closed, and a later message reloads its
@@ -41,9 +41,9 @@ export interface AcpProviderOptions {
  * with the task, `session/cancel` to stop; continued warm on the kept process, or cold with
  * `session/load`. ACP has no turn events of its own, so the driver frames the turn.
  */
-const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpChild, AcpChildError, AcpContinuation> => {
+const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend.OutOfProcessBackend<AcpChild, AcpChildError, AcpContinuation> => {
   const byType = new Map(options.agents.map((a) => [acpTypeName(a.name), a]))
-  const agentOf = (run: OutOfProcessRun): Effect.Effect<AcpAgentConfig, AcpChildError> => {
+  const agentOf = (run: OutOfProcessBackend.OutOfProcessRun): Effect.Effect<AcpAgentConfig, AcpChildError> => {
     const agent = byType.get(run.context.type.name)
     return agent !== undefined
       ? Effect.succeed(agent)
@@ -101,9 +101,9 @@ const acpChildBackend = (options: AcpProviderOptions): OutOfProcessBackend<AcpCh
  * exit) ends as `failed` with notes. It is a record of hooks over the shared out-of-process
  * driver, which owns the process, the transcript, `meta.json` and the cleanup.
  */
-export const makeAcpProvider = (options: AcpProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
-  makeOutOfProcessProvider(acpChildBackend(options))
+export const make = (options: AcpProviderOptions): Effect.Effect<Vocabulary.SubagentProvider, never, ProcessLauncher.ProcessLauncher> =>
+  OutOfProcessDriver.makeOutOfProcessProvider(acpChildBackend(options))
 
 /** The provider with the `acp:<name>` type of each of its agents, as a harness registers it. */
-export const makeAcpBackend = (options: AcpProviderOptions): Effect.Effect<SubagentBackend, never, ProcessLauncher> =>
-  Effect.map(makeAcpProvider(options), (provider) => ({ provider, types: acpAgentTypes(options.agents) }))
+export const makeAcpBackend = (options: AcpProviderOptions): Effect.Effect<Vocabulary.SubagentBackend, never, ProcessLauncher.ProcessLauncher> =>
+  Effect.map(make(options), (provider) => ({ provider, types: acpAgentTypes(options.agents) }))

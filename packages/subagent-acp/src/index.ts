@@ -3,7 +3,7 @@
  * Agent Client Protocol: any ACP agent command (`acp:<name>` from config.toml), and this same
  * CLI as `acp:dsh`.
  */
-export * from "./AcpAgentConfig.ts"
-export * from "./AcpChildError.ts"
-export * from "./AcpContinuation.ts"
-export * from "./AcpProvider.ts"
+export * as AcpAgentConfig from "./AcpAgentConfig.ts"
+export * as AcpChildError from "./AcpChildError.ts"
+export * as AcpContinuation from "./AcpContinuation.ts"
+export * as AcpProvider from "./AcpProvider.ts"

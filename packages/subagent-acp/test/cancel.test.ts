@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { isGone, readPids } from "@dsh/subprocess/testing"
-import { makePermissions, Permissions } from "@dsh/tools"
+import { ProcessChecks } from "@dsh/subprocess/testing"
+import { Permissions } from "@dsh/tools"
 import { Deferred, Effect, Fiber } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { makeEnv, unconfinedDshAgent, readJsonLines, tempDir, writeScript } from "./support.ts"
 
 /** The pids recorded so far; none until the script has written the file. */
-const pidsIn = (file: string): Array<number> => existsSync(file) ? readPids(file) : []
+const pidsIn = (file: string): Array<number> => existsSync(file) ? ProcessChecks.readPids(file) : []
 
 /** Polls a condition (no sleeps as signals: this only waits for something observable). */
 const until = (condition: () => boolean, attempts: number) =>
@@ -41,7 +41,7 @@ describe("subagent-acp cancellation", () => {
       }
       const fiber = yield* Effect.forkChild(
         env.subagents.spawn({ prompt: `run sleepers ${pidFile}`, description: "sleepers", agent: "acp:dsh" }, parent).pipe(
-          Effect.provideService(Permissions, yield* makePermissions({ allow: ["Bash"] }))
+          Effect.provideService(Permissions.Permissions, yield* Permissions.make({ allow: ["Bash"] }))
         )
       )
       const handle = yield* Deferred.await(started)
@@ -49,13 +49,13 @@ describe("subagent-acp cancellation", () => {
       assert.isTrue(yield* until(() => pidsIn(pidFile).length === 3, 500), "the sleepers never started")
       const meta = JSON.parse(readFileSync(join(env.sessionLocation, "agents", handle, "meta.json"), "utf8")) as { pid: number }
       const all = [meta.pid, ...pidsIn(pidFile)]
-      assert.isTrue(all.every((pid) => !isGone(pid)), "a process was gone before the cancel")
+      assert.isTrue(all.every((pid) => !ProcessChecks.isGone(pid)), "a process was gone before the cancel")
 
       const cancelledAt = Date.now()
       yield* Fiber.interrupt(fiber)
-      const gone = yield* until(() => all.every(isGone), 250)
+      const gone = yield* until(() => all.every(ProcessChecks.isGone), 250)
       const elapsed = Date.now() - cancelledAt
-      assert.isTrue(gone, `still running: ${all.filter((p) => !isGone(p)).join(", ")}`)
+      assert.isTrue(gone, `still running: ${all.filter((p) => !ProcessChecks.isGone(p)).join(", ")}`)
       assert.isBelow(elapsed, 4000, "the process tree took too long to go")
 
       // The child is recorded as cancelled, and its transcript says what it was doing.

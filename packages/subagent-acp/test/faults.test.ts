@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { conformanceScript } from "@dsh/subagent/testing"
+import { Conformance } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 import { dshAgent, makeEnv, scriptAgent, writeScript } from "./support.ts"
 
 // Broken children: each ends `failed` with a reason a parent (or its model) can act on, and
 // the parent carries on: a healthy `acp:dsh` child runs right after in the same context.
-const script = writeScript(conformanceScript)
+const script = writeScript(Conformance.conformanceScript)
 // The broken agents answer (or not) at once: a short readiness bound keeps the silent one quick.
 // The healthy `acp:dsh` keeps the provider's default: its start-up is a real process on a shared machine.
 const broken = { initializeTimeout: "500 millis" } as const

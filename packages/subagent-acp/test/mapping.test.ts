@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makePermissions, subjectText } from "@dsh/tools"
+import { Permissions, PermissionSubject } from "@dsh/tools"
 import { Effect } from "effect"
 import { subjectOfToolCall } from "../src/internal/PermissionRequest.ts"
 
@@ -10,7 +10,7 @@ const subject = (toolCall: Record<string, unknown>) =>
 describe("an ACP tool call as permission rules see it (kind + rawInput, never the title)", () => {
   it.effect("each kind maps to its subject", () =>
     Effect.gen(function*() {
-      const text = (call: Record<string, unknown>) => Effect.map(subject(call), subjectText)
+      const text = (call: Record<string, unknown>) => Effect.map(subject(call), PermissionSubject.subjectText)
       // Codex sends argv; a shell's -c script is the command.
       assert.strictEqual(yield* text({ kind: "execute", title: "echo", rawInput: { command: ["bash", "-lc", "git status --short"] } }), "Bash(git status --short)")
       assert.strictEqual(yield* text({ kind: "execute", title: "Terminal", rawInput: { command: "npm test" } }), "Bash(npm test)")
@@ -27,7 +27,7 @@ describe("an ACP tool call as permission rules see it (kind + rawInput, never th
 
   it.effect("rules decide the mapped subject: Write rules cover edits, kinds drive the modes", () =>
     Effect.gen(function*() {
-      const permissions = yield* makePermissions({ mode: "acceptEdits", allow: ["Bash(git status*)"], deny: ["Write(.env)"] })
+      const permissions = yield* Permissions.make({ mode: "acceptEdits", allow: ["Bash(git status*)"], deny: ["Write(.env)"] })
       const decide = (call: Record<string, unknown>) => Effect.flatMap(subject(call), (s) => permissions.decide({ agent: "codex-1", cwd, subject: s }))
       assert.deepInclude(yield* decide({ kind: "execute", rawInput: { command: ["bash", "-lc", "git status"] } }), { allowed: true, rule: "allow: Bash(git status*)" })
       assert.deepInclude(yield* decide({ kind: "edit", rawInput: { path: ".env" } }), { allowed: false, rule: "deny: Write(.env)" })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Asker, makePermissions, type PermissionQuestion, Permissions, type PermissionSettings } from "@dsh/tools"
+import { Asker, type PermissionPolicy, Permissions } from "@dsh/tools"
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -15,15 +15,15 @@ const script = writeScript({
   ]
 })
 
-const spawnWriter = (settings: PermissionSettings | undefined) =>
+const spawnWriter = (settings: PermissionPolicy.PermissionSettings | undefined) =>
   Effect.gen(function*() {
     const env = yield* makeEnv({ agents: [dshAgent], script })
-    const asked: Array<PermissionQuestion> = []
-    const asker = { ask: (q: PermissionQuestion) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: false, by: "test" })) }
+    const asked: Array<Asker.PermissionQuestion> = []
+    const asker = { ask: (q: Asker.PermissionQuestion) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: false, by: "test" })) }
     const spawn = env.subagents.spawn({ prompt: "write out.txt", description: "writer", agent: "acp:dsh" }, env.parent).pipe(
-      Effect.provideService(Asker, asker)
+      Effect.provideService(Asker.Asker, asker)
     )
-    const result = yield* (settings === undefined ? spawn : Effect.provideService(spawn, Permissions, yield* makePermissions(settings)))
+    const result = yield* (settings === undefined ? spawn : Effect.provideService(spawn, Permissions.Permissions, yield* Permissions.make(settings)))
     return { env, result, asked }
   })
 

@@ -1,12 +1,12 @@
-import { FileSessionStore, SessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentsShape } from "@dsh/subagent"
-import { testParent } from "@dsh/subagent/testing"
+import { FileSessionStore } from "@dsh/session"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { Fixtures } from "@dsh/subagent/testing"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, type Scope, Stream } from "effect"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { type AcpAgentConfig, acpAgentTypes, dshAcpAgent, makeAcpProvider, type AcpProviderOptions } from "../src/index.ts"
+import { AcpAgentConfig, AcpProvider } from "../src/index.ts"
 
 /** The built CLI bundle (`npm test` builds everything first). */
 export const CLI_MAIN = resolve(import.meta.dirname, "../../cli/dist/main.js")
@@ -24,7 +24,7 @@ export const writeScript = (script: unknown): string => {
 }
 
 /** A parent model that only names itself: the parent never calls it, `acp:dsh` children inherit its spec. */
-export const namedModel = (provider: string, model: string): ParentInfo["model"] => ({
+export const namedModel = (provider: string, model: string): Vocabulary.ParentInfo["model"] => ({
   provider,
   model,
   stream: () => Stream.empty,
@@ -32,17 +32,17 @@ export const namedModel = (provider: string, model: string): ParentInfo["model"]
 })
 
 /** `acp:dsh` running the built CLI with this Node. */
-export const dshAgent: AcpAgentConfig = dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
+export const dshAgent: AcpAgentConfig.AcpAgentConfig = AcpAgentConfig.dshAcpAgent({ command: process.execPath, args: [CLI_MAIN] })
 
 /** `acp:dsh` whose Bash is not sandboxed: for tests that watch its processes from outside. */
-export const unconfinedDshAgent: AcpAgentConfig = dshAcpAgent({
+export const unconfinedDshAgent: AcpAgentConfig.AcpAgentConfig = AcpAgentConfig.dshAcpAgent({
   command: process.execPath,
   args: [CLI_MAIN],
   sandbox: { mode: "off", network: false, writable: [] }
 })
 
 /** A fixture script run as an ACP agent `acp:<name>`. */
-export const scriptAgent = (name: string, file: string): AcpAgentConfig => ({
+export const scriptAgent = (name: string, file: string): AcpAgentConfig.AcpAgentConfig => ({
   name,
   description: `fixture ${file}`,
   command: process.execPath,
@@ -50,8 +50,8 @@ export const scriptAgent = (name: string, file: string): AcpAgentConfig => ({
 })
 
 export interface TestEnv {
-  readonly subagents: SubagentsShape
-  readonly parent: ParentInfo
+  readonly subagents: Subagents.SubagentsShape
+  readonly parent: Vocabulary.ParentInfo
   readonly home: string
   readonly cwd: string
   readonly sessionLocation: string
@@ -62,9 +62,9 @@ export interface TestEnv {
  * the given agents; its model is `scripted:<script>` so `acp:dsh` children run that script.
  */
 export const makeEnv = (options: {
-  readonly agents: ReadonlyArray<AcpAgentConfig>
+  readonly agents: ReadonlyArray<AcpAgentConfig.AcpAgentConfig>
   readonly script?: string | undefined
-  readonly provider?: Partial<AcpProviderOptions> | undefined
+  readonly provider?: Partial<AcpProvider.AcpProviderOptions> | undefined
   readonly cwd?: string | undefined
 }): Effect.Effect<TestEnv, unknown, Scope.Scope> =>
   Effect.gen(function*() {
@@ -72,16 +72,15 @@ export const makeEnv = (options: {
     const cwd = options.cwd ?? tempDir("dsh-acp-cwd-")
     const store = yield* FileSessionStore.make({ home })
     const session = yield* store.create({ agent: "main", cwd, model: "scripted" })
-    const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-    const provider = yield* makeAcpProvider({ agents: options.agents, parentEnv: { ...process.env }, ...options.provider }).pipe(
+    const tree = yield* SubagentTree.make({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const provider = yield* AcpProvider.make({ agents: options.agents, parentEnv: { ...process.env }, ...options.provider }).pipe(
       Effect.provide(LocalProcessLauncher.layer({ killGrace: "1 second" }))
     )
-    const subagents = yield* makeSubagents({ tree, providers: [provider], types: acpAgentTypes(options.agents) })
-    const parent: ParentInfo = testParent(namedModel("scripted", options.script ?? "demo"), { cwd })
+    const subagents = yield* Subagents.make({ tree, providers: [provider], types: AcpAgentConfig.acpAgentTypes(options.agents) })
+    const parent: Vocabulary.ParentInfo = Fixtures.testParent(namedModel("scripted", options.script ?? "demo"), { cwd })
     return { subagents, parent, home, cwd, sessionLocation: session.location }
   })
 
 export const readJsonLines = (file: string): Array<Record<string, unknown>> =>
   readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Record<string, unknown>)
 
-export { SessionStore }

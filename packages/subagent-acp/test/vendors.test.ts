@@ -1,25 +1,25 @@
 import { assert, describe, it } from "@effect/vitest"
-import { conversationRecords, eventLine } from "@dsh/agent"
-import type { WireRecord } from "@dsh/core"
-import { isGone, readPids } from "@dsh/subprocess/testing"
-import { makePermissions, Permissions, type PermissionSettings } from "@dsh/tools"
+import { TranscriptView } from "@dsh/agent"
+import type { Events } from "@dsh/core"
+import { ProcessChecks } from "@dsh/subprocess/testing"
+import { type PermissionPolicy, Permissions } from "@dsh/tools"
 import { Effect, Exit, Schedule, Scope } from "effect"
 import { join } from "node:path"
-import { fakeAcpAgent, type FakeAcpAgentOptions } from "../src/testing.ts"
+import { FakeAcpAgent } from "../src/testing.ts"
 import { makeEnv, readJsonLines, tempDir } from "./support.ts"
 
 // Children that behave like the vendor agents dsh runs (Codex, Claude Code, Gemini CLI), each
 // a real process built with the ACP SDK (`@dsh/subagent-acp/testing`).
 
 /** The tree's rules for a spawn. */
-const withRules = (settings: PermissionSettings) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(Effect.orDie(makePermissions(settings)), (permissions) => Effect.provideService(effect, Permissions, permissions))
+const withRules = (settings: PermissionPolicy.PermissionSettings) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.orDie(Permissions.make(settings)), (permissions) => Effect.provideService(effect, Permissions.Permissions, permissions))
 
 const allowAll = withRules({ mode: "bypass" })
 
-const spawnOne = (agent: Omit<FakeAcpAgentOptions, "name">, prompt: string, provider = {}) =>
+const spawnOne = (agent: Omit<FakeAcpAgent.FakeAcpAgentOptions, "name">, prompt: string, provider = {}) =>
   Effect.gen(function*() {
-    const env = yield* makeEnv({ agents: [fakeAcpAgent({ name: "vendor", ...agent })], provider })
+    const env = yield* makeEnv({ agents: [FakeAcpAgent.fakeAcpAgent({ name: "vendor", ...agent })], provider })
     const result = yield* env.subagents.spawn({ prompt, description: "vendor", agent: "acp:vendor" }, env.parent).pipe(allowAll)
     const wire = readJsonLines(join(env.sessionLocation, "agents", result.handle, "wire.jsonl"))
     return { env, result, wire }
@@ -60,7 +60,7 @@ describe("usage, wherever the agent reports it (item 1)", () => {
 
 describe("tool calls in transcripts (item 2)", () => {
   const shown = (wire: ReadonlyArray<Record<string, unknown>>) =>
-    conversationRecords(wire as unknown as ReadonlyArray<WireRecord>, { tools: true }).map((r) => eventLine(r)).filter((l) => l !== undefined)
+    TranscriptView.conversationRecords(wire as unknown as ReadonlyArray<Events.WireRecord>, { tools: true }).map((r) => TranscriptView.eventLine(r)).filter((l) => l !== undefined)
 
   it.live("the command only in a late tool_call_update (like Claude Code) is what the transcript shows", () =>
     Effect.gen(function*() {
@@ -89,7 +89,7 @@ describe("tool calls in transcripts (item 2)", () => {
 
   it.live("a denied request is recorded with the reason, and the call fails", () =>
     Effect.gen(function*() {
-      const env = yield* makeEnv({ agents: [fakeAcpAgent({ name: "vendor", permissionFirst: true })] })
+      const env = yield* makeEnv({ agents: [FakeAcpAgent.fakeAcpAgent({ name: "vendor", permissionFirst: true })] })
       const result = yield* env.subagents.spawn({ prompt: "run rm -rf build", description: "vendor", agent: "acp:vendor" }, env.parent).pipe(
         withRules({ mode: "bypass", deny: ["Bash(rm *)"] })
       )
@@ -109,10 +109,10 @@ describe("the result before teardown (item 3)", () => {
       const { result } = yield* spawnOne({ exitOnEof: false, ignoreSigterm: true, pidFile }, "whoami", { keepAlive: 0 }).pipe(Scope.provide(treeScope))
       assert.strictEqual(result.status, "completed")
       const pid = pidOf(result.output)
-      assert.deepStrictEqual(readPids(pidFile), [pid])
+      assert.deepStrictEqual(ProcessChecks.readPids(pidFile), [pid])
       // The parent has its result; the child is being closed in the background, not waited for.
-      assert.isFalse(isGone(pid), "the result waited for the child to be closed")
-      assert.isTrue(yield* until(() => isGone(pid)), "the child was never closed")
+      assert.isFalse(ProcessChecks.isGone(pid), "the result waited for the child to be closed")
+      assert.isTrue(yield* until(() => ProcessChecks.isGone(pid)), "the child was never closed")
       yield* Scope.close(treeScope, Exit.void)
     }), 30_000)
 })
@@ -120,7 +120,7 @@ describe("the result before teardown (item 3)", () => {
 describe("continuable ACP children (item 7)", () => {
   it.live("warm: a message continues the same session on the same process", () =>
     Effect.gen(function*() {
-      const env = yield* makeEnv({ agents: [fakeAcpAgent({ name: "vendor", exitOnEof: false })] })
+      const env = yield* makeEnv({ agents: [FakeAcpAgent.fakeAcpAgent({ name: "vendor", exitOnEof: false })] })
       const first = yield* env.subagents.spawn({ prompt: "whoami", description: "vendor", agent: "acp:vendor" }, env.parent)
       const again = yield* env.subagents.send(first.handle, "whoami", "user")
       assert.strictEqual(again._tag, "Replied")
@@ -129,15 +129,15 @@ describe("continuable ACP children (item 7)", () => {
       assert.strictEqual(pidOf(a), pidOf(b))
       assert.strictEqual(/session (\S+)/.exec(a)?.[1], /session (\S+)/.exec(b)?.[1])
       assert.include(b, "turn 2")
-      assert.isFalse(isGone(pidOf(b)))
+      assert.isFalse(ProcessChecks.isGone(pidOf(b)))
     }).pipe(Effect.scoped), 30_000)
 
   it.live("cold: after the keep-alive, an agent that loads sessions is continued on a new process by session/load", () =>
     Effect.gen(function*() {
       const state = tempDir("dsh-acp-state-")
-      const env = yield* makeEnv({ agents: [fakeAcpAgent({ name: "vendor", loadSession: true, stateDir: state })], provider: { keepAlive: "50 millis" } })
+      const env = yield* makeEnv({ agents: [FakeAcpAgent.fakeAcpAgent({ name: "vendor", loadSession: true, stateDir: state })], provider: { keepAlive: "50 millis" } })
       const first = yield* env.subagents.spawn({ prompt: "whoami", description: "vendor", agent: "acp:vendor" }, env.parent)
-      assert.isTrue(yield* until(() => isGone(pidOf(first.output))), "the keep-alive never ended")
+      assert.isTrue(yield* until(() => ProcessChecks.isGone(pidOf(first.output))), "the keep-alive never ended")
       const reply = yield* env.subagents.send(first.handle, "CONFORMANCE recall", "user")
       assert.strictEqual(reply._tag, "Replied")
       if (reply._tag !== "Replied") return
@@ -150,7 +150,7 @@ describe("continuable ACP children (item 7)", () => {
 
   it.live("cold, an agent that did not advertise loadSession: send is refused as Unsupported, naming why", () =>
     Effect.gen(function*() {
-      const env = yield* makeEnv({ agents: [fakeAcpAgent({ name: "vendor" })], provider: { keepAlive: 0 } })
+      const env = yield* makeEnv({ agents: [FakeAcpAgent.fakeAcpAgent({ name: "vendor" })], provider: { keepAlive: 0 } })
       const first = yield* env.subagents.spawn({ prompt: "whoami", description: "vendor", agent: "acp:vendor" }, env.parent)
       const refused = yield* env.subagents.send(first.handle, "whoami", "user").pipe(Effect.flip)
       assert.strictEqual(refused.reason, "Unsupported")

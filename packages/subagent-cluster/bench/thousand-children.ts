@@ -10,8 +10,8 @@
 //   node --conditions=@dsh/source packages/subagent-cluster/bench/thousand-children.ts --children 10000
 //
 // BENCH_CHILDREN=n is the same as --children n; BENCH_RUNS=n repeats (medians).
-import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { startPostgresAsync } from "@dsh/testing-pg"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Postgres } from "@dsh/testing-pg"
 import { type ChildProcess, spawn } from "node:child_process"
 import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -31,20 +31,20 @@ const median = (xs: Array<number>): number => [...xs].sort((a, b) => a - b)[Math
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const firstUser = (r: FakeRequest) => (r.body as Body).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => (r.body as Body).messages.filter((m) => m.role === "assistant").length
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages.filter((m) => m.role === "assistant").length
 
 /** What the model saw: when each child asked (ms since start), and the parent's last request. */
 interface Seen {
   readonly times: Array<number>
-  last: FakeRequest | undefined
+  last: FakeOpenAIServer.FakeRequest | undefined
 }
 
 /** One `dsh run` delegating CHILDREN children in one step; `onChild` hears each child request. */
 const model = (seen: Seen, onChild: (count: number) => void) => {
   let count = 0
-  return startFakeOpenAIServer({
-    respond: (r): FakeReply => {
+  return FakeOpenAIServer.startFakeOpenAIServer({
+    respond: (r): FakeOpenAIServer.FakeReply => {
       if (firstUser(r).startsWith("CHILD")) {
         seen.times.push(performance.now())
         onChild(++count)
@@ -108,7 +108,7 @@ const cpuWatch = (processes: ReadonlyArray<ChildProcess>) => {
 }
 
 /** Children whose answer the parent's last request holds more than once. */
-const duplicates = (last: FakeRequest | undefined): number => {
+const duplicates = (last: FakeOpenAIServer.FakeRequest | undefined): number => {
   const text = JSON.stringify((last?.body as Body | undefined)?.messages ?? [])
   let extra = 0
   for (let i = 0; i < CHILDREN; i++) {
@@ -159,7 +159,7 @@ interface Result {
   readonly runnersCpu: number
 }
 
-const pg = await startPostgresAsync({ durable: true, settings: ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.max=10000"] })
+const pg = await Postgres.startPostgresAsync({ durable: true, settings: ["shared_preload_libraries=pg_stat_statements", "pg_stat_statements.max=10000"] })
 const counter = await makeCounter(pg.url)
 const local: Array<Result> = []
 const cluster: Array<Result & { readonly pauseMs: number; readonly trips: RoundTrips }> = []

@@ -1,5 +1,5 @@
-import { RunStatus, UsageRecord } from "@dsh/subagent"
-import { PERMISSION_MODES } from "@dsh/tools"
+import { Records } from "@dsh/subagent"
+import { PermissionRule } from "@dsh/tools"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -22,7 +22,7 @@ export const AgentDefinitionRecord = Schema.Struct({
 
 /** Permission settings as the admitting process holds them (`PermissionsShape.settings`). */
 export const PermissionSettingsRecord = Schema.Struct({
-  mode: Schema.optional(Schema.Literals(PERMISSION_MODES)),
+  mode: Schema.optional(Schema.Literals(PermissionRule.PERMISSION_MODES)),
   allow: Schema.optional(Schema.Array(Schema.String)),
   ask: Schema.optional(Schema.Array(Schema.String)),
   deny: Schema.optional(Schema.Array(Schema.String)),
@@ -32,9 +32,9 @@ export const PermissionSettingsRecord = Schema.Struct({
 
 /** How a hosted run ended: what the parent's provider returns. */
 export const OutcomeRecord = Schema.Struct({
-  status: RunStatus,
+  status: Records.RunStatus,
   output: Schema.String,
-  usage: UsageRecord,
+  usage: Records.UsageRecord,
   notes: Schema.optional(Schema.String)
 })
 export type OutcomeRecord = typeof OutcomeRecord.Type

@@ -1,5 +1,5 @@
-import type { SubagentsShape } from "@dsh/subagent"
-import type { PermissionSettings } from "@dsh/tools"
+import type { Subagents } from "@dsh/subagent"
+import type { PermissionPolicy } from "@dsh/tools"
 import { Context, type Effect, Schema, type Scope } from "effect"
 
 /**
@@ -16,8 +16,8 @@ export interface ChildHostShape {
   readonly open: (
     sessionId: string,
     handle: string,
-    parentPermissions?: ReadonlyArray<PermissionSettings> | undefined
-  ) => Effect.Effect<SubagentsShape, ChildHostError, Scope.Scope>
+    parentPermissions?: ReadonlyArray<PermissionPolicy.PermissionSettings> | undefined
+  ) => Effect.Effect<Subagents.SubagentsShape, ChildHostError, Scope.Scope>
 }
 
 /** A session a runner cannot host (missing, unreadable, or its model unavailable here). */

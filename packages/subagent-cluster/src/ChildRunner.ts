@@ -1,6 +1,6 @@
-import { emptyUsage, withTraceparent } from "@dsh/core"
-import { ChildMeta, type ChildOutcome, type SubagentsShape } from "@dsh/subagent"
-import { InheritedDisallowedTools } from "@dsh/tools"
+import { Trace, Usage } from "@dsh/core"
+import { Records, type Subagents, type Vocabulary } from "@dsh/subagent"
+import { InheritedDisallow } from "@dsh/tools"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
@@ -10,9 +10,9 @@ import { hostedNotice, previousAttempt } from "./internal/resume.ts"
 
 type RunPayload = Rpc.Payload<typeof Run>
 
-const failed = (notes: string): OutcomeRecord => ({ status: "failed", output: "", usage: emptyUsage, notes })
+const failed = (notes: string): OutcomeRecord => ({ status: "failed", output: "", usage: Usage.emptyUsage, notes })
 
-const decodeMeta = Schema.decodeUnknownResult(ChildMeta)
+const decodeMeta = Schema.decodeUnknownResult(Records.ChildMeta)
 
 /**
  * Hosts one run on this runner. A run delivered again after the runner that had it died is
@@ -20,7 +20,7 @@ const decodeMeta = Schema.decodeUnknownResult(ChildMeta)
  * is the answer (nothing runs twice); if it was cut off mid-run, the child is resumed from its
  * persisted transcript, told that it was interrupted and to carry on.
  */
-const hostRun = (subagents: SubagentsShape, p: RunPayload, runner: string) =>
+const hostRun = (subagents: Subagents.SubagentsShape, p: RunPayload, runner: string) =>
   Effect.gen(function*() {
     const tree = subagents.tree
     const model = yield* tree.resolveModel(p.parent.model).pipe(Effect.result)
@@ -38,7 +38,7 @@ const hostRun = (subagents: SubagentsShape, p: RunPayload, runner: string) =>
     const message = attempt?._tag === "CutOff"
       ? `[dsh] The machine that ran you stopped while you were working on this task; your work so far is above. Carry on from where you left off and finish the task:\n\n${p.message ?? p.prompt}`
       : p.message
-    const outcome: ChildOutcome = yield* subagents.host({
+    const outcome: Vocabulary.ChildOutcome = yield* subagents.host({
       handle: p.handle,
       runId: p.runId,
       type: { name: p.agent, description: p.description, provider: p.provider, definition: p.definition },
@@ -71,7 +71,7 @@ export const ChildEntityLive = ChildEntity.toLayer(
     const address = yield* Entity.CurrentRunnerAddress
     const runner = `${address.host}:${address.port}`
     // The trees of the runs hosted here now, by entity: where a message or a stop for one goes.
-    const hosting = new Map<string, SubagentsShape>()
+    const hosting = new Map<string, Subagents.SubagentsShape>()
     const key = (p: { readonly sessionId: string; readonly handle: string }) => childEntityId(p.sessionId, p.handle)
     return ChildEntity.of({
       Run: ({ payload }) =>
@@ -80,8 +80,8 @@ export const ChildEntityLive = ChildEntity.toLayer(
           hosting.set(key(payload), subagents)
           yield* Effect.addFinalizer(() => Effect.sync(() => hosting.get(key(payload)) === subagents && hosting.delete(key(payload))))
           return yield* hostRun(subagents, payload, runner).pipe(
-            Effect.provideService(InheritedDisallowedTools, payload.inheritedDisallowedTools ?? []),
-            withTraceparent(payload.traceparent)
+            Effect.provideService(InheritedDisallow.InheritedDisallowedTools, payload.inheritedDisallowedTools ?? []),
+            Trace.withTraceparent(payload.traceparent)
           )
         })).pipe(Effect.catchTag("ChildHostError", (e) => Effect.succeed(failed(e.message)))),
       Deliver: ({ payload }) =>
@@ -99,4 +99,4 @@ export const ChildEntityLive = ChildEntity.toLayer(
 )
 
 /** The entity layer with its host: what a runner process adds to its cluster layer. */
-export const childRunnerLayer = <E, R>(host: Layer.Layer<ChildHost, E, R>) => ChildEntityLive.pipe(Layer.provide(host))
+export const layer = <E, R>(host: Layer.Layer<ChildHost, E, R>) => ChildEntityLive.pipe(Layer.provide(host))

@@ -1,4 +1,4 @@
-import { Lane, type LaneShape, SubagentLimits } from "@dsh/subagent"
+import { Lane, Limits } from "@dsh/subagent"
 import { PgClient } from "@effect/sql-pg"
 import { Deferred, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { hostname } from "node:os"
@@ -21,10 +21,10 @@ const CHANNEL = "dsh_lane"
  * again after the lease; waiters also look again once per lease/3, which is what frees them
  * when the only news is such an expiry.
  */
-export const makeClusterLane = (options: ClusterLaneOptions = {}) =>
+export const make = (options: ClusterLaneOptions = {}) =>
   Effect.gen(function*() {
     const sql = yield* PgClient.PgClient
-    const limits = yield* SubagentLimits
+    const limits = yield* Limits.SubagentLimits
     const name = options.name ?? "default"
     const slots = Math.max(1, Math.floor(options.slots ?? limits.maxConcurrent))
     const lease = Duration.fromInputUnsafe(options.lease ?? "15 seconds")
@@ -96,7 +96,7 @@ export const makeClusterLane = (options: ClusterLaneOptions = {}) =>
         Effect.repeat(Schedule.spaced(beat))
       )
 
-    const lane: LaneShape = {
+    const lane: Lane.LaneShape = {
       withSlot: (effect, onQueued) =>
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
@@ -111,4 +111,4 @@ export const makeClusterLane = (options: ClusterLaneOptions = {}) =>
   })
 
 /** The `Lane` service backed by PostgreSQL (needs a `PgClient`): `max_concurrent` across the cluster. */
-export const clusterLaneLayer = (options: ClusterLaneOptions = {}) => Layer.effect(Lane, makeClusterLane(options))
+export const layer = (options: ClusterLaneOptions = {}) => Layer.effect(Lane.Lane, make(options))

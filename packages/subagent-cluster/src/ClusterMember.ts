@@ -6,7 +6,7 @@ import { type Config, Layer, Redacted } from "effect"
 import type { MessageStorage, Runners, Sharding } from "effect/cluster"
 import type { SocketServer } from "effect/socket"
 import type { SqlClient, SqlError } from "effect/sql"
-import { clusterLaneLayer, type ClusterLaneOptions } from "./ClusterLane.ts"
+import { layer as clusterLaneLayer, type ClusterLaneOptions } from "./ClusterLane.ts"
 import { clusterClientLayer, clusterRunnerLayer, type ClusterTimings, type RunnerAddressInput } from "./ClusterLayers.ts"
 import { deadRunnerWatchLayer } from "./DeadRunnerWatch.ts"
 
@@ -28,9 +28,9 @@ export interface ClusterMemberOptions extends ClusterTimings {
  * cluster-wide `Lane`. Needs the `SubagentLimits` the lane's default size comes from. A runner
  * adds `ChildEntityLive` with its `ChildHost` on top.
  */
-export const clusterMemberLayer = (options: ClusterMemberOptions): Layer.Layer<
-  Lane | SessionStore | Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | PgClient.PgClient | SqlClient.SqlClient,
-  SessionError | SqlError.SqlError | Config.ConfigError | SocketServer.SocketServerError
+export const layer = (options: ClusterMemberOptions): Layer.Layer<
+  Lane.Lane | SessionStore.SessionStore | Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | PgClient.PgClient | SqlClient.SqlClient,
+  SessionError.SessionError | SqlError.SqlError | Config.ConfigError | SocketServer.SocketServerError
 > => {
   const url = typeof options.url === "string" ? Redacted.make(options.url) : options.url
   const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections })

@@ -1,6 +1,6 @@
-import { addUsage, currentTraceparent, emptyUsage, makeId } from "@dsh/core"
-import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
-import { InheritedDisallowedTools, Permissions } from "@dsh/tools"
+import { Ids, Trace, Usage } from "@dsh/core"
+import type { Vocabulary } from "@dsh/subagent"
+import { InheritedDisallow, Permissions } from "@dsh/tools"
 import { Clock, Console, Duration, Effect, Fiber, Ref } from "effect"
 import type { Sharding } from "effect/cluster"
 import { ChildEntity, childEntityId, type OutcomeRecord } from "./ChildEntity.ts"
@@ -19,7 +19,7 @@ export interface ClusterProviderOptions extends RunnerWaitOptions {
   readonly stopGrace?: Duration.Input | undefined
 }
 
-const failed = (notes: string): ChildOutcome => ({ status: "failed", output: "", usage: emptyUsage, notes })
+const failed = (notes: string): Vocabulary.ChildOutcome => ({ status: "failed", output: "", usage: Usage.emptyUsage, notes })
 
 const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).split("\n")[0]
 
@@ -30,7 +30,7 @@ const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).s
  * it (and whatever it started there) and returns what it did so far. Needs the cluster's
  * `Sharding` (a runner, or a client-only member) and a session shared with the runners.
  */
-export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effect.Effect<SubagentProvider, never, Sharding.Sharding> =>
+export const make = (options: ClusterProviderOptions = {}): Effect.Effect<Vocabulary.SubagentProvider, never, Sharding.Sharding> =>
   Effect.gen(function*() {
     const clientFor = yield* ChildEntity.client
     const runsOn = options.runsOn ?? "spawn"
@@ -51,7 +51,7 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
       Effect.catch((e) => Effect.succeed(failed(e.message)))
     )
 
-    const runOnce = (context: StartContext, runId: string, message: string | undefined, late: Array<string>) =>
+    const runOnce = (context: Vocabulary.StartContext, runId: string, message: string | undefined, late: Array<string>) =>
       Effect.gen(function*() {
         const sessionId = context.sessionId
         if (sessionId === undefined) return failed("cluster children need a session in a store the runners share (--store postgres://…)")
@@ -61,16 +61,16 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
         const entity = clientFor(childEntityId(sessionId, context.handle))
         const { request, parent, type } = context
         // The rules this child is decided by travel with it: the runner narrows its own by them.
-        const permissions = yield* Permissions
+        const permissions = yield* Permissions.Permissions
         // What its ancestors disallow binds it on the runner too (hidden from its model there).
-        const inheritedDisallowed = yield* InheritedDisallowedTools
+        const inheritedDisallowed = yield* InheritedDisallow.InheritedDisallowedTools
         // Messages sent while it runs go to its runner; one that arrives after it ended waits for the next run.
         yield* context.forwardMessages((text) =>
           entity.Deliver({ sessionId, handle: context.handle, message: text }).pipe(
             Effect.orElseSucceed(() => false),
             Effect.flatMap((delivered) => (delivered ? Effect.void : Effect.sync(() => late.push(text))))
           ))
-        const traceparent = yield* currentTraceparent
+        const traceparent = yield* Trace.currentTraceparent
         const call = yield* Effect.forkChild(entity.Run({
           ...(traceparent === undefined ? {} : { traceparent }),
           sessionId,
@@ -122,15 +122,15 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
       })
 
     /** A run, then another for messages that arrived after it ended, until none is left. */
-    const runAll = (context: StartContext, first: string | undefined) =>
+    const runAll = (context: Vocabulary.StartContext, first: string | undefined) =>
       Effect.gen(function*() {
         const late: Array<string> = []
-        let outcome: ChildOutcome = yield* runOnce(context, context.runId, first, late)
+        let outcome: Vocabulary.ChildOutcome = yield* runOnce(context, context.runId, first, late)
         let usage = outcome.usage
         while (outcome.status === "completed" && late.length > 0) {
           const next = late.splice(0).join("\n\n")
-          outcome = yield* runOnce(context, makeId(new Date(yield* Clock.currentTimeMillis)), next, late)
-          usage = addUsage(usage, outcome.usage)
+          outcome = yield* runOnce(context, Ids.makeId(new Date(yield* Clock.currentTimeMillis)), next, late)
+          usage = Usage.addUsage(usage, outcome.usage)
         }
         return { ...outcome, usage }
       })
@@ -141,5 +141,5 @@ export const makeClusterProvider = (options: ClusterProviderOptions = {}): Effec
       description: `children on the cluster's runners (run there by "${runsOn}")`,
       start: (context) => runAll(context, undefined),
       continue: (context) => runAll(context, context.message)
-    } satisfies SubagentProvider
+    } satisfies Vocabulary.SubagentProvider
   })

@@ -3,12 +3,12 @@
  * an entity keyed by session and handle; its runs are persisted messages answered by whichever
  * runner owns its shard; the lane is shared by the whole cluster through PostgreSQL.
  */
-export * from "./ChildEntity.ts"
-export * from "./ChildHost.ts"
-export * from "./ChildRunner.ts"
-export * from "./ClusterProvider.ts"
-export * from "./ClusterLane.ts"
-export * from "./ClusterLayers.ts"
-export * from "./ClusterMember.ts"
-export * from "./RunnerListen.ts"
-export * from "./RunnerPresence.ts"
+export * as ChildEntity from "./ChildEntity.ts"
+export * as ChildHost from "./ChildHost.ts"
+export * as ChildRunner from "./ChildRunner.ts"
+export * as ClusterLane from "./ClusterLane.ts"
+export * as ClusterLayers from "./ClusterLayers.ts"
+export * as ClusterMember from "./ClusterMember.ts"
+export * as ClusterProvider from "./ClusterProvider.ts"
+export * as RunnerListen from "./RunnerListen.ts"
+export * as RunnerPresence from "./RunnerPresence.ts"

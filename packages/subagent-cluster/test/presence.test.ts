@@ -1,14 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
-import { postgresForTests } from "@dsh/testing-pg"
+import { Postgres } from "@dsh/testing-pg"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { createServer } from "node:net"
 import { afterAll } from "vitest"
-import { awaitRunner, displayStore, liveRunnerCount } from "../src/index.ts"
+import { RunnerPresence } from "../src/index.ts"
 
 /** Waiting for a runner, against a real PostgreSQL: what the parent reads of Effect Cluster's runner table. */
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 const client = (url: string) => PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })
@@ -23,8 +23,8 @@ const closedPort = Effect.callback<number>((resume) => {
 
 describe("displayStore", () => {
   it("drops the password", () => {
-    assert.strictEqual(displayStore("postgres://dsh:s3cret@db:5432/dsh"), "postgres://dsh@db:5432/dsh")
-    assert.strictEqual(displayStore("postgres://db/dsh"), "postgres://db/dsh")
+    assert.strictEqual(RunnerPresence.displayStore("postgres://dsh:s3cret@db:5432/dsh"), "postgres://dsh@db:5432/dsh")
+    assert.strictEqual(RunnerPresence.displayStore("postgres://db/dsh"), "postgres://db/dsh")
   })
 })
 
@@ -33,8 +33,8 @@ describe.skipIf(pg === undefined)("awaitRunner", () => {
     Effect.gen(function*() {
       const url = yield* Effect.promise(() => pg!.createDatabase())
       const notices: Array<string> = []
-      assert.strictEqual(yield* liveRunnerCount.pipe(Effect.provide(client(url))), 0)
-      const error = yield* Effect.flip(awaitRunner({ wait: "600 millis", store: "STORE", onWaiting: (n) => Effect.sync(() => notices.push(n)) }).pipe(Effect.provide(client(url))))
+      assert.strictEqual(yield* RunnerPresence.liveRunnerCount.pipe(Effect.provide(client(url))), 0)
+      const error = yield* Effect.flip(RunnerPresence.awaitRunner({ wait: "600 millis", store: "STORE", onWaiting: (n) => Effect.sync(() => notices.push(n)) }).pipe(Effect.provide(client(url))))
       assert.deepStrictEqual(notices, ["waiting for a runner (none registered in STORE)"])
       assert.strictEqual(error.reason, "NoRunner")
       assert.include(error.message, "no runner registered in STORE")
@@ -46,7 +46,7 @@ describe.skipIf(pg === undefined)("awaitRunner", () => {
       // The shape of Effect Cluster's table, for this test only (a runner creates the real one).
       yield* sql`CREATE TABLE cluster_runners (address text PRIMARY KEY, runner text, healthy boolean, last_heartbeat timestamp with time zone)`
       const notices: Array<string> = []
-      const waiting = yield* Effect.forkChild(awaitRunner({ wait: "60 seconds", onWaiting: (n) => Effect.sync(() => notices.push(n)) }))
+      const waiting = yield* Effect.forkChild(RunnerPresence.awaitRunner({ wait: "60 seconds", onWaiting: (n) => Effect.sync(() => notices.push(n)) }))
       yield* Effect.yieldNow
       yield* sql`INSERT INTO cluster_runners VALUES ('127.0.0.1:1', 'r', true, now())`
       yield* Fiber.join(waiting)
@@ -58,7 +58,7 @@ describe.skipIf(pg === undefined)("awaitRunner", () => {
       const port = yield* closedPort
       const notices: Array<string> = []
       const error = yield* Effect.flip(
-        awaitRunner({ wait: "300 millis", store: "STORE", onWaiting: (n) => Effect.sync(() => notices.push(n)) }).pipe(
+        RunnerPresence.awaitRunner({ wait: "300 millis", store: "STORE", onWaiting: (n) => Effect.sync(() => notices.push(n)) }).pipe(
           Effect.provide(client(`postgres://dsh:pw@127.0.0.1:${port}/dsh`))
         )
       )

@@ -1,6 +1,6 @@
 import type { AgentDefinition } from "@dsh/agent"
-import type { AgentType, StartContext, SubagentLimitsInput } from "@dsh/subagent"
-import type { SandboxSettings } from "@dsh/subprocess"
+import type { Limits, Vocabulary } from "@dsh/subagent"
+import type { Sandbox } from "@dsh/subprocess"
 import type { Duration } from "effect"
 
 /** The provider's registry name. */
@@ -37,19 +37,19 @@ export interface DshSdkProviderOptions {
    * Limits written to the child's `config.toml`: usually the nesting depth left below this
    * child, so a tree's depth limit holds across processes. Undefined leaves the child's defaults.
    */
-  readonly childLimits?: ((context: StartContext) => SubagentLimitsInput | undefined) | undefined
+  readonly childLimits?: ((context: Vocabulary.StartContext) => Limits.SubagentLimitsInput | undefined) | undefined
   /** `[sandbox]` written to the child's `config.toml`, so its Bash is confined as the parent's is. */
-  readonly childSandbox?: SandboxSettings | undefined
+  readonly childSandbox?: Sandbox.SandboxSettings | undefined
   /** More TOML for the child's `config.toml`, e.g. the parent's `[providers.*]` so the child reaches the same models. */
   readonly childConfigToml?: string | undefined
 }
 
 /** Which agent a child session runs: the type's definition, or the child's default for `sdk:dsh`. */
-export const childAgentOf = (type: AgentType): string | undefined =>
+export const childAgentOf = (type: Vocabulary.AgentType): string | undefined =>
   type.definition.source === DEFAULT_AGENT_SOURCE ? undefined : type.definition.name
 
 /** The `sdk:dsh` delegation type: a dsh child with its own default agent, tools and subagents. */
-export const dshSdkAgentType = (provider: string = DSH_SDK_PROVIDER): AgentType => ({
+export const dshSdkAgentType = (provider: string = DSH_SDK_PROVIDER): Vocabulary.AgentType => ({
   name: DSH_SDK_TYPE,
   provider,
   description: "a separate dsh agent in its own process, with its own session, tools and subagents; continuable",
@@ -66,7 +66,7 @@ export const dshSdkAgentType = (provider: string = DSH_SDK_PROVIDER): AgentType 
 })
 
 /** Agent definitions offered under a prefix (`sdk:coder`): the same agent, run in a dsh child. */
-export const sdkAgentTypes = (definitions: ReadonlyArray<AgentDefinition>, provider: string = DSH_SDK_PROVIDER): ReadonlyArray<AgentType> =>
+export const sdkAgentTypes = (definitions: ReadonlyArray<AgentDefinition.AgentDefinition>, provider: string = DSH_SDK_PROVIDER): ReadonlyArray<Vocabulary.AgentType> =>
   definitions.map((definition) => ({ name: `sdk:${definition.name}`, provider, description: definition.description, definition }))
 
 const FORWARDED = /^(OPENAI_|ANTHROPIC_|OTEL_|DSH_OTEL_)|^DSH_MODEL$|^DSH_LOG_LEVEL$|^DSH_DEBUG$|^DSH_RESIDENT$/

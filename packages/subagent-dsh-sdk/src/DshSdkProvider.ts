@@ -1,5 +1,5 @@
-import type { SubagentBackend, SubagentProvider } from "@dsh/subagent"
-import { makeOutOfProcessProvider } from "@dsh/subagent-outofprocess"
+import type { Vocabulary } from "@dsh/subagent"
+import { OutOfProcessDriver } from "@dsh/subagent-outofprocess"
 import type { ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
 import { dshSdkAgentType, type DshSdkProviderOptions } from "./DshSdkOptions.ts"
@@ -17,9 +17,9 @@ import { sdkChildBackend } from "./internal/ChildRun.ts"
  * out-of-process driver; processes start through the `ProcessLauncher` of the context the
  * provider is made in.
  */
-export const makeDshSdkProvider = (options: DshSdkProviderOptions): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
-  makeOutOfProcessProvider(sdkChildBackend(options))
+export const make = (options: DshSdkProviderOptions): Effect.Effect<Vocabulary.SubagentProvider, never, ProcessLauncher.ProcessLauncher> =>
+  OutOfProcessDriver.makeOutOfProcessProvider(sdkChildBackend(options))
 
 /** The provider with its `sdk:dsh` type, as a harness registers it. */
-export const makeDshSdkBackend = (options: DshSdkProviderOptions): Effect.Effect<SubagentBackend, never, ProcessLauncher> =>
-  Effect.map(makeDshSdkProvider(options), (provider) => ({ provider, types: [dshSdkAgentType(provider.name)] }))
+export const makeDshSdkBackend = (options: DshSdkProviderOptions): Effect.Effect<Vocabulary.SubagentBackend, never, ProcessLauncher.ProcessLauncher> =>
+  Effect.map(make(options), (provider) => ({ provider, types: [dshSdkAgentType(provider.name)] }))

@@ -3,6 +3,6 @@
  * process driven by the `@dsh/sdk` client: its own persisted session, tools and subagents,
  * stopped with its whole process tree.
  */
-export * from "./Continuation.ts"
-export * from "./DshSdkOptions.ts"
-export * from "./DshSdkProvider.ts"
+export * as Continuation from "./Continuation.ts"
+export * as DshSdkOptions from "./DshSdkOptions.ts"
+export * as DshSdkProvider from "./DshSdkProvider.ts"

@@ -1,11 +1,11 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { survivors } from "@dsh/subprocess/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 // The fake lives in another workspace package that this one does not depend on; tests reach it by path.
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeOpenAIServer } from "../../llm-openai/src/testing.ts"
+import { FakeOpenAIServer } from "../../llm-openai/src/testing.ts"
 import { childPids, DSH_MAIN, eventually, readJsonLines, tempDir } from "./support.ts"
 
 interface WireMessage {
@@ -13,10 +13,10 @@ interface WireMessage {
   readonly content?: unknown
 }
 
-const messagesOf = (request: FakeRequest): ReadonlyArray<WireMessage> => (request.body as { messages: ReadonlyArray<WireMessage> }).messages
+const messagesOf = (request: FakeOpenAIServer.FakeRequest): ReadonlyArray<WireMessage> => (request.body as { messages: ReadonlyArray<WireMessage> }).messages
 
 /** The latest user message and the model calls made since it, as the scripted agents see them. */
-const turnOf = (request: FakeRequest) => {
+const turnOf = (request: FakeOpenAIServer.FakeRequest) => {
   const messages = messagesOf(request)
   let last = messages.length - 1
   while (last >= 0 && messages[last]!.role !== "user") last--
@@ -24,13 +24,13 @@ const turnOf = (request: FakeRequest) => {
   return { user, step: messages.slice(last + 1).filter((m) => m.role === "assistant").length }
 }
 
-const call = (name: string, args: unknown): FakeReply => ({ toolCalls: [{ name, arguments: args }], usage: { input: 3, output: 1 } })
+const call = (name: string, args: unknown): FakeOpenAIServer.FakeReply => ({ toolCalls: [{ name, arguments: args }], usage: { input: 3, output: 1 } })
 
 /**
  * Three agents on one fake server: MAIN delegates to an SDK child, the child (CHILD) to an
  * in-process `explore` grandchild (GRANDCHILD). With `hang`, the grandchild's model never answers.
  */
-const script = (hang: () => boolean) => (request: FakeRequest): FakeReply => {
+const script = (hang: () => boolean) => (request: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply => {
   const { user, step } = turnOf(request)
   if (user.startsWith("GRANDCHILD")) return hang() ? { hang: true } : { text: "grandchild found 42", usage: { input: 5, output: 2 } }
   if (user.startsWith("CHILD AGAIN")) return { text: "the answer was still 42", usage: { input: 6, output: 1 } }
@@ -45,11 +45,11 @@ const script = (hang: () => boolean) => (request: FakeRequest): FakeReply => {
 }
 
 let hangGrandchild = false
-let server: FakeServer
+let server: FakeOpenAIServer.FakeServer
 const home = tempDir("dsh-sdk-e2e-")
 
 beforeAll(async () => {
-  server = await startFakeOpenAIServer({ respond: script(() => hangGrandchild) })
+  server = await FakeOpenAIServer.startFakeOpenAIServer({ respond: script(() => hangGrandchild) })
   // Depth 2: the SDK child (depth 1) may delegate once more, inside its own process.
   writeFileSync(join(home, "config.toml"), "[limits]\nmax_depth = 2\n")
 })
@@ -139,7 +139,7 @@ describe("dsh-sdk backend end to end (dsh run parents, dsh sdk children, a local
       parent.kill("SIGTERM")
       const code = yield* Effect.promise(() => exited)
       assert.strictEqual(code, 1) // cancelled
-      assert.deepStrictEqual(yield* survivors([parent.pid!, ...descendants], 500), [])
+      assert.deepStrictEqual(yield* ProcessChecks.survivors([parent.pid!, ...descendants], 500), [])
       // The grandchild's model request was abandoned, not left running.
       assert.isTrue(yield* eventually(() => server.aborted > abortedBefore))
       const [session] = onlySession(sessionsBefore)

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeFixtureProvider } from "@dsh/subagent/testing"
+import { FixtureProvider } from "@dsh/subagent/testing"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { readPids, survivors } from "@dsh/subprocess/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { Effect } from "effect"
 import { join } from "node:path"
-import { makeDshSdkProvider } from "../src/index.ts"
+import { DshSdkProvider } from "../src/index.ts"
 import { fakeChildScript, makeTree, parentInfo, readJsonLines, sdkType, specModel, tempDir } from "./support.ts"
 
 const dir = tempDir()
@@ -29,7 +29,7 @@ describe("dsh-sdk backend faults", () => {
       Effect.scoped(Effect.gen(function*() {
         const home = tempDir()
         const pids = join(home, "pids")
-        const provider = yield* makeDshSdkProvider({
+        const provider = yield* DshSdkProvider.make({
           command: process.execPath,
           args: [script, fault.mode, pids],
           handshakeTimeout: "1 second",
@@ -37,7 +37,7 @@ describe("dsh-sdk backend faults", () => {
           exitGrace: "200 millis",
           killGrace: "300 millis"
         }).pipe(Effect.provide(LocalProcessLauncher.layer()))
-        const fixture = makeFixtureProvider({ reply: () => ({ output: "still fine", tokens: 1 }) })
+        const fixture = FixtureProvider.make({ reply: () => ({ output: "still fine", tokens: 1 }) })
         const { subagents, tree } = yield* makeTree(home, [provider, fixture], [
           sdkType(),
           { ...sdkType("fixture"), name: "fixture" }
@@ -48,9 +48,9 @@ describe("dsh-sdk backend faults", () => {
         for (const part of fault.notes) assert.include(r.notes ?? "", part)
         assert.strictEqual(r.usage.totalTokens, fault.usage)
         assert.strictEqual(tree.descriptors.get(r.handle)?.status, fault.status)
-        const recorded = readPids(pids)
+        const recorded = ProcessChecks.readPids(pids)
         assert.lengthOf(recorded, 2) // the child and its own background child
-        assert.deepStrictEqual(yield* survivors(recorded, 500), [])
+        assert.deepStrictEqual(yield* ProcessChecks.survivors(recorded, 500), [])
         if (fault.usage > 0) {
           const wire = readJsonLines(r.transcript!)
           assert.deepStrictEqual(wire.map((w) => w.type), ["turn-start", "usage"])

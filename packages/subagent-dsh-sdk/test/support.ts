@@ -1,13 +1,13 @@
-import type { AgentEvent } from "@dsh/core"
-import { FileSessionStore, type SessionHandle } from "@dsh/session"
-import { testParent } from "@dsh/subagent/testing"
-import { type AgentType, makeSubagents, makeSubagentTree, type ParentInfo, type SubagentProvider, type SubagentsShape } from "@dsh/subagent"
+import type { Events } from "@dsh/core"
+import { FileSessionStore, type SessionStore } from "@dsh/session"
+import { Fixtures } from "@dsh/subagent/testing"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
 import { Effect, Stream } from "effect"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { isWatchdog } from "@dsh/subprocess/testing"
-import { dshSdkAgentType } from "../src/index.ts"
+import { ProcessChecks } from "@dsh/subprocess/testing"
+import { DshSdkOptions } from "../src/index.ts"
 
 export const ROOT = resolve(import.meta.dirname, "../../..")
 /** The bundled CLI: `dsh sdk` children and `dsh run` parents run it (`npm test` builds it first). */
@@ -16,7 +16,7 @@ export const DSH_MAIN = join(ROOT, "packages/cli/dist/main.js")
 export const tempDir = (prefix = "dsh-sdk-child-"): string => mkdtempSync(join(tmpdir(), prefix))
 
 /** A parent model that only names a spec: the SDK backend passes it to the child, never calls it. */
-export const specModel = (provider: string, model: string): ParentInfo["model"] => ({
+export const specModel = (provider: string, model: string): Vocabulary.ParentInfo["model"] => ({
   provider,
   model,
   stream: () => Stream.die(new Error("the parent model is not called in these tests")),
@@ -24,22 +24,22 @@ export const specModel = (provider: string, model: string): ParentInfo["model"] 
 })
 
 /** A session tree in a temp home with the given providers and types (no in-process children). */
-export const makeTree = (home: string, providers: ReadonlyArray<SubagentProvider>, types: ReadonlyArray<AgentType>) =>
+export const makeTree = (home: string, providers: ReadonlyArray<Vocabulary.SubagentProvider>, types: ReadonlyArray<Vocabulary.AgentType>) =>
   Effect.gen(function*() {
     const store = yield* FileSessionStore.make({ home })
-    const session: SessionHandle = yield* store.create({ agent: "agent", cwd: home, model: "test" })
-    const tree = yield* makeSubagentTree({
+    const session: SessionStore.SessionHandle = yield* store.create({ agent: "agent", cwd: home, model: "test" })
+    const tree = yield* SubagentTree.make({
       session,
       childContext: () => Effect.succeed({ tools: [], systemPrompt: "" })
     })
-    const subagents: SubagentsShape = yield* makeSubagents({ tree, providers, types: [...types] }).pipe(Effect.orDie)
+    const subagents: Subagents.SubagentsShape = yield* Subagents.make({ tree, providers, types: [...types] }).pipe(Effect.orDie)
     return { store, session, tree, subagents }
   })
 
-export const parentInfo = (cwd: string, model: ParentInfo["model"], events?: Array<AgentEvent>): ParentInfo =>
-  testParent(model, { cwd, onEvent: (event) => Effect.sync(() => void events?.push(event)) })
+export const parentInfo = (cwd: string, model: Vocabulary.ParentInfo["model"], events?: Array<Events.AgentEvent>): Vocabulary.ParentInfo =>
+  Fixtures.testParent(model, { cwd, onEvent: (event) => Effect.sync(() => void events?.push(event)) })
 
-export const sdkType = (provider?: string): AgentType => dshSdkAgentType(provider)
+export const sdkType = (provider?: string): Vocabulary.AgentType => DshSdkOptions.dshSdkAgentType(provider)
 
 /** Polls a condition (bounded) — for things another process does. */
 export const eventually = (condition: () => boolean, attempts = 1000): Effect.Effect<boolean> =>
@@ -55,7 +55,7 @@ export const childPids = (parent: number): Array<number> =>
       const stat = readFileSync(`/proc/${e}/stat`, "utf8")
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       // The launcher's parent-death watchdog is not a child agent.
-      return Number(fields[1]) === parent && fields[0] !== "Z" && !isWatchdog(Number(e)) ? [Number(e)] : []
+      return Number(fields[1]) === parent && fields[0] !== "Z" && !ProcessChecks.isWatchdog(Number(e)) ? [Number(e)] : []
     } catch {
       return []
     }

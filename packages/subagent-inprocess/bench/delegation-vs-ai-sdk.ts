@@ -8,13 +8,13 @@
 // (counted with strace when it is installed).
 //   node --conditions=@dsh/source packages/subagent-inprocess/bench/delegation-vs-ai-sdk.ts
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
 import { OpenAIAdapter } from "@dsh/llm-openai"
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { FileSessionStore, MemorySessionStore } from "@dsh/session"
-import { defaultLimits, SubagentLimits } from "@dsh/subagent"
+import { Limits } from "@dsh/subagent"
 import { stepCountIs, streamText, tool } from "ai"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { spawnSync } from "node:child_process"
@@ -36,7 +36,7 @@ const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math
 // The model: the researcher answers; the lead delegates (N calls when the prompt says "fan N"), then sums up.
 type Msg = { role: string; content?: unknown }
 const text = (m: Msg | undefined) => (typeof m?.content === "string" ? m.content : JSON.stringify(m?.content ?? ""))
-const respond = (request: FakeRequest) => {
+const respond = (request: FakeOpenAIServer.FakeRequest) => {
   const messages = ((request.body as { messages?: ReadonlyArray<Msg> }).messages ?? [])
   if (text(messages.find((m) => m.role === "system")).includes("You research")) return { text: "The answer is 42." }
   if (messages.at(-1)?.role === "tool") return { text: "My researcher says: the answer is 42." }
@@ -50,7 +50,7 @@ const respond = (request: FakeRequest) => {
   }
 }
 // The fake server keeps every request it saw; a fresh one per section keeps that small.
-const server = await startFakeOpenAIServer({ respond })
+const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
 
 // --- AI SDK side -----------------------------------------------------------------------------
 const aiModel = createOpenAICompatible({ name: "bench", baseURL: server.url, apiKey: "sk" }).languageModel("m")
@@ -63,28 +63,28 @@ const viaAiSdk = (prompt: string) => () =>
   streamText({ model: aiModel, system: LEAD, prompt, tools: { subagent: researcher }, stopWhen: stepCountIs(4), maxRetries: 0 }).text
 
 // --- dsh side --------------------------------------------------------------------------------
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "bench" })
 // "strict" is the file store with every metadata write fsynced on its own (as before group commit).
 const dshRuntime = (store: "file" | "strict" | "memory") => {
   const home = mkdtempSync(join(tmpdir(), "dsh-bench-vs-"))
   const storeLayer = store === "memory" ? MemorySessionStore.layer : FileSessionStore.layer({ home, sync: store === "strict" ? "strict" : "group" })
   const host = Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", LEAD), delegates: [agent("researcher", RESEARCHER)] })),
-    backends: [SpawnProvider],
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", LEAD), delegates: [agent("researcher", RESEARCHER)] })),
+    backends: [SpawnProvider.SpawnProvider],
     tools: [],
     model: "openai:m",
     modelConfig: { baseUrl: server.url, apiKey: "sk" }
   }).pipe(Layer.provide(Layer.mergeAll(
     storeLayer,
-    ModelRegistry.layerWith([OpenAIAdapter]),
-    Layer.succeed(SubagentLimits, { ...defaultLimits, maxConcurrent: FAN, maxChildren: FAN + 10 })
+    ModelRegistry.layerWith([OpenAIAdapter.OpenAIAdapter]),
+    Layer.succeed(Limits.SubagentLimits, { ...Limits.defaultLimits, maxConcurrent: FAN, maxChildren: FAN + 10 })
   )))
   return { runtime: ManagedRuntime.make(host), home }
 }
 const viaDsh = (runtime: ReturnType<typeof dshRuntime>["runtime"], prompt: string) => () =>
   runtime.runPromise(Effect.gen(function*() {
-    const dsh = yield* AgentHost
+    const dsh = yield* AgentHost.AgentHost
     const session = yield* dsh.createSession({ cwd: tmpdir() })
     const result = yield* dsh.prompt({ sessionId: session.id, prompt })
     if (result.subagents.some((c) => c.status !== "completed")) throw new Error("a child did not complete")

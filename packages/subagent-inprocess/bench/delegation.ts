@@ -1,21 +1,21 @@
 // Delegation overhead: from the parent's `subagent` tool call to the child's first model
 // request, on the scripted model, with the memory store and with real persistence (the file
 // store). Median and p99 over many runs. `--store memory|file` runs one of them (for profiling).
-import { makeLanguageModel } from "@dsh/llm"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { LanguageModel } from "@dsh/llm"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { Subagents } from "@dsh/subagent"
-import { testParent } from "@dsh/subagent/testing"
-import { makeSubagentTool } from "@dsh/tool-subagent"
-import { makeToolbox } from "@dsh/tools"
+import { Fixtures } from "@dsh/subagent/testing"
+import { SubagentTool } from "@dsh/tool-subagent"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import { loadavg } from "node:os"
 import { median, percentile, setup, workspace } from "./lib/harness.ts"
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000)
 let firstRequestAt = 0
-const scripted = makeScriptedModel({ rules: [], fallback: { text: "done" } })
+const scripted = ScriptedModel.make({ rules: [], fallback: { text: "done" } })
 // Records when the child's model is first asked; the rest is the scripted model.
-const childModel = makeLanguageModel({
+const childModel = LanguageModel.make({
   provider: "scripted",
   model: "bench",
   stream: (request) => {
@@ -27,8 +27,8 @@ const childModel = makeLanguageModel({
 const measure = (store: "memory" | "file") => Effect.gen(function*() {
   const { cwd, home } = workspace()
   const { subagents } = yield* setup({ home, cwd, childModel, store, limits: { maxChildren: RUNS + 10 } })
-  const tool = yield* makeSubagentTool(testParent(childModel, { cwd })).pipe(Effect.provideService(Subagents, subagents))
-  const toolbox = makeToolbox({ tools: [tool] })
+  const tool = yield* SubagentTool.make(Fixtures.testParent(childModel, { cwd })).pipe(Effect.provideService(Subagents.Subagents, subagents))
+  const toolbox = Toolbox.make({ tools: [tool] })
   const samples: Array<number> = []
   // Process CPU time (user + system) across all runs: on a loaded machine the wall-clock figures
   // swing with the scheduler and the shared disk, the CPU a delegation costs much less.

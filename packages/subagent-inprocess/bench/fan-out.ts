@@ -1,8 +1,8 @@
 // Fan-out: 1,000 in-process children at once (lane raised to as many), each doing three
 // scripted model turns, two of them with a Read tool call, with real persistence (the file
 // store; `--store memory` for the memory one). `--children 10000` for the 10,000-child target.
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { testParent } from "@dsh/subagent/testing"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Fixtures } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 import { loadavg } from "node:os"
 import { setup, workspace } from "./lib/harness.ts"
@@ -18,7 +18,7 @@ const TARGET_MS = CHILDREN > 1000 ? 10_000 : 5000
 const TARGET_KIB = 100
 // `--instant`: each child answers at once (one model turn, no tool), the 10,000-child target's model.
 const INSTANT = process.argv.includes("--instant")
-const childModel = INSTANT ? makeScriptedModel({ rules: [], fallback: { text: "done" } }) : makeScriptedModel({
+const childModel = INSTANT ? ScriptedModel.make({ rules: [], fallback: { text: "done" } }) : ScriptedModel.make({
   rules: [
     { when: { step: 0 }, reply: { text: "reading", toolCalls: [{ name: "Read", arguments: { path: "notes.txt", limit: 5 } }] } },
     { when: { step: 1 }, reply: { text: "reading again", toolCalls: [{ name: "Read", arguments: { path: "notes.txt", offset: 5, limit: 5 } }] } },
@@ -29,7 +29,7 @@ const childModel = INSTANT ? makeScriptedModel({ rules: [], fallback: { text: "d
 const program = Effect.gen(function*() {
   const { cwd, home } = workspace()
   const { subagents } = yield* setup({ home, cwd, childModel, store: STORE, limits: { maxConcurrent: CHILDREN, maxChildren: CHILDREN } })
-  const parent = testParent(childModel, { cwd })
+  const parent = Fixtures.testParent(childModel, { cwd })
   global.gc?.()
   const rssBefore = process.memoryUsage().rss
   let peak = rssBefore

@@ -7,10 +7,10 @@
 // A figure below 0 is a heap that ended below the baseline (V8 drops the warm-up's bytecode and
 // feedback of functions no longer run): nothing per session is retained, within that noise.
 //   node --conditions=@dsh/source packages/subagent-inprocess/bench/memory.ts [--sessions N] [--store file|memory] [--snapshot]
-import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore, MemorySessionStore } from "@dsh/session"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -44,10 +44,10 @@ const settledHeap = async () => {
   return used
 }
 
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "bench" })
 // The lead delegates once, then answers; the researcher answers at once.
-const adapter = makeScriptedAdapter({
+const adapter = ScriptedAdapter.make({
   scripts: {
     bench: {
       rules: [
@@ -64,14 +64,14 @@ const measure = async (store: "file" | "memory") => {
   const data = MemorySessionStore.makeData()
   const storeLayer = store === "memory" ? MemorySessionStore.layerWith({ data }) : FileSessionStore.layer({ home })
   const runtime = ManagedRuntime.make(Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-    backends: [SpawnProvider],
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+    backends: [SpawnProvider.SpawnProvider],
     tools: [],
     model: "scripted:bench"
   }).pipe(Layer.provide(Layer.mergeAll(storeLayer, ModelRegistry.layerWith([adapter])))))
   const one = () =>
     runtime.runPromise(Effect.gen(function*() {
-      const host = yield* AgentHost
+      const host = yield* AgentHost.AgentHost
       const session = yield* host.createSession({ cwd: home })
       const result = yield* host.prompt({ sessionId: session.id, prompt: "What is the answer?" })
       if (result.subagents.length !== 1 || result.subagents.some((c) => c.status !== "completed")) throw new Error("the child did not complete")
@@ -95,7 +95,7 @@ const measure = async (store: "file" | "memory") => {
   const hostKb = (after - base) / 1024 / SESSIONS - storeKb
   // A released session is still there: continuing the first one reads it back from the store.
   await runtime.runPromise(Effect.gen(function*() {
-    const host = yield* AgentHost
+    const host = yield* AgentHost.AgentHost
     if (store === "file") yield* host.prompt({ sessionId: ids[0]!, prompt: "And again?" })
     else yield* host.prompt({ sessionId: warm[0]!, prompt: "And again?" })
   }))

@@ -1,5 +1,5 @@
-import { emptyUsage } from "@dsh/core"
-import type { AgentType, ChildOutcome, StartContext, SubagentBackend, SubagentProvider } from "@dsh/subagent"
+import { Usage } from "@dsh/core"
+import type { Vocabulary } from "@dsh/subagent"
 import { runInProcess } from "./InProcessDriver.ts"
 import { Effect, Schema } from "effect"
 import { forkSeed } from "./ForkSeed.ts"
@@ -14,9 +14,9 @@ export const ForkState = Schema.Struct({
 })
 export type ForkState = typeof ForkState.Type
 
-const refused = (notes: string): ChildOutcome => ({ status: "failed", output: "", usage: emptyUsage, notes })
+const refused = (notes: string): Vocabulary.ChildOutcome => ({ status: "failed", output: "", usage: Usage.emptyUsage, notes })
 
-const start = (context: StartContext): Effect.Effect<ChildOutcome> =>
+const start = (context: Vocabulary.StartContext): Effect.Effect<Vocabulary.ChildOutcome> =>
   Effect.gen(function*() {
     const { parent, request, store } = context
     if (request.model !== undefined) return refused("a fork keeps its parent's model; drop the model override or use another agent type")
@@ -53,7 +53,7 @@ const start = (context: StartContext): Effect.Effect<ChildOutcome> =>
  * parent's model, system prompt and tools; overrides are refused. Cold-resumable: the seed
  * is part of its transcript, and what it kept of the parent is its continuation (`ForkState`).
  */
-export const ForkProvider: SubagentProvider = {
+export const ForkProvider: Vocabulary.SubagentProvider = {
   specificationVersion: "v1",
   name: "fork",
   description: "an in-process child that starts from a copy of its parent's conversation",
@@ -68,7 +68,7 @@ export const ForkProvider: SubagentProvider = {
 }
 
 /** The built-in `fork` type: a copy of the caller that starts from its conversation. */
-export const ForkType: AgentType = {
+export const ForkType: Vocabulary.AgentType = {
   name: "fork",
   description: "a copy of you that starts from this conversation (keeps your model, prompt and tools); " +
     "use it for a side task that needs what you already know",
@@ -84,4 +84,4 @@ export const ForkType: AgentType = {
 }
 
 /** The fork backend with its `fork` type, as a harness registers it. */
-export const ForkBackend: SubagentBackend = { provider: ForkProvider, types: [ForkType] }
+export const ForkBackend: Vocabulary.SubagentBackend = { provider: ForkProvider, types: [ForkType] }

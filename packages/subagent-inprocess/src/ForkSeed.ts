@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolMessage } from "@dsh/core"
+import type { Messages } from "@dsh/core"
 
 /** Said in place of the result of a delegation call that is still in flight when forking. */
 export const FORK_CALL_NOTE = "This task was handed to a fork of this conversation: you are that fork. Its result will be reported from the fork."
@@ -12,12 +12,12 @@ export const FORK_NOTICE = "[fork notice] Everything above is your parent's conv
  * The message without reasoning that `provider` did not produce: a provider accepts back only
  * its own reasoning (Anthropic checks the signature), so a fork on another one gets none of it.
  */
-export const keepReasoningOf = (provider: string) => (message: Message): Message => {
+export const keepReasoningOf = (provider: string) => (message: Messages.Message): Messages.Message => {
   if (message.role !== "assistant" || message.reasoning === undefined) return message
   const kept = message.reasoning.filter((r) => r.provider === provider)
   if (kept.length === message.reasoning.length) return message
   const { reasoning: _dropped, ...rest } = message
-  return (kept.length > 0 ? { ...rest, reasoning: kept } : rest) satisfies AssistantMessage
+  return (kept.length > 0 ? { ...rest, reasoning: kept } : rest) satisfies Messages.AssistantMessage
 }
 
 /**
@@ -26,7 +26,7 @@ export const keepReasoningOf = (provider: string) => (message: Message): Message
  * in flight, followed by the notice. With `provider` (the fork's model adapter), reasoning
  * parts of other providers are stripped.
  */
-export const forkSeed = (history: ReadonlyArray<Message>, options: { readonly provider?: string | undefined } = {}): Array<Message> => {
+export const forkSeed = (history: ReadonlyArray<Messages.Message>, options: { readonly provider?: string | undefined } = {}): Array<Messages.Message> => {
   let cut = history.length
   // The in-flight turn ends at the last assistant message; anything after it (partial tool
   // results of sibling calls) is in-flight state and is not copied.
@@ -39,7 +39,7 @@ export const forkSeed = (history: ReadonlyArray<Message>, options: { readonly pr
   const provider = options.provider
   const prefix = provider === undefined ? history.slice(0, cut) : history.slice(0, cut).map(keepReasoningOf(provider))
   const last = prefix.at(-1)
-  const closing: Array<ToolMessage> = last?.role === "assistant"
+  const closing: Array<Messages.ToolMessage> = last?.role === "assistant"
     ? (last.toolCalls ?? []).map((c) => ({ role: "tool", toolCallId: c.id, name: c.name, content: FORK_CALL_NOTE }))
     : []
   return [...prefix, ...closing, { role: "user", content: FORK_NOTICE }]

@@ -1,23 +1,23 @@
-import { runPrompt, type TurnResult } from "@dsh/agent"
-import { addUsage, emptyUsage, type Message } from "@dsh/core"
-import type { LanguageModelShape } from "@dsh/llm"
-import { ANNOUNCE_PROMPT, type ChildMeta, type ChildOutcome, type ReportedResult, reportedOutput, type StartContext } from "@dsh/subagent"
-import { bindDisallowedTools, InheritedDisallowedTools, makeToolbox, type ToolPolicy } from "@dsh/tools"
+import { AgentRunner, type TurnLoop } from "@dsh/agent"
+import { type Messages, Usage } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
+import { AnnounceStep, type Records, ReportedOutput, type Vocabulary } from "@dsh/subagent"
+import { InheritedDisallow, Toolbox, type ToolPolicy } from "@dsh/tools"
 import { Clock, Effect, Ref } from "effect"
-import { makeMemoryTranscript } from "./MemoryTranscript.ts"
+import { make as makeMemoryTranscript } from "./MemoryTranscript.ts"
 
 export interface InProcessRun {
-  readonly context: StartContext
+  readonly context: Vocabulary.StartContext
   /** What the child is told this time: the task on start, the message on continue. */
   readonly prompt: string
   /** Messages placed before the child's own history (a fork's parent prefix, when nothing persists). */
-  readonly seed?: ReadonlyArray<Message> | undefined
+  readonly seed?: ReadonlyArray<Messages.Message> | undefined
   /** Replaces the model the service chose (`context.model`). */
-  readonly model?: LanguageModelShape | undefined
+  readonly model?: LanguageModel.LanguageModelShape | undefined
   /** Replaces the agent type's rendered system prompt (a fork keeps its parent's). */
   readonly systemPrompt?: string | undefined
   /** Replaces the agent type's tool policy (a fork keeps its parent's). */
-  readonly policy?: ToolPolicy | undefined
+  readonly policy?: ToolPolicy.ToolPolicy | undefined
 }
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -30,13 +30,13 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * cleanup runs per run, on success, failure and interruption alike: it syncs the transcript and
  * records how the run ended in `meta.json`.
  */
-export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
+export const runInProcess = (run: InProcessRun): Effect.Effect<Vocabulary.ChildOutcome> =>
   Effect.gen(function*() {
     const { context } = run
     const { type, request, parent, handle } = context
     const model = run.model ?? context.model.model
     const depth = parent.depth + 1
-    const reported = yield* Ref.make<ReportedResult | undefined>(undefined)
+    const reported = yield* Ref.make<Vocabulary.ReportedResult | undefined>(undefined)
     const child = yield* context.childContext({
       handle,
       depth,
@@ -49,7 +49,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
     })
     const policy = run.policy ?? { tools: type.definition.tools, disallowedTools: type.definition.disallowedTools }
     // What its ancestors disallow binds it too; what it disallows binds everything it starts.
-    const toolbox = makeToolbox({ tools: child.tools, policy, inheritedDisallowed: yield* InheritedDisallowedTools })
+    const toolbox = Toolbox.make({ tools: child.tools, policy, inheritedDisallowed: yield* InheritedDisallow.InheritedDisallowedTools })
     const transcript = context.store?.transcript ?? makeMemoryTranscript(`memory:${handle}`)
     // Patterns of the child's profile that can never match, said where its run is recorded.
     for (const message of child.warnings ?? []) {
@@ -57,7 +57,7 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       yield* transcript.append(notice).pipe(Effect.ignore({ log: "Warn", message: `could not record a warning in ${handle}'s transcript` }))
       yield* context.onEvent(notice)
     }
-    const meta: ChildMeta = {
+    const meta: Records.ChildMeta = {
       handle,
       runId: context.runId,
       agent: type.name,
@@ -69,19 +69,19 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
       status: "running",
       startedAt: iso(yield* Clock.currentTimeMillis)
     }
-    const ended = yield* Ref.make<ChildMeta["status"]>("cancelled")
+    const ended = yield* Ref.make<Records.ChildMeta["status"]>("cancelled")
     const cleanup = Effect.gen(function*() {
       yield* transcript.sync.pipe(Effect.ignore({ log: "Warn", message: `could not sync ${handle}'s transcript` }))
       if (context.store !== undefined) {
         const endedAt = iso(yield* Clock.currentTimeMillis)
-        yield* context.store.writeMeta({ ...meta, status: yield* Ref.get(ended), endedAt } satisfies ChildMeta).pipe(
+        yield* context.store.writeMeta({ ...meta, status: yield* Ref.get(ended), endedAt } satisfies Records.ChildMeta).pipe(
           Effect.ignore({ log: "Warn", message: `could not write ${handle}'s meta.json` })
         )
       }
     })
     // The wake loop delivers messages sent to the child and its own background outcomes.
     const result = yield* context.runTurns(run.prompt, (prompt, beforeStep) =>
-      runPrompt({
+      AgentRunner.runPrompt({
         agent: handle,
         agentName: type.name,
         backend: type.provider,
@@ -98,26 +98,26 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
         stopHook: { event: "SubagentStop", agentType: type.name }
       })
     ).pipe(
-      bindDisallowedTools(policy.disallowedTools),
+      InheritedDisallow.bindDisallowedTools(policy.disallowedTools),
       Effect.tap((r) => Ref.set(ended, r.status)),
       Effect.catchTag("SessionError", (e) =>
-        Ref.set(ended, "failed").pipe(Effect.as<TurnResult>({ status: "failed", result: "", usage: emptyUsage, messages: [], durationMs: 0, error: e.message }))),
+        Ref.set(ended, "failed").pipe(Effect.as<TurnLoop.TurnResult>({ status: "failed", result: "", usage: Usage.emptyUsage, messages: [], durationMs: 0, error: e.message }))),
       Effect.ensuring(cleanup)
     )
     // The announce step: a completed background run is asked, in its own session, for its announcement.
     const announced = context.request.background === true && result.status === "completed"
-      ? yield* runPrompt({
+      ? yield* AgentRunner.runPrompt({
         agent: handle,
         cwd: parent.cwd,
         model,
         systemPrompt: run.systemPrompt ?? child.systemPrompt,
-        toolbox: Effect.succeed(makeToolbox({ tools: [] })),
+        toolbox: Effect.succeed(Toolbox.make({ tools: [] })),
         transcript,
-        prompt: ANNOUNCE_PROMPT,
+        prompt: AnnounceStep.ANNOUNCE_PROMPT,
         maxSteps: 1,
         onEvent: context.onEvent
       }).pipe(
-        bindDisallowedTools(policy.disallowedTools),
+        InheritedDisallow.bindDisallowedTools(policy.disallowedTools),
         Effect.ensuring(transcript.sync.pipe(Effect.ignore)),
         Effect.orElseSucceed(() => undefined)
       )
@@ -127,10 +127,10 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<ChildOutcome> =>
     const notes = [...(result.error === undefined ? [] : [result.error]), ...(result.warnings ?? [])]
     return {
       status: result.status,
-      output: report === undefined ? result.result : reportedOutput(report),
-      usage: announced === undefined ? result.usage : addUsage(result.usage, announced.usage),
+      output: report === undefined ? result.result : ReportedOutput.reportedOutput(report),
+      usage: announced === undefined ? result.usage : Usage.addUsage(result.usage, announced.usage),
       ...(notes.length === 0 ? {} : { notes: notes.join("; ") }),
       // A reply only when the step completed: a tool call or a failure leaves the run's result as it is.
       ...(announced?.status === "completed" && announced.result.trim() !== "" ? { announcement: announced.result.trim() } : {})
-    } satisfies ChildOutcome
+    } satisfies Vocabulary.ChildOutcome
   })

@@ -1,16 +1,15 @@
-import type { AgentEvent, WireRecord } from "@dsh/core"
-import { isEphemeral } from "@dsh/core"
-import type { Transcript } from "@dsh/session"
+import { Events } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 
 /** A transcript that lives in memory, for children of contexts that persist nothing. */
-export const makeMemoryTranscript = (location = "memory"): Transcript => {
-  const records: Array<WireRecord> = []
+export const make = (location = "memory"): SessionStore.Transcript => {
+  const records: Array<Events.WireRecord> = []
   return {
     location,
-    append: (event: AgentEvent) =>
+    append: (event: Events.AgentEvent) =>
       Effect.sync(() => {
-        if (!isEphemeral(event)) records.push({ ...event, seq: records.length + 1, ts: new Date().toISOString() })
+        if (!Events.isEphemeral(event)) records.push({ ...event, seq: records.length + 1, ts: new Date().toISOString() })
       }),
     sync: Effect.void,
     read: Effect.sync(() => ({ records: [...records], warnings: [] })),

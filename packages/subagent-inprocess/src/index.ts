@@ -3,8 +3,8 @@
  * prompt) and `fork` (a child seeded with its parent's conversation) — and the run driver they
  * share, which other in-process backends can build on.
  */
-export * from "./InProcessDriver.ts"
-export * from "./MemoryTranscript.ts"
-export * from "./SpawnProvider.ts"
-export * from "./ForkProvider.ts"
-export * from "./ForkSeed.ts"
+export * as ForkProvider from "./ForkProvider.ts"
+export * as ForkSeed from "./ForkSeed.ts"
+export * as InProcessDriver from "./InProcessDriver.ts"
+export * as MemoryTranscript from "./MemoryTranscript.ts"
+export * as SpawnProvider from "./SpawnProvider.ts"

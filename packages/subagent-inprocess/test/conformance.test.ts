@@ -1,18 +1,18 @@
-import { makeAgentContext } from "@dsh/harness"
-import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
+import { AgentContext } from "@dsh/harness"
+import { type Script, ScriptedModel } from "@dsh/llm-scripted"
 import { MemorySessionStore, SessionStore } from "@dsh/session"
-import { subagentProviderSuite } from "@dsh/subagent/conformance"
-import { conformanceScript, testDefinition } from "@dsh/subagent/testing"
+import { SubagentProviderSuite } from "@dsh/subagent/conformance"
+import { Conformance, Fixtures } from "@dsh/subagent/testing"
 import { Effect } from "effect"
 import { SpawnProvider } from "../src/index.ts"
 
 /** Real in-process children on the conformance script, in a session of the memory store. */
 const env = Effect.gen(function*() {
-  const session = yield* (yield* SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted:conformance" })
-  const model = makeScriptedModel(conformanceScript as unknown as Script, "conformance")
-  const { subagents, parent } = yield* makeAgentContext({
-    backends: [SpawnProvider],
-    delegates: [testDefinition("coder")],
+  const session = yield* (yield* SessionStore.SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted:conformance" })
+  const model = ScriptedModel.make(Conformance.conformanceScript as unknown as Script.Script, "conformance")
+  const { subagents, parent } = yield* AgentContext.make({
+    backends: [SpawnProvider.SpawnProvider],
+    delegates: [Fixtures.testDefinition("coder")],
     model,
     session,
     cwd: "/tmp",
@@ -21,4 +21,4 @@ const env = Effect.gen(function*() {
   return { subagents, parent, agentType: "coder" }
 }).pipe(Effect.provide(MemorySessionStore.layer))
 
-subagentProviderSuite("spawn", env, { continue: true, messages: true, report: true, nesting: true, progress: true })
+SubagentProviderSuite.subagentProviderSuite("spawn", env, { continue: true, messages: true, report: true, nesting: true, progress: true })

@@ -1,16 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeAgentContext } from "@dsh/harness"
-import type { Message } from "@dsh/core"
-import { makeScriptedModel, type Script } from "@dsh/llm-scripted"
+import { AgentContext } from "@dsh/harness"
+import type { Messages } from "@dsh/core"
+import { type Script, ScriptedModel } from "@dsh/llm-scripted"
 import { MemorySessionStore, SessionStore } from "@dsh/session"
-import type { ParentInfo } from "@dsh/subagent"
-import { subagentProviderSuite } from "@dsh/subagent/conformance"
-import { conformanceScript } from "@dsh/subagent/testing"
-import { makeLanguageModel, type ModelRequest } from "@dsh/llm"
+import type { Vocabulary } from "@dsh/subagent"
+import { SubagentProviderSuite } from "@dsh/subagent/conformance"
+import { Conformance } from "@dsh/subagent/testing"
+import { LanguageModel } from "@dsh/llm"
 import { Effect, Stream } from "effect"
-import { FORK_NOTICE, ForkBackend, forkSeed } from "../src/index.ts"
+import { ForkProvider, ForkSeed } from "../src/index.ts"
 
-const history: Array<Message> = [
+const history: Array<Messages.Message> = [
   { role: "user", content: "earlier question" },
   { role: "assistant", content: "earlier answer" },
   { role: "user", content: "now delegate" },
@@ -20,24 +20,24 @@ const history: Array<Message> = [
 
 /** Forks of a parent with a conversation, on the conformance script, in a session of the memory store. */
 const env = Effect.gen(function*() {
-  const session = yield* (yield* SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted" })
-  const model = makeScriptedModel(conformanceScript as unknown as Script)
-  const context = yield* makeAgentContext({ backends: [ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
+  const session = yield* (yield* SessionStore.SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted" })
+  const model = ScriptedModel.make(Conformance.conformanceScript as unknown as Script.Script)
+  const context = yield* AgentContext.make({ backends: [ForkProvider.ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
   // A fork starts from its parent's conversation: what the `subagent` tool passes from the turn.
-  const parent: ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(history) }
+  const parent: Vocabulary.ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(history) }
   return { subagents: context.subagents, parent, agentType: "fork" }
 }).pipe(Effect.provide(MemorySessionStore.layer))
 
 describe("forkSeed", () => {
   it("keeps completed turns, closes every call of the delegating message, drops in-flight results, adds the notice", () => {
-    const seed = forkSeed(history)
+    const seed = ForkSeed.forkSeed(history)
     assert.deepStrictEqual(seed.map((m) => m.role), ["user", "assistant", "user", "assistant", "tool", "tool", "user"])
     assert.notInclude(JSON.stringify(seed), "in-flight result")
-    assert.strictEqual(seed.at(-1)?.content, FORK_NOTICE)
+    assert.strictEqual(seed.at(-1)?.content, ForkSeed.FORK_NOTICE)
   })
 })
 
-const thinking: Array<Message> = [
+const thinking: Array<Messages.Message> = [
   { role: "user", content: "think about it" },
   {
     role: "assistant",
@@ -52,22 +52,22 @@ const thinking: Array<Message> = [
 
 describe("forkSeed and reasoning", () => {
   it("keeps only the reasoning the fork's provider produced", () => {
-    const seed = forkSeed(thinking, { provider: "scripted" })
+    const seed = ForkSeed.forkSeed(thinking, { provider: "scripted" })
     assert.deepStrictEqual(seed[1], {
       role: "assistant",
       content: "thought",
       reasoning: [{ type: "reasoning", text: "from the script", provider: "scripted", signature: "scripted" }]
     })
     assert.deepStrictEqual(seed[2], { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "subagent", arguments: "{}" }] })
-    assert.deepStrictEqual(forkSeed(thinking, { provider: "anthropic" })[2], thinking[2])
+    assert.deepStrictEqual(ForkSeed.forkSeed(thinking, { provider: "anthropic" })[2], thinking[2])
   })
 
   it.live("a fork's model never sees another provider's reasoning from its parent", () =>
     Effect.gen(function*() {
-      const session = yield* (yield* SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted" })
-      const scripted = makeScriptedModel({ rules: [], fallback: { text: "done" } })
-      const requests: Array<ModelRequest> = []
-      const model = makeLanguageModel({
+      const session = yield* (yield* SessionStore.SessionStore).create({ agent: "main", cwd: "/tmp", model: "scripted" })
+      const scripted = ScriptedModel.make({ rules: [], fallback: { text: "done" } })
+      const requests: Array<LanguageModel.ModelRequest> = []
+      const model = LanguageModel.make({
         provider: scripted.provider,
         model: scripted.model,
         stream: (request) =>
@@ -76,8 +76,8 @@ describe("forkSeed and reasoning", () => {
             return Stream.concat(Stream.make({ type: "warning", message: "an image was dropped" } as const), scripted.stream(request))
           })
       })
-      const context = yield* makeAgentContext({ backends: [ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
-      const parent: ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(thinking) }
+      const context = yield* AgentContext.make({ backends: [ForkProvider.ForkBackend], model, session, cwd: "/tmp", limits: { maxDepth: 2 } })
+      const parent: Vocabulary.ParentInfo = { ...context.parent, systemPrompt: "parent prompt", history: Effect.succeed(thinking) }
       const r = yield* context.subagents.spawn({ prompt: "go", description: "go", agent: "fork" }, parent)
       assert.strictEqual(r.status, "completed")
       // What the child's adapter dropped reaches the parent in the result's notes.
@@ -100,4 +100,4 @@ describe("fork backend", () => {
 
 })
 
-subagentProviderSuite("fork", env, { continue: true, messages: true, report: true, nesting: true, progress: true })
+SubagentProviderSuite.subagentProviderSuite("fork", env, { continue: true, messages: true, report: true, nesting: true, progress: true })

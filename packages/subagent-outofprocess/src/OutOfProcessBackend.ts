@@ -1,18 +1,18 @@
-import type { AgentEvent, RunStatus, Usage } from "@dsh/core"
-import type { StartContext } from "@dsh/subagent"
-import type { ChildProcessHandle, SpawnOptions, SubprocessError } from "@dsh/subprocess"
+import type { Events, Usage } from "@dsh/core"
+import type { Vocabulary } from "@dsh/subagent"
+import type { ProcessLauncher, SubprocessError } from "@dsh/subprocess"
 import type { Duration, Effect, Schema, Scope } from "effect"
 
 /** One run (a `start` or a `continue`) of an out-of-process child, as every hook sees it. */
 export interface OutOfProcessRun {
   /** The provider context the service gave this run. */
-  readonly context: StartContext
+  readonly context: Vocabulary.StartContext
   /** The model spec the child is asked to use: the request's, else its type's, else the parent's `provider:model`. */
   readonly modelSpec: string
 }
 
 /** What to start for a run: the launcher's spawn options, with the working directory always said. */
-export interface LaunchPlan extends SpawnOptions {
+export interface LaunchPlan extends ProcessLauncher.SpawnOptions {
   readonly cwd: string
   /**
    * When the child answered its last prompt (its turn ended, by itself or by a confirmed
@@ -25,7 +25,7 @@ export interface LaunchPlan extends SpawnOptions {
 
 /** The process the driver started for a run, handed to `connect`. */
 export interface LaunchedChild {
-  readonly child: ChildProcessHandle
+  readonly child: ProcessLauncher.ChildProcessHandle
   readonly plan: LaunchPlan
   /** `command args…`, as `meta.json` records it; also what error messages name. */
   readonly commandLine: string
@@ -48,16 +48,16 @@ export interface Turn {
    * to the child's live observers. Everything the parent should see of the turn goes here,
    * in order, before `prompt` returns.
    */
-  readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  readonly emit: (event: Events.AgentEvent) => Effect.Effect<void>
 }
 
 /** How a turn ended, as the child's runtime said (never inferred from its text). */
 export interface TurnReport {
-  readonly status: RunStatus
+  readonly status: Events.RunStatus
   /** The child's final message of the turn. */
   readonly output: string
   /** Everything the turn used, the child's own descendants included. */
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** What the turn cost in US dollars, when the child itself said (it then wins over pricing). */
   readonly cost?: number | undefined
   readonly notes?: string | undefined
@@ -127,7 +127,7 @@ export interface OutOfProcessBackend<C, E, S = never> {
   /** How long `prompt` may take to return after `cancel`. */
   readonly cancelGrace: Duration.Input
   /** A fault worded for the parent (and its model): becomes the `failed` outcome's notes. */
-  readonly describe: (error: E | SubprocessError) => string
+  readonly describe: (error: E | SubprocessError.SubprocessError) => string
   /**
    * Who writes a turn's `turn-start`, user `message` and `turn-end` records: `"driver"` for
    * protocols without turn events (ACP), `"child"` when the child streams its own (the dsh SDK).

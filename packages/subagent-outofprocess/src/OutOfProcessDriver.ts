@@ -1,6 +1,6 @@
-import { addUsage, type AgentEvent, currentTraceparent, isEphemeral } from "@dsh/core"
-import type { ChildOutcome, StartContext, SubagentProvider } from "@dsh/subagent"
-import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
+import { Events, Trace, Usage } from "@dsh/core"
+import type { Vocabulary } from "@dsh/subagent"
+import { ProcessLauncher } from "@dsh/subprocess"
 import { Cause, Clock, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
 import { iso, makeMetaWriter } from "./internal/Meta.ts"
 import { makeProgress } from "./internal/Progress.ts"
@@ -13,7 +13,7 @@ import type { OutOfProcessBackend, OutOfProcessRun, TurnReport } from "./OutOfPr
  * the type's, the tree's default for children or the parent's; always `provider:model`, so a
  * child with a config of its own needs none of the parent's aliases).
  */
-export const childModelSpec = (context: StartContext): string => context.model.spec
+export const childModelSpec = (context: Vocabulary.StartContext): string => context.model.spec
 
 const firstLine = (text: string): string => text.split("\n")[0] ?? text
 
@@ -27,12 +27,12 @@ const addCost = (a: number | undefined, b: number | undefined): number | undefin
  */
 export const makeOutOfProcessProvider = <C, E, S = never>(
   backend: OutOfProcessBackend<C, E, S>
-): Effect.Effect<SubagentProvider, never, ProcessLauncher> =>
+): Effect.Effect<Vocabulary.SubagentProvider, never, ProcessLauncher.ProcessLauncher> =>
   Effect.gen(function*() {
-    const launcher = yield* ProcessLauncher
+    const launcher = yield* ProcessLauncher.ProcessLauncher
     const residents = makeResidents<C>()
     const resume = backend.resume
-    const provider: SubagentProvider = {
+    const provider: Vocabulary.SubagentProvider = {
       specificationVersion: backend.specificationVersion,
       name: backend.name,
       description: backend.description,
@@ -59,15 +59,15 @@ export const makeOutOfProcessProvider = <C, E, S = never>(
  */
 interface ChildRun<C, E, S> {
   readonly backend: OutOfProcessBackend<C, E, S>
-  readonly launcher: ProcessLauncherShape
+  readonly launcher: ProcessLauncher.ProcessLauncherShape
   readonly residents: Residents<C>
-  readonly context: StartContext
+  readonly context: Vocabulary.StartContext
   readonly saved: Option.Option<S>
   readonly run: OutOfProcessRun
   readonly attributes: Readonly<Record<string, unknown>>
   readonly meta: Effect.Success<ReturnType<typeof makeMetaWriter>>
   readonly frame: Effect.Success<ReturnType<typeof makeTurnFrame>>
-  readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  readonly emit: (event: Events.AgentEvent) => Effect.Effect<void>
   /** The answer a cancelled turn still gave within `cancelGrace`. */
   readonly lastAnswer: Ref.Ref<Option.Option<TurnReport>>
   /** The child this run speaks to, once it exists (closed or kept when the run ends). */
@@ -106,7 +106,7 @@ const startChild = <C, E, S>(x: ChildRun<C, E, S>) =>
   Effect.gen(function*() {
     const launched = yield* x.backend.launch(x.run).pipe(Effect.withSpan("OutOfProcess.launch", { attributes: x.attributes }))
     // W3C `TRACEPARENT` for any agent that reads it (dsh children get it per prompt too).
-    const traceparent = yield* currentTraceparent
+    const traceparent = yield* Trace.currentTraceparent
     const plan = traceparent === undefined ? launched : { ...launched, env: { ...launched.env, TRACEPARENT: traceparent } }
     const commandLine = [plan.command, ...(plan.args ?? [])].join(" ")
     yield* x.meta.write({ command: commandLine, cwd: plan.cwd })
@@ -157,7 +157,7 @@ const warmChild = <C, E, S>(x: ChildRun<C, E, S>) =>
   })
 
 /** After the record: the child is kept warm, or closed in the background. */
-const releaseChild = <C, E, S>(x: ChildRun<C, E, S>, outcome: ChildOutcome | undefined) =>
+const releaseChild = <C, E, S>(x: ChildRun<C, E, S>, outcome: Vocabulary.ChildOutcome | undefined) =>
   Effect.gen(function*() {
     const half = yield* Ref.getAndSet(x.starting, Option.none())
     if (Option.isSome(half)) yield* x.residents.release(x.context.lifetime, closeResident({ processScope: half.value.processScope }))
@@ -191,20 +191,20 @@ const releaseChild = <C, E, S>(x: ChildRun<C, E, S>, outcome: ChildOutcome | und
  */
 const runOutOfProcess = <C, E, S>(
   backend: OutOfProcessBackend<C, E, S>,
-  launcher: ProcessLauncherShape,
+  launcher: ProcessLauncher.ProcessLauncherShape,
   residents: Residents<C>,
-  context: StartContext,
+  context: Vocabulary.StartContext,
   prompt: string,
   saved: Option.Option<S>
-): Effect.Effect<ChildOutcome> =>
+): Effect.Effect<Vocabulary.ChildOutcome> =>
   Effect.gen(function*() {
     const run: OutOfProcessRun = { context, modelSpec: childModelSpec(context) }
     const attributes = { provider: backend.name, handle: context.handle, runId: context.runId }
     const transcript = context.store?.transcript
     const progress = yield* makeProgress
-    const emit = (event: AgentEvent): Effect.Effect<void> =>
+    const emit = (event: Events.AgentEvent): Effect.Effect<void> =>
       Effect.gen(function*() {
-        if (transcript !== undefined && !isEphemeral(event)) {
+        if (transcript !== undefined && !Events.isEphemeral(event)) {
           yield* transcript.append(event).pipe(Effect.ignore({ log: "Warn", message: `could not record an event of ${context.handle}` }))
         }
         yield* progress.see(event)
@@ -230,7 +230,7 @@ const runOutOfProcess = <C, E, S>(
     }
 
     /** So far: what the child said and used (for outcomes its runtime did not report). */
-    const soFar = (status: ChildOutcome["status"], notes: string): Effect.Effect<ChildOutcome> =>
+    const soFar = (status: Vocabulary.ChildOutcome["status"], notes: string): Effect.Effect<Vocabulary.ChildOutcome> =>
       Effect.gen(function*() {
         const answer = yield* Ref.get(lastAnswer)
         const output = Option.isSome(answer) && answer.value.output !== "" ? answer.value.output : yield* progress.output
@@ -254,15 +254,15 @@ const runOutOfProcess = <C, E, S>(
         if (queued.length === 0) break
         for (const message of queued) {
           report = yield* childTurn(x, resident, message)
-          usage = addUsage(usage, report.usage)
+          usage = Usage.addUsage(usage, report.usage)
           cost = addCost(cost, report.cost)
         }
       }
-      return { status: report.status, output: report.output, usage, ...(cost === undefined ? {} : { cost }), notes: report.notes } satisfies ChildOutcome
+      return { status: report.status, output: report.output, usage, ...(cost === undefined ? {} : { cost }), notes: report.notes } satisfies Vocabulary.ChildOutcome
     })
 
     /** The record of the run: the open turn's end, meta.json's ending, a transcript sync. */
-    const cleanup = (outcome: ChildOutcome) =>
+    const cleanup = (outcome: Vocabulary.ChildOutcome) =>
       Effect.gen(function*() {
         yield* frame.close(outcome)
         yield* meta.write({ status: outcome.status, endedAt: iso(yield* Clock.currentTimeMillis), notes: outcome.notes })

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Deferred, Effect, Exit, Fiber, Logger, Schema, Scope } from "effect"
-import { childModelSpec, makeOutOfProcessProvider } from "../src/index.ts"
+import { OutOfProcessDriver } from "../src/index.ts"
 import { type Behaviour, fakeBackend, fakeLauncher, FakeError, makeContext, makeJournal, released, until, usage } from "./fakes.ts"
 
-const types = (events: ReadonlyArray<AgentEvent>) => events.map((e) => e.type)
+const types = (events: ReadonlyArray<Events.AgentEvent>) => events.map((e) => e.type)
 
 const answer = (output: string, tokens = usage(3, 2)): Behaviour => ({
   _tag: "Answer",
@@ -19,7 +19,7 @@ describe("the out-of-process driver", () => {
   it.effect("records the child's events (text deltas only forwarded) and frames the turn", () =>
     Effect.gen(function*() {
       const journal = makeJournal()
-      const provider = yield* makeOutOfProcessProvider(fakeBackend(journal, [answer("done")])).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(fakeBackend(journal, [answer("done")])).pipe(Effect.provide(fakeLauncher(journal)))
       const outcome = yield* provider.start(yield* makeContext(journal))
       assert.deepStrictEqual(outcome, { status: "completed", output: "done", usage: usage(3, 2), notes: undefined })
       assert.deepStrictEqual(types(journal.forwarded), ["turn-start", "message", "text-delta", "message", "turn-end"])
@@ -35,7 +35,7 @@ describe("the out-of-process driver", () => {
     Effect.gen(function*() {
       const journal = makeJournal()
       const backend = fakeBackend(journal, [answer("done")], { turnEvents: "child" })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
       yield* provider.start(yield* makeContext(journal))
       assert.deepStrictEqual(types(journal.transcript), ["message"])
     }).pipe(Effect.scoped))
@@ -43,7 +43,7 @@ describe("the out-of-process driver", () => {
   it.effect("meta.json: starting, then command and cwd, pid and running, agentInfo, session id, how it ended", () =>
     Effect.gen(function*() {
       const journal = makeJournal()
-      const provider = yield* makeOutOfProcessProvider(fakeBackend(journal, [answer("done")])).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(fakeBackend(journal, [answer("done")])).pipe(Effect.provide(fakeLauncher(journal)))
       yield* provider.start(yield* makeContext(journal))
       const metas = journal.metas
       assert.deepStrictEqual(metas.map((m) => m.status), ["starting", "starting", "running", "running", "running", "completed"])
@@ -63,8 +63,8 @@ describe("the out-of-process driver", () => {
     Effect.gen(function*() {
       const journal = makeJournal()
       // The service resolved the request's alias; the child gets the canonical spec, not "sonnet".
-      assert.strictEqual(childModelSpec(yield* makeContext(journal, { model: "sonnet", chosen: "anthropic:claude-sonnet-4-5" })), "anthropic:claude-sonnet-4-5")
-      assert.strictEqual(childModelSpec(yield* makeContext(journal)), "scripted:parent-model")
+      assert.strictEqual(OutOfProcessDriver.childModelSpec(yield* makeContext(journal, { model: "sonnet", chosen: "anthropic:claude-sonnet-4-5" })), "anthropic:claude-sonnet-4-5")
+      assert.strictEqual(OutOfProcessDriver.childModelSpec(yield* makeContext(journal)), "scripted:parent-model")
     }).pipe(Effect.scoped))
 
   it.live("interrupted mid-turn: cancel, the child's answer within the grace, then one cleanup", () =>
@@ -76,7 +76,7 @@ describe("the out-of-process driver", () => {
         report: { status: "cancelled", output: "half way", usage: usage(5, 1) }
       }
       const backend = fakeBackend(journal, [behaviour], { cancelGrace: "5 seconds" })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
       const context = yield* makeContext(journal)
       const inFlight = yield* Deferred.make<void>()
       const fiber = yield* Effect.forkChild(provider.start({
@@ -101,7 +101,7 @@ describe("the out-of-process driver", () => {
       const backend = fakeBackend(journal, [{ _tag: "Hang", events: [{ type: "text-delta", text: "still thinking" }, { type: "usage", model: "m", usage: usage(2, 2) }] }], {
         cancelGrace: "20 millis"
       })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
       const context = yield* makeContext(journal)
       const inFlight = yield* Deferred.make<void>()
       const fiber = yield* Effect.forkChild(provider.start({
@@ -128,7 +128,7 @@ describe("the out-of-process driver", () => {
         events: [{ type: "text-delta", text: "Working on it" }, { type: "usage", model: "m", usage: usage(1, 1) }],
         error: new FakeError({ message: "the connection dropped" })
       }
-      const provider = yield* makeOutOfProcessProvider(fakeBackend(journal, [behaviour])).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(fakeBackend(journal, [behaviour])).pipe(Effect.provide(fakeLauncher(journal)))
       const outcome = yield* provider.start(yield* makeContext(journal))
       assert.deepStrictEqual(outcome, { status: "failed", output: "Working on it", usage: usage(1, 1), notes: "the fake child said: the connection dropped" })
       assert.deepInclude(journal.transcript.at(-1), { type: "turn-end", status: "failed", result: "Working on it", error: "the fake child said: the connection dropped" })
@@ -143,7 +143,7 @@ describe("the out-of-process driver", () => {
   it.effect("a process that cannot start is a failed outcome too", () =>
     Effect.gen(function*() {
       const journal = makeJournal()
-      const provider = yield* makeOutOfProcessProvider(fakeBackend(journal, [answer("never")])).pipe(
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(fakeBackend(journal, [answer("never")])).pipe(
         Effect.provide(fakeLauncher(journal, { spawnFails: true }))
       )
       const outcome = yield* provider.start(yield* makeContext(journal))
@@ -159,7 +159,7 @@ describe("the out-of-process driver", () => {
       const journal = makeJournal()
       const logged: Array<{ level: string; message: unknown }> = []
       const capture = Logger.layer([Logger.make(({ logLevel, message }) => void logged.push({ level: logLevel, message }))])
-      const provider = yield* makeOutOfProcessProvider(fakeBackend(journal, [{ _tag: "Die", defect: new Error("boom\nat the second line") }])).pipe(
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(fakeBackend(journal, [{ _tag: "Die", defect: new Error("boom\nat the second line") }])).pipe(
         Effect.provide(fakeLauncher(journal))
       )
       const outcome = yield* provider.start(yield* makeContext(journal)).pipe(Effect.provide(capture))
@@ -183,7 +183,7 @@ describe("the out-of-process driver", () => {
           reopen: (_, saved) => Effect.sync(() => (journal.steps.push(`reopen ${saved.sessionId}`), saved.sessionId))
         }
       })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
       assert.isDefined(provider.continue)
       assert.strictEqual(provider.continuation?.version, 1)
       const started = yield* provider.start(yield* makeContext(journal, { messages: [["and more"]] }))
@@ -204,7 +204,7 @@ describe("the out-of-process driver", () => {
   it.effect("a one-shot backend has no continue and leaves queued messages alone", () =>
     Effect.gen(function*() {
       const journal = makeJournal()
-      const provider = yield* makeOutOfProcessProvider(fakeBackend(journal, [answer("only")])).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(fakeBackend(journal, [answer("only")])).pipe(Effect.provide(fakeLauncher(journal)))
       assert.isUndefined(provider.continue)
       assert.isUndefined(provider.continuation)
       const outcome = yield* provider.start(yield* makeContext(journal, { messages: [["ignored"]] }))
@@ -217,7 +217,7 @@ describe("the out-of-process driver", () => {
       const journal = makeJournal()
       // A child that never exits on EOF, with an exit grace far longer than any test.
       const backend = fakeBackend(journal, [answer("done")], { launch: () => Effect.succeed({ command: "fake-agent", cwd: "/work", exitGrace: "1 hour" }) })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal, { exitsOnEof: false })))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal, { exitsOnEof: false })))
       const treeScope = yield* Scope.make()
       const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
       const outcome = yield* provider.start(context)
@@ -248,7 +248,7 @@ describe("the out-of-process driver", () => {
           coldUnsupported: () => "this agent cannot load sessions"
         }
       })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
       const treeScope = yield* Scope.make()
       const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
       yield* provider.start(context)
@@ -279,7 +279,7 @@ describe("the out-of-process driver", () => {
         keepAlive: "30 millis",
         resume: { version: 1, schema: Schema.Struct({ sessionId: Schema.String }), save: (_, sessionId) => ({ sessionId }), reopen: (_, saved) => Effect.succeed(saved.sessionId) }
       })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal)))
       const context = yield* makeContext(journal)
       yield* provider.start(context)
       yield* released(journal)
@@ -295,7 +295,7 @@ describe("the out-of-process driver", () => {
         launch: () => Effect.succeed({ command: "fake-agent", cwd: "/work", exitGrace: "1 hour" }),
         resume: { version: 1, schema: Schema.Struct({ sessionId: Schema.String }), save: (_, sessionId) => ({ sessionId }), reopen: (_, saved) => Effect.succeed(saved.sessionId) }
       })
-      const provider = yield* makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal, { exitsOnEof: false })))
+      const provider = yield* OutOfProcessDriver.makeOutOfProcessProvider(backend).pipe(Effect.provide(fakeLauncher(journal, { exitsOnEof: false })))
       const treeScope = yield* Scope.make()
       const context = yield* makeContext(journal).pipe(Scope.provide(treeScope))
       yield* provider.start(context)

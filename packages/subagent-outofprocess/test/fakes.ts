@@ -1,18 +1,18 @@
-import type { AgentEvent } from "@dsh/core"
-import type { ChildStore } from "@dsh/session"
-import { type ChildMeta, makeSubagentTree, type StartContext } from "@dsh/subagent"
-import { testParent, testType } from "@dsh/subagent/testing"
-import { type ChildProcessHandle, ProcessLauncher, type SpawnOptions, SubprocessError } from "@dsh/subprocess"
+import type { Events } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
+import { type Records, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { Fixtures } from "@dsh/subagent/testing"
+import { ProcessLauncher, SubprocessError } from "@dsh/subprocess"
 import { Deferred, Effect, Exit, Layer, Schedule, Schema, type Scope, Sink, Stream } from "effect"
-import type { OutOfProcessBackend, TurnReport } from "../src/index.ts"
+import type { OutOfProcessBackend } from "../src/index.ts"
 
 /** What a fake run did, in order, for the assertions. */
 export interface Journal {
   readonly steps: Array<string>
-  readonly spawned: Array<SpawnOptions>
-  readonly transcript: Array<AgentEvent>
-  readonly forwarded: Array<AgentEvent>
-  readonly metas: Array<ChildMeta>
+  readonly spawned: Array<ProcessLauncher.SpawnOptions>
+  readonly transcript: Array<Events.AgentEvent>
+  readonly forwarded: Array<Events.AgentEvent>
+  readonly metas: Array<Records.ChildMeta>
   readonly saved: Array<unknown>
   syncs: number
   /** Completed each time a fake process is released (the launcher's ladder ran). */
@@ -39,7 +39,7 @@ export const released = (journal: Journal) =>
   Deferred.await(journal.released).pipe(Effect.andThen(Effect.sync(() => void (journal.released = Deferred.makeUnsafe<void>()))))
 
 /** A child store that remembers every append, sync and meta write. */
-const recordingStore = (journal: Journal): ChildStore => ({
+const recordingStore = (journal: Journal): SessionStore.ChildStore => ({
   name: "fake-1",
   location: "memory://fake-1",
   transcript: {
@@ -50,7 +50,7 @@ const recordingStore = (journal: Journal): ChildStore => ({
     readFrom: (cursor) => Effect.succeed({ records: [], warnings: [], cursor })
   },
   readMeta: Effect.sync(() => journal.metas.at(-1)),
-  writeMeta: (meta) => Effect.sync(() => void journal.metas.push(structuredClone(meta) as ChildMeta))
+  writeMeta: (meta) => Effect.sync(() => void journal.metas.push(structuredClone(meta) as Records.ChildMeta))
 })
 
 /**
@@ -60,11 +60,11 @@ const recordingStore = (journal: Journal): ChildStore => ({
  */
 export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: boolean; readonly exitsOnEof?: boolean } = {}) =>
   Layer.succeed(
-    ProcessLauncher,
-    ProcessLauncher.of({
-      spawn: (spawn): Effect.Effect<ChildProcessHandle, SubprocessError, Scope.Scope> =>
+    ProcessLauncher.ProcessLauncher,
+    ProcessLauncher.ProcessLauncher.of({
+      spawn: (spawn): Effect.Effect<ProcessLauncher.ChildProcessHandle, SubprocessError.SubprocessError, Scope.Scope> =>
         options.spawnFails === true
-          ? Effect.fail(new SubprocessError({ reason: "SpawnFailed", command: spawn.command, detail: "no such file" }))
+          ? Effect.fail(new SubprocessError.SubprocessError({ reason: "SpawnFailed", command: spawn.command, detail: "no such file" }))
           : Effect.acquireRelease(
             Effect.gen(function*() {
               journal.spawned.push(spawn)
@@ -96,7 +96,7 @@ export const fakeLauncher = (journal: Journal, options: { readonly spawnFails?: 
                   Effect.sync(() => void journal.steps.push(`stopped within ${String(grace)}`)).pipe(
                     Effect.andThen(Deferred.succeed(exited, { exitCode: null, signal: "SIGKILL" }))
                   )
-              } satisfies ChildProcessHandle
+              } satisfies ProcessLauncher.ChildProcessHandle
             }),
             () => Effect.sync(() => journal.steps.push("process released")).pipe(Effect.andThen(Deferred.succeed(journal.released, undefined)))
           ),
@@ -108,12 +108,12 @@ export class FakeError extends Schema.TaggedError<FakeError>()("FakeError", { me
 
 /** How the fake child answers a prompt. */
 export type Behaviour =
-  | { readonly _tag: "Answer"; readonly events?: ReadonlyArray<AgentEvent>; readonly report: TurnReport }
+  | { readonly _tag: "Answer"; readonly events?: ReadonlyArray<Events.AgentEvent>; readonly report: OutOfProcessBackend.TurnReport }
   /** Streams `events`, then answers `report` once asked to cancel. */
-  | { readonly _tag: "AnswerOnCancel"; readonly events?: ReadonlyArray<AgentEvent>; readonly report: TurnReport }
+  | { readonly _tag: "AnswerOnCancel"; readonly events?: ReadonlyArray<Events.AgentEvent>; readonly report: OutOfProcessBackend.TurnReport }
   /** Streams `events`, then never answers, cancelled or not. */
-  | { readonly _tag: "Hang"; readonly events?: ReadonlyArray<AgentEvent> }
-  | { readonly _tag: "Fail"; readonly events?: ReadonlyArray<AgentEvent>; readonly error: FakeError }
+  | { readonly _tag: "Hang"; readonly events?: ReadonlyArray<Events.AgentEvent> }
+  | { readonly _tag: "Fail"; readonly events?: ReadonlyArray<Events.AgentEvent>; readonly error: FakeError }
   | { readonly _tag: "Die"; readonly defect: unknown }
 
 export interface FakeConnection {
@@ -127,8 +127,8 @@ export const usage = (input: number, output: number) => ({ inputTokens: input, o
 export const fakeBackend = (
   journal: Journal,
   behaviours: ReadonlyArray<Behaviour>,
-  overrides: Partial<OutOfProcessBackend<FakeConnection, FakeError, { readonly sessionId: string }>> = {}
-): OutOfProcessBackend<FakeConnection, FakeError, { readonly sessionId: string }> => {
+  overrides: Partial<OutOfProcessBackend.OutOfProcessBackend<FakeConnection, FakeError, { readonly sessionId: string }>> = {}
+): OutOfProcessBackend.OutOfProcessBackend<FakeConnection, FakeError, { readonly sessionId: string }> => {
   let prompts = 0
   return {
     specificationVersion: "v1",
@@ -181,15 +181,15 @@ export const makeContext = (journal: Journal, options: {
   readonly messages?: ReadonlyArray<ReadonlyArray<string>> | undefined
 } = {}) =>
   Effect.gen(function*() {
-    const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
     const inbox = [...(options.messages ?? [])]
     const model = { provider: "scripted", model: "parent-model", stream: () => Stream.empty, generate: () => Effect.die("not called") }
     return {
       handle: "fake-1",
       runId: "run-1",
       request: { prompt: "do the task", description: "fake", agent: "fake:agent", model: options.model },
-      type: testType("fake:agent", "fake", options.typeModel === undefined ? {} : { model: options.typeModel }),
-      parent: testParent(model, { cwd: "/work" }),
+      type: Fixtures.testType("fake:agent", "fake", options.typeModel === undefined ? {} : { model: options.typeModel }),
+      parent: Fixtures.testParent(model, { cwd: "/work" }),
       model: { spec: options.chosen ?? "scripted:parent-model", model },
       store: recordingStore(journal),
       onEvent: (event) => Effect.sync(() => void journal.forwarded.push(event)),
@@ -202,5 +202,5 @@ export const makeContext = (journal: Journal, options: {
       takeMessages: Effect.sync(() => inbox.shift() ?? []),
       forwardMessages: () => Effect.void,
       runTurns: () => Effect.die("not called")
-    } satisfies StartContext
+    } satisfies Vocabulary.StartContext
   })

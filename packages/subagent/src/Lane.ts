@@ -10,7 +10,7 @@ export interface LaneShape {
   readonly withSlot: <A, E, R>(effect: Effect.Effect<A, E, R>, onQueued: Effect.Effect<void>) => Effect.Effect<A, E, R>
 }
 
-export const makeMemoryLane = (slots: number): Effect.Effect<LaneShape> =>
+export const makeMemory = (slots: number): Effect.Effect<LaneShape> =>
   Effect.gen(function*() {
     const semaphore = yield* Semaphore.make(slots)
     let free = slots
@@ -32,13 +32,13 @@ export const makeMemoryLane = (slots: number): Effect.Effect<LaneShape> =>
  * The lane service. Trees take it from their context; without one, each tree makes an
  * in-memory lane of `SubagentLimits.maxConcurrent` slots.
  */
-export class Lane extends Context.Service<Lane, LaneShape>()("@dsh/subagent/Lane") {
-  /** One in-memory lane shared by every tree built under it, sized by `SubagentLimits`. */
-  static readonly layerMemory: Layer.Layer<Lane> = Layer.effect(
-    Lane,
-    Effect.gen(function*() {
-      const limits = yield* SubagentLimits
-      return Lane.of(yield* makeMemoryLane(limits.maxConcurrent))
-    })
-  )
-}
+export class Lane extends Context.Service<Lane, LaneShape>()("@dsh/subagent/Lane") {}
+
+/** One in-memory lane shared by every tree built under it, sized by `SubagentLimits`. */
+export const layerMemory: Layer.Layer<Lane> = Layer.effect(
+  Lane,
+  Effect.gen(function*() {
+    const limits = yield* SubagentLimits
+    return Lane.of(yield* makeMemory(limits.maxConcurrent))
+  })
+)

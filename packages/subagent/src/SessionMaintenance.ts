@@ -1,4 +1,4 @@
-import { type ArchivedChild, type SessionError, type SessionHandle, type SessionState, SessionStore } from "@dsh/session"
+import { type SessionError, SessionStore } from "@dsh/session"
 import { Clock, Duration, Effect } from "effect"
 import { archiveDue } from "./internal/archiver.ts"
 import { decodeDescriptors, decodeTasks, logWarnings } from "./Records.ts"
@@ -26,7 +26,7 @@ export interface PruneSummary {
   /** Sessions deleted, with the bytes each held. */
   readonly sessions: ReadonlyArray<{ readonly id: string; readonly updatedAt: string; readonly bytes: number }>
   /** Children archived in the sessions kept; `bytes - archivedBytes` is what each freed. */
-  readonly children: ReadonlyArray<ArchivedChild & { readonly session: string }>
+  readonly children: ReadonlyArray<SessionStore.ArchivedChild & { readonly session: string }>
   /** Sessions left alone, and why (a live owner runs it; its state cannot be read). */
   readonly skipped: ReadonlyArray<{ readonly id: string; readonly reason: string }>
   /** Bytes freed in total. */
@@ -42,9 +42,9 @@ export interface PruneSummary {
  * a dry run only reads. Children recorded as running are `lost` here: nobody runs them.
  */
 export const archiveSettledChildren = (
-  session: SessionHandle,
+  session: SessionStore.SessionHandle,
   options: { readonly afterMs: number | undefined; readonly now: number; readonly dryRun?: boolean | undefined }
-): Effect.Effect<ReadonlyArray<ArchivedChild>, SessionError> =>
+): Effect.Effect<ReadonlyArray<SessionStore.ArchivedChild>, SessionError.SessionError> =>
   Effect.gen(function*() {
     const state = yield* session.readState
     const decoded = decodeDescriptors(state)
@@ -53,7 +53,7 @@ export const archiveSettledChildren = (
     const due = decoded.records
       .map((d) => (d.status === "queued" || d.status === "running" ? { ...d, status: "lost" as const } : d))
       .filter((d) => archiveDue(d, options.now, options.afterMs, d.background !== true || tasks.get(d.runId)?.delivered !== false))
-    const archived: Array<ArchivedChild> = []
+    const archived: Array<SessionStore.ArchivedChild> = []
     for (const d of due) {
       const done = yield* session.archiveChild(d.handle, { dryRun: options.dryRun })
       if (done !== undefined) archived.push(done)
@@ -78,9 +78,9 @@ const describeOwner = (o: { readonly pid: number; readonly host: string }) => `r
  * process runs is never touched (it is `skipped`); the lease is held while a session is worked on,
  * so no process can start running it meanwhile. Time comes from `Clock`.
  */
-export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary, SessionError, SessionStore> =>
+export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary, SessionError.SessionError, SessionStore.SessionStore> =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
+    const store = yield* SessionStore.SessionStore
     const now = yield* Clock.currentTimeMillis
     const dryRun = options.dryRun === true
     const cutoff = now - Duration.toMillis(options.olderThan)
@@ -90,7 +90,7 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
     const worktrees: Array<PruneSummary["worktrees"][number]> = []
     const skipped: Array<PruneSummary["skipped"][number]> = (yield* store.unreadable).map((u) => ({ id: u.id, reason: `unreadable: ${u.error}` }))
 
-    const one = (state: SessionState) =>
+    const one = (state: SessionStore.SessionState) =>
       Effect.gen(function*() {
         const session = yield* store.open(state.id)
         const owner = yield* session.owner
@@ -127,5 +127,5 @@ export const pruneSessions = (options: PruneOptions): Effect.Effect<PruneSummary
     return { dryRun, sessions, children, skipped, freedBytes, worktrees }
   })
 
-const hasDeleteCleanup = (state: SessionState): boolean =>
+const hasDeleteCleanup = (state: SessionStore.SessionState): boolean =>
   decodeDescriptors(state).records.some((d) => d.cleanup === "delete" && d.archivedAt === undefined)

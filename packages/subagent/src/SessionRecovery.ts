@@ -1,5 +1,5 @@
-import type { Usage, WireRecord } from "@dsh/core"
-import type { SessionError, SessionHandle, SessionState, SessionStatus } from "@dsh/session"
+import type { Events, Usage } from "@dsh/core"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Clock, Effect, Schema } from "effect"
 import { ChildMeta, type DescriptorStatus, type SubagentDescriptor, TaskRecord } from "./Records.ts"
 
@@ -12,7 +12,7 @@ export interface RecoveryDefaults {
 
 /** A rebuilt `state.json`, and what it could not recover (for the user's notice). */
 export interface RebuiltState {
-  readonly state: SessionState
+  readonly state: SessionStore.SessionState
   readonly children: number
   readonly notes: ReadonlyArray<string>
 }
@@ -20,15 +20,15 @@ export interface RebuiltState {
 const decodeMeta = Schema.decodeUnknownResult(ChildMeta)
 const decodeTask = Schema.decodeUnknownResult(TaskRecord)
 
-const zero: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
-const add = (a: Usage, b: Usage): Usage => ({
+const zero: Usage.Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+const add = (a: Usage.Usage, b: Usage.Usage): Usage.Usage => ({
   inputTokens: a.inputTokens + b.inputTokens,
   outputTokens: a.outputTokens + b.outputTokens,
   totalTokens: a.totalTokens + b.totalTokens
 })
 
 /** The session's status from its main transcript: how its last turn ended (`idle` before any). */
-const sessionStatus = (records: ReadonlyArray<WireRecord>): SessionStatus => {
+const sessionStatus = (records: ReadonlyArray<Events.WireRecord>): SessionStore.SessionStatus => {
   const end = records.findLast((r) => r.type === "turn-end")
   if (end === undefined || end.type !== "turn-end") return "idle"
   return end.status === "completed" || end.status === "cancelled" ? end.status : "failed"
@@ -38,8 +38,8 @@ const sessionStatus = (records: ReadonlyArray<WireRecord>): SessionStatus => {
 const descriptorStatus = (status: ChildMeta["status"]): DescriptorStatus =>
   status === "starting" || status === "running" ? "lost" : status
 
-type Start = Extract<WireRecord, { type: "subagent-start" }>
-type End = Extract<WireRecord, { type: "subagent-end" }>
+type Start = Extract<Events.WireRecord, { type: "subagent-start" }>
+type End = Extract<Events.WireRecord, { type: "subagent-end" }>
 
 /**
  * Rebuilds a session's `state.json` from what is left of it: the main transcript (times, how the
@@ -48,7 +48,7 @@ type End = Extract<WireRecord, { type: "subagent-end" }>
  * agent and model are not in any transcript: `defaults` gives them (the host's defaults). Meant
  * for `SessionStore.recover`; it reads, never writes.
  */
-export const rebuildState = (session: SessionHandle, defaults: RecoveryDefaults): Effect.Effect<RebuiltState, SessionError> =>
+export const rebuildState = (session: SessionStore.SessionHandle, defaults: RecoveryDefaults): Effect.Effect<RebuiltState, SessionError.SessionError> =>
   Effect.gen(function*() {
     const notes: Array<string> = []
     const main = (yield* session.transcript.read).records
@@ -107,7 +107,7 @@ export const rebuildState = (session: SessionHandle, defaults: RecoveryDefaults)
     const times = [main[0]?.ts, main.at(-1)?.ts, ...Object.values(subagents).map((d) => d.updatedAt)].filter((t) => t !== undefined).sort()
     notes.push(`agent "${defaults.agent}" and model "${defaults.model}" assumed (a transcript does not record them)`)
     if (all.some((r) => r.type === "tool-call" && r.name === "create_subagent")) notes.push("agent types created at runtime were not recovered")
-    const state: SessionState = {
+    const state: SessionStore.SessionState = {
       version: 1,
       id: session.id,
       agent: defaults.agent,

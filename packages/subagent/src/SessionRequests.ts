@@ -1,4 +1,4 @@
-import type { SessionError, SessionHandle, SessionState } from "@dsh/session"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Clock, type Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
 import { markMetaLost } from "./internal/childMeta.ts"
 import { decodeDescriptors, type SubagentDescriptor, type SubagentResult, TaskRecord } from "./Records.ts"
@@ -27,7 +27,7 @@ const readRequests = (state: Readonly<Record<string, unknown>>): ReadonlyArray<S
   return Array.isArray(value) ? value.flatMap((v) => { const r = decodeRequest(v); return r._tag === "Success" ? [r.success] : [] }) : []
 }
 
-const withoutRequests = (ids: ReadonlyArray<string>) => (s: SessionState): SessionState => ({
+const withoutRequests = (ids: ReadonlyArray<string>) => (s: SessionStore.SessionState): SessionStore.SessionState => ({
   ...s,
   [REQUESTS_KEY]: (Array.isArray(s[REQUESTS_KEY]) ? (s[REQUESTS_KEY] as ReadonlyArray<{ readonly id?: unknown }>) : []).filter((r) => !ids.includes(String(r.id)))
 })
@@ -49,7 +49,7 @@ export interface RequestHandlers {
  * stop is done before its answer; a send is answered at once (it is taken) and carried out
  * meanwhile, its reply written when the child has answered.
  */
-export const serveRequests = (session: SessionHandle, handlers: Effect.Effect<RequestHandlers>): Effect.Effect<void, SessionError> =>
+export const serveRequests = (session: SessionStore.SessionHandle, handlers: Effect.Effect<RequestHandlers>): Effect.Effect<void, SessionError.SessionError> =>
   Effect.gen(function*() {
     const taken = new Set<string>()
     /** A routed send's reply: the child's result; none while queued (`running`); a refusal as a failed result. */
@@ -93,7 +93,7 @@ export interface StoppedChild {
 }
 
 /** Whether the session has a live owner (its lease holder). */
-const owned = (session: SessionHandle) => Effect.map(session.owner, (o) => o !== undefined)
+const owned = (session: SessionStore.SessionHandle) => Effect.map(session.owner, (o) => o !== undefined)
 
 /**
  * Stops `handle` (or `all`) and its descendants from outside the process that runs them: asks
@@ -103,10 +103,10 @@ const owned = (session: SessionHandle) => Effect.map(session.owner, (o) => o !==
  * were running, with their status now.
  */
 export const requestStop = (
-  session: SessionHandle,
+  session: SessionStore.SessionHandle,
   handle: string,
   options: { readonly timeout?: Duration.Input | undefined } = {}
-): Effect.Effect<ReadonlyArray<StoppedChild>, SessionError> =>
+): Effect.Effect<ReadonlyArray<StoppedChild>, SessionError.SessionError> =>
   Effect.gen(function*() {
     const children = decodeDescriptors(yield* session.readState).records
     const reach = (d: SubagentDescriptor): boolean => {
@@ -116,7 +116,7 @@ export const requestStop = (
     }
     const running = children.filter((d) => reach(d) && LIVE.has(d.status)).map((d) => d.handle)
     if (running.length === 0) return []
-    const stillLive = (state: SessionState) => decodeDescriptors(state).records.filter((d) => running.includes(d.handle) && LIVE.has(d.status))
+    const stillLive = (state: SessionStore.SessionState) => decodeDescriptors(state).records.filter((d) => running.includes(d.handle) && LIVE.has(d.status))
     if (yield* owned(session)) {
       const id = yield* requestId
       yield* session.updateState((s) => ({ ...s, [REQUESTS_KEY]: [...readRequests(s), { id, kind: "stop", handle }] }))
@@ -152,7 +152,7 @@ export type RoutedReply =
  * (or queues the message for its running Activation) and replies. Waits as long as the owner
  * lives; fails when it stops before replying.
  */
-export const requestSend = (session: SessionHandle, handle: string, message: string): Effect.Effect<RoutedReply, SessionError | string> =>
+export const requestSend = (session: SessionStore.SessionHandle, handle: string, message: string): Effect.Effect<RoutedReply, SessionError.SessionError | string> =>
   Effect.gen(function*() {
     const id = yield* requestId
     yield* session.updateState((s) => ({ ...s, [REQUESTS_KEY]: [...readRequests(s), { id, kind: "send", handle, message }] }))

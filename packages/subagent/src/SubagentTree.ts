@@ -1,7 +1,7 @@
-import type { TurnResult } from "@dsh/agent"
-import type { AgentEvent, RegistryError } from "@dsh/core"
-import { type LanguageModelShape, LlmError, makeLanguageModel } from "@dsh/llm"
-import type { SessionError, SessionHandle } from "@dsh/session"
+import type { TurnLoop } from "@dsh/agent"
+import type { Events, Registry } from "@dsh/core"
+import { LanguageModel, LlmError } from "@dsh/llm"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Effect, Fiber, Option, Scope, Stream } from "effect"
 import { type Activations, makeActivations } from "./internal/activations.ts"
 import { type AnnouncementListener, type Announcements, makeAnnouncements } from "./internal/announcements.ts"
@@ -14,7 +14,7 @@ import { runTurns } from "./internal/turns.ts"
 
 type MemoryChildStores = ReturnType<typeof makeMemoryChildStores>
 import { SubagentArchiving, type SubagentArchivingShape } from "./Archiving.ts"
-import { Lane, type LaneShape, makeMemoryLane } from "./Lane.ts"
+import { Lane, type LaneShape, makeMemory as makeMemoryLane } from "./Lane.ts"
 import { normalizeLimits, SubagentLimits, type SubagentLimitsInput, type SubagentLimitsShape } from "./Limits.ts"
 import { SubagentError } from "./SubagentError.ts"
 import { type RequestHandlers, serveRequests } from "./SessionRequests.ts"
@@ -39,7 +39,7 @@ export type ChildContextFactory = (child: ChildSpec, tree: SubagentTree) => Effe
  * stop. Providers, by contrast, are per context (see `Subagents`).
  */
 export interface SubagentTree {
-  readonly session: SessionHandle | undefined
+  readonly session: SessionStore.SessionHandle | undefined
   readonly limits: SubagentLimitsShape
   readonly lane: LaneShape
   readonly descriptors: DescriptorBook
@@ -53,7 +53,7 @@ export interface SubagentTree {
   readonly archiver: Archiver
   readonly childContext: ChildContextFactory
   /** `agent`: the agent type the model is for (its own credentials, when the harness has some). */
-  readonly resolveModel: (spec: string, agent?: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
+  readonly resolveModel: (spec: string, agent?: string) => Effect.Effect<LanguageModel.LanguageModelShape, LlmError.LlmError | Registry.RegistryError>
   /** The model spec children use unless their call or agent type names one (`[subagents] model`); else their parent's. */
   readonly childModel: string | undefined
   /** A unique handle for a new child of this type: `explore-1`, `acp-claude-2`. */
@@ -63,10 +63,10 @@ export interface SubagentTree {
   /** How many more children the session may have (`max_children` minus those it has). */
   readonly childCapacity: Effect.Effect<number>
   /** Every child's live event, for observers (protocol servers, UIs). */
-  readonly onChildEvent: (handle: string, event: AgentEvent) => Effect.Effect<void>
+  readonly onChildEvent: (handle: string, event: Events.AgentEvent) => Effect.Effect<void>
   /** The main agent's working directory and model: what a child continued by the user inherits. */
   readonly cwd: string
-  readonly defaultModel: LanguageModelShape
+  readonly defaultModel: LanguageModel.LanguageModelShape
   /** Git worktrees for `isolation: "worktree"` children; undefined: such a child is refused. */
   readonly worktrees: WorktreesShape | undefined
   /** The scope background work lives in: as long as the tree. */
@@ -86,14 +86,14 @@ export interface SubagentTree {
    */
   readonly answerSends: (send: RequestHandlers["send"]) => Effect.Effect<void>
   /** The wake loop of agent `handle` (see `StartContext.runTurns`). */
-  readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
+  readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnLoop.TurnResult, E>
 }
 
 export interface SubagentTreeOptions {
-  readonly session?: SessionHandle | undefined
+  readonly session?: SessionStore.SessionHandle | undefined
   /** The main agent's working directory and model (defaults: process cwd, a model that refuses). */
   readonly cwd?: string | undefined
-  readonly defaultModel?: LanguageModelShape | undefined
+  readonly defaultModel?: LanguageModel.LanguageModelShape | undefined
   /** Default: the `SubagentLimits` of the context. */
   readonly limits?: SubagentLimitsInput | undefined
   /** Default: the `Lane` of the context, else an in-memory lane of `maxConcurrent` slots. */
@@ -102,13 +102,13 @@ export interface SubagentTreeOptions {
   readonly archiving?: SubagentArchivingShape | undefined
   readonly childContext: ChildContextFactory
   /** Resolves model overrides; without it, overrides are skipped (with a note) and children run on their parent's model. */
-  readonly resolveModel?: ((spec: string, agent?: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>) | undefined
+  readonly resolveModel?: ((spec: string, agent?: string) => Effect.Effect<LanguageModel.LanguageModelShape, LlmError.LlmError | Registry.RegistryError>) | undefined
   /**
    * The model children run on unless their call or agent type names one (a cheaper model than
    * the main agent's, typically); `inherit` or none: their parent's.
    */
   readonly childModel?: string | undefined
-  readonly onChildEvent?: ((handle: string, event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly onChildEvent?: ((handle: string, event: Events.AgentEvent) => Effect.Effect<void>) | undefined
   /**
    * Each announcement as it is queued for its parent (and again queued after a restart), by
    * parent handle: a host routes every requester's announcements to that requester's own
@@ -134,17 +134,17 @@ export interface SubagentTreeOptions {
 
 const LIVE = new Set(["queued", "running"])
 
-const refusingModel = makeLanguageModel({
+const refusingModel = LanguageModel.make({
   provider: "none",
   model: "none",
-  stream: () => Stream.fail(new LlmError({ reason: "Configuration", provider: "none", detail: "no model was given to this subagent tree", retryable: false }))
+  stream: () => Stream.fail(new LlmError.LlmError({ reason: "Configuration", provider: "none", detail: "no model was given to this subagent tree", retryable: false }))
 })
 
 /**
  * Builds a session tree. It lives as long as the calling scope: background children run in
  * it, and, when the tree has a session, so does the server of cross-process stop requests.
  */
-export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<SubagentTree, SessionError, Scope.Scope> =>
+export const make = (options: SubagentTreeOptions): Effect.Effect<SubagentTree, SessionError.SessionError, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Effect.scope
     const limits = options.limits === undefined ? yield* SubagentLimits : normalizeLimits(options.limits)
@@ -233,7 +233,7 @@ export const makeSubagentTree = (options: SubagentTreeOptions): Effect.Effect<Su
       archiver,
       childContext: options.childContext,
       resolveModel: options.resolveModel ?? ((spec) =>
-        Effect.fail(new LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),
+        Effect.fail(new LlmError.LlmError({ reason: "Configuration", provider: "subagent", detail: `model overrides are not available here (${spec})`, retryable: false }))),
       childModel: options.childModel,
       scope,
       memoryStores: makeMemoryChildStores(),

@@ -1,5 +1,5 @@
-import type { TurnResult } from "@dsh/agent"
-import { makeRegistry, type NamedRegistry, type PriceLookup, type RegistryError } from "@dsh/core"
+import type { TurnLoop } from "@dsh/agent"
+import { Registry, type Usage } from "@dsh/core"
 import { Context, type Duration, Effect, type Scope } from "effect"
 import { makeAdmission } from "./internal/admission.ts"
 import { makeCatalog } from "./internal/catalog.ts"
@@ -26,9 +26,9 @@ export type { BatchEntry, SendOutcome } from "./internal/outcomes.ts"
  */
 export interface SubagentsShape {
   readonly tree: SubagentTree
-  readonly providers: NamedRegistry<SubagentProvider>
-  readonly types: NamedRegistry<AgentType>
-  readonly register: (provider: SubagentProvider) => Effect.Effect<void, RegistryError | ProviderVersionError, Scope.Scope>
+  readonly providers: Registry.NamedRegistry<SubagentProvider>
+  readonly types: Registry.NamedRegistry<AgentType>
+  readonly register: (provider: SubagentProvider) => Effect.Effect<void, Registry.RegistryError | ProviderVersionError, Scope.Scope>
   /** Agent types this parent may delegate to here: allowed by its definition and backed by a provider. */
   readonly availableTypes: (parent: ParentInfo) => Effect.Effect<ReadonlyArray<AgentType>>
   /** Runs a child to its end. Refusals are typed errors; a child's failure is a result. */
@@ -78,7 +78,7 @@ export interface SubagentsShape {
    * Runs agent `handle`'s turns with background delegation: announcements before each model
    * call, woken by outcomes, finished only when its background children have settled.
    */
-  readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
+  readonly runTurns: <E>(handle: string, prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnLoop.TurnResult, E>
   /**
    * Runs a child that another process admitted and recorded (a cluster runner hosting it for
    * the session's owner), on the provider its type names: an Activation of this tree, so
@@ -98,16 +98,16 @@ export interface SubagentsOptions {
   readonly providers?: ReadonlyArray<SubagentProvider> | undefined
   readonly types?: ReadonlyArray<AgentType> | undefined
   /** Prices by model spec: results, descriptors and announcements then carry a cost. */
-  readonly pricing?: PriceLookup | undefined
+  readonly pricing?: Usage.PriceLookup | undefined
   /** The provider runtime-created types run on (default `spawn`). */
   readonly dynamicProvider?: string | undefined
 }
 
-export const makeSubagents = (options: SubagentsOptions): Effect.Effect<SubagentsShape, RegistryError | ProviderVersionError> =>
+export const make = (options: SubagentsOptions): Effect.Effect<SubagentsShape, Registry.RegistryError | ProviderVersionError> =>
   Effect.gen(function*() {
     const { tree } = options
-    const providers = yield* makeRegistry<SubagentProvider>("subagent provider")
-    const types = yield* makeRegistry<AgentType>("agent type")
+    const providers = yield* Registry.make<SubagentProvider>("subagent provider")
+    const types = yield* Registry.make<AgentType>("agent type")
     for (const p of options.providers ?? []) yield* providers.registerPermanent(p.name, yield* checkSpecification(p))
     for (const t of options.types ?? []) yield* types.registerPermanent(t.name, t)
     // Checks, then admission, then launching: each stage a module of its own over the tree.

@@ -1,8 +1,8 @@
-import type { AgentDefinition, TurnResult } from "@dsh/agent"
-import type { AgentEvent, Message, RegistryError, RunStatus, Usage } from "@dsh/core"
-import type { LanguageModelShape, LlmError } from "@dsh/llm"
-import type { ChildStore } from "@dsh/session"
-import type { AnyTool, ToolContext } from "@dsh/tools"
+import type { AgentDefinition, TurnLoop } from "@dsh/agent"
+import type { Events, Messages, Registry, Usage } from "@dsh/core"
+import type { LanguageModel, LlmError } from "@dsh/llm"
+import type { SessionStore } from "@dsh/session"
+import type { Tool } from "@dsh/tools"
 import type { Effect, Schema, Scope } from "effect"
 import type { SubagentLimitsShape } from "./Limits.ts"
 import type { ThinkingLevel } from "./Records.ts"
@@ -48,7 +48,7 @@ export interface AgentType {
   readonly name: string
   readonly description: string
   readonly provider: string
-  readonly definition: AgentDefinition
+  readonly definition: AgentDefinition.AgentDefinition
 }
 
 /**
@@ -60,12 +60,12 @@ export interface ParentInfo {
   readonly handle: string
   readonly depth: number
   readonly cwd: string
-  readonly model: LanguageModelShape
-  readonly definition: AgentDefinition
+  readonly model: LanguageModel.LanguageModelShape
+  readonly definition: AgentDefinition.AgentDefinition
   /** The parent's conversation so far, for providers that fork it (the `subagent` tool fills it). */
-  readonly history?: Effect.Effect<ReadonlyArray<Message>> | undefined
+  readonly history?: Effect.Effect<ReadonlyArray<Messages.Message>> | undefined
   /** The parent's live event sink: `subagent-start`/`subagent-end` go here (the `subagent` tool fills it). */
-  readonly onEvent?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly onEvent?: ((event: Events.AgentEvent) => Effect.Effect<void>) | undefined
   /** The parent's rendered system prompt, for providers that fork it. */
   readonly systemPrompt?: string | undefined
 }
@@ -74,7 +74,7 @@ export interface ParentInfo {
  * The caller of a delegation tool as it is at the moment of the call: the turn it is in
  * decides where the child's start/end events go and what a fork starts from.
  */
-export const callerOf = (parent: ParentInfo, context: ToolContext): ParentInfo =>
+export const callerOf = (parent: ParentInfo, context: Tool.ToolContext): ParentInfo =>
   context.turn === undefined ? parent : {
     ...parent,
     onEvent: context.turn.emit,
@@ -84,10 +84,10 @@ export const callerOf = (parent: ParentInfo, context: ToolContext): ParentInfo =
 
 /** How a child run ended. Status comes from the runtime, never from model text. */
 export interface ChildOutcome {
-  readonly status: RunStatus
+  readonly status: Events.RunStatus
   /** The child's final message (or the result it reported); what it said so far when it was stopped. */
   readonly output: string
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /**
    * What the run cost in US dollars when the child itself said so (a vendor agent's own
    * accounting); it wins over the harness's pricing of `usage`.
@@ -107,13 +107,13 @@ export interface AcceptedRun {
 }
 
 /** One turn of an agent, given its prompt and what to add before each model call. */
-export type TurnRunner<E> = (prompt: string, beforeStep: Effect.Effect<ReadonlyArray<Message>>) => Effect.Effect<TurnResult, E>
+export type TurnRunner<E> = (prompt: string, beforeStep: Effect.Effect<ReadonlyArray<Messages.Message>>) => Effect.Effect<TurnLoop.TurnResult, E>
 
 /** The model a child runs with, as the service chose it (see `SubagentTreeOptions.childModel`). */
 export interface ChildModel {
   /** `provider:model`, as its usage events name it; what an out-of-process child is asked to use. */
   readonly spec: string
-  readonly model: LanguageModelShape
+  readonly model: LanguageModel.LanguageModelShape
 }
 
 /** What a provider's `start` receives. */
@@ -131,9 +131,9 @@ export interface StartContext {
    */
   readonly model: ChildModel
   /** The child's persisted data, when the session has a store (in-process children need it). */
-  readonly store: ChildStore | undefined
+  readonly store: SessionStore.ChildStore | undefined
   /** The child's own live events (its transcript is the provider's business). */
-  readonly onEvent: (event: AgentEvent) => Effect.Effect<void>
+  readonly onEvent: (event: Events.AgentEvent) => Effect.Effect<void>
   /** Tools and nested delegation for the child's own context, as the harness decides. */
   readonly childContext: (child: ChildSpec) => Effect.Effect<ChildContext>
   /** The tree's limits (depth, children, concurrency), e.g. for a child that delegates in its own process. */
@@ -147,7 +147,7 @@ export interface StartContext {
    */
   readonly lifetime: Scope.Scope
   /** Resolves a model spec (aliases and vendor ids included), for providers that need another model. */
-  readonly resolveModel: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
+  readonly resolveModel: (spec: string) => Effect.Effect<LanguageModel.LanguageModelShape, LlmError.LlmError | Registry.RegistryError>
   /**
    * Stores the provider's continuation data (e.g. an out-of-process child's session id) in the
    * child's descriptor under the provider's declared version; `continue` gets it back decoded.
@@ -172,7 +172,7 @@ export interface StartContext {
    * turns for messages that came too late and for outcomes still to come, until all settled.
    * In-process drivers run every child through it.
    */
-  readonly runTurns: <E>(prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnResult, E>
+  readonly runTurns: <E>(prompt: string, turn: TurnRunner<E>) => Effect.Effect<TurnLoop.TurnResult, E>
 }
 
 /** The child a context is built for. */
@@ -180,10 +180,10 @@ export interface ChildSpec {
   readonly handle: string
   readonly depth: number
   readonly cwd: string
-  readonly model: LanguageModelShape
+  readonly model: LanguageModel.LanguageModelShape
   readonly type: AgentType
   /** The agent that started the child: its `subagentDefaults` narrow the child's tools. */
-  readonly requester?: AgentDefinition | undefined
+  readonly requester?: AgentDefinition.AgentDefinition | undefined
   /** Present for continuable children: hands a result to the parent (the `report` tool). */
   readonly report?: ((result: ReportedResult) => Effect.Effect<void, string>) | undefined
   /** The JSON Schema the parent asked the report to satisfy, if any. */
@@ -199,7 +199,7 @@ export interface ReportedResult {
 /** A child's own context: the tools that exist there and its rendered system prompt. */
 export interface ChildContext {
   /** Tools that exist in the child's context, before its agent policy narrows them. */
-  readonly tools: ReadonlyArray<AnyTool>
+  readonly tools: ReadonlyArray<Tool.AnyTool>
   readonly systemPrompt: string
   /**
    * What the child's profile says that can never take effect (a tool pattern no tool matches):

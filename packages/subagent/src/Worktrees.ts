@@ -1,4 +1,4 @@
-import { ProcessLauncher, type ProcessLauncherShape } from "@dsh/subprocess"
+import { ProcessLauncher } from "@dsh/subprocess"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { rm } from "node:fs/promises"
 import { isAbsolute, join, relative, resolve } from "node:path"
@@ -61,7 +61,7 @@ const lastLine = (text: string) => {
 }
 
 /** Worktrees over `launcher` (git runs as a process like any other the harness starts). */
-export const makeWorktrees = (launcher: ProcessLauncherShape): WorktreesShape => {
+export const make = (launcher: ProcessLauncher.ProcessLauncherShape): WorktreesShape => {
   const git = (cwd: string, args: ReadonlyArray<string>) =>
     launcher.run({ command: "git", args, cwd, stdin: "ignore", dieWithParent: false }).pipe(
       Effect.map((r) => ({ ok: r.exitCode === 0 && !r.timedOut, out: r.stdout.trim(), err: lastLine(r.stderr) || lastLine(r.stdout) })),
@@ -131,6 +131,6 @@ export const makeWorktrees = (launcher: ProcessLauncherShape): WorktreesShape =>
 }
 
 /** `Worktrees` over the context's `ProcessLauncher`. */
-export const worktreesLayer: Layer.Layer<Worktrees, never, ProcessLauncher> = Layer.effect(Worktrees, Effect.gen(function*() {
-  return makeWorktrees(yield* ProcessLauncher)
+export const layer: Layer.Layer<Worktrees, never, ProcessLauncher.ProcessLauncher> = Layer.effect(Worktrees, Effect.gen(function*() {
+  return make(yield* ProcessLauncher.ProcessLauncher)
 }))

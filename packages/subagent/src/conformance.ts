@@ -4,5 +4,5 @@
  * themselves, the fixtures and the conformance script are in `@dsh/subagent/testing`, which
  * needs no test runner, and are re-exported here so one import serves a vitest file.
  */
-export * from "./conformance/SubagentProviderSuite.ts"
-export * from "./testing/Conformance.ts"
+export * as Conformance from "./testing/Conformance.ts"
+export * as SubagentProviderSuite from "./conformance/SubagentProviderSuite.ts"

@@ -5,6 +5,6 @@
  * Effects (`conformanceChecks`) or runner-neutral tests (`conformanceTests`). The vitest suite
  * that registers them is `@dsh/subagent/conformance`.
  */
-export * from "./testing/Conformance.ts"
-export * from "./testing/FixtureProvider.ts"
-export * from "./testing/Fixtures.ts"
+export * as Conformance from "./testing/Conformance.ts"
+export * as FixtureProvider from "./testing/FixtureProvider.ts"
+export * as Fixtures from "./testing/Fixtures.ts"

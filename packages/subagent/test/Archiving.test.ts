@@ -1,11 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { MemorySessionStore, SessionStore } from "@dsh/session"
-import type { SessionHandle } from "@dsh/session"
 import { Effect, Layer, Result, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { type SubagentArchivingShape, makeSubagents, makeSubagentTree, pruneSessions, resolveChildRef } from "../src/index.ts"
-import { type FixtureReply, makeFixtureProvider, testParent, testType } from "../src/testing.ts"
+import { type Archiving, ChildRefs, SessionMaintenance, Subagents, SubagentTree } from "../src/index.ts"
+import { FixtureProvider, Fixtures } from "../src/testing.ts"
 
 /**
  * Archive and cleanup, on the memory store and the TestClock: the session owner's schedule
@@ -13,24 +12,24 @@ import { type FixtureReply, makeFixtureProvider, testParent, testType } from "..
  * outcome was announced, and an archived child stays continuable. `pruneSessions` deletes old
  * sessions and archives due children of the others, never touching a session someone runs.
  */
-const model = makeScriptedModel({ rules: [] })
-const main = testParent(model, { cwd: "/tmp" })
+const model = ScriptedModel.make({ rules: [] })
+const main = Fixtures.testParent(model, { cwd: "/tmp" })
 const noContext = () => Effect.succeed({ tools: [], systemPrompt: "" })
 /**
  * No other process sends requests in these tests: a state stream that never polls, so the
  * TestClock can move by days without running a poll loop millions of times.
  */
-const quiet = (session: SessionHandle): SessionHandle => ({ ...session, watchState: Stream.never })
+const quiet = (session: SessionStore.SessionHandle): SessionStore.SessionHandle => ({ ...session, watchState: Stream.never })
 
-const setup = (options: { readonly archiving?: SubagentArchivingShape; readonly data?: MemorySessionStore.Data; readonly reply?: (call: { readonly prompt: string }) => FixtureReply } = {}) =>
+const setup = (options: { readonly archiving?: Archiving.SubagentArchivingShape; readonly data?: MemorySessionStore.Data; readonly reply?: (call: { readonly prompt: string }) => FixtureProvider.FixtureReply } = {}) =>
   Effect.gen(function*() {
     const data = options.data ?? MemorySessionStore.makeData()
     const store = yield* MemorySessionStore.make({ data })
     const existing = [...data.sessions.keys()][0]
     const session = quiet(existing === undefined ? yield* store.create({ agent: "main", cwd: "/tmp", model: "scripted" }) : yield* store.open(existing))
-    const fixture = makeFixtureProvider({ reply: options.reply ?? (({ prompt }) => ({ output: `did ${prompt}`, tokens: 3 })) })
-    const tree = yield* makeSubagentTree({ session, childContext: noContext, defaultModel: model, archiving: options.archiving })
-    const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [testType("coder")] })
+    const fixture = FixtureProvider.make({ reply: options.reply ?? (({ prompt }) => ({ output: `did ${prompt}`, tokens: 3 })) })
+    const tree = yield* SubagentTree.make({ session, childContext: noContext, defaultModel: model, archiving: options.archiving })
+    const subagents = yield* Subagents.make({ tree, providers: [fixture], types: [Fixtures.testType("coder")] })
     return { data, store, session, tree, subagents, fixture }
   })
 
@@ -136,18 +135,18 @@ describe("pruneSessions", () => {
     yield* TestClock.adjust("31 days")
     const store = yield* MemorySessionStore.make({ data })
     const recent = yield* store.create({ agent: "main", cwd: "/tmp", model: "scripted", id: "recent" })
-    const tree = yield* makeSubagentTree({ session: quiet(recent), childContext: noContext, defaultModel: model, archiving: { afterMinutes: 0 } })
-    const subagents = yield* makeSubagents({ tree, providers: [makeFixtureProvider({ reply: () => ({ output: "x".repeat(4000) }) })], types: [testType("coder")] })
+    const tree = yield* SubagentTree.make({ session: quiet(recent), childContext: noContext, defaultModel: model, archiving: { afterMinutes: 0 } })
+    const subagents = yield* Subagents.make({ tree, providers: [FixtureProvider.make({ reply: () => ({ output: "x".repeat(4000) }) })], types: [Fixtures.testType("coder")] })
     yield* subagents.spawn({ prompt: "b", description: "b", agent: "coder" }, main)
     yield* TestClock.adjust("2 hours")
     return { data, old, recent: recent.id }
   })
-  const provideStore = (data: MemorySessionStore.Data) => Effect.provide(Layer.effect(SessionStore, MemorySessionStore.make({ data })))
+  const provideStore = (data: MemorySessionStore.Data) => Effect.provide(Layer.effect(SessionStore.SessionStore, MemorySessionStore.make({ data })))
 
   it.effect("a dry run reports what would be freed and changes nothing", () =>
     Effect.gen(function*() {
       const { data, old, recent } = yield* seed
-      const summary = yield* pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes", dryRun: true }).pipe(provideStore(data))
+      const summary = yield* SessionMaintenance.pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes", dryRun: true }).pipe(provideStore(data))
       assert.isTrue(summary.dryRun)
       assert.deepStrictEqual(summary.sessions.map((s) => s.id), [old])
       assert.deepStrictEqual(summary.children.map((c) => [c.session, c.name]), [[recent, "coder-1"]])
@@ -163,7 +162,7 @@ describe("pruneSessions", () => {
       const busy = yield* runner.create({ agent: "main", cwd: "/tmp", model: "scripted", id: "busy" })
       yield* busy.acquire
       yield* TestClock.adjust("40 days")
-      const summary = yield* pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes" }).pipe(provideStore(data))
+      const summary = yield* SessionMaintenance.pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes" }).pipe(provideStore(data))
       assert.deepStrictEqual(summary.sessions.map((s) => s.id).sort(), [old, recent].sort(), "both idle sessions are older than 30 days now")
       assert.deepStrictEqual(summary.skipped.map((s) => s.id), ["busy"], "the session a process runs is left alone")
       assert.include(summary.skipped[0]?.reason ?? "", "running")
@@ -173,12 +172,12 @@ describe("pruneSessions", () => {
   it.effect("archives the due children of a kept session and marks them in its state", () =>
     Effect.gen(function*() {
       const { data, recent } = yield* seed
-      const summary = yield* pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes" }).pipe(provideStore(data))
+      const summary = yield* SessionMaintenance.pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes" }).pipe(provideStore(data))
       assert.deepStrictEqual(summary.children.map((c) => c.name), ["coder-1"])
       const state = data.sessions.get(recent)!.state as unknown as { subagents: Record<string, { archivedAt?: string }> }
       assert.isDefined(state.subagents["coder-1"]?.archivedAt)
       assert.isDefined(data.sessions.get(recent)?.children.get("coder-1")?.archived)
-      const again = yield* pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes" }).pipe(provideStore(data))
+      const again = yield* SessionMaintenance.pruneSessions({ olderThan: "30 days", archiveAfter: "60 minutes" }).pipe(provideStore(data))
       assert.deepStrictEqual(again.children, [], "nothing is archived twice")
       assert.strictEqual(again.freedBytes, 0)
     }))
@@ -187,14 +186,14 @@ describe("pruneSessions", () => {
 describe("resolveChildRef", () => {
   const children = [{ handle: "explore-1" }, { handle: "coder-1" }, { handle: "explore-2" }]
   it("takes a handle or #N, the 1-based place in the list", () => {
-    assert.deepStrictEqual(resolveChildRef(children, "coder-1"), Result.succeed({ handle: "coder-1" }))
-    assert.deepStrictEqual(resolveChildRef(children, "#3"), Result.succeed({ handle: "explore-2" }))
-    assert.deepStrictEqual(resolveChildRef(children, "#1"), Result.succeed({ handle: "explore-1" }))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef(children, "coder-1"), Result.succeed({ handle: "coder-1" }))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef(children, "#3"), Result.succeed({ handle: "explore-2" }))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef(children, "#1"), Result.succeed({ handle: "explore-1" }))
   })
   it("says what exists when nothing matches", () => {
-    assert.deepStrictEqual(resolveChildRef(children, "#4"), Result.fail("no subagent #4: #1 to #3 exist"))
-    assert.deepStrictEqual(resolveChildRef(children, "#0"), Result.fail("no subagent #0: #1 to #3 exist"))
-    assert.deepStrictEqual(resolveChildRef([], "#1"), Result.fail("no subagent #1: there are none"))
-    assert.deepStrictEqual(resolveChildRef(children, "nope"), Result.fail("unknown subagent \"nope\"; known: #1 explore-1, #2 coder-1, #3 explore-2"))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef(children, "#4"), Result.fail("no subagent #4: #1 to #3 exist"))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef(children, "#0"), Result.fail("no subagent #0: #1 to #3 exist"))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef([], "#1"), Result.fail("no subagent #1: there are none"))
+    assert.deepStrictEqual(ChildRefs.resolveChildRef(children, "nope"), Result.fail("unknown subagent \"nope\"; known: #1 explore-1, #2 coder-1, #3 explore-2"))
   })
 })

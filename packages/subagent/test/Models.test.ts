@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeUsage } from "@dsh/core"
-import { LlmError, makeLanguageModel } from "@dsh/llm"
+import { Usage } from "@dsh/core"
+import { LanguageModel, LlmError } from "@dsh/llm"
 import { MemorySessionStore } from "@dsh/session"
 import { Effect, Stream } from "effect"
-import { makeSubagents, makeSubagentTree, type StartContext, type SubagentProvider } from "../src/index.ts"
-import { testParent, testType } from "../src/testing.ts"
+import { Subagents, SubagentTree, type Vocabulary } from "../src/index.ts"
+import { Fixtures } from "../src/testing.ts"
 
 /**
  * Which model a child runs with: the call's override, the agent type's `model`, the tree's
@@ -13,33 +13,33 @@ import { testParent, testType } from "../src/testing.ts"
  */
 const modelNamed = (spec: string) => {
   const colon = spec.indexOf(":")
-  return makeLanguageModel({ provider: spec.slice(0, colon), model: spec.slice(colon + 1), stream: () => Stream.empty })
+  return LanguageModel.make({ provider: spec.slice(0, colon), model: spec.slice(colon + 1), stream: () => Stream.empty })
 }
 const parentModel = modelNamed("test:parent")
 /** Resolves `test:*` and the alias `cheap`; anything else is unknown. */
 const resolve = (spec: string) =>
   spec === "cheap" ? Effect.succeed(modelNamed("test:cheap-1"))
     : spec.startsWith("test:") ? Effect.succeed(modelNamed(spec))
-    : Effect.fail(new LlmError({ reason: "Configuration", provider: "model spec", detail: `"${spec}" is not a model dsh can resolve`, retryable: false }))
+    : Effect.fail(new LlmError.LlmError({ reason: "Configuration", provider: "model spec", detail: `"${spec}" is not a model dsh can resolve`, retryable: false }))
 
 /** A child that says which model and reasoning effort it got, and spends 1M input tokens on it. */
 const seen: Array<{ readonly model: string; readonly thinking: string | undefined }> = []
-const echo: SubagentProvider = {
+const echo: Vocabulary.SubagentProvider = {
   specificationVersion: "v1",
   name: "echo",
   description: "reports its model",
-  start: (context: StartContext) =>
+  start: (context: Vocabulary.StartContext) =>
     Effect.gen(function*() {
       seen.push({ model: context.model.spec, thinking: context.request.thinking })
       // Like a real child, it keeps a transcript (continuing one needs it).
       if (context.store !== undefined) yield* Effect.ignore(context.store.transcript.append({ type: "message", message: { role: "user", content: "go" } }))
-      yield* context.onEvent({ type: "usage", model: context.model.spec, usage: makeUsage(1_000_000, 0) })
-      return { status: "completed", output: context.model.spec, usage: makeUsage(1_000_000, 0) }
+      yield* context.onEvent({ type: "usage", model: context.model.spec, usage: Usage.make(1_000_000, 0) })
+      return { status: "completed", output: context.model.spec, usage: Usage.make(1_000_000, 0) }
     }),
   continue: (context) =>
     Effect.sync(() => {
       seen.push({ model: context.model.spec, thinking: context.request.thinking })
-      return { status: "completed", output: `again on ${context.model.spec}`, usage: makeUsage(1, 1) }
+      return { status: "completed", output: `again on ${context.model.spec}`, usage: Usage.make(1, 1) }
     })
 }
 
@@ -48,21 +48,21 @@ const setup = (options: { readonly childModel?: string; readonly typeModel?: str
     seen.length = 0
     const store = yield* MemorySessionStore.make()
     const session = yield* store.create({ agent: "main", cwd: "/tmp", model: "test:parent" })
-    const tree = yield* makeSubagentTree({
+    const tree = yield* SubagentTree.make({
       session,
       childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }),
       defaultModel: parentModel,
       resolveModel: resolve,
       childModel: options.childModel
     })
-    const subagents = yield* makeSubagents({
+    const subagents = yield* Subagents.make({
       tree,
       providers: [echo],
-      types: [testType("worker", "echo", options.typeModel === undefined ? {} : { model: options.typeModel })],
+      types: [Fixtures.testType("worker", "echo", options.typeModel === undefined ? {} : { model: options.typeModel })],
       pricing: (spec) => (spec === "test:cheap-1" ? { inputPerMillion: 0.5, outputPerMillion: 2 } : undefined)
     })
     const run = (model?: string, thinking?: "high") =>
-      subagents.spawn({ prompt: "go", description: "go", agent: "worker", model, thinking }, testParent(parentModel))
+      subagents.spawn({ prompt: "go", description: "go", agent: "worker", model, thinking }, Fixtures.testParent(parentModel))
     return { tree, subagents, run }
   })
 

@@ -1,20 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
-import { emptyUsage } from "@dsh/core"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { Usage } from "@dsh/core"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { MemorySessionStore } from "@dsh/session/testing"
 import { Effect } from "effect"
-import { makeSubagents, makeSubagentTree, type SubagentProvider } from "../src/index.ts"
-import { testParent, testType } from "../src/testing.ts"
+import { Subagents, SubagentTree, type Vocabulary } from "../src/index.ts"
+import { Fixtures } from "../src/testing.ts"
 
 // Issue 21 item 5(b) at the shared layer: whatever the backend, a child's run records and holds
 // at most `maxChildOutputBytes`; past it the child is stopped and its run is `failed`.
 
-const model = makeScriptedModel({ rules: [] })
-const main = testParent(model, { cwd: "/tmp" })
+const model = ScriptedModel.make({ rules: [] })
+const main = Fixtures.testParent(model, { cwd: "/tmp" })
 const CHUNK = "x".repeat(1024)
 
 /** A backend that records a message per KiB and streams without end until it is stopped. */
-const flooding = (stopped: { value: boolean }): SubagentProvider => ({
+const flooding = (stopped: { value: boolean }): Vocabulary.SubagentProvider => ({
   specificationVersion: "v1",
   name: "flood",
   description: "floods its parent",
@@ -32,7 +32,7 @@ const flooding = (stopped: { value: boolean }): SubagentProvider => ({
       }
     }).pipe(
       Effect.onInterrupt(() => Effect.sync(() => (stopped.value = true))),
-      Effect.as({ status: "completed" as const, output: "never", usage: emptyUsage })
+      Effect.as({ status: "completed" as const, output: "never", usage: Usage.emptyUsage })
     )
 })
 
@@ -42,9 +42,9 @@ describe("the per-child output cap", () => {
       const store = yield* MemorySessionStore.make()
       const session = yield* store.create({ agent: "main", cwd: "/tmp", model: "scripted" })
       const limit = 64 * 1024
-      const tree = yield* makeSubagentTree({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }), limits: { maxChildOutputBytes: limit } })
+      const tree = yield* SubagentTree.make({ session, childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }), limits: { maxChildOutputBytes: limit } })
       const stopped = { value: false }
-      const subagents = yield* makeSubagents({ tree, providers: [flooding(stopped)], types: [testType("flooder", "flood")] })
+      const subagents = yield* Subagents.make({ tree, providers: [flooding(stopped)], types: [Fixtures.testType("flooder", "flood")] })
       const parentEvents: Array<{ type: string; result?: string }> = []
       const parent = { ...main, onEvent: (e: { type: string }) => Effect.sync(() => void parentEvents.push(e)) }
       const result = yield* subagents.spawn({ prompt: "flood", description: "flood", agent: "flooder" }, parent)

@@ -1,27 +1,27 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { TurnResult } from "@dsh/agent"
-import { emptyUsage, makeUsage } from "@dsh/core"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { MemorySessionStore, SessionError, type SessionHandle } from "@dsh/session"
+import type { TurnLoop } from "@dsh/agent"
+import { Usage } from "@dsh/core"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { MemorySessionStore, SessionError, type SessionStore } from "@dsh/session"
 import { Deferred, Effect, Fiber, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import { type ChildOutcome, makeSubagents, makeSubagentTree, type ParentInfo, type SubagentProvider, type SubagentsShape } from "../src/index.ts"
-import { type FixtureReply, makeFixtureProvider, testDefinition, testParent, testType } from "../src/testing.ts"
+import { Subagents, SubagentTree, type Vocabulary } from "../src/index.ts"
+import { FixtureProvider, Fixtures } from "../src/testing.ts"
 
 /**
  * The subagent service on its own: the fixture provider stands in for every child and the
  * memory store for the disk; a second store over the same data is a restart.
  */
-const model = makeScriptedModel({ rules: [] })
-const main: ParentInfo = testParent(model, { cwd: "/tmp" })
+const model = ScriptedModel.make({ rules: [] })
+const main: Vocabulary.ParentInfo = Fixtures.testParent(model, { cwd: "/tmp" })
 const noContext = () => Effect.succeed({ tools: [], systemPrompt: "" })
 
 const setup = (options: {
-  readonly reply: (call: { readonly prompt: string; readonly index: number }) => FixtureReply
+  readonly reply: (call: { readonly prompt: string; readonly index: number }) => FixtureProvider.FixtureReply
   readonly data?: MemorySessionStore.Data | undefined
-  readonly session?: (session: SessionHandle) => SessionHandle
-  readonly limits?: Parameters<typeof makeSubagentTree>[0]["limits"]
-  readonly providers?: ReadonlyArray<SubagentProvider>
+  readonly session?: (session: SessionStore.SessionHandle) => SessionStore.SessionHandle
+  readonly limits?: Parameters<typeof SubagentTree.make>[0]["limits"]
+  readonly providers?: ReadonlyArray<Vocabulary.SubagentProvider>
 }) =>
   Effect.gen(function*() {
     const data = options.data ?? MemorySessionStore.makeData()
@@ -29,13 +29,13 @@ const setup = (options: {
     const existing = [...data.sessions.keys()][0]
     const stored = existing === undefined ? yield* store.create({ agent: "main", cwd: "/tmp", model: "scripted" }) : yield* store.open(existing)
     const session = options.session?.(stored) ?? stored
-    const fixture = makeFixtureProvider({ reply: options.reply })
-    const tree = yield* makeSubagentTree({ session, childContext: noContext, defaultModel: model, limits: options.limits })
-    const subagents = yield* makeSubagents({ tree, providers: [fixture, ...(options.providers ?? [])], types: [testType("coder"), testType("custom", "custom")] })
+    const fixture = FixtureProvider.make({ reply: options.reply })
+    const tree = yield* SubagentTree.make({ session, childContext: noContext, defaultModel: model, limits: options.limits })
+    const subagents = yield* Subagents.make({ tree, providers: [fixture, ...(options.providers ?? [])], types: [Fixtures.testType("coder"), Fixtures.testType("custom", "custom")] })
     return { data, session, fixture, tree, subagents }
   })
 
-const spawn = (subagents: SubagentsShape, prompt: string, parent: ParentInfo = main) =>
+const spawn = (subagents: Subagents.SubagentsShape, prompt: string, parent: Vocabulary.ParentInfo = main) =>
   subagents.spawn({ prompt, description: prompt, agent: "coder" }, parent)
 
 /** A turn runner that records its prompts and what it was given before its (only) step. */
@@ -46,7 +46,7 @@ const recordingTurns = () => {
     Effect.gen(function*() {
       prompts.push(prompt)
       before.push((yield* beforeStep).map((m) => m.content))
-      return { status: "completed", result: `answered ${prompt.slice(0, 20)}`, usage: makeUsage(1, 1), messages: [], durationMs: 0 } satisfies TurnResult
+      return { status: "completed", result: `answered ${prompt.slice(0, 20)}`, usage: Usage.make(1, 1), messages: [], durationMs: 0 } satisfies TurnLoop.TurnResult
     })
   return { prompts, before, turn }
 }
@@ -55,7 +55,7 @@ describe("allow-lists", () => {
   it.effect("come from the parent's definition: `subagents: []` delegates to nothing", () =>
     Effect.gen(function*() {
       const { subagents } = yield* setup({ reply: () => ({ output: "x" }) })
-      const none: ParentInfo = { ...main, definition: testDefinition("main", { subagents: [] }) }
+      const none: Vocabulary.ParentInfo = { ...main, definition: Fixtures.testDefinition("main", { subagents: [] }) }
       assert.deepStrictEqual(yield* subagents.availableTypes(none), [])
       const refused = yield* Effect.flip(spawn(subagents, "go", none))
       assert.strictEqual(refused.reason, "NotAllowed")
@@ -92,7 +92,7 @@ describe("send", () => {
       const end = yield* Deferred.make<void>()
       const got: Array<string> = []
       let sendFromChild: (message: string) => Effect.Effect<unknown> = () => Effect.void
-      const remote: SubagentProvider = {
+      const remote: Vocabulary.SubagentProvider = {
         specificationVersion: "v1",
         name: "custom",
         description: "forwards messages to where its child runs",
@@ -104,7 +104,7 @@ describe("send", () => {
             yield* ctx.forwardMessages((m) => Effect.andThen(Effect.sync(() => got.push(m)), m === "a" ? sendFromChild("c") : Effect.void))
             yield* Deferred.succeed(forwarding, undefined)
             yield* Deferred.await(end)
-            return { status: "completed", output: got.join(","), usage: emptyUsage } satisfies ChildOutcome
+            return { status: "completed", output: got.join(","), usage: Usage.emptyUsage } satisfies Vocabulary.ChildOutcome
           })
       }
       const { subagents } = yield* setup({ reply: () => ({ output: "x" }), providers: [remote] })
@@ -126,7 +126,7 @@ describe("send", () => {
       const a = yield* spawn(subagents, "a")
       const b = yield* spawn(subagents, "b")
       assert.strictEqual((yield* Effect.flip(subagents.send("ghost-1", "x", "user"))).reason, "UnknownHandle")
-      const sibling: ParentInfo = { ...main, handle: a.handle, depth: 1 }
+      const sibling: Vocabulary.ParentInfo = { ...main, handle: a.handle, depth: 1 }
       assert.strictEqual((yield* Effect.flip(subagents.send(b.handle, "x", sibling))).reason, "NotOwner")
     }).pipe(Effect.scoped))
 })
@@ -136,7 +136,7 @@ describe("stop", () => {
     Effect.gen(function*() {
       const { subagents, tree } = yield* setup({ reply: () => ({ hang: true }), limits: { maxDepth: 2 } })
       /** Spawns under `parent` and returns once the child has started. */
-      const start = (prompt: string, parent: ParentInfo) =>
+      const start = (prompt: string, parent: Vocabulary.ParentInfo) =>
         Effect.gen(function*() {
           const started = yield* Deferred.make<void>()
           const onEvent = (e: { readonly type: string }) => (e.type === "subagent-start" ? Deferred.succeed(started, undefined).pipe(Effect.asVoid) : Effect.void)
@@ -167,7 +167,7 @@ describe("background runs", () => {
       assert.strictEqual(prompts.length, 2)
       assert.include(prompts[1] ?? "", `(run ${accepted.runId})`)
       assert.include(prompts[1] ?? "", "bg result")
-      assert.deepStrictEqual(result.usage, makeUsage(2, 2))
+      assert.deepStrictEqual(result.usage, Usage.make(2, 2))
       assert.isTrue(tree.announcements.record(accepted.runId)?.delivered)
       assert.deepStrictEqual(yield* tree.announcements.takeTexts("main"), [])
     }).pipe(Effect.scoped))
@@ -241,7 +241,7 @@ describe("restarts", () => {
 
 describe("continuations", () => {
   const Saved = Schema.Struct({ sessionId: Schema.String })
-  const custom = (seen: Array<unknown>): SubagentProvider => ({
+  const custom = (seen: Array<unknown>): Vocabulary.SubagentProvider => ({
     specificationVersion: "v1",
     name: "custom",
     description: "saves a session id",
@@ -249,9 +249,9 @@ describe("continuations", () => {
     start: (ctx) =>
       ctx.saveContinuation({ sessionId: "s-1" }).pipe(
         Effect.andThen(ctx.store?.transcript.append({ type: "message", message: { role: "user", content: ctx.request.prompt } }).pipe(Effect.orDie) ?? Effect.void),
-        Effect.as<ChildOutcome>({ status: "completed", output: "started", usage: emptyUsage })
+        Effect.as<Vocabulary.ChildOutcome>({ status: "completed", output: "started", usage: Usage.emptyUsage })
       ),
-    continue: (ctx) => Effect.sync(() => seen.push(ctx.continuation)).pipe(Effect.as<ChildOutcome>({ status: "completed", output: "continued", usage: emptyUsage }))
+    continue: (ctx) => Effect.sync(() => seen.push(ctx.continuation)).pipe(Effect.as<Vocabulary.ChildOutcome>({ status: "completed", output: "continued", usage: Usage.emptyUsage }))
   })
 
   it.effect("are checked and decoded before continue; a bad envelope is InvalidContinuation", () =>
@@ -276,9 +276,9 @@ describe("results", () => {
   it.effect("a timeout of 0 means no timeout", () =>
     Effect.gen(function*() {
       // No session: its request poller would make an hour of virtual time 180,000 wake-ups.
-      const fixture = makeFixtureProvider({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }) })
-      const tree = yield* makeSubagentTree({ childContext: noContext, defaultModel: model, limits: { timeoutSeconds: 0 } })
-      const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [testType("coder")] })
+      const fixture = FixtureProvider.make({ reply: () => ({ output: "slow but done", delayMs: 3_600_000 }) })
+      const tree = yield* SubagentTree.make({ childContext: noContext, defaultModel: model, limits: { timeoutSeconds: 0 } })
+      const subagents = yield* Subagents.make({ tree, providers: [fixture], types: [Fixtures.testType("coder")] })
       const fiber = yield* Effect.forkChild(spawn(subagents, "slow"))
       // An hour at a time until the child is done (its sleep may start after the first step):
       // with a timeout, it would end as `timeout` instead.
@@ -289,13 +289,13 @@ describe("results", () => {
   it.effect("a stopped or timed-out child's result keeps what it said and used so far", () =>
     Effect.gen(function*() {
       const talked = yield* Deferred.make<void>()
-      const talker: SubagentProvider = {
+      const talker: Vocabulary.SubagentProvider = {
         specificationVersion: "v1",
         name: "custom",
         description: "talks, then hangs",
         start: (ctx) =>
           Effect.gen(function*() {
-            yield* ctx.onEvent({ type: "usage", model: "m", usage: makeUsage(7, 3) })
+            yield* ctx.onEvent({ type: "usage", model: "m", usage: Usage.make(7, 3) })
             yield* ctx.onEvent({ type: "message", message: { role: "assistant", content: "halfway there" } })
             yield* Deferred.succeed(talked, undefined)
             return yield* Effect.never
@@ -309,7 +309,7 @@ describe("results", () => {
       const r = yield* Fiber.join(fiber)
       assert.strictEqual(r.status, "timeout")
       assert.strictEqual(r.output, "halfway there")
-      assert.deepStrictEqual(r.usage, makeUsage(7, 3))
+      assert.deepStrictEqual(r.usage, Usage.make(7, 3))
     }).pipe(Effect.scoped))
 
   it.effect("an outcome that cannot be recorded is a failed result with the reason", () =>
@@ -319,7 +319,7 @@ describe("results", () => {
         reply: () => ({ output: "done" }),
         session: (s) => ({
           ...s,
-          updateState: (f) => (broken ? Effect.fail(new SessionError({ reason: "Io", detail: "disk full" })) : s.updateState(f))
+          updateState: (f) => (broken ? Effect.fail(new SessionError.SessionError({ reason: "Io", detail: "disk full" })) : s.updateState(f))
         })
       })
       broken = true

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { MemorySessionStore } from "@dsh/session/testing"
 import { Effect } from "effect"
-import { rebuildState } from "../src/index.ts"
+import { SessionRecovery } from "../src/index.ts"
 
 const usage = (total: number) => ({ inputTokens: total - 1, outputTokens: 1, totalTokens: total })
 const meta = (handle: string, runId: string, status: string, parent = "main", depth = 1) => ({
@@ -28,7 +28,7 @@ describe("rebuildState", () => {
       const three = yield* session.child("broken-3")
       yield* three.writeMeta({ handle: "broken-3" })
 
-      const rebuilt = yield* rebuildState(session, { agent: "agent", cwd: "/work", model: "scripted" })
+      const rebuilt = yield* SessionRecovery.rebuildState(session, { agent: "agent", cwd: "/work", model: "scripted" })
       const { state } = rebuilt
       assert.strictEqual(state.id, "s1")
       assert.strictEqual(state.agent, "agent")
@@ -50,7 +50,7 @@ describe("rebuildState", () => {
       const store = yield* MemorySessionStore.make({ data: MemorySessionStore.makeData() })
       const session = yield* store.create({ agent: "lead", cwd: "/", model: "scripted", id: "s2" })
       yield* session.transcript.append({ type: "turn-start", turn: 0, prompt: "go" })
-      const { state } = yield* rebuildState(session, { agent: "agent", cwd: "/", model: "scripted" })
+      const { state } = yield* SessionRecovery.rebuildState(session, { agent: "agent", cwd: "/", model: "scripted" })
       assert.strictEqual(state.status, "idle")
       assert.deepStrictEqual(state.subagents, {})
     }))

@@ -1,49 +1,49 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { Effect, Fiber } from "effect"
-import { makeSubagents, makeSubagentTree, type ParentInfo, SubagentError, type SubagentProvider } from "../src/index.ts"
-import { makeFixtureProvider, testDefinition, testParent, testType } from "../src/testing.ts"
+import { SubagentError, Subagents, SubagentTree, type Vocabulary } from "../src/index.ts"
+import { FixtureProvider, Fixtures } from "../src/testing.ts"
 
-const type = (name: string, provider = "fixture") => testType(name, provider)
-const model = makeScriptedModel({ rules: [] })
-const parent: ParentInfo = testParent(model, { cwd: "/tmp" })
+const type = (name: string, provider = "fixture") => Fixtures.testType(name, provider)
+const model = ScriptedModel.make({ rules: [] })
+const parent: Vocabulary.ParentInfo = Fixtures.testParent(model, { cwd: "/tmp" })
 const noContext = () => Effect.succeed({ tools: [], systemPrompt: "" })
 
 describe("Subagents", () => {
   it.effect("a provider registered twice under one name fails with a typed error", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext })
-      const subagents = yield* makeSubagents({ tree })
-      yield* subagents.register(makeFixtureProvider({ reply: () => ({ output: "" }) }))
-      const error = yield* Effect.flip(subagents.register(makeFixtureProvider({ reply: () => ({ output: "" }) })))
+      const tree = yield* SubagentTree.make({ childContext: noContext })
+      const subagents = yield* Subagents.make({ tree })
+      yield* subagents.register(FixtureProvider.make({ reply: () => ({ output: "" }) }))
+      const error = yield* Effect.flip(subagents.register(FixtureProvider.make({ reply: () => ({ output: "" }) })))
       assert.strictEqual(error._tag, "RegistryError")
       assert.strictEqual(error._tag === "RegistryError" && error.reason, "DuplicateName")
     }).pipe(Effect.scoped))
 
   it.effect("a provider written against another contract version is refused, naming both versions", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext })
+      const tree = yield* SubagentTree.make({ childContext: noContext })
       // A third party's provider from a future contract (or plain JavaScript without the field).
-      const future = { ...makeFixtureProvider({ name: "future", reply: () => ({ output: "" }) }), specificationVersion: "v2" } as unknown as SubagentProvider
-      const atStart = yield* Effect.flip(makeSubagents({ tree, providers: [future] }))
+      const future = { ...FixtureProvider.make({ name: "future", reply: () => ({ output: "" }) }), specificationVersion: "v2" } as unknown as Vocabulary.SubagentProvider
+      const atStart = yield* Effect.flip(Subagents.make({ tree, providers: [future] }))
       assert.strictEqual(atStart._tag, "ProviderVersionError")
       assert.strictEqual(atStart.message, 'subagent provider "future" implements specification v2; this @dsh/subagent supports v1')
-      const subagents = yield* makeSubagents({ tree })
+      const subagents = yield* Subagents.make({ tree })
       const later = yield* Effect.flip(subagents.register(future))
       assert.strictEqual(later._tag, "ProviderVersionError")
-      const unversioned = { ...makeFixtureProvider({ name: "old", reply: () => ({ output: "" }) }), specificationVersion: undefined } as unknown as SubagentProvider
+      const unversioned = { ...FixtureProvider.make({ name: "old", reply: () => ({ output: "" }) }), specificationVersion: undefined } as unknown as Vocabulary.SubagentProvider
       assert.include((yield* Effect.flip(subagents.register(unversioned))).message, 'provider "old" implements specification undefined')
       // Nothing refused was registered: a type on it has no backend.
-      yield* subagents.register(makeFixtureProvider({ reply: () => ({ output: "ok" }) }))
+      yield* subagents.register(FixtureProvider.make({ reply: () => ({ output: "ok" }) }))
       assert.deepStrictEqual(yield* subagents.providers.names, ["fixture"])
     }).pipe(Effect.scoped))
 
   it.effect("an unknown provider name lists the known ones", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext })
-      const subagents = yield* makeSubagents({
+      const tree = yield* SubagentTree.make({ childContext: noContext })
+      const subagents = yield* Subagents.make({
         tree,
-        providers: [makeFixtureProvider({ name: "spawn", reply: () => ({ output: "" }) }), makeFixtureProvider({ name: "fork", reply: () => ({ output: "" }) })]
+        providers: [FixtureProvider.make({ name: "spawn", reply: () => ({ output: "" }) }), FixtureProvider.make({ name: "fork", reply: () => ({ output: "" }) })]
       })
       const error = yield* Effect.flip(subagents.providers.get("acp"))
       assert.strictEqual(error.reason, "NotFound")
@@ -52,33 +52,33 @@ describe("Subagents", () => {
 
   it.effect("refusals are typed: unknown type, not allowed, missing backend, depth limit, child cap", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext, limits: { maxChildren: 1 } })
-      const subagents = yield* makeSubagents({
+      const tree = yield* SubagentTree.make({ childContext: noContext, limits: { maxChildren: 1 } })
+      const subagents = yield* Subagents.make({
         tree,
-        providers: [makeFixtureProvider({ reply: () => ({ output: "ok" }) })],
+        providers: [FixtureProvider.make({ reply: () => ({ output: "ok" }) })],
         types: [type("explore"), type("coder"), type("remote", "acp")]
       })
-      const spawn = (agent: string, p: ParentInfo = parent) =>
+      const spawn = (agent: string, p: Vocabulary.ParentInfo = parent) =>
         Effect.flip(subagents.spawn({ prompt: "go", description: "t", agent }, p))
       const unknown = yield* spawn("nobody")
       assert.strictEqual(unknown.reason, "UnknownType")
       assert.include(unknown.message, "available: coder, explore")
-      assert.strictEqual((yield* spawn("coder", { ...parent, definition: testDefinition("main", { subagents: ["explore"] }) })).reason, "NotAllowed")
+      assert.strictEqual((yield* spawn("coder", { ...parent, definition: Fixtures.testDefinition("main", { subagents: ["explore"] }) })).reason, "NotAllowed")
       assert.strictEqual((yield* spawn("remote")).reason, "Unsupported")
       assert.strictEqual((yield* spawn("coder", { ...parent, depth: 2 })).reason, "DepthLimit")
       const ok = yield* subagents.spawn({ prompt: "go", description: "t", agent: "coder" }, parent)
       assert.strictEqual(ok.status, "completed")
       const cap = yield* spawn("coder")
-      assert.instanceOf(cap, SubagentError)
+      assert.instanceOf(cap, SubagentError.SubagentError)
       assert.strictEqual(cap.reason, "ChildLimit")
     }).pipe(Effect.scoped))
 
   it.live("handles are unique across the tree and every result carries one, failures included", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext })
-      const subagents = yield* makeSubagents({
+      const tree = yield* SubagentTree.make({ childContext: noContext })
+      const subagents = yield* Subagents.make({
         tree,
-        providers: [makeFixtureProvider({ reply: ({ prompt }) => (prompt === "fail" ? { crash: "boom" } : { output: prompt }) })],
+        providers: [FixtureProvider.make({ reply: ({ prompt }) => (prompt === "fail" ? { crash: "boom" } : { output: prompt }) })],
         types: [type("explore"), type("coder")]
       })
       const results = yield* Effect.forEach(["a", "fail", "b", "c"], (prompt, i) =>
@@ -92,7 +92,7 @@ describe("Subagents", () => {
     Effect.gen(function*() {
       let running = 0
       let peak = 0
-      const provider = makeFixtureProvider({ reply: () => ({ output: "done", delayMs: 30 }) })
+      const provider = FixtureProvider.make({ reply: () => ({ output: "done", delayMs: 30 }) })
       const counting = {
         ...provider,
         start: (ctx: Parameters<typeof provider.start>[0]) =>
@@ -105,8 +105,8 @@ describe("Subagents", () => {
             () => Effect.sync(() => running--)
           )
       }
-      const tree = yield* makeSubagentTree({ childContext: noContext, limits: { maxConcurrent: 2 } })
-      const subagents = yield* makeSubagents({ tree, providers: [counting], types: [type("coder")] })
+      const tree = yield* SubagentTree.make({ childContext: noContext, limits: { maxConcurrent: 2 } })
+      const subagents = yield* Subagents.make({ tree, providers: [counting], types: [type("coder")] })
       const fiber = yield* Effect.forkChild(Effect.forEach([1, 2, 3, 4, 5], () =>
         subagents.spawn({ prompt: "x", description: "x", agent: "coder" }, parent), { concurrency: "unbounded" }))
       const results = yield* Fiber.join(fiber)
@@ -116,10 +116,10 @@ describe("Subagents", () => {
 
   it.live("a child past its timeout ends as timeout and its siblings are unaffected", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext })
-      const subagents = yield* makeSubagents({
+      const tree = yield* SubagentTree.make({ childContext: noContext })
+      const subagents = yield* Subagents.make({
         tree,
-        providers: [makeFixtureProvider({ reply: ({ prompt }) => (prompt === "hang" ? { hang: true } : { output: "fine" }) })],
+        providers: [FixtureProvider.make({ reply: ({ prompt }) => (prompt === "hang" ? { hang: true } : { output: "fine" }) })],
         types: [type("coder")]
       })
       const [slow, fast] = yield* Effect.all([

@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
+import { ScriptedModel } from "@dsh/llm-scripted"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type ChildOutcome, makeSubagents, makeSubagentTree, type StartContext, type SubagentProvider, Worktrees, worktreesLayer } from "../src/index.ts"
-import { testParent, testType } from "../src/testing.ts"
+import { Subagents, SubagentTree, type Vocabulary, Worktrees } from "../src/index.ts"
+import { Fixtures } from "../src/testing.ts"
 
 // Real git in temporary repositories, through the local process launcher.
 const git = (cwd: string, ...args: Array<string>) =>
@@ -22,15 +22,15 @@ const repo = () => {
   return dir
 }
 const branches = (dir: string) => git(dir, "branch", "--format=%(refname:short)").split("\n").sort()
-const layer = Layer.provide(worktreesLayer, LocalProcessLauncher.layer())
+const layer = Layer.provide(Worktrees.layer, LocalProcessLauncher.layer())
 
 /** A child that writes `<prompt>` into `out.txt` of its working directory, unless told "nothing". */
-const writer: SubagentProvider = {
+const writer: Vocabulary.SubagentProvider = {
   specificationVersion: "v1",
   name: "fixture",
   description: "writes a file in its cwd",
-  start: (context: StartContext) =>
-    Effect.sync((): ChildOutcome => {
+  start: (context: Vocabulary.StartContext) =>
+    Effect.sync((): Vocabulary.ChildOutcome => {
       if (context.request.prompt !== "nothing") writeFileSync(join(context.parent.cwd, "out.txt"), context.request.prompt)
       return { status: "completed", output: `in ${context.parent.cwd}`, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } }
     })
@@ -41,7 +41,7 @@ describe("Worktrees", () => {
   it.effect("acquire adds dsh/<handle> in the git directory with the parent's subdirectory as cwd; the scope's close removes it when unchanged", () =>
     Effect.gen(function*() {
       const dir = repo()
-      const worktrees = yield* Worktrees
+      const worktrees = yield* Worktrees.Worktrees
       const scope = yield* Scope.make()
       const lease = yield* worktrees.acquire({ cwd: join(dir, "src"), session: "s1", handle: "coder-1" }).pipe(Scope.provide(scope))
       assert.strictEqual(lease.branch, "dsh/coder-1")
@@ -57,7 +57,7 @@ describe("Worktrees", () => {
   it.effect("a worktree with a commit beyond its base (and a clean status) is kept; remove deletes it and its branch", () =>
     Effect.gen(function*() {
       const dir = repo()
-      const worktrees = yield* Worktrees
+      const worktrees = yield* Worktrees.Worktrees
       const lease = yield* Effect.scoped(Effect.gen(function*() {
         const lease = yield* worktrees.acquire({ cwd: dir, session: "s1", handle: "coder-1" })
         writeFileSync(join(lease.cwd, "b.txt"), "b\n")
@@ -75,7 +75,7 @@ describe("Worktrees", () => {
 
   it.effect("a repository without a commit, and a directory outside any, are NotARepository", () =>
     Effect.gen(function*() {
-      const worktrees = yield* Worktrees
+      const worktrees = yield* Worktrees.Worktrees
       const empty = mkdtempSync(join(tmpdir(), "dsh-wt-lib-"))
       const outside = yield* Effect.flip(Effect.scoped(worktrees.acquire({ cwd: empty, session: "s", handle: "c" })))
       assert.strictEqual(outside.reason, "NotARepository")
@@ -87,14 +87,14 @@ describe("Worktrees", () => {
 })
 
 describe("Subagents with isolation", () => {
-  const model = makeScriptedModel({ rules: [] })
+  const model = ScriptedModel.make({ rules: [] })
 
   it.effect("the call's isolation or the type's runs the child in its worktree; the kept one is in the result and the descriptor", () =>
     Effect.gen(function*() {
       const dir = repo()
-      const tree = yield* makeSubagentTree({ childContext: noContext, cwd: dir })
-      const subagents = yield* makeSubagents({ tree, providers: [writer], types: [testType("coder"), testType("isolated", "fixture", { isolation: "worktree" })] })
-      const parent = testParent(model, { cwd: dir })
+      const tree = yield* SubagentTree.make({ childContext: noContext, cwd: dir })
+      const subagents = yield* Subagents.make({ tree, providers: [writer], types: [Fixtures.testType("coder"), Fixtures.testType("isolated", "fixture", { isolation: "worktree" })] })
+      const parent = Fixtures.testParent(model, { cwd: dir })
       const byCall = yield* subagents.spawn({ prompt: "one", description: "t", agent: "coder", isolation: "worktree" }, parent)
       const byType = yield* subagents.spawn({ prompt: "two", description: "t", agent: "isolated" }, parent)
       const unchanged = yield* subagents.spawn({ prompt: "nothing", description: "t", agent: "isolated" }, parent)
@@ -115,9 +115,9 @@ describe("Subagents with isolation", () => {
 
   it.effect("a tree without Worktrees refuses isolation with a typed error, and records no child", () =>
     Effect.gen(function*() {
-      const tree = yield* makeSubagentTree({ childContext: noContext })
-      const subagents = yield* makeSubagents({ tree, providers: [writer], types: [testType("coder")] })
-      const error = yield* Effect.flip(subagents.spawn({ prompt: "one", description: "t", agent: "coder", isolation: "worktree" }, testParent(model, { cwd: tmpdir() })))
+      const tree = yield* SubagentTree.make({ childContext: noContext })
+      const subagents = yield* Subagents.make({ tree, providers: [writer], types: [Fixtures.testType("coder")] })
+      const error = yield* Effect.flip(subagents.spawn({ prompt: "one", description: "t", agent: "coder", isolation: "worktree" }, Fixtures.testParent(model, { cwd: tmpdir() })))
       assert.strictEqual(error.reason, "Isolation")
       assert.deepStrictEqual(tree.descriptors.all(), [])
     }).pipe(Effect.scoped))

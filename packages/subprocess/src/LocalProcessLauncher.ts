@@ -156,7 +156,7 @@ const startChild = (
  * a stderr tail, and the dispose ladder (SIGTERM to the group, grace, SIGKILL to the group,
  * then wait until every member is gone).
  */
-export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions = {}): ProcessLauncherShape => {
+export const make = (defaults: LocalProcessLauncherOptions = {}): ProcessLauncherShape => {
   const parentEnv = defaults.parentEnv ?? (() => process.env)
 
   const launch = (options: SpawnOptions): Effect.Effect<Launched, SubprocessError> =>
@@ -236,11 +236,5 @@ export const makeLocalProcessLauncher = (defaults: LocalProcessLauncherOptions =
 }
 
 /** The local launcher as a layer, with the given defaults. */
-export const layerLocal = (defaults: LocalProcessLauncherOptions = {}): Layer.Layer<ProcessLauncher> =>
-  Layer.succeed(ProcessLauncher, makeLocalProcessLauncher(defaults))
-
-/** The local process launcher: `make` for a value, `layer` for the service. */
-export const LocalProcessLauncher = {
-  make: makeLocalProcessLauncher,
-  layer: layerLocal
-} as const
+export const layer = (defaults: LocalProcessLauncherOptions = {}): Layer.Layer<ProcessLauncher> =>
+  Layer.succeed(ProcessLauncher, make(defaults))

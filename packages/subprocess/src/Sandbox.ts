@@ -141,7 +141,7 @@ export interface SandboxShape {
  * A sandbox over the launcher that runs the probe. `hidden`: paths no confined command may see
  * (see `bwrapArgs`).
  */
-export const makeSandbox = (
+export const make = (
   settings: SandboxSettings,
   launcher: ProcessLauncherShape,
   options: { readonly path?: string | undefined; readonly hidden?: ReadonlyArray<string> | undefined } = {}

@@ -3,4 +3,4 @@
  * `ProcessLauncher` runs. It needs `vitest`, an optional peer dependency; the process checks
  * and child helpers are in `@dsh/subprocess/testing`, which needs no runner.
  */
-export * from "./conformance/ProcessLauncherSuite.ts"
+export * as ProcessLauncherSuite from "./conformance/ProcessLauncherSuite.ts"

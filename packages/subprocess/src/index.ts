@@ -5,12 +5,12 @@
  * stderr tail and a SIGTERM → grace → SIGKILL dispose ladder for the whole tree. `LineFramer`
  * is the LF-only line splitter the stdio protocols on top of it share.
  */
-export * from "./Environment.ts"
-export * from "./FromSpawn.ts"
-export * from "./KillTree.ts"
-export * from "./LineFramer.ts"
-export * from "./LocalProcessLauncher.ts"
-export * from "./ProcessLauncher.ts"
-export * from "./Sandbox.ts"
-export * from "./SubprocessError.ts"
-export * from "./WebStdio.ts"
+export * as Environment from "./Environment.ts"
+export * as FromSpawn from "./FromSpawn.ts"
+export * as KillTree from "./KillTree.ts"
+export * as LineFramer from "./LineFramer.ts"
+export * as LocalProcessLauncher from "./LocalProcessLauncher.ts"
+export * as ProcessLauncher from "./ProcessLauncher.ts"
+export * as Sandbox from "./Sandbox.ts"
+export * as SubprocessError from "./SubprocessError.ts"
+export * as WebStdio from "./WebStdio.ts"

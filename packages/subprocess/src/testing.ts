@@ -5,5 +5,5 @@
  * (`readUntil`, `grandchildScript`, `tempPidFile`), on any test runner: no runner is imported
  * here. `processLauncherSuite`, the vitest suite every launcher runs, is `@dsh/subprocess/conformance`.
  */
-export * from "./testing/ChildScripts.ts"
-export * from "./testing/ProcessChecks.ts"
+export * as ChildScripts from "./testing/ChildScripts.ts"
+export * as ProcessChecks from "./testing/ProcessChecks.ts"

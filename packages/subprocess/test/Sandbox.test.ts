@@ -4,18 +4,18 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer } from "node:net"
 import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
-import { bwrapArgs, LocalProcessLauncher, makeSandbox, probeBwrap, type SandboxSettings } from "../src/index.ts"
+import { LocalProcessLauncher, Sandbox } from "../src/index.ts"
 
 const launcher = LocalProcessLauncher.make({ killGrace: "500 millis" })
-const probe = await Effect.runPromise(probeBwrap(launcher))
+const probe = await Effect.runPromise(Sandbox.probeBwrap(launcher))
 if (!probe.works) console.log(`skipping the bubblewrap sandbox tests: ${probe.problem}`)
 
-const settings: SandboxSettings = { mode: "on", network: false, writable: [] }
+const settings: Sandbox.SandboxSettings = { mode: "on", network: false, writable: [] }
 
 /** Runs a bash script confined in `cwd` and returns its output and exit code. */
-const confined = (script: string, cwd: string, s: SandboxSettings = settings, hidden?: ReadonlyArray<string>) =>
+const confined = (script: string, cwd: string, s: Sandbox.SandboxSettings = settings, hidden?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const sandbox = yield* makeSandbox(s, launcher, { hidden })
+    const sandbox = yield* Sandbox.make(s, launcher, { hidden })
     const plan = yield* sandbox.plan({ command: "bash", args: ["-c", script], cwd })
     assert.strictEqual(plan._tag, "Confined")
     if (plan._tag !== "Confined") return yield* Effect.die("not confined")
@@ -94,14 +94,14 @@ describe.skipIf(!probe.works)("bubblewrap sandbox (real bwrap)", () => {
       assert.include((yield* confined(look, cwd)).stdout, "seen")
       assert.include((yield* confined(look, cwd, settings, [hidden])).stdout, "unseen")
       // Not bound, it is hidden already: nothing is mounted for it.
-      assert.notInclude(bwrapArgs({ cwd: "/work", hidden: ["/tmp/dsh-0"] }), "/tmp/dsh-0")
-      assert.include(bwrapArgs({ cwd: "/tmp", hidden: ["/tmp/dsh-0"] }), "/tmp/dsh-0")
+      assert.notInclude(Sandbox.bwrapArgs({ cwd: "/work", hidden: ["/tmp/dsh-0"] }), "/tmp/dsh-0")
+      assert.include(Sandbox.bwrapArgs({ cwd: "/tmp", hidden: ["/tmp/dsh-0"] }), "/tmp/dsh-0")
     }))
 
   it.live("a timeout stops everything the confined command started", () =>
     Effect.gen(function*() {
       const cwd = mkdtempSync(join(tmpdir(), "dsh-sbx-time-"))
-      const sandbox = yield* makeSandbox(settings, launcher)
+      const sandbox = yield* Sandbox.make(settings, launcher)
       // A duration no other process on this machine uses, so pgrep finds only ours.
       const marker = `sleep ${(300 + Math.random()).toFixed(6)}`
       const plan = yield* sandbox.plan({ command: "bash", args: ["-c", `${marker} & ${marker}; echo never`], cwd })
@@ -117,17 +117,17 @@ describe("without a working bwrap", () => {
   it.live("`on` refuses with how to install it; `auto` runs unconfined and warns once; `off` never probes", () =>
     Effect.gen(function*() {
       const noBwrap = { path: "/nonexistent" }
-      const on = yield* makeSandbox({ ...settings, mode: "on" }, launcher, noBwrap)
+      const on = yield* Sandbox.make({ ...settings, mode: "on" }, launcher, noBwrap)
       const refused = yield* on.plan({ command: "true", cwd: tmpdir() })
       assert.strictEqual(refused._tag, "Refused")
       if (refused._tag === "Refused") assert.include(refused.reason, "apt-get install bubblewrap")
-      const auto = yield* makeSandbox({ ...settings, mode: "auto" }, launcher, noBwrap)
+      const auto = yield* Sandbox.make({ ...settings, mode: "auto" }, launcher, noBwrap)
       const first = yield* auto.plan({ command: "true", cwd: tmpdir() })
       const second = yield* auto.plan({ command: "true", cwd: tmpdir() })
       assert.deepInclude(first, { _tag: "Unconfined" })
       assert.include(first._tag === "Unconfined" ? first.warning ?? "" : "", "bwrap is not installed")
       assert.deepStrictEqual(second, { _tag: "Unconfined", warning: undefined })
-      const off = yield* makeSandbox({ ...settings, mode: "off" }, launcher, noBwrap)
+      const off = yield* Sandbox.make({ ...settings, mode: "off" }, launcher, noBwrap)
       assert.deepStrictEqual(yield* off.plan({ command: "true", cwd: tmpdir() }), { _tag: "Unconfined" })
       assert.isFalse((yield* on.probe).works)
     }))

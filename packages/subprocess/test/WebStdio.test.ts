@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
-import { webStdio } from "../src/index.ts"
+import { WebStdio } from "../src/index.ts"
 
 // A real child's stdio as web streams: bytes round-trip, and closing our side ends stdin
 // without destroying anything, so the child exits normally (code 0), not on an error.
@@ -8,7 +8,7 @@ describe("webStdio", () => {
   it("round-trips bytes through a child and closes cleanly", async () => {
     const child = spawn("cat", [], { stdio: ["pipe", "pipe", "inherit"] })
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-    const io = webStdio(child.stdin, child.stdout)
+    const io = WebStdio.webStdio(child.stdin, child.stdout)
     const writer = io.writable.getWriter()
     await writer.write(new TextEncoder().encode("hello "))
     await writer.write(new TextEncoder().encode("world\n"))
@@ -22,7 +22,7 @@ describe("webStdio", () => {
   it("cancelling the readable keeps draining, and writes after the peer closed reject", async () => {
     const child = spawn("bash", ["-c", "head -c 200000 /dev/zero; exit 0"], { stdio: ["pipe", "pipe", "inherit"] })
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-    const io = webStdio(child.stdin, child.stdout)
+    const io = WebStdio.webStdio(child.stdin, child.stdout)
     const reader = io.readable.getReader()
     await reader.read()
     await reader.cancel()

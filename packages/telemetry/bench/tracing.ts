@@ -1,10 +1,10 @@
 // The cost of tracing one delegation: a lead agent delegates to an in-process researcher (scripted
 // model, file session store), with DshTelemetry exporting to a local OTLP/HTTP receiver vs without
 // it. Interleaved rounds so both sides see the same machine load; medians and their ratio.
-import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -29,7 +29,7 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((ready) => receiver.listen(0, "127.0.0.1", ready))
 const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
 
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "bench" })
 const script = {
   rules: [
@@ -40,20 +40,20 @@ const script = {
 }
 const host = () =>
   Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-    backends: [SpawnProvider],
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+    backends: [SpawnProvider.SpawnProvider],
     tools: [],
     model: "scripted:bench"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-bench-otel-")) }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { bench: script } })])
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { bench: script } })])
   )))
 
 const off = ManagedRuntime.make(host())
 const on = ManagedRuntime.make(Layer.merge(host(), DshTelemetry.layer({ endpoint, protocol: "http/protobuf", exportInterval: "200 millis" })))
 
 const delegation = Effect.gen(function*() {
-  const dsh = yield* AgentHost
+  const dsh = yield* AgentHost.AgentHost
   const session = yield* dsh.createSession({ cwd: process.cwd() })
   const r = yield* dsh.prompt({ sessionId: session.id, prompt: "What is the answer?" })
   if (r.result !== "The answer is 42.") return yield* Effect.die(`unexpected result: ${r.result}`)

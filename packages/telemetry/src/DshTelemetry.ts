@@ -1,4 +1,4 @@
-import { CaptureContent, TelemetryFlush, VERSION } from "@dsh/core"
+import { Trace, Version } from "@dsh/core"
 import { ConfigProvider, Duration, Effect, Layer, Logger, LogLevel, Ref, Tracer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
@@ -59,7 +59,7 @@ export const layer = (options: TelemetryOptions): Layer.Layer<never> => {
   const logsUrl = signalUrl(options, "logs")
   const resource = {
     serviceName: options.serviceName ?? "dsh",
-    serviceVersion: VERSION,
+    serviceVersion: Version.VERSION,
     attributes: { ...options.resourceAttributes }
   }
   const headers = { ...options.headers }
@@ -75,7 +75,7 @@ export const layer = (options: TelemetryOptions): Layer.Layer<never> => {
     })
   // One flusher for both signals; a served turn flushes through `TelemetryFlush` before it answers.
   const flush = Layer.effect(
-    TelemetryFlush,
+    Trace.TelemetryFlush,
     Effect.gen(function*() {
       const flusher = yield* OtlpExporter.Flusher
       return flusher.flush.pipe(Effect.timeoutOption(shutdownTimeout), Effect.asVoid)
@@ -89,7 +89,7 @@ export const layer = (options: TelemetryOptions): Layer.Layer<never> => {
       // The resource is what the options say, not what the process's environment adds.
       Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env: {} })))
     ),
-    Layer.succeed(CaptureContent, options.captureContent === true)
+    Layer.succeed(Trace.CaptureContent, options.captureContent === true)
   ) as Layer.Layer<never>
 }
 

@@ -131,7 +131,7 @@ export const StderrWarnings = Context.Reference<(line: string) => boolean>("@dsh
  * except those `divert` takes (it returns true): the CLI says a failing session store once,
  * itself, rather than once per failed write.
  */
-export const fileLogLayer = (options: {
+export const layer = (options: {
   readonly file: string
   readonly stderr: Writable
   readonly divert?: ((line: string, cause: Cause.Cause<unknown>) => boolean) | undefined

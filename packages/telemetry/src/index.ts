@@ -5,8 +5,7 @@
  * failure: it never holds or fails a run.
  */
 export * as DshTelemetry from "./DshTelemetry.ts"
-export type { TelemetryOptions } from "./TelemetryOptions.ts"
-export { parsePairs, signalUrl } from "./Environment.ts"
+export * as Environment from "./Environment.ts"
+export * as FileLog from "./FileLog.ts"
 export * as PinoLogger from "./PinoLogger.ts"
-export type { PinoLike } from "./PinoLogger.ts"
-export * from "./FileLog.ts"
+export * as TelemetryOptions from "./TelemetryOptions.ts"

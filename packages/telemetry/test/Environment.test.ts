@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { DshTelemetry, parsePairs, signalUrl } from "../src/index.ts"
+import { DshTelemetry, Environment } from "../src/index.ts"
 
 describe("the standard OTEL_* environment", () => {
   it("is off without an endpoint, whatever else is set", () => {
@@ -21,19 +21,19 @@ describe("the standard OTEL_* environment", () => {
     expect(o.serviceName).toBe("from-attrs")
     expect(o.resourceAttributes).toEqual({ "service.name": "from-attrs", team: "agents" })
     expect(o.captureContent).toBe(true)
-    expect(signalUrl(o, "traces")).toBe("http://c:4318/v1/traces")
-    expect(signalUrl(o, "logs")).toBe("http://c:4318/v1/logs")
+    expect(Environment.signalUrl(o, "traces")).toBe("http://c:4318/v1/traces")
+    expect(Environment.signalUrl(o, "logs")).toBe("http://c:4318/v1/logs")
     expect(DshTelemetry.optionsFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "svc" })).toMatchObject({ protocol: "http/json", serviceName: "svc", captureContent: false })
   })
 
   it("a signal's own endpoint is used as is; logs only go where an endpoint says", () => {
     const o = DshTelemetry.optionsFromEnv({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://t:1/custom" })!
-    expect(signalUrl(o, "traces")).toBe("http://t:1/custom")
-    expect(signalUrl(o, "logs")).toBeUndefined()
+    expect(Environment.signalUrl(o, "traces")).toBe("http://t:1/custom")
+    expect(Environment.signalUrl(o, "logs")).toBeUndefined()
   })
 
   it("pairs: percent-decoded, malformed ones skipped", () => {
-    expect(parsePairs("a=1, b = x%2Cy ,=z,c=%E0%A4%A")).toEqual({ a: "1", b: "x,y" })
-    expect(parsePairs(undefined)).toEqual({})
+    expect(Environment.parsePairs("a=1, b = x%2Cy ,=z,c=%E0%A4%A")).toEqual({ a: "1", b: "x,y" })
+    expect(Environment.parsePairs(undefined)).toEqual({})
   })
 })

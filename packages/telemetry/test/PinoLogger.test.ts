@@ -1,4 +1,4 @@
-import { flushTelemetry } from "@dsh/core"
+import { Trace } from "@dsh/core"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:net"
 import { Writable } from "node:stream"
@@ -44,7 +44,7 @@ it("a real dsh warning (telemetry's export failure) reaches the app's log", asyn
   await Effect.runPromise(
     Effect.scoped(Effect.gen(function*() {
       yield* Effect.void.pipe(Effect.withSpan("invoke_agent reviewer"))
-      yield* flushTelemetry
+      yield* Trace.flushTelemetry
     }).pipe(Effect.provide(Layer.merge(telemetry, PinoLogger.layer(logger)))))
   )
   const warning = lines.find((l) => typeof l.msg === "string" && l.msg.startsWith("telemetry: export to"))

@@ -1,7 +1,7 @@
-import { type AgentDefinition, AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
 import { Effect, Layer } from "effect"
@@ -21,7 +21,7 @@ interface Span {
   readonly links: ReadonlyArray<{ readonly traceId: string; readonly spanId: string }>
 }
 
-const agent = (name: string, systemPrompt: string): AgentDefinition =>
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition =>
   ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "test" })
 
 it("a background child's run is a trace of its own, linked to the call that started it", async () => {
@@ -45,16 +45,16 @@ it("a background child's run is a trace of its own, linked to the call that star
     ]
   }
   const host = Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
-    backends: [SpawnProvider],
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research one question.")] })),
+    backends: [SpawnProvider.SpawnProvider],
     tools: [],
     model: "scripted:bg"
   }).pipe(Layer.provide(Layer.mergeAll(
     FileSessionStore.layer({ home: mkdtempSync(join(tmpdir(), "dsh-telemetry-bg-")) }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { bg: script } })])
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { bg: script } })])
   )))
   const program = Effect.gen(function*() {
-    const dsh = yield* AgentHost
+    const dsh = yield* AgentHost.AgentHost
     const session = yield* dsh.createSession({ cwd: process.cwd() })
     return yield* dsh.prompt({ sessionId: session.id, prompt: "What is the answer?" })
   })

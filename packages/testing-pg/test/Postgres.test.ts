@@ -6,11 +6,11 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { postgresForTests } from "../src/index.ts"
+import { Postgres } from "../src/index.ts"
 import { locateBinaries } from "../src/internal/binaries.ts"
 import { startServer } from "../src/internal/server.ts"
 
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 const query = (url: string, text: string) =>
@@ -39,7 +39,7 @@ describe.skipIf(pg === undefined)("startPostgres", () => {
   })
 
   it("stops and removes its directory", async () => {
-    const other = (await postgresForTests())!
+    const other = (await Postgres.postgresForTests())!
     const dir = (await query(other.url, "SHOW data_directory"))[0]?.data_directory as string
     assert.isTrue(statSync(dir).isDirectory())
     await other.stop()

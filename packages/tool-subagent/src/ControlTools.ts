@@ -1,16 +1,16 @@
-import { callerOf, type ParentInfo, type SubagentDescriptor, type SubagentResult, Subagents, type SubagentsShape } from "@dsh/subagent"
-import { defineTool, ToolError } from "@dsh/tools"
+import { type Records, Subagents, Vocabulary } from "@dsh/subagent"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { makeHistoryTool } from "./HistoryTool.ts"
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
-const describeResult = (r: SubagentResult) =>
+const describeResult = (r: Records.SubagentResult) =>
   `${r.output.trim() === "" ? "(no text)" : r.output}\n\n[subagent ${r.handle} (${r.agent}) · ${r.status} · ${r.usage.totalTokens} tokens · ${seconds(r.durationMs)}]` +
   (r.notes === undefined ? "" : `\nNotes: ${r.notes}`)
 
-const describeDescriptor = (d: SubagentDescriptor) =>
+const describeDescriptor = (d: Records.SubagentDescriptor) =>
   `${d.handle} (${d.agent}) is ${d.status}; last activity ${d.updatedAt}; ${d.usage.totalTokens} tokens` +
   (d.lastResult === undefined ? "" : `\nLast result: ${d.lastResult}`)
 
@@ -32,8 +32,8 @@ const WaitParams = z.object({
  * A running child gets the message at its next step; an idle one (finished, failed, lost)
  * is continued with its earlier context and its reply is returned.
  */
-const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
-  defineTool({
+const makeSendMessageTool = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo) =>
+  Tool.defineTool({
     name: "send_message",
     description: "Send a message to one of your subagents by its handle (e.g. explore-1), to continue or steer it. " +
       "A running subagent receives it before its next step; an idle one continues with its earlier context intact " +
@@ -41,7 +41,7 @@ const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
     parameters: SendMessageParams,
     summarize: (p) => `→ ${p.to}: ${p.message.slice(0, 80)}`,
     execute: (p, context) =>
-      subagents.send(p.to, p.message, callerOf(caller, context), { background: p.background === true, detachable: true }).pipe(
+      subagents.send(p.to, p.message, Vocabulary.callerOf(caller, context), { background: p.background === true, detachable: true }).pipe(
         Effect.map((outcome) => {
           switch (outcome._tag) {
             case "Queued":
@@ -52,13 +52,13 @@ const makeSendMessageTool = (subagents: SubagentsShape, caller: ParentInfo) =>
               return { content: describeResult(outcome.result), isError: outcome.result.status !== "completed" }
           }
         }),
-        Effect.mapError((e) => new ToolError({ message: e.message }))
+        Effect.mapError((e) => new Tool.ToolError({ message: e.message }))
       )
   })
 
 /** `list_agents`: your descendants with type, status, last activity and usage. */
-const makeListAgentsTool = (subagents: SubagentsShape, caller: ParentInfo) =>
-  defineTool({
+const makeListAgentsTool = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo) =>
+  Tool.defineTool({
     name: "list_agents",
     description: "List your subagents (and theirs): handle, type, status, last activity and token usage.",
     parameters: ListAgentsParams,
@@ -81,7 +81,7 @@ export interface AgentTypeListing {
  * Every agent type of the caller's context (fixed and created at runtime), each with whether
  * the caller may delegate to it: its `subagents` list must allow it, and a backend must run it.
  */
-export const listAgentTypes = (subagents: SubagentsShape, caller: ParentInfo): Effect.Effect<ReadonlyArray<AgentTypeListing>> =>
+export const listAgentTypes = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo): Effect.Effect<ReadonlyArray<AgentTypeListing>> =>
   Effect.gen(function*() {
     const available = new Set((yield* subagents.availableTypes(caller)).map((t) => t.name))
     const backed = new Set(yield* subagents.providers.names)
@@ -102,8 +102,8 @@ export const listAgentTypes = (subagents: SubagentsShape, caller: ParentInfo): E
  * `subagent` tool, with what each is for — and the ones it may not use, with why. Unlike
  * `list_agents`, which lists child instances, this lists types.
  */
-const makeAgentsListTool = (subagents: SubagentsShape, caller: ParentInfo) =>
-  defineTool({
+const makeAgentsListTool = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo) =>
+  Tool.defineTool({
     name: "agents_list",
     description: "List the agent types you can delegate to with the subagent tool, with what each is for, and the " +
       "types you may not use. (list_agents lists the subagents you already started.)",
@@ -119,8 +119,8 @@ const makeAgentsListTool = (subagents: SubagentsShape, caller: ParentInfo) =>
   })
 
 /** `wait`: blocks until background subagents finish (or the timeout), so a model never polls. */
-const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
-  defineTool({
+const makeWaitTool = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo) =>
+  Tool.defineTool({
     name: "wait",
     description: "Wait until your background subagents finish (all of them, or the given handles), up to a timeout, " +
       "and get their results. Use this instead of polling.",
@@ -134,7 +134,7 @@ const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
               "output" in o ? describeResult(o) : `${describeDescriptor(o)}${o.status === "running" || o.status === "queued" ? " (still not finished)" : ""}`
             ).join("\n\n---\n\n")
         ),
-        Effect.mapError((e) => new ToolError({ message: e.message }))
+        Effect.mapError((e) => new Tool.ToolError({ message: e.message }))
       )
   })
 
@@ -142,8 +142,8 @@ const makeWaitTool = (subagents: SubagentsShape, caller: ParentInfo) =>
 export const CONTROL_TOOL_NAMES: ReadonlyArray<string> = ["send_message", "list_agents", "agents_list", "wait", "sessions_history"]
 
 /** `send_message`, `list_agents`, `agents_list`, `wait` and `sessions_history` for `caller`, over the `Subagents` of its context. */
-export const makeControlTools = (caller: ParentInfo) =>
+export const make = (caller: Vocabulary.ParentInfo) =>
   Effect.gen(function*() {
-    const subagents = yield* Subagents
+    const subagents = yield* Subagents.Subagents
     return [makeSendMessageTool(subagents, caller), makeListAgentsTool(subagents, caller), makeAgentsListTool(subagents, caller), makeWaitTool(subagents, caller), makeHistoryTool(subagents, caller)]
   })

@@ -1,6 +1,6 @@
-import { MAX_SYSTEM_PROMPT_CHARS, validateAgentName } from "@dsh/agent"
-import { type ParentInfo, Subagents } from "@dsh/subagent"
-import { defineTool, ToolError } from "@dsh/tools"
+import { AgentName } from "@dsh/agent"
+import { Subagents, type Vocabulary } from "@dsh/subagent"
+import { Tool } from "@dsh/tools"
 import { Clock, Effect } from "effect"
 import * as z from "zod"
 
@@ -33,7 +33,7 @@ const UpdateParams = z.object({
 })
 const DeleteParams = z.object({ name: z.string().describe("The created agent type") })
 
-const fail = (message: string) => Effect.fail(new ToolError({ message }))
+const fail = (message: string) => Effect.fail(new Tool.ToolError({ message }))
 
 /** The first sentence of a prompt (or its first line), bounded: the description when none is given. */
 export const firstSentence = (text: string): string => {
@@ -46,8 +46,8 @@ export const firstSentence = (text: string): string => {
 const checkPrompt = (systemPrompt: string, description: string) =>
   systemPrompt.trim() === ""
     ? fail("system_prompt is empty")
-    : systemPrompt.length > MAX_SYSTEM_PROMPT_CHARS
-    ? fail(`systemPrompt is ${systemPrompt.length} characters; the limit is ${MAX_SYSTEM_PROMPT_CHARS}`)
+    : systemPrompt.length > AgentName.MAX_SYSTEM_PROMPT_CHARS
+    ? fail(`systemPrompt is ${systemPrompt.length} characters; the limit is ${AgentName.MAX_SYSTEM_PROMPT_CHARS}`)
     : description.trim() === ""
     ? fail("description is empty: say what this agent is for")
     : description.length > MAX_DESCRIPTION_CHARS
@@ -64,7 +64,7 @@ const narrowTools = (requested: ReadonlyArray<string> | undefined, creator: Read
 }
 
 const persisted = <A, E extends { readonly message: string }>(effect: Effect.Effect<A, E>) =>
-  effect.pipe(Effect.mapError((e) => new ToolError({ message: `could not save the session's agent types: ${e.message}` })))
+  effect.pipe(Effect.mapError((e) => new Tool.ToolError({ message: `could not save the session's agent types: ${e.message}` })))
 
 /**
  * `create_subagent {name, system_prompt, description?, tools?}` (and `update_subagent`,
@@ -72,12 +72,12 @@ const persisted = <A, E extends { readonly message: string }>(effect: Effect.Eff
  * at once (the next `subagent` call can use it), persisted with the session and restored when
  * it is loaded. Names are validated and never clash with an existing type.
  */
-export const makeCreateSubagentTools = (parent: ParentInfo, options: CreateSubagentOptions) =>
+export const make = (parent: Vocabulary.ParentInfo, options: CreateSubagentOptions) =>
   Effect.gen(function*() {
-    return createTools(yield* Subagents, parent, options)
+    return createTools(yield* Subagents.Subagents, parent, options)
   })
 
-const createTools = (subagents: Subagents["Service"], parent: ParentInfo, options: CreateSubagentOptions) => {
+const createTools = (subagents: Subagents.Subagents["Service"], parent: Vocabulary.ParentInfo, options: CreateSubagentOptions) => {
   const dynamic = subagents.tree.dynamicTypes
   const mineOnly = (name: string) =>
     Effect.suspend(() => {
@@ -86,7 +86,7 @@ const createTools = (subagents: Subagents["Service"], parent: ParentInfo, option
         ? fail(`"${name}" is not an agent created in this session; created: ${dynamic.all().map((d) => d.name).join(", ") || "(none)"}`)
         : Effect.succeed(spec)
     })
-  const create = defineTool({
+  const create = Tool.defineTool({
     name: "create_subagent",
     description: "Create a new agent type for delegation: a name and its system prompt (optionally what it is for, " +
       "and the subset of your tools it may use). It can be used by the subagent tool right away and stays for the session.",
@@ -94,7 +94,7 @@ const createTools = (subagents: Subagents["Service"], parent: ParentInfo, option
     summarize: (p) => `create ${p.name}`,
     execute: (p) =>
       Effect.gen(function*() {
-        const invalid = validateAgentName(p.name)
+        const invalid = AgentName.validateAgentName(p.name)
         if (invalid !== undefined) return yield* fail(invalid)
         const systemPrompt = p.system_prompt ?? p.systemPrompt
         if (systemPrompt === undefined) return yield* fail("system_prompt is required: the new agent's role, limits and output format")
@@ -116,7 +116,7 @@ const createTools = (subagents: Subagents["Service"], parent: ParentInfo, option
         return `Subagent '${p.name}' created successfully.\nAvailable subagents: ${available.join(", ")}`
       })
   })
-  const update = defineTool({
+  const update = Tool.defineTool({
     name: "update_subagent",
     description: "Change an agent type you created in this session: its description, system prompt or tools.",
     parameters: UpdateParams,
@@ -131,7 +131,7 @@ const createTools = (subagents: Subagents["Service"], parent: ParentInfo, option
         return `Updated agent type "${p.name}".`
       })
   })
-  const remove = defineTool({
+  const remove = Tool.defineTool({
     name: "delete_subagent",
     description: "Delete an agent type you created in this session. Existing children of that type stay as they are.",
     parameters: DeleteParams,

@@ -1,6 +1,6 @@
 import type { AgentDefinition } from "@dsh/agent"
-import type { AgentType, Subagents } from "@dsh/subagent"
-import type { ToolKind } from "@dsh/tools"
+import type { Subagents, Vocabulary } from "@dsh/subagent"
+import type { PermissionSubject } from "@dsh/tools"
 
 /**
  * Tools that change nothing outside the child's own context: reading and searching, and the
@@ -16,7 +16,7 @@ export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
 const FOREIGN_PROVIDERS: ReadonlySet<string> = new Set(["acp", "a2a"])
 
 /** Whether a definition's tools (after `disallowedTools`) are all read-only. No list means every tool. */
-const readOnly = (definition: Pick<AgentDefinition, "tools" | "disallowedTools">): boolean => {
+const readOnly = (definition: Pick<AgentDefinition.AgentDefinition, "tools" | "disallowedTools">): boolean => {
   if (definition.tools === undefined || definition.tools.includes("*")) return false
   const denied = new Set(definition.disallowedTools ?? [])
   return definition.tools.filter((t) => !denied.has(t)).every((t) => READ_ONLY_TOOLS.has(t))
@@ -28,7 +28,7 @@ const readOnly = (definition: Pick<AgentDefinition, "tools" | "disallowedTools">
  * another vendor's agent (`acp:<vendor>`), so the default mode asks, and an `allow` rule such
  * as `subagent(coder)` (or `--yolo`) lets it through.
  */
-export const delegationKind = (type: AgentType): ToolKind =>
+export const delegationKind = (type: Vocabulary.AgentType): PermissionSubject.ToolKind =>
   FOREIGN_PROVIDERS.has(type.provider) ? "other" : readOnly(type.definition) ? "read" : "other"
 
 /**
@@ -36,7 +36,7 @@ export const delegationKind = (type: AgentType): ToolKind =>
  * was made) or created since (`create_subagent`). A name that resolves to nothing is `read`: the
  * service refuses it anyway, with the list of types the model can use.
  */
-export const delegationKindOf = (subagents: Subagents["Service"], types: ReadonlyArray<AgentType>) => (name: string): ToolKind => {
+export const delegationKindOf = (subagents: Subagents.Subagents["Service"], types: ReadonlyArray<Vocabulary.AgentType>) => (name: string): PermissionSubject.ToolKind => {
   const fixed = types.find((t) => t.name === name)
   if (fixed !== undefined) return delegationKind(fixed)
   const created = subagents.tree.dynamicTypes.get(name)

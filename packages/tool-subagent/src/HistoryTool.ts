@@ -1,6 +1,6 @@
-import { type ParentInfo, type SubagentDescriptor, type SubagentsShape } from "@dsh/subagent"
-import type { WireRecord } from "@dsh/core"
-import { defineTool, ToolError } from "@dsh/tools"
+import { type Records, type Subagents, type Vocabulary } from "@dsh/subagent"
+import type { Events } from "@dsh/core"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -23,7 +23,7 @@ const HistoryParams = z.object({
 const clip = (text: string) => (text.length > CLIP ? `${text.slice(0, CLIP)}… (${text.length - CLIP} more characters)` : text)
 
 /** One transcript record as a line, or undefined for records a reader of the history does not need. */
-const lineOf = (r: WireRecord, tools: boolean): string | undefined => {
+const lineOf = (r: Events.WireRecord, tools: boolean): string | undefined => {
   switch (r.type) {
     case "message":
       if (r.message.role === "user" || (r.message.role === "assistant" && r.message.content !== "")) return `${r.message.role}: ${clip(r.message.content)}`
@@ -39,11 +39,11 @@ const lineOf = (r: WireRecord, tools: boolean): string | undefined => {
   }
 }
 
-const findDescendant = (subagents: SubagentsShape, caller: ParentInfo, key: string): SubagentDescriptor | undefined =>
+const findDescendant = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo, key: string): Records.SubagentDescriptor | undefined =>
   subagents.list(caller.handle).find((d) => d.handle === key || (d.transcript !== undefined && d.transcript === key))
 
-export const makeHistoryTool = (subagents: SubagentsShape, caller: ParentInfo) =>
-  defineTool({
+export const makeHistoryTool = (subagents: Subagents.SubagentsShape, caller: Vocabulary.ParentInfo) =>
+  Tool.defineTool({
     name: "sessions_history",
     description: "Read the transcript of one of your subagents (or theirs), paged: what it was asked, what it answered " +
       "and, with tools: true, its tool calls. Give its handle or the transcript path from its announcement.",
@@ -52,12 +52,12 @@ export const makeHistoryTool = (subagents: SubagentsShape, caller: ParentInfo) =
     execute: (p) =>
       Effect.gen(function*() {
         const d = findDescendant(subagents, caller, p.handle.trim())
-        if (d === undefined) return yield* new ToolError({ message: `${p.handle} is not one of your subagents (list_agents lists them)` })
+        if (d === undefined) return yield* new Tool.ToolError({ message: `${p.handle} is not one of your subagents (list_agents lists them)` })
         const { tree } = subagents
         const store = tree.session === undefined
           ? tree.memoryStores.get(d.handle)
-          : yield* tree.session.child(d.handle).pipe(Effect.mapError((e) => new ToolError({ message: `cannot open ${d.handle}'s transcript: ${e.message}` })))
-        const { records } = yield* store.transcript.read.pipe(Effect.mapError((e) => new ToolError({ message: `cannot read ${d.handle}'s transcript: ${e.message}` })))
+          : yield* tree.session.child(d.handle).pipe(Effect.mapError((e) => new Tool.ToolError({ message: `cannot open ${d.handle}'s transcript: ${e.message}` })))
+        const { records } = yield* store.transcript.read.pipe(Effect.mapError((e) => new Tool.ToolError({ message: `cannot read ${d.handle}'s transcript: ${e.message}` })))
         const lines = records.flatMap((r) => lineOf(r, p.tools) ?? [])
         const page = lines.slice(p.offset, p.offset + p.limit)
         const head = `${d.handle} (${d.agent}) is ${d.status}; entries ${page.length === 0 ? 0 : p.offset + 1}–${p.offset + page.length} of ${lines.length}` +

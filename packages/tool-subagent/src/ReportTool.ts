@@ -1,5 +1,5 @@
-import type { ReportedResult } from "@dsh/subagent"
-import { defineTool, ToolError } from "@dsh/tools"
+import type { Vocabulary } from "@dsh/subagent"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -31,8 +31,8 @@ const PLAIN_PARAMETERS = z.object({ result: RESULT, json: z.unknown().optional()
  * final message is its result. When the parent asked for a JSON Schema, `json` is required
  * and validated; a mismatch is an error result the child can fix.
  */
-export const makeReportTool = (options: {
-  readonly report: (result: ReportedResult) => Effect.Effect<void, string>
+export const make = (options: {
+  readonly report: (result: Vocabulary.ReportedResult) => Effect.Effect<void, string>
   readonly resultSchema?: Readonly<Record<string, unknown>> | undefined
 }) => {
   const schema = options.resultSchema === undefined ? undefined : z.fromJSONSchema(options.resultSchema as Parameters<typeof z.fromJSONSchema>[0])
@@ -41,7 +41,7 @@ export const makeReportTool = (options: {
   const parameters = shown === undefined
     ? PLAIN_PARAMETERS
     : z.object({ result: RESULT, json: z.unknown().optional().meta({ ...shown, description: "The structured result, matching the parent's JSON Schema (required)" }) })
-  return defineTool({
+  return Tool.defineTool({
     name: REPORT_TOOL_NAME,
     description: "Hand your result to the agent that delegated this task. Use it when the task is done (or you " +
       "need to report progress); you may be sent further messages afterwards, with your context intact." +
@@ -50,12 +50,12 @@ export const makeReportTool = (options: {
     execute: (params) =>
       Effect.gen(function*() {
         if (schema !== undefined) {
-          if (params.json === undefined) return yield* new ToolError({ message: "this parent asked for a structured result: pass `json`" })
+          if (params.json === undefined) return yield* new Tool.ToolError({ message: "this parent asked for a structured result: pass `json`" })
           const checked = schema.safeParse(params.json)
-          if (!checked.success) return yield* new ToolError({ message: `json does not match the requested schema: ${issuesOf(checked.error)}` })
+          if (!checked.success) return yield* new Tool.ToolError({ message: `json does not match the requested schema: ${issuesOf(checked.error)}` })
         }
         yield* options.report({ text: params.result, ...(params.json === undefined ? {} : { json: params.json }) }).pipe(
-          Effect.mapError((message) => new ToolError({ message }))
+          Effect.mapError((message) => new Tool.ToolError({ message }))
         )
         return "Reported to the parent. You may stop here; you can be continued later."
       })

@@ -1,5 +1,5 @@
-import { type AgentType, callerOf, type ParentInfo, reportedJsonOf, type SubagentError, type SubagentResult, Subagents } from "@dsh/subagent"
-import { DEFAULT_MAX_OUTPUT_CHARS, defineTool, ToolError, type ToolKind, type ToolOutput } from "@dsh/tools"
+import { type Records, ReportedOutput, type SubagentError, Subagents, Vocabulary } from "@dsh/subagent"
+import { type PermissionSubject, Tool, Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { delegationKindOf } from "./DelegationPermission.ts"
@@ -9,16 +9,16 @@ export const SUBAGENT_TOOL_NAME = "subagent"
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`
 
 /** The status line appended to every child result: enough to continue or inspect the child. */
-export const statusLine = (r: SubagentResult): string =>
+export const statusLine = (r: Records.SubagentResult): string =>
   `[subagent ${r.handle} (${r.agent}) · ${r.status} · ${r.usage.totalTokens} tokens · ${seconds(r.durationMs)}` +
   `${r.cost === undefined ? "" : ` · $${r.cost.toFixed(4)}`}]`
 
-export const formatResult = (r: SubagentResult): string => {
+export const formatResult = (r: Records.SubagentResult): string => {
   const body = r.output.trim() === "" ? "(the child returned no text)" : r.output
   const notes = r.notes === undefined ? "" : `\nNotes: ${r.notes}`
   const tail = `\n\n${statusLine(r)}${notes}`
   // The status and the notes (why a run failed) must survive the tool output's truncation: a long body is cut first.
-  const room = DEFAULT_MAX_OUTPUT_CHARS - tail.length - 100
+  const room = Toolbox.DEFAULT_MAX_OUTPUT_CHARS - tail.length - 100
   const cut = body.length <= room ? body : `${body.slice(0, Math.max(0, room))}\n… [${body.length - room} more characters of the result]`
   return `${cut}${tail}`
 }
@@ -69,8 +69,8 @@ const unusableSchema = (schema: Readonly<Record<string, unknown>>): string | und
  * A structured child's result: its reported JSON under `result`, with its handle, status and
  * text; an error result when it ended without reporting JSON.
  */
-export const structuredResult = (r: SubagentResult): ToolOutput => {
-  const reported = r.status === "completed" ? reportedJsonOf(r.output) : { found: false as const }
+export const structuredResult = (r: Records.SubagentResult): Tool.ToolOutput => {
+  const reported = r.status === "completed" ? ReportedOutput.reportedJsonOf(r.output) : { found: false as const }
   if (!reported.found) return { content: `${formatResult(r)}
 The child did not report a structured result (report with json).`, isError: true }
   const at = r.output.lastIndexOf("\n\n")
@@ -79,19 +79,19 @@ The child did not report a structured result (report with json).`, isError: true
 }
 
 /** The types offered, one line each, for a delegation tool's description. */
-export const describeTypes = (types: ReadonlyArray<AgentType>): string =>
+export const describeTypes = (types: ReadonlyArray<Vocabulary.AgentType>): string =>
   types.map((t) => `- ${t.name}: ${t.description}${t.definition.whenToUse ? ` (${t.definition.whenToUse})` : ""}`).join("\n")
 
 /** The type a delegation names none uses: `coder` when offered, else the first offered. */
-export const defaultTypeOf = (types: ReadonlyArray<AgentType>): string =>
+export const defaultTypeOf = (types: ReadonlyArray<Vocabulary.AgentType>): string =>
   types.some((t) => t.name === "coder") ? "coder" : types[0]?.name ?? "coder"
 
 /** What a delegation tool of `parent` offers: its context's service, the types it may use, the default and each one's permission kind. */
-export const delegationOffer = (parent: ParentInfo) =>
+export const delegationOffer = (parent: Vocabulary.ParentInfo) =>
   Effect.gen(function*() {
-    const subagents = yield* Subagents
+    const subagents = yield* Subagents.Subagents
     const types = yield* subagents.availableTypes(parent)
-    const kindOf: (name: string) => ToolKind = delegationKindOf(subagents, types)
+    const kindOf: (name: string) => PermissionSubject.ToolKind = delegationKindOf(subagents, types)
     return { subagents, types, defaultType: defaultTypeOf(types), kindOf }
   })
 
@@ -100,10 +100,10 @@ export const delegationOffer = (parent: ParentInfo) =>
  * only the types this context can run and this parent may use; refusals come back as results
  * the model can act on. Several calls in one response run in parallel (through the tree's lane).
  */
-export const makeSubagentTool = (parent: ParentInfo) =>
+export const make = (parent: Vocabulary.ParentInfo) =>
   Effect.gen(function*() {
     const { subagents, types, defaultType, kindOf } = yield* delegationOffer(parent)
-    return defineTool({
+    return Tool.defineTool({
       name: SUBAGENT_TOOL_NAME,
       description: "Delegate a focused task to a child agent that works in its own, isolated context and returns only its " +
         "final result. The child sees nothing of this conversation: put everything it needs in the prompt. Several " +
@@ -127,11 +127,11 @@ export const makeSubagentTool = (parent: ParentInfo) =>
           isolation: p.isolation
         }
         const unusable = p.resultSchema === undefined ? undefined : unusableSchema(p.resultSchema)
-        if (unusable !== undefined) return Effect.fail(new ToolError({ message: `resultSchema is not a JSON Schema the child can report against: ${unusable}` }))
-        const caller = callerOf(parent, context)
-        const run: Effect.Effect<ToolOutput, SubagentError> = p.background === true
+        if (unusable !== undefined) return Effect.fail(new Tool.ToolError({ message: `resultSchema is not a JSON Schema the child can report against: ${unusable}` }))
+        const caller = Vocabulary.callerOf(parent, context)
+        const run: Effect.Effect<Tool.ToolOutput, SubagentError.SubagentError> = p.background === true
           ? subagents.spawnBackground(request, caller).pipe(Effect.map((accepted) => ({ content: JSON.stringify(accepted) })))
-          : subagents.spawnDetachable(request, caller).pipe(Effect.map((r): ToolOutput =>
+          : subagents.spawnDetachable(request, caller).pipe(Effect.map((r): Tool.ToolOutput =>
             r.status === "accepted"
               // Moved to the background while it ran (Ctrl+B, detachChild): announced when it ends.
               ? { content: JSON.stringify({ ...r, note: "moved to the background by the user; its outcome is announced to you when it ends" }) }
@@ -139,7 +139,7 @@ export const makeSubagentTool = (parent: ParentInfo) =>
               ? structuredResult(r)
               : { content: formatResult(r), isError: r.status !== "completed" }
           ))
-        return run.pipe(Effect.mapError((e) => new ToolError({ message: e.message })))
+        return run.pipe(Effect.mapError((e) => new Tool.ToolError({ message: e.message })))
       }
     })
   })

@@ -1,5 +1,5 @@
-import { type BatchEntry, callerOf, type ParentInfo, type SpawnRequest } from "@dsh/subagent"
-import { defineTool, ToolError } from "@dsh/tools"
+import { type Subagents, Vocabulary } from "@dsh/subagent"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import { z } from "zod"
 import { delegationOffer, describeTypes, runParams } from "./SubagentTool.ts"
@@ -46,7 +46,7 @@ export interface SwarmRow {
   readonly output?: string | undefined
 }
 
-const rowOf = (item: string, entry: BatchEntry): SwarmRow => {
+const rowOf = (item: string, entry: Subagents.BatchEntry): SwarmRow => {
   switch (entry._tag) {
     case "Settled": {
       const r = entry.result
@@ -106,10 +106,10 @@ export const formatSwarm = (agent: string, rows: ReadonlyArray<SwarmRow>, backgr
  * with `background: true` it returns the accepted runs at once and each outcome is announced.
  * The parent's `subagents` allow-list applies as for `subagent`.
  */
-export const makeSwarmTool = (parent: ParentInfo) =>
+export const make = (parent: Vocabulary.ParentInfo) =>
   Effect.gen(function*() {
     const { subagents, types, defaultType, kindOf } = yield* delegationOffer(parent)
-    return defineTool({
+    return Tool.defineTool({
       name: SWARM_TOOL_NAME,
       description: `Fan one task out over a list of items: a child per item (up to ${MAX_SWARM_ITEMS}), all of the same agent ` +
         "type, each working in its own isolated context on its own prompt (the template with the item filled in). They run " +
@@ -125,7 +125,7 @@ export const makeSwarmTool = (parent: ParentInfo) =>
         Effect.gen(function*() {
           const agent = p.agent ?? defaultType
           const label = p.description ?? "{{item}}"
-          const requests = p.items.map((item, i): SpawnRequest => ({
+          const requests = p.items.map((item, i): Vocabulary.SpawnRequest => ({
             prompt: renderSwarmPrompt(p.prompt, item, i + 1),
             description: oneLine(label.replaceAll("{{item}}", item).replaceAll("{{index}}", String(i + 1)), 80),
             agent,
@@ -134,8 +134,8 @@ export const makeSwarmTool = (parent: ParentInfo) =>
             timeoutSeconds: p.timeoutSeconds,
             isolation: p.isolation
           }))
-          const entries = yield* subagents.spawnAll(requests, callerOf(parent, context), { background: p.background === true, detachable: true }).pipe(
-            Effect.mapError((e) => new ToolError({ message: `swarm refused: ${e.message}` }))
+          const entries = yield* subagents.spawnAll(requests, Vocabulary.callerOf(parent, context), { background: p.background === true, detachable: true }).pipe(
+            Effect.mapError((e) => new Tool.ToolError({ message: `swarm refused: ${e.message}` }))
           )
           const rows = entries.map((entry, i) => rowOf(p.items[i]!, entry))
           const anyDone = rows.some((r) => r.status === "completed" || r.status === "accepted")

@@ -4,9 +4,9 @@
  * `sessions_history` (control over unique child handles), and the child-scoped `report` return
  * channel of continuable children.
  */
-export * from "./SubagentTool.ts"
-export * from "./SwarmTool.ts"
-export * from "./CreateSubagentTools.ts"
-export * from "./DelegationPermission.ts"
-export * from "./ControlTools.ts"
-export * from "./ReportTool.ts"
+export * as ControlTools from "./ControlTools.ts"
+export * as CreateSubagentTools from "./CreateSubagentTools.ts"
+export * as DelegationPermission from "./DelegationPermission.ts"
+export * as ReportTool from "./ReportTool.ts"
+export * as SubagentTool from "./SubagentTool.ts"
+export * as SwarmTool from "./SwarmTool.ts"

@@ -1,18 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
-import { makeFixtureProvider, testParent, testType } from "@dsh/subagent/testing"
-import { makeToolbox } from "@dsh/tools"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
-import { firstSentence, makeCreateSubagentTools } from "../src/index.ts"
+import { CreateSubagentTools } from "../src/index.ts"
 
 /** `create_subagent` over fixed types `coder` and `explore`, with no session on disk. */
 const setup = Effect.gen(function*() {
-  const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-  const subagents = yield* makeSubagents({ tree, providers: [makeFixtureProvider({ reply: () => ({ output: "ok" }) })], types: [testType("coder"), testType("explore")] })
-  const parent: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp" })
-  const tools = yield* makeCreateSubagentTools(parent, { creatorTools: ["Read", "Grep"] }).pipe(Effect.provideService(Subagents, subagents))
-  return { toolbox: makeToolbox({ tools }), tree }
+  const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+  const subagents = yield* Subagents.make({ tree, providers: [FixtureProvider.make({ reply: () => ({ output: "ok" }) })], types: [Fixtures.testType("coder"), Fixtures.testType("explore")] })
+  const parent: Vocabulary.ParentInfo = Fixtures.testParent(ScriptedModel.make({ rules: [] }), { cwd: "/tmp" })
+  const tools = yield* CreateSubagentTools.make(parent, { creatorTools: ["Read", "Grep"] }).pipe(Effect.provideService(Subagents.Subagents, subagents))
+  return { toolbox: Toolbox.make({ tools }), tree }
 })
 
 const call = (args: unknown) => ({ id: "c1", name: "create_subagent", arguments: JSON.stringify(args) })
@@ -50,8 +50,8 @@ describe("create_subagent (the seed's CreateSubagent)", () => {
     }).pipe(Effect.scoped))
 
   it("derives a description from the first sentence or line", () => {
-    assert.strictEqual(firstSentence("Reviews SQL! Then more."), "Reviews SQL!")
-    assert.strictEqual(firstSentence("  one line\nsecond"), "one line")
-    assert.strictEqual(firstSentence("version 1.2 is fine"), "version 1.2 is fine")
+    assert.strictEqual(CreateSubagentTools.firstSentence("Reviews SQL! Then more."), "Reviews SQL!")
+    assert.strictEqual(CreateSubagentTools.firstSentence("  one line\nsecond"), "one line")
+    assert.strictEqual(CreateSubagentTools.firstSentence("version 1.2 is fine"), "version 1.2 is fine")
   })
 })

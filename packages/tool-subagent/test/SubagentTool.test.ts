@@ -1,16 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
-import { makeFixtureProvider, testDefinition, testParent, testType } from "@dsh/subagent/testing"
-import { makeToolbox } from "@dsh/tools"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
-import { makeSubagentTool } from "../src/index.ts"
+import { SubagentTool } from "../src/index.ts"
 
 
 /** The subagent tool with no model and no child: the fixture provider stands in. */
 const setup = (allowedTypes?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const fixture = makeFixtureProvider({
+    const fixture = FixtureProvider.make({
       reply: ({ prompt }) =>
         prompt.includes("hang")
           ? { hang: true }
@@ -20,19 +20,19 @@ const setup = (allowedTypes?: ReadonlyArray<string>) =>
           ? { output: "Found them.\n\n{\"files\":[\"a.ts\"]}" }
           : { output: `did: ${prompt}`, tokens: 12 }
     })
-    const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-    const subagents = yield* makeSubagents({
+    const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const subagents = yield* Subagents.make({
       tree,
       providers: [fixture],
       types: [
-        { ...testType("coder"), description: "writes code" },
-        { ...testType("explore"), description: "reads code" }
+        { ...Fixtures.testType("coder"), description: "writes code" },
+        { ...Fixtures.testType("explore"), description: "reads code" }
       ]
     })
     // The parent's definition decides what it may delegate to (its `subagents`).
-    const parent: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp", definition: testDefinition("main", { subagents: allowedTypes }) })
-    const tool = yield* makeSubagentTool(parent).pipe(Effect.provideService(Subagents, subagents))
-    return { toolbox: makeToolbox({ tools: [tool] }), fixture, tool, tree }
+    const parent: Vocabulary.ParentInfo = Fixtures.testParent(ScriptedModel.make({ rules: [] }), { cwd: "/tmp", definition: Fixtures.testDefinition("main", { subagents: allowedTypes }) })
+    const tool = yield* SubagentTool.make(parent).pipe(Effect.provideService(Subagents.Subagents, subagents))
+    return { toolbox: Toolbox.make({ tools: [tool] }), fixture, tool, tree }
   })
 
 const call = (args: unknown) => ({ id: "c1", name: "subagent", arguments: JSON.stringify(args) })

@@ -1,27 +1,27 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeUsage } from "@dsh/core"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo, type SubagentLimitsInput, type SubagentProvider, Subagents } from "@dsh/subagent"
-import { makeFixtureProvider, testDefinition, testParent, testType } from "@dsh/subagent/testing"
-import { makeToolbox } from "@dsh/tools"
+import { Usage } from "@dsh/core"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { type Limits, Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Toolbox } from "@dsh/tools"
 import { Deferred, Effect, Fiber } from "effect"
-import { makeSwarmTool, MAX_SWARM_ITEMS, renderSwarmPrompt } from "../src/index.ts"
+import { SwarmTool } from "../src/index.ts"
 
 /** The swarm tool over the fixture provider: `bad` items fail, `hang` items never end. */
-const setup = (options: { readonly allowed?: ReadonlyArray<string>; readonly limits?: SubagentLimitsInput; readonly providers?: ReadonlyArray<SubagentProvider> } = {}) =>
+const setup = (options: { readonly allowed?: ReadonlyArray<string>; readonly limits?: Limits.SubagentLimitsInput; readonly providers?: ReadonlyArray<Vocabulary.SubagentProvider> } = {}) =>
   Effect.gen(function*() {
-    const fixture = makeFixtureProvider({
+    const fixture = FixtureProvider.make({
       reply: ({ prompt }) => (prompt.includes("bad") ? { output: "", status: "failed", notes: `cannot review ${prompt.split(" ").at(-1)}` } : { output: `reviewed ${prompt.split(" ").at(-1)}\nsecond line`, tokens: 5 })
     })
-    const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }), limits: options.limits })
-    const subagents = yield* makeSubagents({
+    const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }), limits: options.limits })
+    const subagents = yield* Subagents.make({
       tree,
       providers: [fixture, ...(options.providers ?? [])],
-      types: [testType("reviewer"), testType("explore"), testType("gated", "gated")]
+      types: [Fixtures.testType("reviewer"), Fixtures.testType("explore"), Fixtures.testType("gated", "gated")]
     })
-    const parent: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp", definition: testDefinition("main", { subagents: options.allowed }) })
-    const tool = yield* makeSwarmTool(parent).pipe(Effect.provideService(Subagents, subagents))
-    return { toolbox: makeToolbox({ tools: [tool] }), fixture, tree, subagents }
+    const parent: Vocabulary.ParentInfo = Fixtures.testParent(ScriptedModel.make({ rules: [] }), { cwd: "/tmp", definition: Fixtures.testDefinition("main", { subagents: options.allowed }) })
+    const tool = yield* SwarmTool.make(parent).pipe(Effect.provideService(Subagents.Subagents, subagents))
+    return { toolbox: Toolbox.make({ tools: [tool] }), fixture, tree, subagents }
   })
 
 const swarm = (args: unknown) => ({ id: "s1", name: "swarm", arguments: JSON.stringify(args) })
@@ -29,8 +29,8 @@ const ctx = { cwd: "/tmp", agent: "main" }
 
 describe("the swarm tool", () => {
   it("fills {{item}} and {{index}}, or appends the item", () => {
-    assert.strictEqual(renderSwarmPrompt("review {{item}} ({{index}})", "a.ts", 3), "review a.ts (3)")
-    assert.strictEqual(renderSwarmPrompt("review this file", "a.ts", 1), "review this file\n\na.ts")
+    assert.strictEqual(SwarmTool.renderSwarmPrompt("review {{item}} ({{index}})", "a.ts", 3), "review a.ts (3)")
+    assert.strictEqual(SwarmTool.renderSwarmPrompt("review this file", "a.ts", 1), "review this file\n\na.ts")
   })
 
   it.effect("runs one child per item and returns the table when all settle; failures are listed; children stay continuable", () =>
@@ -68,12 +68,12 @@ describe("the swarm tool", () => {
       assert.strictEqual(yield* limited.tree.childCapacity, 0)
     }).pipe(Effect.scoped))
 
-  it.effect(`takes 1 to ${MAX_SWARM_ITEMS} items`, () =>
+  it.effect(`takes 1 to ${SwarmTool.MAX_SWARM_ITEMS} items`, () =>
     Effect.gen(function*() {
       const { toolbox } = yield* setup()
       const none = yield* toolbox.execute(swarm({ prompt: "x", items: [] }), ctx)
       assert.include(none.content, "invalid arguments for swarm")
-      const many = yield* toolbox.execute(swarm({ prompt: "x", items: Array.from({ length: MAX_SWARM_ITEMS + 1 }, (_, i) => `i${i}`) }), ctx)
+      const many = yield* toolbox.execute(swarm({ prompt: "x", items: Array.from({ length: SwarmTool.MAX_SWARM_ITEMS + 1 }, (_, i) => `i${i}`) }), ctx)
       assert.include(many.content, "invalid arguments for swarm")
     }).pipe(Effect.scoped))
 
@@ -83,7 +83,7 @@ describe("the swarm tool", () => {
       let running = 0
       let most = 0
       let started = 0
-      const gated: SubagentProvider = {
+      const gated: Vocabulary.SubagentProvider = {
         specificationVersion: "v1",
         name: "gated",
         description: "waits for the gate",
@@ -93,7 +93,7 @@ describe("the swarm tool", () => {
             most = Math.max(most, ++running)
             yield* Deferred.await(gate)
             running--
-            return { status: "completed", output: "done", usage: makeUsage(1, 1) }
+            return { status: "completed", output: "done", usage: Usage.make(1, 1) }
           })
       }
       const { toolbox } = yield* setup({ limits: { maxConcurrent: 2 }, providers: [gated] })

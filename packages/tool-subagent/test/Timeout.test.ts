@@ -1,20 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, Subagents } from "@dsh/subagent"
-import { makeFixtureProvider, testParent, testType } from "@dsh/subagent/testing"
-import { makeToolbox } from "@dsh/tools"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree } from "@dsh/subagent"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Toolbox } from "@dsh/tools"
 import { Effect, Exit, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { makeSubagentTool } from "../src/index.ts"
+import { SubagentTool } from "../src/index.ts"
 
 // Seed: openclaw-sub-agents, "工具参数": `runTimeoutSeconds` defaults to 0 — no timeout; set, the
 // run is stopped after N seconds. dsh keeps its tree default (`[limits] timeout_seconds`), and a
 // call's 0 lifts it.
 const setup = Effect.gen(function*() {
-  const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }), limits: { timeoutSeconds: 1 } })
-  const subagents = yield* makeSubagents({ tree, providers: [makeFixtureProvider({ reply: () => ({ hang: true }) })], types: [testType("explore")] })
-  const tool = yield* makeSubagentTool(testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp" })).pipe(Effect.provideService(Subagents, subagents))
-  return makeToolbox({ tools: [tool] })
+  const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }), limits: { timeoutSeconds: 1 } })
+  const subagents = yield* Subagents.make({ tree, providers: [FixtureProvider.make({ reply: () => ({ hang: true }) })], types: [Fixtures.testType("explore")] })
+  const tool = yield* SubagentTool.make(Fixtures.testParent(ScriptedModel.make({ rules: [] }), { cwd: "/tmp" })).pipe(Effect.provideService(Subagents.Subagents, subagents))
+  return Toolbox.make({ tools: [tool] })
 })
 
 const call = (timeoutSeconds?: number) => ({

@@ -1,28 +1,28 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
-import { makeFixtureProvider, testDefinition, testParent, testType } from "@dsh/subagent/testing"
-import { makeToolbox } from "@dsh/tools"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
-import { makeControlTools } from "../src/index.ts"
+import { ControlTools } from "../src/index.ts"
 
 // Seed: openclaw-sub-agents, "发现": `agents_list` shows the agent ids the caller may currently
 // use with sessions_spawn. dsh's types, each with its description and whether the caller may use it.
 const setup = (allowed?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-    const subagents = yield* makeSubagents({
+    const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+    const subagents = yield* Subagents.make({
       tree,
-      providers: [makeFixtureProvider({ reply: () => ({ output: "ok" }) })],
+      providers: [FixtureProvider.make({ reply: () => ({ output: "ok" }) })],
       types: [
-        { ...testType("coder"), description: "writes code" },
-        { ...testType("explore"), description: "reads code" },
-        { ...testType("acp:codex", "acp"), description: "another vendor's agent" }
+        { ...Fixtures.testType("coder"), description: "writes code" },
+        { ...Fixtures.testType("explore"), description: "reads code" },
+        { ...Fixtures.testType("acp:codex", "acp"), description: "another vendor's agent" }
       ]
     })
-    const main: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp", definition: testDefinition("main", { subagents: allowed }) })
-    const tools = yield* makeControlTools(main).pipe(Effect.provideService(Subagents, subagents))
-    return makeToolbox({ tools })
+    const main: Vocabulary.ParentInfo = Fixtures.testParent(ScriptedModel.make({ rules: [] }), { cwd: "/tmp", definition: Fixtures.testDefinition("main", { subagents: allowed }) })
+    const tools = yield* ControlTools.make(main).pipe(Effect.provideService(Subagents.Subagents, subagents))
+    return Toolbox.make({ tools })
   })
 const call = { id: "a", name: "agents_list", arguments: "{}" }
 const ctx = { cwd: "/tmp", agent: "main" }

@@ -1,18 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import { makeScriptedModel } from "@dsh/llm-scripted"
-import { makeSubagents, makeSubagentTree, type ParentInfo, Subagents } from "@dsh/subagent"
-import { makeFixtureProvider, testParent, testType } from "@dsh/subagent/testing"
-import { makeToolbox } from "@dsh/tools"
+import { ScriptedModel } from "@dsh/llm-scripted"
+import { Subagents, SubagentTree, type Vocabulary } from "@dsh/subagent"
+import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
+import { Toolbox } from "@dsh/tools"
 import { Effect, Schedule } from "effect"
-import { makeControlTools } from "../src/index.ts"
+import { ControlTools } from "../src/index.ts"
 
 const setup = Effect.gen(function*() {
-  const fixture = makeFixtureProvider({ reply: ({ prompt }) => ({ output: `did ${prompt}`, tokens: 4, delayMs: 20 }) })
-  const tree = yield* makeSubagentTree({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
-  const subagents = yield* makeSubagents({ tree, providers: [fixture], types: [testType("coder")] })
-  const main: ParentInfo = testParent(makeScriptedModel({ rules: [] }), { cwd: "/tmp" })
-  const tools = yield* makeControlTools(main).pipe(Effect.provideService(Subagents, subagents))
-  return { subagents, main, fixture, toolbox: makeToolbox({ tools }) }
+  const fixture = FixtureProvider.make({ reply: ({ prompt }) => ({ output: `did ${prompt}`, tokens: 4, delayMs: 20 }) })
+  const tree = yield* SubagentTree.make({ childContext: () => Effect.succeed({ tools: [], systemPrompt: "" }) })
+  const subagents = yield* Subagents.make({ tree, providers: [fixture], types: [Fixtures.testType("coder")] })
+  const main: Vocabulary.ParentInfo = Fixtures.testParent(ScriptedModel.make({ rules: [] }), { cwd: "/tmp" })
+  const tools = yield* ControlTools.make(main).pipe(Effect.provideService(Subagents.Subagents, subagents))
+  return { subagents, main, fixture, toolbox: Toolbox.make({ tools }) }
 })
 const ctx = { cwd: "/tmp", agent: "main" }
 const call = (name: string, args: unknown) => ({ id: name, name, arguments: JSON.stringify(args) })

@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { ReportedResult } from "@dsh/subagent"
-import { makeToolbox } from "@dsh/tools"
+import type { Vocabulary } from "@dsh/subagent"
+import { Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
-import { makeReportTool } from "../src/index.ts"
+import { ReportTool } from "../src/index.ts"
 
 const setup = (resultSchema?: Record<string, unknown>) => {
-  const reports: Array<ReportedResult> = []
-  const tool = makeReportTool({ report: (r) => Effect.sync(() => void reports.push(r)), resultSchema })
-  return { reports, toolbox: makeToolbox({ tools: [tool] }) }
+  const reports: Array<Vocabulary.ReportedResult> = []
+  const tool = ReportTool.make({ report: (r) => Effect.sync(() => void reports.push(r)), resultSchema })
+  return { reports, toolbox: Toolbox.make({ tools: [tool] }) }
 }
 const call = (args: unknown) => ({ id: "r1", name: "report", arguments: JSON.stringify(args) })
 const ctx = { cwd: "/tmp", agent: "coder-1" }

@@ -1,5 +1,5 @@
-import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
-import type { ProcessLauncherShape, RunResult, SandboxShape } from "@dsh/subprocess"
+import { Tool } from "@dsh/tools"
+import type { ProcessLauncher, Sandbox } from "@dsh/subprocess"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -15,7 +15,7 @@ const parameters = z.object({
 })
 
 /** stdout, then stderr and the exit status, labelled so the model can tell them apart. */
-const format = (result: RunResult): string => {
+const format = (result: ProcessLauncher.RunResult): string => {
   const parts: Array<string> = []
   if (result.stdout !== "") parts.push(result.stdout.replace(/\n$/, ""))
   if (result.stderr !== "") parts.push(`[stderr]\n${result.stderr.replace(/\n$/, "")}`)
@@ -38,11 +38,11 @@ export interface BashOptions {
    * unconfined. With `mode = "on"` and no working bwrap, Bash refuses and says how to install it;
    * with `auto`, the first unconfined command warns (log and a `notice` in the transcript).
    */
-  readonly sandbox?: SandboxShape | undefined
+  readonly sandbox?: Sandbox.SandboxShape | undefined
 }
 
-export const makeBashTool = (launcher: ProcessLauncherShape, options: BashOptions = {}): AnyTool =>
-  defineTool({
+export const makeBashTool = (launcher: ProcessLauncher.ProcessLauncherShape, options: BashOptions = {}): Tool.AnyTool =>
+  Tool.defineTool({
     name: "Bash",
     description: [
       "Run a shell command with bash in the working directory and return its stdout, stderr and exit code.",
@@ -73,7 +73,7 @@ export const makeBashTool = (launcher: ProcessLauncherShape, options: BashOption
           timeout: timeoutMs,
           ...(options.env === undefined ? {} : { env: options.env })
         }).pipe(
-          Effect.mapError((error) => new ToolError({ message: `could not run the command: ${error.detail}` }))
+          Effect.mapError((error) => new Tool.ToolError({ message: `could not run the command: ${error.detail}` }))
         )
         if (result.timedOut) {
           return {

@@ -1,5 +1,5 @@
-import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
-import type { ChildProcessHandle, ExitInfo, ProcessLauncherShape } from "@dsh/subprocess"
+import { Tool } from "@dsh/tools"
+import type { ProcessLauncher } from "@dsh/subprocess"
 import { Effect, Exit, Scope, Stream } from "effect"
 import * as z from "zod"
 import type { BashOptions } from "./Bash.ts"
@@ -14,11 +14,11 @@ export const BACKGROUND_MAX_COMMANDS = 16
 interface Job {
   readonly id: string
   readonly command: string
-  readonly handle: ChildProcessHandle
+  readonly handle: ProcessLauncher.ChildProcessHandle
   /** Unread output (stdout and stderr interleaved), bounded by `BACKGROUND_KEPT_BYTES`. */
   unread: Buffer
   dropped: number
-  exit: ExitInfo | undefined
+  exit: ProcessLauncher.ExitInfo | undefined
   stopped: boolean
 }
 
@@ -65,7 +65,7 @@ const idParams = z.object({ id: z.string().min(1).describe("The id BashBackgroun
  * after its background tasks settle"); a cancelled or timed-out run stops them. They run in the same sandbox as Bash and
  * permission rules see them as `Bash(<command>)`.
  */
-export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options: BashOptions = {}): ReadonlyArray<AnyTool> => {
+export const makeBackgroundShellTools = (launcher: ProcessLauncher.ProcessLauncherShape, options: BashOptions = {}): ReadonlyArray<Tool.AnyTool> => {
   // Per run, keyed by the run's scope: nothing outlives it, and one agent never sees another's ids.
   const runs = new WeakMap<Scope.Scope, RunJobs>()
   const jobsOf = (scope: Scope.Scope | undefined) => {
@@ -80,7 +80,7 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
   const noRun = { content: "Background commands need an agent run; use Bash instead.", isError: true }
   const find = (scope: Scope.Scope | undefined, id: string) => jobsOf(scope)?.jobs.get(id)
 
-  const start = defineTool({
+  const start = Tool.defineTool({
     name: "BashBackground",
     description: [
       "Start a shell command in the background (a server, a watcher, a long build) and return its id at once.",
@@ -119,7 +119,7 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
           ...(options.env === undefined ? {} : { env: options.env })
         }).pipe(
           Scope.provide(scope),
-          Effect.mapError((error) => new ToolError({ message: `could not start the command: ${error.detail}` }))
+          Effect.mapError((error) => new Tool.ToolError({ message: `could not start the command: ${error.detail}` }))
         )
         const id = `bg-${run.next++}`
         const job: Job = { id, command: params.command, handle, unread: Buffer.alloc(0), dropped: 0, exit: undefined, stopped: false }
@@ -147,7 +147,7 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
       })
   })
 
-  const output = defineTool({
+  const output = Tool.defineTool({
     name: "BashOutput",
     description: `Return what a background command wrote since the last read (at most ${BACKGROUND_READ_BYTES / 1024} KiB a call) and whether it still runs.`,
     parameters: idParams,
@@ -165,7 +165,7 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncherShape, options
       })
   })
 
-  const stop = defineTool({
+  const stop = Tool.defineTool({
     name: "BashStop",
     description: "Stop a background command and every process it started.",
     parameters: idParams,

@@ -3,12 +3,12 @@
  * the launcher in context and the write tools gated by plan mode, so a harness adds them with
  * one call instead of assembling and gating them itself.
  */
-import type { AnyTool } from "@dsh/tools"
+import { BuiltinToolNames, type Tool } from "@dsh/tools"
 import { ProcessLauncher } from "@dsh/subprocess"
 import { Effect } from "effect"
 import { type BashOptions, makeBashTool } from "./Bash.ts"
 import { makeBackgroundShellTools } from "./BashBackground.ts"
-import { makePlanMode } from "./PlanMode.ts"
+import { make as makePlanMode } from "./PlanMode.ts"
 import { makeSkillTool, type SkillRoots } from "./Skills.ts"
 import { TodoWriteTool } from "./TodoWrite.ts"
 import { EditTool } from "./Edit.ts"
@@ -17,7 +17,7 @@ import { GrepTool } from "./Grep.ts"
 import { ReadTool } from "./Read.ts"
 import { WriteTool } from "./Write.ts"
 
-export { BUILTIN_TOOL_NAMES } from "@dsh/tools"
+export const BUILTIN_TOOL_NAMES = BuiltinToolNames.BUILTIN_TOOL_NAMES
 
 /** Options of the built-in set: Bash's (environment, sandbox) and where skills are found. */
 export interface BuiltinToolsOptions extends BashOptions {
@@ -32,9 +32,9 @@ export const READ_ONLY_TOOL_NAMES = ["Read", "Glob", "Grep"] as const
  * All built-in tools, with Bash options (e.g. variables it may see); the shell tools use the
  * launcher in context. The write tools are gated by plan mode (refused while the run plans).
  */
-export const makeBuiltinToolsWith = (options: BuiltinToolsOptions): Effect.Effect<ReadonlyArray<AnyTool>, never, ProcessLauncher> =>
+export const makeWith = (options: BuiltinToolsOptions): Effect.Effect<ReadonlyArray<Tool.AnyTool>, never, ProcessLauncher.ProcessLauncher> =>
   Effect.gen(function*() {
-    const launcher = yield* ProcessLauncher
+    const launcher = yield* ProcessLauncher.ProcessLauncher
     const plan = makePlanMode()
     return plan.gate([
       ReadTool,
@@ -51,4 +51,4 @@ export const makeBuiltinToolsWith = (options: BuiltinToolsOptions): Effect.Effec
   })
 
 /** All built-in tools; the shell tools are bound to the launcher in context. */
-export const makeBuiltinTools: Effect.Effect<ReadonlyArray<AnyTool>, never, ProcessLauncher> = makeBuiltinToolsWith({})
+export const make: Effect.Effect<ReadonlyArray<Tool.AnyTool>, never, ProcessLauncher.ProcessLauncher> = makeWith({})

@@ -1,10 +1,10 @@
-import type { ProcessLauncherShape } from "@dsh/subprocess"
-import type { HookCallback, HookEventName, HookRegistration, HookResult } from "@dsh/tools"
+import type { ProcessLauncher } from "@dsh/subprocess"
+import type { Hooks } from "@dsh/tools"
 import { Effect } from "effect"
 
 /** A command hook as settings hold it (`[[hooks.<Event>]]`, Claude Code's `settings.json`). */
 export interface CommandHookSpec {
-  readonly event: HookEventName
+  readonly event: Hooks.HookEventName
   readonly matcher?: string | undefined
   /** Run with `sh -c` in the agent's working directory, the event's JSON on stdin. */
   readonly command: string
@@ -23,7 +23,7 @@ const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
  * `decision`/`reason` and `hookSpecificOutput.permissionDecision`), 2 blocks with stderr as the
  * reason, anything else is a warning.
  */
-export const readCommandOutcome = (exitCode: number | null, stdout: string, stderr: string): HookResult => {
+export const readCommandOutcome = (exitCode: number | null, stdout: string, stderr: string): Hooks.HookResult => {
   if (exitCode === 2) return { decision: "block", reason: stderr.trim(), exitCode }
   if (exitCode !== 0) {
     return { warning: `exited with ${exitCode ?? "a signal"}${stderr.trim() === "" ? "" : `: ${firstLine(stderr)}`}`, ...(exitCode === null ? {} : { exitCode }) }
@@ -53,9 +53,9 @@ export const readCommandOutcome = (exitCode: number | null, stdout: string, stde
  * A command hook on the `ProcessLauncher` seam: the process group is killed at the timeout, and
  * a timeout, a failed start or a crash is a warning.
  */
-export const commandHook = (launcher: ProcessLauncherShape, spec: CommandHookSpec): HookRegistration => {
+export const commandHook = (launcher: ProcessLauncher.ProcessLauncherShape, spec: CommandHookSpec): Hooks.HookRegistration => {
   const seconds = spec.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS
-  const run: HookCallback = (input) =>
+  const run: Hooks.HookCallback = (input) =>
     launcher.run({
       command: "sh",
       args: ["-c", spec.command],
@@ -66,10 +66,10 @@ export const commandHook = (launcher: ProcessLauncherShape, spec: CommandHookSpe
       maxOutputBytes: 256 * 1024,
       env: { DSH_HOOK_EVENT: input.hook_event_name, CLAUDE_PROJECT_DIR: input.cwd }
     }).pipe(
-      Effect.map((r): HookResult =>
+      Effect.map((r): Hooks.HookResult =>
         r.timedOut ? { warning: `timed out after ${seconds} s and was killed` } : readCommandOutcome(r.exitCode, r.stdout, r.stderr)
       ),
-      Effect.catch((e) => Effect.succeed<HookResult>({ warning: `could not run: ${e.detail}` }))
+      Effect.catch((e) => Effect.succeed<Hooks.HookResult>({ warning: `could not run: ${e.detail}` }))
     )
   return { event: spec.event, matcher: spec.matcher, name: spec.command, run }
 }

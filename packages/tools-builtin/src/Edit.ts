@@ -1,4 +1,4 @@
-import { defineTool, toolFail } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { readTextFile, writeFileAtomic } from "./internal/files.ts"
@@ -18,7 +18,7 @@ const parameters = z.object({
 /** Non-overlapping occurrences, the way split/join will replace them. */
 const countOccurrences = (text: string, needle: string): number => text.split(needle).length - 1
 
-export const EditTool = defineTool({
+export const EditTool = Tool.defineTool({
   name: "Edit",
   description: [
     "Replace exact text in an existing file. old_string must match the file exactly and, unless replace_all",
@@ -31,20 +31,20 @@ export const EditTool = defineTool({
   summarize: (params) => `Edit ${params.path}${params.replace_all === true ? " (all occurrences)" : ""}`,
   execute: (params, context) =>
     Effect.gen(function*() {
-      if (params.old_string === "") return yield* toolFail("old_string is empty; to create a file, use Write")
+      if (params.old_string === "") return yield* Tool.toolFail("old_string is empty; to create a file, use Write")
       if (params.old_string === params.new_string) {
-        return yield* toolFail("old_string and new_string are the same; nothing would change")
+        return yield* Tool.toolFail("old_string and new_string are the same; nothing would change")
       }
       const file = yield* resolvePath(context.cwd, params.path)
       const text = yield* readTextFile(file.display, file.real)
       const count = countOccurrences(text, params.old_string)
       if (count === 0) {
-        return yield* toolFail(
+        return yield* Tool.toolFail(
           `old_string was not found in ${file.display}. It must match exactly, whitespace and indentation included; Read the file and copy the text.`
         )
       }
       if (count > 1 && params.replace_all !== true) {
-        return yield* toolFail(
+        return yield* Tool.toolFail(
           `old_string occurs ${count} times in ${file.display}. Add surrounding context to make it unique, or set replace_all to replace all ${count}.`
         )
       }

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises"
 import { join } from "node:path"
-import { defineTool, toolFail } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { statOrUndefined } from "./internal/files.ts"
@@ -17,7 +17,7 @@ const parameters = z.object({
   path: z.string().optional().describe("The directory to search. Default: the working directory.")
 })
 
-export const GlobTool = defineTool({
+export const GlobTool = Tool.defineTool({
   name: "Glob",
   description: [
     "Find files by name with a glob pattern. Returns matching file paths relative to the searched directory,",
@@ -29,8 +29,8 @@ export const GlobTool = defineTool({
     Effect.gen(function*() {
       const dir = yield* resolvePath(context.cwd, params.path ?? ".")
       const info = yield* statOrUndefined(dir.display, dir.real)
-      if (info === undefined) return yield* toolFail(`${dir.display} does not exist`)
-      if (!info.isDirectory()) return yield* toolFail(`${dir.display} is a file, not a directory; give a directory as path`)
+      if (info === undefined) return yield* Tool.toolFail(`${dir.display} does not exist`)
+      if (!info.isDirectory()) return yield* Tool.toolFail(`${dir.display} is a file, not a directory; give a directory as path`)
       const files = yield* listFiles(dir.display, dir.real, params.pattern)
       if (files.length === 0) return `No files match "${params.pattern}" in ${placeName(dir.display)}.`
       // A file that vanished since the walk sorts last instead of failing the search.

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { defineTool, toolFail, ToolError } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { isBinary, statOrUndefined } from "./internal/files.ts"
@@ -26,11 +26,11 @@ const parameters = z.object({
   )
 })
 
-const compile = (pattern: string, ignoreCase: boolean): Effect.Effect<RegExp, ToolError> =>
+const compile = (pattern: string, ignoreCase: boolean): Effect.Effect<RegExp, Tool.ToolError> =>
   Effect.try({
     try: () => new RegExp(pattern, ignoreCase ? "i" : ""),
     catch: (error) =>
-      new ToolError({
+      new Tool.ToolError({
         message: `invalid regular expression /${pattern}/: ${error instanceof Error ? error.message : String(error)}`
       })
   })
@@ -41,7 +41,7 @@ const textLines = (path: string): Effect.Effect<Array<string> | undefined> =>
     readFile(path).then((bytes) => isBinary(bytes) ? undefined : bytes.toString("utf8").split(/\r?\n/), () => undefined)
   )
 
-export const GrepTool = defineTool({
+export const GrepTool = Tool.defineTool({
   name: "Grep",
   description: [
     "Search file contents with a JavaScript regular expression. Walks the given directory (default: the working",
@@ -57,7 +57,7 @@ export const GrepTool = defineTool({
       const max = params.maxResults ?? GREP_DEFAULT_MAX_RESULTS
       const target = yield* resolvePath(context.cwd, params.path ?? ".")
       const info = yield* statOrUndefined(target.display, target.real)
-      if (info === undefined) return yield* toolFail(`${target.display} does not exist`)
+      if (info === undefined) return yield* Tool.toolFail(`${target.display} does not exist`)
       let files: Array<string>
       if (info.isDirectory()) {
         const glob = params.glob === undefined ? "**/*" : params.glob.includes("/") ? params.glob : `**/${params.glob}`

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from "node:path"
-import { realpathOfExisting, type ToolError, toolFail } from "@dsh/tools"
+import { PermissionSubject, Tool } from "@dsh/tools"
 import { Context, Effect } from "effect"
 
 /**
@@ -49,15 +49,15 @@ export const placeName = (display: string): string => display === "." ? "the wor
  * policy. `..` is resolved first and symlinks are followed (realpath of the existing part), so
  * neither can lead outside the allowed roots.
  */
-export const resolvePath = (cwd: string, input: string): Effect.Effect<ResolvedPath, ToolError> =>
+export const resolvePath = (cwd: string, input: string): Effect.Effect<ResolvedPath, Tool.ToolError> =>
   Effect.gen(function*() {
     const policy = yield* PathPolicy
     const absolute = resolve(cwd, input)
-    const real = yield* Effect.promise(() => realpathOfExisting(absolute))
+    const real = yield* Effect.promise(() => PermissionSubject.realpathOfExisting(absolute))
     const resolved = { display: displayPath(cwd, absolute), absolute, real }
     if (policy.unconfined === true) return resolved
     const roots = yield* Effect.promise(() =>
-      Promise.all([cwd, ...(policy.extraRoots ?? []).map((r) => resolve(cwd, r))].map(realpathOfExisting))
+      Promise.all([cwd, ...(policy.extraRoots ?? []).map((r) => resolve(cwd, r))].map(PermissionSubject.realpathOfExisting))
     )
     if (roots.some((root) => within(root, real))) return resolved
     const where = real !== absolute
@@ -65,7 +65,7 @@ export const resolvePath = (cwd: string, input: string): Effect.Effect<ResolvedP
       : input === absolute
       ? `${input} is`
       : `${input} resolves to ${absolute}, which is`
-    return yield* toolFail(
+    return yield* Tool.toolFail(
       `${where} outside the allowed directories (${roots.join(", ")}). Use a path inside them.`
     )
   })

@@ -1,4 +1,4 @@
-import { type AnyTool, defineTool } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect, type Scope } from "effect"
 import * as z from "zod"
 
@@ -15,17 +15,17 @@ import * as z from "zod"
  */
 export interface PlanMode {
   /** `EnterPlanMode` and `ExitPlanMode`. */
-  readonly tools: ReadonlyArray<AnyTool>
+  readonly tools: ReadonlyArray<Tool.AnyTool>
   /** The same tools, each write tool refusing while its run is in plan mode. */
-  readonly gate: (tools: ReadonlyArray<AnyTool>) => ReadonlyArray<AnyTool>
+  readonly gate: (tools: ReadonlyArray<Tool.AnyTool>) => ReadonlyArray<Tool.AnyTool>
 }
 
-export const makePlanMode = (): PlanMode => {
+export const make = (): PlanMode => {
   // Runs in plan mode, by the run's scope: the mode ends with the run.
   const planning = new WeakSet<Scope.Scope>()
   const noRun = { content: "Plan mode needs an agent run.", isError: true }
 
-  const enter = defineTool({
+  const enter = Tool.defineTool({
     name: "EnterPlanMode",
     description: [
       "Enter plan mode before a change that needs thought: tools that change files or run commands are then refused",
@@ -44,7 +44,7 @@ export const makePlanMode = (): PlanMode => {
       })
   })
 
-  const exit = defineTool({
+  const exit = Tool.defineTool({
     name: "ExitPlanMode",
     description: [
       "Present your plan (Markdown: the steps, the files to change, how to verify) and ask the user to approve it.",
@@ -65,7 +65,7 @@ export const makePlanMode = (): PlanMode => {
       })
   })
 
-  const gate = (tools: ReadonlyArray<AnyTool>): ReadonlyArray<AnyTool> =>
+  const gate = (tools: ReadonlyArray<Tool.AnyTool>): ReadonlyArray<Tool.AnyTool> =>
     tools.map((tool) =>
       !tool.needsApproval || tool.name === exit.name
         ? tool

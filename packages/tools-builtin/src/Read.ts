@@ -1,4 +1,4 @@
-import { defineTool, toolFail } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { readTextFile } from "./internal/files.ts"
@@ -23,7 +23,7 @@ const numbered = (n: number, text: string): string =>
     text.length > READ_MAX_LINE_CHARS ? `${text.slice(0, READ_MAX_LINE_CHARS)}… [line cut at ${READ_MAX_LINE_CHARS} characters]` : text
   }`
 
-export const ReadTool = defineTool({
+export const ReadTool = Tool.defineTool({
   name: "Read",
   description: [
     "Read a text file from the local file system.",
@@ -42,7 +42,7 @@ export const ReadTool = defineTool({
     if (lines.at(-1) === "") lines.pop()
     const start = params.offset ?? 1
     if (start > lines.length) {
-      return yield* toolFail(`offset ${start} is past the end of ${file.display}, which has ${lines.length} lines`)
+      return yield* Tool.toolFail(`offset ${start} is past the end of ${file.display}, which has ${lines.length} lines`)
     }
     const end = Math.min(lines.length, start - 1 + (params.limit ?? READ_DEFAULT_LIMIT))
     const body = lines.slice(start - 1, end).map((line, i) => numbered(start + i, line)).join("\n")

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { readdir, readFile, stat } from "node:fs/promises"
@@ -120,7 +120,7 @@ const listFiles = (dir: string): Effect.Effect<ReadonlyArray<string>> =>
 
 /** `Skill`: loads one skill by name (its `SKILL.md` body and the folder's files). */
 export const makeSkillTool = (roots: SkillRoots) =>
-  defineTool({
+  Tool.defineTool({
     name: "Skill",
     description: [
       "Load an Agent Skill by name: returns its SKILL.md instructions and the files of its folder (read them with",
@@ -133,7 +133,7 @@ export const makeSkillTool = (roots: SkillRoots) =>
         const skills = yield* discoverSkills(context.cwd, roots)
         const skill = skills.find((s) => s.name === params.name)
         if (skill === undefined) {
-          return yield* new ToolError({
+          return yield* new Tool.ToolError({
             message: `no skill named ${params.name}` + (skills.length === 0 ? " (no skills are installed)" : `; available: ${skills.map((s) => s.name).join(", ")}`)
           })
         }

@@ -1,5 +1,5 @@
-import type { TodoItem } from "@dsh/core"
-import { defineTool } from "@dsh/tools"
+import type { Events } from "@dsh/core"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 
@@ -13,10 +13,10 @@ const parameters = z.object({
   todos: z.array(item).max(100).describe("The whole updated list: every call replaces the previous one.")
 })
 
-const MARK: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" }
+const MARK: Record<Events.TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" }
 
 /** The list as the model gets it back (and a reader of the transcript sees it). */
-export const formatTodos = (todos: ReadonlyArray<TodoItem>): string =>
+export const formatTodos = (todos: ReadonlyArray<Events.TodoItem>): string =>
   todos.length === 0 ? "The todo list is empty." : todos.map((t) => `${MARK[t.status]} ${t.content}`).join("\n")
 
 /**
@@ -24,7 +24,7 @@ export const formatTodos = (todos: ReadonlyArray<TodoItem>): string =>
  * time. The list is a `todo` event of the calling agent, so it is in the transcript and a live
  * tree shows the item in progress next to the agent; nothing else holds it.
  */
-export const TodoWriteTool = defineTool({
+export const TodoWriteTool = Tool.defineTool({
   name: "TodoWrite",
   description: [
     "Keep a todo list for the current task: send the whole updated list each call (it replaces the previous one).",
@@ -36,7 +36,7 @@ export const TodoWriteTool = defineTool({
   summarize: (params) => `${params.todos.filter((t) => t.status === "completed").length}/${params.todos.length} done`,
   execute: (params, context) =>
     Effect.gen(function*() {
-      const todos: ReadonlyArray<TodoItem> = params.todos.map((t) => ({
+      const todos: ReadonlyArray<Events.TodoItem> = params.todos.map((t) => ({
         content: t.content,
         status: t.status,
         ...(t.activeForm === undefined ? {} : { activeForm: t.activeForm })

@@ -1,4 +1,4 @@
-import { defineTool } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import * as z from "zod"
 import { statOrUndefined, writeFileAtomic } from "./internal/files.ts"
@@ -9,7 +9,7 @@ const parameters = z.object({
   content: z.string().describe("The complete new content of the file.")
 })
 
-export const WriteTool = defineTool({
+export const WriteTool = Tool.defineTool({
   name: "Write",
   description: [
     "Write a file, replacing it completely if it exists; missing parent directories are created.",

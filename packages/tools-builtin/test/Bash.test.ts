@@ -1,11 +1,11 @@
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Asker, makePermissions, makeToolbox, type PermissionQuestion, Permissions } from "@dsh/tools"
+import { Asker, Permissions, Toolbox } from "@dsh/tools"
 import { Effect } from "effect"
-import type { AgentEvent } from "@dsh/core"
-import { LocalProcessLauncher, makeSandbox, type SandboxShape } from "@dsh/subprocess"
-import { BUILTIN_TOOL_NAMES, makeBashTool, makeBuiltinTools, READ_ONLY_TOOL_NAMES } from "../src/index.ts"
-import { readPids, survivors } from "@dsh/subprocess/testing"
+import type { Events } from "@dsh/core"
+import { LocalProcessLauncher, Sandbox } from "@dsh/subprocess"
+import { Bash, BuiltinTools } from "../src/index.ts"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { call, tempDir, toolbox } from "./support.ts"
 
 describe("Bash", () => {
@@ -34,9 +34,9 @@ describe("Bash", () => {
       assert.isTrue(result.isError)
       assert.include(result.content, "timed out after 2000 ms; it and every process it started were stopped")
       assert.include(result.content, "started")
-      const pids = readPids(join(cwd, "pids"))
+      const pids = ProcessChecks.readPids(join(cwd, "pids"))
       assert.lengthOf(pids, 2)
-      assert.deepStrictEqual(yield* survivors(pids), [])
+      assert.deepStrictEqual(yield* ProcessChecks.survivors(pids), [])
     }))
 
   it.live("background processes do not outlive the command", () =>
@@ -44,7 +44,7 @@ describe("Bash", () => {
       const cwd = tempDir()
       const result = yield* call(cwd, "Bash", { command: "sleep 300 & echo $! >> pids; echo done" })
       assert.strictEqual(result.content, "done\n[exit code 0]")
-      assert.deepStrictEqual(yield* survivors(readPids(join(cwd, "pids"))), [])
+      assert.deepStrictEqual(yield* ProcessChecks.survivors(ProcessChecks.readPids(join(cwd, "pids"))), [])
     }))
 
   it.live("a parent-env secret is not visible to the command", () =>
@@ -55,17 +55,17 @@ describe("Bash", () => {
 
   it.live("is decided by the permission rules, and a question shows the command", () =>
     Effect.gen(function*() {
-      const asked: Array<PermissionQuestion> = []
-      const asker = { ask: (q: PermissionQuestion) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: false, by: "user", reason: "user said no" })) }
+      const asked: Array<Asker.PermissionQuestion> = []
+      const asker = { ask: (q: Asker.PermissionQuestion) => Effect.sync(() => asked.push(q)).pipe(Effect.as({ allow: false, by: "user", reason: "user said no" })) }
       const cwd = tempDir()
       const result = yield* call(cwd, "Bash", { command: "touch x", description: "create x" }).pipe(
-        Effect.provideService(Permissions, yield* makePermissions({ deny: ["Bash(rm *)"] })),
-        Effect.provideService(Asker, asker)
+        Effect.provideService(Permissions.Permissions, yield* Permissions.make({ deny: ["Bash(rm *)"] })),
+        Effect.provideService(Asker.Asker, asker)
       )
       assert.strictEqual(result.content, "Error: permission denied: user said no")
       assert.deepInclude(asked[0], { subject: "Bash(touch x)", summary: "$ touch x  # create x", reason: "mode: default", agent: "main" })
       const denied = yield* call(cwd, "Bash", { command: "ls && rm -rf x" }).pipe(
-        Effect.provideService(Permissions, yield* makePermissions({ mode: "bypass", deny: ["Bash(rm *)"] }))
+        Effect.provideService(Permissions.Permissions, yield* Permissions.make({ mode: "bypass", deny: ["Bash(rm *)"] }))
       )
       assert.include(denied.content, "Bash(ls && rm -rf x) is denied by the rule \"Bash(rm *)\"")
     }))
@@ -87,28 +87,28 @@ describe("makeBuiltinTools", () => {
   it.live("offers all six tools; the read-only names are a policy that hides the rest", () =>
     Effect.gen(function*() {
       const box = yield* toolbox
-      assert.deepStrictEqual(box.names, [...BUILTIN_TOOL_NAMES])
+      assert.deepStrictEqual(box.names, [...BuiltinTools.BUILTIN_TOOL_NAMES])
       for (const spec of box.specs) {
         const properties = (spec.parameters as { properties: Record<string, { description?: string }> }).properties
         for (const [field, schema] of Object.entries(properties)) assert.isString(schema.description, `${spec.name}.${field}`)
       }
-      const tools = yield* makeBuiltinTools.pipe(Effect.provide(LocalProcessLauncher.layer()))
-      const readOnly = makeToolbox({ tools, policy: { tools: [...READ_ONLY_TOOL_NAMES] } })
+      const tools = yield* BuiltinTools.make.pipe(Effect.provide(LocalProcessLauncher.layer()))
+      const readOnly = Toolbox.make({ tools, policy: { tools: [...BuiltinTools.READ_ONLY_TOOL_NAMES] } })
       assert.deepStrictEqual(readOnly.names, ["Read", "Glob", "Grep"])
     }))
 })
 
 describe("Bash in the sandbox", () => {
   const launcher = LocalProcessLauncher.make()
-  const run = (sandbox: SandboxShape, command: string, events: Array<AgentEvent>) =>
-    makeToolbox({ tools: [makeBashTool(launcher, { sandbox })] }).execute(
+  const run = (sandbox: Sandbox.SandboxShape, command: string, events: Array<Events.AgentEvent>) =>
+    Toolbox.make({ tools: [Bash.makeBashTool(launcher, { sandbox })] }).execute(
       { id: "b1", name: "Bash", arguments: JSON.stringify({ command }) },
       { cwd: tempDir(), agent: "main", turn: { emit: (e) => Effect.sync(() => void events.push(e)), conversation: Effect.succeed([]), systemPrompt: "" } }
     )
 
   it.live("`on` without a working bwrap refuses with how to install it", () =>
     Effect.gen(function*() {
-      const sandbox = yield* makeSandbox({ mode: "on", network: false, writable: [] }, launcher, { path: "/nonexistent" })
+      const sandbox = yield* Sandbox.make({ mode: "on", network: false, writable: [] }, launcher, { path: "/nonexistent" })
       const result = yield* run(sandbox, "echo hi", [])
       assert.isTrue(result.isError)
       assert.include(result.content, "Bash is not available: [sandbox] mode = \"on\" but bwrap is not installed")
@@ -117,8 +117,8 @@ describe("Bash in the sandbox", () => {
 
   it.live("`auto` without a working bwrap runs unconfined and says so once, in the transcript", () =>
     Effect.gen(function*() {
-      const sandbox = yield* makeSandbox({ mode: "auto", network: false, writable: [] }, launcher, { path: "/nonexistent" })
-      const events: Array<AgentEvent> = []
+      const sandbox = yield* Sandbox.make({ mode: "auto", network: false, writable: [] }, launcher, { path: "/nonexistent" })
+      const events: Array<Events.AgentEvent> = []
       assert.include((yield* run(sandbox, "echo one", events)).content, "one")
       assert.include((yield* run(sandbox, "echo two", events)).content, "two")
       const notices = events.filter((e) => e.type === "notice")

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { makePermissions, Permissions } from "@dsh/tools"
+import { Permissions } from "@dsh/tools"
 import { Effect } from "effect"
-import { confinedPaths, PathPolicy, unconfinedPaths } from "../src/index.ts"
+import { PathPolicy } from "../src/index.ts"
 import { call, tempDir } from "./support.ts"
 
 describe("Read", () => {
@@ -99,9 +99,9 @@ describe("PathPolicy", () => {
       const args = { path: join(other, "shared.txt") }
       const confined = yield* call(cwd, "Read", args)
       assert.isTrue(confined.isError)
-      const widened = yield* call(cwd, "Read", args).pipe(Effect.provideService(PathPolicy, confinedPaths([other])))
+      const widened = yield* call(cwd, "Read", args).pipe(Effect.provideService(PathPolicy.PathPolicy, PathPolicy.confinedPaths([other])))
       assert.strictEqual(widened.content, "     1\tshared")
-      const free = yield* call(cwd, "Read", args).pipe(Effect.provideService(PathPolicy, unconfinedPaths))
+      const free = yield* call(cwd, "Read", args).pipe(Effect.provideService(PathPolicy.PathPolicy, PathPolicy.unconfinedPaths))
       assert.strictEqual(free.content, "     1\tshared")
     }))
 })
@@ -134,7 +134,7 @@ describe("Write", () => {
       const onDir = yield* call(cwd, "Write", { path: "d", content: "x" })
       assert.include(onDir.content, "d is a directory")
       const denied = yield* call(cwd, "Write", { path: "f.txt", content: "x" }).pipe(
-        Effect.provideService(Permissions, yield* makePermissions({ mode: "plan" }))
+        Effect.provideService(Permissions.Permissions, yield* Permissions.make({ mode: "plan" }))
       )
       assert.include(denied.content, "permission denied: Write(f.txt) is denied: the permission mode is plan")
       assert.isFalse(existsSync(join(cwd, "f.txt")))

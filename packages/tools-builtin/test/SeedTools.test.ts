@@ -1,32 +1,32 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import type { AgentEvent, TodoItem, ToolMessage } from "@dsh/core"
-import { makeToolbox, type Toolbox, type TurnInfo } from "@dsh/tools"
+import type { Events, Messages } from "@dsh/core"
+import { type Tool, Toolbox } from "@dsh/tools"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { survivors } from "@dsh/subprocess/testing"
-import { makeAgentTree, renderTreeLines } from "@dsh/view"
+import { ProcessChecks } from "@dsh/subprocess/testing"
+import { AgentTree, TreeText } from "@dsh/view"
 import { Effect, Exit, Scope } from "effect"
-import { discoverSkills, makeBuiltinToolsWith, renderSkillList } from "../src/index.ts"
+import { BuiltinTools, Skills } from "../src/index.ts"
 import { tempDir } from "./support.ts"
 
 /** One agent run as the turn loop gives it to tools: an event sink and the run's scope. */
 const run = (options: { readonly skills?: { readonly userHome?: string } } = {}) =>
   Effect.gen(function*() {
-    const box: Toolbox = yield* makeBuiltinToolsWith({ skills: options.skills }).pipe(
-      Effect.map((tools) => makeToolbox({ tools })),
+    const box: Toolbox.Toolbox = yield* BuiltinTools.makeWith({ skills: options.skills }).pipe(
+      Effect.map((tools) => Toolbox.make({ tools })),
       Effect.provide(LocalProcessLauncher.layer({ killGrace: "1 second" }))
     )
     const scope = yield* Scope.make()
-    const events: Array<AgentEvent> = []
-    const turn: TurnInfo = {
+    const events: Array<Events.AgentEvent> = []
+    const turn: Tool.TurnInfo = {
       emit: (e) => Effect.sync(() => events.push(e)),
       conversation: Effect.succeed([]),
       systemPrompt: "",
       scope
     }
     let n = 0
-    const call = (cwd: string, name: string, args: unknown): Effect.Effect<ToolMessage> =>
+    const call = (cwd: string, name: string, args: unknown): Effect.Effect<Messages.ToolMessage> =>
       box.execute({ id: `c${++n}`, name, arguments: JSON.stringify(args) }, { cwd, agent: "main", turn })
     return { call, events, scope }
   })
@@ -35,7 +35,7 @@ describe("TodoWrite", () => {
   it.live("persists the whole list as a todo event, and the live tree shows the item in progress", () =>
     Effect.gen(function*() {
       const r = yield* run()
-      const todos: ReadonlyArray<TodoItem> = [
+      const todos: ReadonlyArray<Events.TodoItem> = [
         { content: "Read the code", status: "completed" },
         { content: "Run the tests", status: "in_progress", activeForm: "Running the tests" },
         { content: "Fix the bug", status: "pending" }
@@ -43,11 +43,11 @@ describe("TodoWrite", () => {
       const result = yield* r.call(tempDir(), "TodoWrite", { todos })
       assert.strictEqual(result.content, "Todo list updated.\n[x] Read the code\n[~] Run the tests\n[ ] Fix the bug")
       assert.deepStrictEqual(r.events, [{ type: "todo", todos }])
-      const tree = makeAgentTree()
+      const tree = AgentTree.make()
       tree.apply("main", { type: "turn-start", turn: 1, prompt: "go" }, 0)
       tree.apply("main", r.events[0]!, 1)
       assert.strictEqual(tree.main.todo, "Running the tests")
-      assert.include(renderTreeLines(tree, { now: 2 })[0], "[todo: Running the tests]")
+      assert.include(TreeText.renderTreeLines(tree, { now: 2 })[0], "[todo: Running the tests]")
       const bad = yield* r.call(tempDir(), "TodoWrite", { todos: [{ content: "x", status: "doing" }] })
       assert.include(bad.content, "invalid arguments for TodoWrite")
     }))
@@ -72,7 +72,7 @@ describe("BashBackground", () => {
       assert.strictEqual(again.content, "[bg-1 running]\n(no new output)")
       const stopped = yield* r.call(cwd, "BashStop", { id: "bg-1" })
       assert.strictEqual(stopped.content, "Stopped bg-1.")
-      assert.deepStrictEqual(yield* survivors([pid]), [])
+      assert.deepStrictEqual(yield* ProcessChecks.survivors([pid]), [])
       assert.strictEqual((yield* r.call(cwd, "BashOutput", { id: "bg-1" })).content, "[bg-1 stopped]\n(no new output)")
 
       const second = yield* r.call(cwd, "BashBackground", { command: "sleep 300 & echo \"child $!\"; wait" })
@@ -85,7 +85,7 @@ describe("BashBackground", () => {
       const grandchild = Number(/child (\d+)/.exec(printed)![1])
       // A cancelled run does not wait: its commands are stopped.
       yield* Scope.close(r.scope, Exit.interrupt(0))
-      assert.deepStrictEqual(yield* survivors([pid2, grandchild]), [])
+      assert.deepStrictEqual(yield* ProcessChecks.survivors([pid2, grandchild]), [])
       const other = yield* run()
       assert.include((yield* other.call(cwd, "BashOutput", { id: "bg-2" })).content, "No background command bg-2 in this run.")
     }))
@@ -98,12 +98,12 @@ describe("BashBackground", () => {
       const pid = Number(/pid (\d+)/.exec(started.content)![1])
       yield* Scope.close(r.scope, Exit.void)
       assert.strictEqual(readFileSync(join(cwd, "marker"), "utf8"), "settled\n")
-      assert.deepStrictEqual(yield* survivors([pid]), [])
+      assert.deepStrictEqual(yield* ProcessChecks.survivors([pid]), [])
     }))
 
   it.live("is the permission subject Bash(<command>)", () =>
     Effect.gen(function*() {
-      const { Permissions, makePermissions } = yield* Effect.promise(() => import("@dsh/tools"))
+      const { Permissions: { Permissions, make: makePermissions } } = yield* Effect.promise(() => import("@dsh/tools"))
       const r = yield* run()
       const denied = yield* r.call(tempDir(), "BashBackground", { command: "rm -rf x" }).pipe(
         Effect.provideService(Permissions, yield* makePermissions({ mode: "bypass", deny: ["Bash(rm *)"] }))
@@ -126,12 +126,12 @@ describe("Skills", () => {
       writeFileSync(join(home, ".agents", "skills", "pdf", "SKILL.md"), "---\ndescription: >\n  Fill PDF forms.\n---\nUse pdftk.\n")
       mkdirSync(join(home, ".agents", "skills", "broken"), { recursive: true })
       writeFileSync(join(home, ".agents", "skills", "broken", "SKILL.md"), "no frontmatter, no description\n")
-      const skills = yield* discoverSkills(cwd, { userHome: home })
+      const skills = yield* Skills.discoverSkills(cwd, { userHome: home })
       assert.deepStrictEqual(skills.map((s) => [s.name, s.description, s.scope]), [
         ["release", "Cut a release of this repo.", "project"],
         ["pdf", "Fill PDF forms.", "user"]
       ])
-      assert.include(renderSkillList(skills), "- `release`: Cut a release of this repo.\n- `pdf`: Fill PDF forms.")
+      assert.include(Skills.renderSkillList(skills), "- `release`: Cut a release of this repo.\n- `pdf`: Fill PDF forms.")
       const r = yield* run({ skills: { userHome: home } })
       const loaded = yield* r.call(cwd, "Skill", { name: "release" })
       assert.include(loaded.content, "# Skill release")
@@ -145,7 +145,7 @@ describe("Skills", () => {
 describe("plan mode", () => {
   it.live("withholds write tools until the plan is approved through ExitPlanMode's permission question", () =>
     Effect.gen(function*() {
-      const { Asker, Permissions, makePermissions } = yield* Effect.promise(() => import("@dsh/tools"))
+      const { Asker: { Asker }, Permissions: { Permissions, make: makePermissions } } = yield* Effect.promise(() => import("@dsh/tools"))
       const cwd = tempDir()
       const r = yield* run()
       assert.include((yield* r.call(cwd, "EnterPlanMode", {})).content, "Plan mode is on")

@@ -1,12 +1,12 @@
-import { VERSION } from "@dsh/core"
-import { childNodeStdio, ProcessLauncher } from "@dsh/subprocess"
-import { type AnyTool, defineTool, ToolError } from "@dsh/tools"
+import { Version } from "@dsh/core"
+import { ProcessLauncher, WebStdio } from "@dsh/subprocess"
+import { Tool } from "@dsh/tools"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { type Duration, Effect, Option, type Scope } from "effect"
 import { z } from "zod"
 import { LauncherTransport } from "./internal/LauncherTransport.ts"
 import { McpError } from "./McpError.ts"
-import type { McpServerConfig } from "./McpServerConfig.ts"
+import { type AcpMcpServer, fromAcpMcpServer, type McpServerConfig } from "./McpServerConfig.ts"
 
 /** The tool name a model sees for `tool` of `server`: `mcp__<server>__<tool>` (what `mcp__*` rules match). */
 export const mcpToolName = (server: string, tool: string): string => `mcp__${server.replace(/[^A-Za-z0-9_-]/g, "_")}__${tool.replace(/[^A-Za-z0-9_-]/g, "_")}`
@@ -46,19 +46,19 @@ const loadSdk = Effect.promise(async () => ({
 }))
 
 /** One server: connected for as long as the scope lives, and its tools. */
-const connectOne = (server: McpServerConfig, options: ConnectMcpOptions): Effect.Effect<ReadonlyArray<AnyTool>, McpError, Scope.Scope | ProcessLauncher> =>
+const connectOne = (server: McpServerConfig, options: ConnectMcpOptions): Effect.Effect<ReadonlyArray<Tool.AnyTool>, McpError, Scope.Scope | ProcessLauncher.ProcessLauncher> =>
   Effect.gen(function*() {
     const fail = (reason: McpError["reason"], e: unknown) => new McpError({ reason, server: server.name, message: `MCP server "${server.name}": ${messageOf(e)}` })
     const sdk = yield* loadSdk
     const transport = "command" in server
       ? new LauncherTransport(
-        yield* (yield* ProcessLauncher).spawn({ command: server.command, args: server.args, env: server.env, cwd: server.cwd }).pipe(
+        yield* (yield* ProcessLauncher.ProcessLauncher).spawn({ command: server.command, args: server.args, env: server.env, cwd: server.cwd }).pipe(
           Effect.mapError((e) => fail("ConnectFailed", e.message)),
-          Effect.flatMap(childNodeStdio)
+          Effect.flatMap(WebStdio.childNodeStdio)
         )
       )
       : new sdk.http.StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } })
-    const client = new sdk.client.Client(options.clientInfo ?? { name: "dsh", version: VERSION })
+    const client = new sdk.client.Client(options.clientInfo ?? { name: "dsh", version: Version.VERSION })
     const timeout = options.connectTimeout ?? "20 seconds"
     const connected = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => client.connect(transport), catch: (e) => fail("ConnectFailed", e) }),
@@ -79,8 +79,8 @@ const connectOne = (server: McpServerConfig, options: ConnectMcpOptions): Effect
       catch: (e) => fail("ListFailed", e)
     }).pipe(Effect.timeoutOption(timeout))
     if (Option.isNone(listed)) return yield* fail("ListFailed", "no answer to tools/list in time")
-    return listed.value.map((tool): AnyTool =>
-      defineTool({
+    return listed.value.map((tool): Tool.AnyTool =>
+      Tool.defineTool({
         name: mcpToolName(server.name, tool.name),
         description: `${tool.description ?? tool.title ?? tool.name} (MCP server "${server.name}")`,
         parameters: parametersOf(tool.inputSchema),
@@ -90,7 +90,7 @@ const connectOne = (server: McpServerConfig, options: ConnectMcpOptions): Effect
         execute: (params) =>
           Effect.tryPromise({
             try: () => client.callTool({ name: tool.name, arguments: params as Record<string, unknown> }),
-            catch: (e) => new ToolError({ message: `MCP server "${server.name}" could not run ${tool.name}: ${messageOf(e)}` })
+            catch: (e) => new Tool.ToolError({ message: `MCP server "${server.name}" could not run ${tool.name}: ${messageOf(e)}` })
           }).pipe(Effect.map((result) => ({ content: textOf(result), isError: result.isError === true })))
       })
     )
@@ -106,5 +106,24 @@ const connectOne = (server: McpServerConfig, options: ConnectMcpOptions): Effect
 export const connectMcpServers = (
   servers: ReadonlyArray<McpServerConfig>,
   options: ConnectMcpOptions = {}
-): Effect.Effect<ReadonlyArray<AnyTool>, McpError, Scope.Scope | ProcessLauncher> =>
+): Effect.Effect<ReadonlyArray<Tool.AnyTool>, McpError, Scope.Scope | ProcessLauncher.ProcessLauncher> =>
   Effect.map(Effect.forEach(servers, (server) => connectOne(server, options), { concurrency: "unbounded" }), (lists) => lists.flat())
+
+/**
+ * The MCP servers an ACP client gives a session (`session/new`), connected: stdio ones started in
+ * `cwd` through the context's launcher, HTTP ones directly. A kind this package does not speak
+ * (SSE, ACP-tunnelled) fails naming the server, before anything is connected.
+ */
+export const connectAcpMcpServers = (
+  servers: ReadonlyArray<AcpMcpServer>,
+  cwd: string
+): Effect.Effect<ReadonlyArray<Tool.AnyTool>, string, Scope.Scope | ProcessLauncher.ProcessLauncher> =>
+  Effect.gen(function*() {
+    const configs: Array<McpServerConfig> = []
+    for (const server of servers) {
+      const config = fromAcpMcpServer(server)
+      if (config === undefined) return yield* Effect.fail(`MCP server "${server.name}": only stdio and HTTP servers are supported`)
+      configs.push({ ...config, ...("command" in config ? { cwd } : {}) })
+    }
+    return yield* connectMcpServers(configs).pipe(Effect.mapError((e) => e.message))
+  })

@@ -2,6 +2,6 @@
  * @dsh/tools-mcp: MCP servers as dsh tools. Stdio servers run through the `ProcessLauncher`,
  * HTTP servers over Streamable HTTP, with the official MCP TypeScript SDK as the client.
  */
-export * from "./McpError.ts"
-export * from "./McpServerConfig.ts"
-export * from "./McpTools.ts"
+export * as McpError from "./McpError.ts"
+export * as McpServerConfig from "./McpServerConfig.ts"
+export * as McpTools from "./McpTools.ts"

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { isGone } from "@dsh/subprocess/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { Effect, Exit, Schedule, Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { connectMcpServers, fromAcpMcpServer, mcpToolName } from "../src/index.ts"
+import { McpServerConfig, McpTools } from "../src/index.ts"
 
 // Real MCP servers (the MCP SDK's own server, `test/fixtures/mcp-server.ts`) over stdio and HTTP.
 const FIXTURE = resolve(import.meta.dirname, "fixtures/mcp-server.ts")
@@ -17,7 +17,7 @@ const launcher = Effect.provide(LocalProcessLauncher.layer())
 describe("MCP servers as tools", () => {
   it.live("a stdio server's tools are mcp__<server>__<tool>, with their schema, and run through the server", () =>
     Effect.gen(function*() {
-      const tools = yield* connectMcpServers([stdio])
+      const tools = yield* McpTools.connectMcpServers([stdio])
       assert.deepStrictEqual(tools.map((t) => t.name), ["mcp__fake__echo", "mcp__fake__fail"])
       const echo = tools[0]!
       assert.isTrue(echo.needsApproval)
@@ -31,12 +31,12 @@ describe("MCP servers as tools", () => {
   it.live("the server process lives as long as the scope", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      yield* connectMcpServers([stdio]).pipe(Scope.provide(scope))
+      yield* McpTools.connectMcpServers([stdio]).pipe(Scope.provide(scope))
       const server = serverPid(process.pid)
       assert.isDefined(server)
-      assert.isFalse(isGone(server!))
+      assert.isFalse(ProcessChecks.isGone(server!))
       yield* Scope.close(scope, Exit.void)
-      assert.isTrue(yield* Effect.sync(() => isGone(server!)).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (g) => g, times: 250 })))
+      assert.isTrue(yield* Effect.sync(() => ProcessChecks.isGone(server!)).pipe(Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (g) => g, times: 250 })))
     }).pipe(launcher), 30_000)
 
   it.live("an HTTP server over Streamable HTTP", () =>
@@ -48,25 +48,33 @@ describe("MCP servers as tools", () => {
         Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (r) => r, times: 500 })
       )
       const url = `http://127.0.0.1:${readFileSync(portFile, "utf8")}/mcp`
-      const server = fromAcpMcpServer({ type: "http", name: "web", url, headers: [{ name: "X-Test", value: "1" }] })
+      const server = McpServerConfig.fromAcpMcpServer({ type: "http", name: "web", url, headers: [{ name: "X-Test", value: "1" }] })
       assert.deepStrictEqual(server, { name: "web", url, headers: { "X-Test": "1" } })
-      const tools = yield* connectMcpServers([server!])
+      const tools = yield* McpTools.connectMcpServers([server!])
       assert.strictEqual(tools[0]!.name, "mcp__web__echo")
       assert.deepStrictEqual(yield* tools[0]!.execute({ text: "over http" }, context), { content: "echo: over http", isError: false })
     }).pipe(Effect.scoped, launcher), 30_000)
 
   it.live("a server that cannot start fails with McpError naming it", () =>
     Effect.gen(function*() {
-      const error = yield* connectMcpServers([{ name: "ghost", command: "dsh-no-such-mcp-server" }]).pipe(Effect.flip)
+      const error = yield* McpTools.connectMcpServers([{ name: "ghost", command: "dsh-no-such-mcp-server" }]).pipe(Effect.flip)
       assert.strictEqual(error.reason, "ConnectFailed")
       assert.include(error.message, "MCP server \"ghost\"")
       assert.include(error.message, "dsh-no-such-mcp-server")
     }).pipe(Effect.scoped, launcher), 30_000)
 
+  it.effect("an ACP client's servers: a kind it does not speak fails naming it before any starts; a stdio one that cannot start fails naming its command", () =>
+    Effect.gen(function*() {
+      const refused = yield* McpTools.connectAcpMcpServers([{ name: "ghost", command: "dsh-no-such-mcp-server", args: [], env: [] }, { type: "sse", name: "old", url: "http://x", headers: [] }], tmpdir()).pipe(Effect.flip)
+      assert.strictEqual(refused, "MCP server \"old\": only stdio and HTTP servers are supported")
+      const failed = yield* McpTools.connectAcpMcpServers([{ name: "ghost", command: "dsh-no-such-mcp-server", args: [], env: [] }], tmpdir()).pipe(Effect.flip)
+      assert.include(failed, "dsh-no-such-mcp-server")
+    }).pipe(Effect.scoped, launcher), 30_000)
+
   it("names: unsafe characters become _", () => {
-    assert.strictEqual(mcpToolName("my files", "read.file"), "mcp__my_files__read_file")
-    assert.deepStrictEqual(fromAcpMcpServer({ name: "s", command: "x", args: ["a"], env: [{ name: "K", value: "v" }] }), { name: "s", command: "x", args: ["a"], env: { K: "v" } })
-    assert.isUndefined(fromAcpMcpServer({ type: "sse", name: "old", url: "http://x" }))
+    assert.strictEqual(McpTools.mcpToolName("my files", "read.file"), "mcp__my_files__read_file")
+    assert.deepStrictEqual(McpServerConfig.fromAcpMcpServer({ name: "s", command: "x", args: ["a"], env: [{ name: "K", value: "v" }] }), { name: "s", command: "x", args: ["a"], env: { K: "v" } })
+    assert.isUndefined(McpServerConfig.fromAcpMcpServer({ type: "sse", name: "old", url: "http://x" }))
   })
 })
 

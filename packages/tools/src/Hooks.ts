@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Cause, Clock, Context, Effect } from "effect"
 
 /** Claude Code's lifecycle events, the names hooks are registered under. */
@@ -79,7 +79,7 @@ export const noVerdict: HookVerdict = { blocked: false, reason: "" }
 export interface HookRunRequest {
   readonly input: Omit<HookInput, "session_id" | "transcript_path" | "hook_event_name">
   /** The event sink of the agent concerned: every hook run is recorded there. */
-  readonly emit?: ((event: AgentEvent) => Effect.Effect<void>) | undefined
+  readonly emit?: ((event: Events.AgentEvent) => Effect.Effect<void>) | undefined
   /** The tool call a tool event is about. */
   readonly id?: string | undefined
 }
@@ -129,7 +129,7 @@ export const matcherError = (matcher: string): string | undefined => {
 const subjectOf = (event: HookEventName, input: HookRunRequest["input"]): string | undefined =>
   event === "SubagentStart" || event === "SubagentStop" ? input.agent_type : input.tool_name
 
-const outcomeOf = (r: HookResult): Extract<AgentEvent, { type: "hook" }>["outcome"] =>
+const outcomeOf = (r: HookResult): Extract<Events.AgentEvent, { type: "hook" }>["outcome"] =>
   r.warning !== undefined
     ? "warning"
     : r.permissionDecision ?? (r.decision === "block" ? "block" : "continue")
@@ -145,7 +145,7 @@ export interface HooksSession {
  * Hooks from registrations. Those of one event run concurrently (as in Claude Code); a callback
  * that dies is a warning, never the end of the run.
  */
-export const makeHooks = (registrations: ReadonlyArray<HookRegistration>, session: HooksSession): HooksShape => {
+export const make = (registrations: ReadonlyArray<HookRegistration>, session: HooksSession): HooksShape => {
   const agents = new Map<string, HooksShape>()
   const forAgent = (agent: string, hooks: Readonly<Record<string, unknown>> | undefined): HooksShape => {
     if (hooks === undefined || session.agentHooks === undefined) return tree

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Context, Effect, Layer, Semaphore } from "effect"
 import { Asker } from "./Asker.ts"
 import { compilePermissionPolicy, evaluatePolicies, type PermissionPolicy, type PermissionSettings, type Verdict } from "./PermissionPolicy.ts"
@@ -56,7 +56,7 @@ export const unrestrictedPermissions: PermissionsShape = {
   configured: false,
   settings: [],
   decide: (request) => Effect.succeed({ allowed: true, subject: subjectText(request.subject), via: "mode", rule: "mode: bypass" }),
-  narrow: (settings) => makePermissions(settings)
+  narrow: (settings) => make(settings)
 }
 
 export const Permissions = Context.Reference<PermissionsShape>("@dsh/tools/Permissions", { defaultValue: () => unrestrictedPermissions })
@@ -124,18 +124,18 @@ const build = (policies: ReadonlyArray<PermissionPolicy>, state: SessionState): 
  * mode fails, naming it. Remembered answers live as long as the returned value: make one per
  * session.
  */
-export const makePermissions = (...settings: ReadonlyArray<PermissionSettings>): Effect.Effect<PermissionsShape, PermissionRuleError> =>
+export const make = (...settings: ReadonlyArray<PermissionSettings>): Effect.Effect<PermissionsShape, PermissionRuleError> =>
   Effect.gen(function*() {
     const policies = yield* Effect.forEach(settings.length === 0 ? [{}] : settings, compilePermissionPolicy)
     return build(policies, { remembered: new Set(), questions: yield* Semaphore.make(1) })
   })
 
 /** `Permissions` from settings, as a layer. */
-export const permissionsLayer = (...settings: ReadonlyArray<PermissionSettings>): Layer.Layer<never, PermissionRuleError> =>
-  Layer.effect(Permissions, makePermissions(...settings)) as Layer.Layer<never, PermissionRuleError>
+export const layer = (...settings: ReadonlyArray<PermissionSettings>): Layer.Layer<never, PermissionRuleError> =>
+  Layer.effect(Permissions, make(...settings)) as Layer.Layer<never, PermissionRuleError>
 
 /** The transcript event of a decision about the call `id`. */
-export const permissionEvent = (id: string, decision: PermissionDecision): AgentEvent => ({
+export const permissionEvent = (id: string, decision: PermissionDecision): Events.AgentEvent => ({
   type: "permission",
   id,
   subject: decision.subject,

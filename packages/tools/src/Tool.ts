@@ -1,4 +1,4 @@
-import type { AgentEvent, MediaPart, Message } from "@dsh/core"
+import type { Events, Messages } from "@dsh/core"
 import { Effect, Schema, type Scope } from "effect"
 import type { z } from "zod"
 import { commandSubject, pathSubject, type PermissionSubject, type ToolKind, toolSubject } from "./PermissionSubject.ts"
@@ -9,9 +9,9 @@ import { commandSubject, pathSubject, type PermissionSubject, type ToolKind, too
  */
 export interface TurnInfo {
   /** The calling agent's event sink (what the turn loop persists and forwards). */
-  readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  readonly emit: (event: Events.AgentEvent) => Effect.Effect<void>
   /** The conversation so far, without the system prompt, up to the message making this call. */
-  readonly conversation: Effect.Effect<ReadonlyArray<Message>>
+  readonly conversation: Effect.Effect<ReadonlyArray<Messages.Message>>
   /** The calling agent's rendered system prompt. */
   readonly systemPrompt: string
   /**
@@ -41,7 +41,7 @@ export interface ToolOutput {
   readonly content: string
   readonly isError?: boolean | undefined
   /** Images or files the result carries (a screenshot, a PDF page), after `content`'s text. */
-  readonly media?: ReadonlyArray<MediaPart> | undefined
+  readonly media?: ReadonlyArray<Messages.MediaPart> | undefined
 }
 
 /**

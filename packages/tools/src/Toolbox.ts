@@ -1,5 +1,5 @@
-import type { MediaPart, ToolCall, ToolMessage } from "@dsh/core"
-import type { ToolSpec } from "@dsh/llm"
+import type { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import { Cause, Effect } from "effect"
 import * as z from "zod"
 import { Hooks } from "./Hooks.ts"
@@ -34,8 +34,8 @@ export interface ToolboxOptions {
  */
 export interface Toolbox {
   readonly names: ReadonlyArray<string>
-  readonly specs: ReadonlyArray<ToolSpec>
-  readonly execute: (call: ToolCall, context: Omit<ToolContext, "callId">) => Effect.Effect<ToolMessage>
+  readonly specs: ReadonlyArray<LanguageModel.ToolSpec>
+  readonly execute: (call: Messages.ToolCall, context: Omit<ToolContext, "callId">) => Effect.Effect<Messages.ToolMessage>
 }
 
 // Toolboxes are built per agent context and tools are made per context from shared zod
@@ -53,18 +53,18 @@ const jsonSchemaOf = (tool: AnyTool): Record<string, unknown> => {
 const formatIssues = (error: z.ZodError): string =>
   error.issues.map((i) => `${i.path.length > 0 ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ")
 
-export const makeToolbox = (options: ToolboxOptions): Toolbox => {
+export const make = (options: ToolboxOptions): Toolbox => {
   const own = compilePolicy(options.policy ?? {})
   const inherited = compilePolicy({ disallowedTools: options.inheritedDisallowed })
   const allowed = (name: string) => own(name) && inherited(name)
   const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS
   const visible = options.tools.filter((t) => allowed(t.name))
   const byName = new Map(visible.map((t) => [t.name, t]))
-  const specs = visible.map((t): ToolSpec => ({ name: t.name, description: t.description, parameters: jsonSchemaOf(t) }))
+  const specs = visible.map((t): LanguageModel.ToolSpec => ({ name: t.name, description: t.description, parameters: jsonSchemaOf(t) }))
   const names = visible.map((t) => t.name)
 
-  const execute = (call: ToolCall, context: Omit<ToolContext, "callId">): Effect.Effect<ToolMessage> => {
-    const result = (content: string, isError: boolean, media: ReadonlyArray<MediaPart> = []): ToolMessage => {
+  const execute = (call: Messages.ToolCall, context: Omit<ToolContext, "callId">): Effect.Effect<Messages.ToolMessage> => {
+    const result = (content: string, isError: boolean, media: ReadonlyArray<Messages.MediaPart> = []): Messages.ToolMessage => {
       const text = truncateOutput(content, max)
       return {
         role: "tool",

@@ -3,34 +3,23 @@ import { Effect, Fiber, Ref } from "effect"
 import { mkdirSync, mkdtempSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import {
-  Asker,
-  commandSubject,
-  makePermissions,
-  parsePermissionRule,
-  pathSubject,
-  type PermissionQuestion,
-  type PermissionSettings,
-  type PermissionSubject,
-  questionText,
-  toolSubject
-} from "../src/index.ts"
+import { Asker, type PermissionPolicy, PermissionRule, Permissions, PermissionSubject } from "../src/index.ts"
 
 const cwd = "/work/project"
-const bash = (command: string) => commandSubject("Bash", command)
-const decide = (settings: ReadonlyArray<PermissionSettings>, subject: PermissionSubject) =>
-  Effect.flatMap(makePermissions(...settings), (p) => p.decide({ agent: "main", cwd, subject }))
+const bash = (command: string) => PermissionSubject.commandSubject("Bash", command)
+const decide = (settings: ReadonlyArray<PermissionPolicy.PermissionSettings>, subject: PermissionSubject.PermissionSubject) =>
+  Effect.flatMap(Permissions.make(...settings), (p) => p.decide({ agent: "main", cwd, subject }))
 
 describe("permission rules", () => {
   it.effect("malformed rules and modes fail naming the rule", () =>
     Effect.gen(function*() {
       for (const bad of ["", "Bash(", "Bash()", "Bash(git) x", "Ba sh", "(x)", "Bash)"]) {
-        const error = yield* Effect.flip(parsePermissionRule(bad))
+        const error = yield* Effect.flip(PermissionRule.parsePermissionRule(bad))
         assert.include(error.message, `malformed permission rule ${JSON.stringify(bad.trim())}`)
       }
-      const mode = yield* Effect.flip(makePermissions({ mode: "yolo" as never }))
+      const mode = yield* Effect.flip(Permissions.make({ mode: "yolo" as never }))
       assert.include(mode.message, "unknown permission mode \"yolo\"")
-      const rule = yield* Effect.flip(makePermissions({ deny: ["Write(.env"] }))
+      const rule = yield* Effect.flip(Permissions.make({ deny: ["Write(.env"] }))
       assert.strictEqual(rule.rule, "Write(.env")
     }))
 
@@ -63,16 +52,16 @@ describe("permission rules", () => {
       const dir = mkdtempSync(join(tmpdir(), "dsh-perm-"))
       mkdirSync(join(dir, "src"))
       symlinkSync("/etc", join(dir, "etc-link"))
-      const inside = yield* pathSubject("Write", "src/a.ts", dir, "edit")
-      const outside = yield* pathSubject("Write", "../elsewhere.txt", dir, "edit")
-      const viaLink = yield* pathSubject("Write", "etc-link/passwd", dir, "edit")
+      const inside = yield* PermissionSubject.pathSubject("Write", "src/a.ts", dir, "edit")
+      const outside = yield* PermissionSubject.pathSubject("Write", "../elsewhere.txt", dir, "edit")
+      const viaLink = yield* PermissionSubject.pathSubject("Write", "etc-link/passwd", dir, "edit")
       assert.strictEqual(inside.specifier, "src/a.ts")
       assert.isTrue(inside.insideCwd)
       assert.isFalse(outside.insideCwd)
       assert.isFalse(viaLink.insideCwd)
-      const read = toolSubject("Grep", "read")
-      const at = (mode: PermissionSettings["mode"], subject: PermissionSubject) =>
-        Effect.flatMap(makePermissions({ mode, deny: ["Write(.env)"] }), (p) => p.decide({ agent: "main", cwd: dir, subject }))
+      const read = PermissionSubject.toolSubject("Grep", "read")
+      const at = (mode: PermissionPolicy.PermissionSettings["mode"], subject: PermissionSubject.PermissionSubject) =>
+        Effect.flatMap(Permissions.make({ mode, deny: ["Write(.env)"] }), (p) => p.decide({ agent: "main", cwd: dir, subject }))
       assert.deepInclude(yield* at("default", inside), { allowed: false, via: "asked" })
       assert.deepInclude(yield* at("default", read), { allowed: true, via: "mode" })
       assert.deepInclude(yield* at("acceptEdits", inside), { allowed: true, via: "mode", rule: "mode: acceptEdits" })
@@ -85,18 +74,18 @@ describe("permission rules", () => {
       assert.deepInclude(yield* at("plan", read), { allowed: true })
       assert.deepInclude(yield* at("bypass", bash("rm -rf x")), { allowed: true, rule: "mode: bypass" })
       // A deny rule on a path matches at any depth (gitignore-like) and through `./`.
-      assert.deepInclude(yield* at("bypass", yield* pathSubject("Write", "./config/.env", dir, "edit")), { allowed: false, rule: "deny: Write(.env)" })
+      assert.deepInclude(yield* at("bypass", yield* PermissionSubject.pathSubject("Write", "./config/.env", dir, "edit")), { allowed: false, rule: "deny: Write(.env)" })
     }))
 
   it.effect("a narrower policy below can only narrow: the strictest verdict wins", () =>
     Effect.gen(function*() {
-      const parent = yield* makePermissions({ mode: "bypass", deny: ["Bash(git push*)"] })
+      const parent = yield* Permissions.make({ mode: "bypass", deny: ["Bash(git push*)"] })
       const child = yield* parent.narrow({ mode: "plan" })
-      const decideIn = (p: typeof parent, subject: PermissionSubject) => p.decide({ agent: "x", cwd, subject })
+      const decideIn = (p: typeof parent, subject: PermissionSubject.PermissionSubject) => p.decide({ agent: "x", cwd, subject })
       assert.isTrue((yield* decideIn(parent, bash("make"))).allowed)
       assert.deepInclude(yield* decideIn(child, bash("make")), { allowed: false, rule: "mode: plan" })
       // A wider child (bypass below default) widens nothing.
-      const wide = yield* (yield* makePermissions({ mode: "default" })).narrow({ mode: "bypass", allow: ["Bash"] })
+      const wide = yield* (yield* Permissions.make({ mode: "default" })).narrow({ mode: "bypass", allow: ["Bash"] })
       assert.deepInclude(yield* decideIn(wide, bash("make")), { allowed: false, via: "asked" })
       const stillDenied = yield* (yield* parent.narrow({ allow: ["Bash"] })).decide({ agent: "x", cwd, subject: bash("git push") })
       assert.deepInclude(stillDenied, { allowed: false, rule: "deny: Bash(git push*)" })
@@ -105,22 +94,22 @@ describe("permission rules", () => {
 
   it.live("questions go one at a time, name the agent, and 'always' answers later questions of the session", () =>
     Effect.gen(function*() {
-      const permissions = yield* makePermissions({})
+      const permissions = yield* Permissions.make({})
       const asked = yield* Ref.make<Array<string>>([])
       const open = yield* Ref.make(0)
       const overlap = yield* Ref.make(false)
       const asker = {
-        ask: (q: PermissionQuestion) =>
+        ask: (q: Asker.PermissionQuestion) =>
           Effect.gen(function*() {
             if ((yield* Ref.updateAndGet(open, (n) => n + 1)) > 1) yield* Ref.set(overlap, true)
-            yield* Ref.update(asked, (xs) => [...xs, questionText(q)])
+            yield* Ref.update(asked, (xs) => [...xs, Asker.questionText(q)])
             yield* Effect.yieldNow
             yield* Ref.update(open, (n) => n - 1)
             return { allow: true, remember: "session" as const, by: "user" }
           })
       }
       const fibers = yield* Effect.forEach(["explore-1", "explore-2", "explore-3"], (agent) =>
-        Effect.forkChild(permissions.decide({ agent, cwd, subject: bash("git push") }).pipe(Effect.provideService(Asker, asker))))
+        Effect.forkChild(permissions.decide({ agent, cwd, subject: bash("git push") }).pipe(Effect.provideService(Asker.Asker, asker))))
       const decisions = yield* Fiber.joinAll(fibers)
       assert.isFalse(yield* Ref.get(overlap))
       // The first answer ("always") settled the other two without asking.

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { z } from "zod"
-import { defineTool, makeToolbox } from "../src/index.ts"
+import { Tool, Toolbox } from "../src/index.ts"
 
-const shot = defineTool({
+const shot = Tool.defineTool({
   name: "Shot",
   description: "Takes a screenshot.",
   parameters: z.object({}),
@@ -14,7 +14,7 @@ const ctx = { cwd: "/tmp", agent: "main" }
 describe("tool results with media", () => {
   it.effect("a result's images become parts after its text; a text-only result has no parts", () =>
     Effect.gen(function*() {
-      const box = makeToolbox({ tools: [shot] })
+      const box = Toolbox.make({ tools: [shot] })
       const result = yield* box.execute({ id: "c1", name: "Shot", arguments: "{}" }, ctx)
       assert.deepStrictEqual(result, {
         role: "tool",

@@ -10,12 +10,12 @@
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeUsage } from "@dsh/core"
+import { Usage } from "@dsh/core"
 import { FileSessionStore } from "@dsh/session"
-import { sampleTurnEvents } from "@dsh/session/testing"
-import { decodeDescriptors, type SubagentDescriptor } from "@dsh/subagent"
+import { Samples } from "@dsh/session/testing"
+import { Records } from "@dsh/subagent"
 import { Effect } from "effect"
-import { loadSessionReport, renderReportHtml } from "../src/index.ts"
+import { ReportHtml, SessionReport } from "../src/index.ts"
 
 const children = Number(process.argv[2] ?? 1000)
 const runs = Number(process.argv[3] ?? 5)
@@ -32,7 +32,7 @@ const program = Effect.scoped(Effect.gen(function*() {
   const session = yield* store.create({ agent: "lead", cwd: "/work", model: "scripted", id: "bench" })
   const t0 = Date.parse("2026-11-30T10:00:00.000Z")
   const iso = (ms: number) => new Date(ms).toISOString()
-  const descriptors: Record<string, SubagentDescriptor> = {}
+  const descriptors: Record<string, Records.SubagentDescriptor> = {}
   for (let i = 1; i <= children; i++) {
     const handle = `explore-${i}`
     const parent = i > children * 0.9 ? `explore-${i - Math.floor(children * 0.9)}` : "main"
@@ -41,13 +41,13 @@ const program = Effect.scoped(Effect.gen(function*() {
     descriptors[handle] = {
       handle, agent: "explore", provider: "spawn", parent, depth: parent === "main" ? 1 : 2, status, description: `task ${i}`,
       runId: `run-${i}`, createdAt: iso(queued), updatedAt: iso(queued + 4000), queuedAt: iso(queued), startedAt: iso(queued + 300),
-      endedAt: iso(queued + 4000), usage: makeUsage(1000 + i, 100)
+      endedAt: iso(queued + 4000), usage: Usage.make(1000 + i, 100)
     }
-    const events = [...sampleTurnEvents(i), { type: "usage" as const, model: "m", usage: makeUsage(1000 + i, 100) }]
+    const events = [...Samples.sampleTurnEvents(i), { type: "usage" as const, model: "m", usage: Usage.make(1000 + i, 100) }]
     const child = yield* session.child(handle)
     for (const e of events) yield* child.transcript.append(e)
     yield* session.transcript.append({ type: "subagent-start", handle, agent: "explore", provider: "spawn", runId: `run-${i}`, background: false, description: `task ${i}` })
-    yield* session.transcript.append({ type: "subagent-end", handle, runId: `run-${i}`, status, usage: makeUsage(1000 + i, 100), durationMs: 3700, result: "done" })
+    yield* session.transcript.append({ type: "subagent-end", handle, runId: `run-${i}`, status, usage: Usage.make(1000 + i, 100), durationMs: 3700, result: "done" })
   }
   yield* session.updateState((s) => ({ ...s, subagents: descriptors }))
 
@@ -61,14 +61,14 @@ const program = Effect.scoped(Effect.gen(function*() {
     let start = performance.now()
     const state = yield* reader.readState
     yield* reader.transcript.read
-    yield* Effect.forEach(decodeDescriptors(state).records, (d) => Effect.flatMap(reader.child(d.handle), (c) => c.transcript.read), { concurrency: 8, discard: true })
+    yield* Effect.forEach(Records.decodeDescriptors(state).records, (d) => Effect.flatMap(reader.child(d.handle), (c) => c.transcript.read), { concurrency: 8, discard: true })
     baseline.push(performance.now() - start)
     const again = yield* (yield* FileSessionStore.make({ home })).open("bench")
     start = performance.now()
-    const report = yield* loadSessionReport(again)
+    const report = yield* SessionReport.loadSessionReport(again)
     load.push(performance.now() - start)
     start = performance.now()
-    const html = renderReportHtml(report)
+    const html = ReportHtml.renderReportHtml(report)
     render.push(performance.now() - start)
     size = Buffer.byteLength(html)
   }

@@ -1,5 +1,5 @@
-import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
-import type { SubagentDescriptor } from "@dsh/subagent"
+import { type Events, Usage } from "@dsh/core"
+import type { Records } from "@dsh/subagent"
 
 /** Where an agent is: waiting for a lane slot, working, or how its latest run ended. */
 export type AgentStatus = "queued" | "running" | "completed" | "failed" | "timeout" | "cancelled" | "lost"
@@ -30,7 +30,7 @@ export interface AgentNode {
   readonly startedAt: number | undefined
   readonly endedAt: number | undefined
   /** Tokens over all of its runs, the one in progress included. */
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** Dollars, when the harness prices its model (results and records carry `cost`). */
   readonly cost: number | undefined
   readonly tool: CurrentTool | undefined
@@ -55,9 +55,9 @@ export interface AgentTree {
   /** Every agent, `main` first, then depth-first in start order: the order a tree is drawn in. */
   readonly nodes: () => ReadonlyArray<AgentNode>
   /** Applies one event of agent `source` (`main` or a child's handle) that happened at `at` (ms). */
-  readonly apply: (source: string, event: AgentEvent, at: number) => void
+  readonly apply: (source: string, event: Events.AgentEvent, at: number) => void
   /** Takes what a persisted descriptor says of a child (status, type, backend, parent, usage). */
-  readonly noteDescriptor: (d: SubagentDescriptor & { readonly cost?: unknown }) => void
+  readonly noteDescriptor: (d: Records.SubagentDescriptor & { readonly cost?: unknown }) => void
   /** Counts every change, so a renderer can skip redrawing an unchanged tree. */
   readonly version: () => number
 }
@@ -74,8 +74,8 @@ interface MutableNode {
   startedAt: number | undefined
   endedAt: number | undefined
   /** Tokens of finished runs; `run` is the one in progress. */
-  prior: Usage
-  run: Usage
+  prior: Usage.Usage
+  run: Usage.Usage
   cost: number | undefined
   tool: CurrentTool | undefined
   todo: string | undefined
@@ -114,8 +114,8 @@ const blankNode = (main: TreeMain, handle: string, depth: number, parent: string
   queuedAt: undefined,
   startedAt: undefined,
   endedAt: undefined,
-  prior: emptyUsage,
-  run: emptyUsage,
+  prior: Usage.emptyUsage,
+  run: Usage.emptyUsage,
   cost: undefined,
   tool: undefined,
   todo: undefined,
@@ -138,7 +138,7 @@ interface Links {
 }
 
 /** Applies one event of `source` to its `node`; false when the event changes nothing shown. */
-const applyEvent = (links: Links, node: MutableNode, source: string, event: AgentEvent, at: number): boolean => {
+const applyEvent = (links: Links, node: MutableNode, source: string, event: Events.AgentEvent, at: number): boolean => {
   switch (event.type) {
     case "subagent-start": {
       const child = links.ensure(event.handle, source)
@@ -146,8 +146,8 @@ const applyEvent = (links: Links, node: MutableNode, source: string, event: Agen
       child.agent = event.agent
       child.provider = event.provider
       if (event.description !== "") child.description = event.description
-      child.prior = addUsage(child.prior, child.run)
-      child.run = emptyUsage
+      child.prior = Usage.addUsage(child.prior, child.run)
+      child.run = Usage.emptyUsage
       child.status = "queued"
       child.queuedAt = at
       child.startedAt = undefined
@@ -195,7 +195,7 @@ const applyEvent = (links: Links, node: MutableNode, source: string, event: Agen
     }
     case "usage":
       markWorking(node, at)
-      if (!SETTLED.has(node.status) || source === "main") node.run = addUsage(node.run, event.usage)
+      if (!SETTLED.has(node.status) || source === "main") node.run = Usage.addUsage(node.run, event.usage)
       node.cost = costIn(event) === undefined ? node.cost : (node.cost ?? 0) + costIn(event)!
       break
     case "step-start":
@@ -210,7 +210,7 @@ const applyEvent = (links: Links, node: MutableNode, source: string, event: Agen
 }
 
 /** Takes what a persisted descriptor says of the child `node`. */
-const takeDescriptor = (node: MutableNode, d: SubagentDescriptor & { readonly cost?: unknown }) => {
+const takeDescriptor = (node: MutableNode, d: Records.SubagentDescriptor & { readonly cost?: unknown }) => {
   node.agent = d.agent
   node.provider = d.provider
   node.depth = d.depth
@@ -223,7 +223,7 @@ const takeDescriptor = (node: MutableNode, d: SubagentDescriptor & { readonly co
     node.endedAt = at(d.endedAt) ?? node.endedAt ?? at(d.updatedAt)
     // Its usage is its latest run's: earlier runs are what the events summed before it.
     if (node.runs <= 1) {
-      node.prior = emptyUsage
+      node.prior = Usage.emptyUsage
       node.run = d.usage
     } else node.run = d.usage
   } else if (node.status === "queued" || SETTLED.has(node.status)) {
@@ -248,7 +248,7 @@ const freeze = (n: MutableNode): AgentNode => ({
   queuedAt: n.queuedAt,
   startedAt: n.startedAt,
   endedAt: n.endedAt,
-  usage: addUsage(n.prior, n.run),
+  usage: Usage.addUsage(n.prior, n.run),
   cost: n.cost,
   tool: n.tool,
   todo: n.todo,
@@ -262,7 +262,7 @@ type TreeMain = { readonly agent?: string | undefined; readonly model?: string |
 /**
  * A new tree whose main agent is `main` (its type, and its model where a backend would be).
  */
-export const makeAgentTree = (main: TreeMain = {}): AgentTree => {
+export const make = (main: TreeMain = {}): AgentTree => {
   let version = 0
   const nodes = new Map<string, MutableNode>()
   const blank = (handle: string, parent: string | undefined): MutableNode =>
@@ -292,11 +292,11 @@ export const makeAgentTree = (main: TreeMain = {}): AgentTree => {
     return made
   }
 
-  const apply = (source: string, event: AgentEvent, at: number) => {
+  const apply = (source: string, event: Events.AgentEvent, at: number) => {
     if (applyEvent({ ensure, attach }, ensure(source, "main"), source, event, at)) version++
   }
 
-  const noteDescriptor = (d: SubagentDescriptor & { readonly cost?: unknown }) => {
+  const noteDescriptor = (d: Records.SubagentDescriptor & { readonly cost?: unknown }) => {
     const node = ensure(d.handle, d.parent)
     attach(node, d.parent)
     takeDescriptor(node, d)

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import type { AgentStatus, AgentTree } from "./AgentTree.ts"
 import { columnWidths, formatRow, treeRows, treeSummary } from "./TreeText.ts"
 import { Clock, Effect, Queue, type Scope } from "effect"
@@ -41,7 +41,7 @@ const TICK = "1 second"
  */
 export const liveTreeView = (out: TerminalOut, tree: AgentTree, env: NodeJS.ProcessEnv): Effect.Effect<{
   /** Applies an event of `source` (`main` or a child's handle) and asks for a frame. */
-  readonly apply: (source: string, event: AgentEvent) => Effect.Effect<void>
+  readonly apply: (source: string, event: Events.AgentEvent) => Effect.Effect<void>
   /** Asks for a frame (the tree was changed by someone else). */
   readonly redraw: Effect.Effect<void>
 }, never, Scope.Scope> =>

@@ -1,4 +1,4 @@
-import type { PruneSummary } from "@dsh/subagent"
+import type { SessionMaintenance } from "@dsh/subagent"
 
 /** Sizes for people, in binary units: `512 B`, `3.4 KiB`, `12.0 MiB`. */
 export const formatBytes = (n: number): string => {
@@ -16,7 +16,7 @@ export const formatBytes = (n: number): string => {
  * What `dsh sessions prune` prints: a line per session deleted, child archived, worktree removed
  * or kept and session skipped (`would …` on a dry run), then one line of totals.
  */
-export const pruneSummaryLines = (s: PruneSummary): ReadonlyArray<string> => {
+export const pruneSummaryLines = (s: SessionMaintenance.PruneSummary): ReadonlyArray<string> => {
   const verb = s.dryRun ? "would free" : "freed"
   const sessionBytes = s.sessions.reduce((n, x) => n + x.bytes, 0)
   const before = s.children.reduce((n, c) => n + c.bytes, 0)

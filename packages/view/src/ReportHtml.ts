@@ -1,4 +1,4 @@
-import type { WireRecord } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { REPORT_CSS, REPORT_SCRIPT } from "./internal/reportAssets.ts"
 import type { ReportAgent, ReportRun, SessionReport } from "./SessionReport.ts"
 import { formatCost, formatCount, formatElapsed } from "./TreeText.ts"
@@ -30,7 +30,7 @@ const cut = (text: string, max: number): string =>
   text.length <= max ? e(text) : `${e(text.slice(0, max))}<span class="cut">… (${formatCount(text.length - max)} more characters)</span>`
 
 /** One transcript record as a list item; unknown kinds show their JSON. */
-const recordHtml = (r: WireRecord, max: number): string => {
+const recordHtml = (r: Events.WireRecord, max: number): string => {
   const head = (kind: string, title: string, extra = "") =>
     `<li class="rec rec-${e(r.type)}${extra}" data-seq="${r.seq}"><span class="ts" title="${e(r.ts)}">${e(clock(r.ts))}</span><span class="kind">${kind}</span>${title}`
   const body = (text: string) => `<pre>${cut(text, max)}</pre>`

@@ -1,8 +1,8 @@
-import type { WireRecord } from "@dsh/core"
-import type { SessionError, SessionHandle } from "@dsh/session"
-import { decodeDescriptors, type SubagentDescriptor } from "@dsh/subagent"
+import type { Events } from "@dsh/core"
+import type { SessionError, SessionStore } from "@dsh/session"
+import { Records } from "@dsh/subagent"
 import { type Duration, Effect, Schedule, Stream } from "effect"
-import { type AgentTree, makeAgentTree } from "./AgentTree.ts"
+import { type AgentTree, make as makeAgentTree } from "./AgentTree.ts"
 
 /** One look at a followed session. */
 export interface FollowFrame {
@@ -24,9 +24,9 @@ const LIVE = new Set(["queued", "running"])
  * child still recorded as running then is `lost`).
  */
 export const followSession = (
-  session: SessionHandle,
+  session: SessionStore.SessionHandle,
   options: { readonly interval?: Duration.Input | undefined } = {}
-): Stream.Stream<FollowFrame, SessionError> =>
+): Stream.Stream<FollowFrame, SessionError.SessionError> =>
   Stream.unwrap(Effect.gen(function*() {
     const state = yield* session.readState
     const tree = makeAgentTree({ agent: state.agent, model: state.model })
@@ -38,14 +38,14 @@ export const followSession = (
     const look = Effect.gen(function*() {
       // The owner first: whatever it wrote before it went is read in this same look.
       const owned = (yield* session.owner) !== undefined
-      const descriptors = decodeDescriptors(yield* session.readState).records
-      const sources: Array<readonly [string, SessionHandle["transcript"]]> = [["main", session.transcript]]
+      const descriptors = Records.decodeDescriptors(yield* session.readState).records
+      const sources: Array<readonly [string, SessionStore.SessionHandle["transcript"]]> = [["main", session.transcript]]
       for (const d of descriptors) {
         if (caughtUp.get(d.handle) === d.runId) continue
         sources.push([d.handle, (yield* session.child(d.handle)).transcript])
         if (!LIVE.has(d.status)) caughtUp.set(d.handle, d.runId)
       }
-      const fresh: Array<{ readonly source: string; readonly record: WireRecord; readonly order: number }> = []
+      const fresh: Array<{ readonly source: string; readonly record: Events.WireRecord; readonly order: number }> = []
       for (const [source, transcript] of sources) {
         const { records, cursor } = yield* transcript.readFrom(cursors.get(source) ?? 0)
         cursors.set(source, cursor)
@@ -55,7 +55,7 @@ export const followSession = (
       fresh.sort((a, b) => a.record.ts.localeCompare(b.record.ts) || a.order - b.order)
       for (const { source, record } of fresh) tree.apply(source, record, Date.parse(record.ts))
       const settled = !owned
-      for (const d of descriptors) tree.noteDescriptor(settled && LIVE.has(d.status) ? ({ ...d, status: "lost" } satisfies SubagentDescriptor) : d)
+      for (const d of descriptors) tree.noteDescriptor(settled && LIVE.has(d.status) ? ({ ...d, status: "lost" } satisfies Records.SubagentDescriptor) : d)
       return { tree, settled, applied: fresh.length } satisfies FollowFrame
     })
 

@@ -1,6 +1,6 @@
-import { addUsage, emptyUsage, type Usage, type WireRecord } from "@dsh/core"
-import type { SessionError, SessionHandle, SessionOwner } from "@dsh/session"
-import { decodeDescriptors, decodeTasks, logWarnings, type SubagentDescriptor } from "@dsh/subagent"
+import { type Events, Usage } from "@dsh/core"
+import type { SessionError, SessionStore } from "@dsh/session"
+import { Records } from "@dsh/subagent"
 import { Effect } from "effect"
 import { type AgentNode, type AgentStatus, costIn } from "./AgentTree.ts"
 
@@ -24,7 +24,7 @@ export interface ReportAgent
   readonly location: string
   readonly lastResult: string | undefined
   /** Its whole transcript (read from the archive when it is archived). */
-  readonly records: ReadonlyArray<WireRecord>
+  readonly records: ReadonlyArray<Events.WireRecord>
 }
 
 /** Everything `renderReportHtml` draws, read from a session's store by `loadSessionReport`. */
@@ -39,11 +39,11 @@ export interface SessionReport {
     readonly updatedAt: string
   }
   /** The process running it now, if any (statuses are then a snapshot). */
-  readonly owner: SessionOwner | undefined
+  readonly owner: SessionStore.SessionOwner | undefined
   /** `main` first, then the children in `subagents list` order. */
   readonly agents: ReadonlyArray<ReportAgent>
   readonly totals: {
-    readonly usage: Usage
+    readonly usage: Usage.Usage
     /** The sum of the costs known; undefined when no agent has one. */
     readonly cost: number | undefined
     readonly byStatus: Readonly<Record<string, number>>
@@ -66,8 +66,8 @@ const parse = (iso: string | undefined): number | undefined => {
  * holds; a run is running from the child's first record after it was asked for.
  */
 const runsFrom = (
-  transcripts: ReadonlyMap<string, ReadonlyArray<WireRecord>>,
-  descriptors: ReadonlyArray<SubagentDescriptor>
+  transcripts: ReadonlyMap<string, ReadonlyArray<Events.WireRecord>>,
+  descriptors: ReadonlyArray<Records.SubagentDescriptor>
 ): Map<string, Array<ReportRun>> => {
   const runs = new Map<string, Array<ReportRun>>()
   const byRun = new Map<string, { handle: string; queuedAt: number; endedAt?: number; status?: AgentStatus }>()
@@ -106,18 +106,18 @@ const runsFrom = (
  * never takes the session's lease. Children of a session no live process owns that are recorded
  * as queued or running are `lost`.
  */
-export const loadSessionReport = (session: SessionHandle): Effect.Effect<SessionReport, SessionError> =>
+export const loadSessionReport = (session: SessionStore.SessionHandle): Effect.Effect<SessionReport, SessionError.SessionError> =>
   Effect.gen(function*() {
     const state = yield* session.readState
     const owner = yield* session.owner
-    const decoded = decodeDescriptors(state)
-    yield* logWarnings(decoded.warnings)
+    const decoded = Records.decodeDescriptors(state)
+    yield* Records.logWarnings(decoded.warnings)
     const descriptors = decoded.records
-    const tasks = decodeTasks(yield* session.readTasks).records
+    const tasks = Records.decodeTasks(yield* session.readTasks).records
     const archived = new Set((yield* session.archivedChildren).map((a) => a.name))
     const warnings: Array<string> = [...decoded.warnings]
 
-    const transcripts = new Map<string, ReadonlyArray<WireRecord>>()
+    const transcripts = new Map<string, ReadonlyArray<Events.WireRecord>>()
     const locations = new Map<string, string>()
     const main = yield* session.transcript.read
     transcripts.set("main", main.records)
@@ -135,14 +135,14 @@ export const loadSessionReport = (session: SessionHandle): Effect.Effect<Session
     const runs = runsFrom(transcripts, descriptors)
     const rawDescriptors = (typeof state.subagents === "object" && state.subagents !== null ? state.subagents : {}) as Record<string, unknown>
     // Costs where the harness priced them: on the record, or on the results of its runs.
-    const costOf = (d: SubagentDescriptor): number | undefined => {
+    const costOf = (d: Records.SubagentDescriptor): number | undefined => {
       const recorded = costIn(rawDescriptors[d.handle])
       if (recorded !== undefined) return recorded
       const fromTasks = tasks.filter((t) => t.handle === d.handle).map((t) => t.result?.cost).filter((c) => c !== undefined)
       return fromTasks.length === 0 ? undefined : fromTasks.reduce((a, b) => a + b, 0)
     }
-    const usageOf = (records: ReadonlyArray<WireRecord>): Usage =>
-      records.reduce((u, r) => (r.type === "usage" ? addUsage(u, r.usage) : u), emptyUsage)
+    const usageOf = (records: ReadonlyArray<Events.WireRecord>): Usage.Usage =>
+      records.reduce((u, r) => (r.type === "usage" ? Usage.addUsage(u, r.usage) : u), Usage.emptyUsage)
 
     const mainRecords = transcripts.get("main") ?? []
     const lastTurnEnd = [...mainRecords].reverse().find((r) => r.type === "turn-end")
@@ -205,7 +205,7 @@ export const loadSessionReport = (session: SessionHandle): Effect.Effect<Session
       owner,
       agents,
       totals: {
-        usage: agents.reduce((u, a) => addUsage(u, a.usage), emptyUsage),
+        usage: agents.reduce((u, a) => Usage.addUsage(u, a.usage), Usage.emptyUsage),
         cost: costs.length === 0 ? undefined : costs.reduce((a, b) => a + b, 0),
         byStatus
       },

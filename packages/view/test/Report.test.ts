@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { FileSessionStore } from "@dsh/session"
 import { Effect } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
-import { loadSessionReport, renderReportHtml, type SessionReport } from "../src/index.ts"
+import { ReportFile, ReportHtml, SessionReport } from "../src/index.ts"
 import { chromiumPath, headless } from "./chromium.ts"
 import { runSampleSession } from "./sample.ts"
 
@@ -15,7 +15,7 @@ import { runSampleSession } from "./sample.ts"
  * headless Chromium makes of it (its DOM, and a screenshot written under test/__output__/).
  */
 const OUTPUT = join(import.meta.dirname, "__output__")
-let report: SessionReport
+let report: SessionReport.SessionReport
 let html: string
 let file: string
 
@@ -28,9 +28,9 @@ beforeAll(async () => {
     // One child archived: the report reads it from the archive.
     const session = yield* store.open(id)
     yield* session.archiveChild("explore-2")
-    return yield* loadSessionReport(session)
+    return yield* SessionReport.loadSessionReport(session)
   })))
-  html = renderReportHtml(report)
+  html = ReportHtml.renderReportHtml(report)
   mkdirSync(OUTPUT, { recursive: true })
   file = join(OUTPUT, "report.html")
   writeFileSync(file, html)
@@ -91,3 +91,19 @@ describe("the session report", () => {
     console.log(`report screenshot: ${screenshot}`)
   }, 120_000)
 })
+
+describe("writeReportHtml", () => {
+  it("replaces an earlier report whole, owner-only; a directory that does not exist is the caller's to fix", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dsh-report-out-"))
+    const path = join(dir, "report.html")
+    writeFileSync(path, "an older report")
+    await Effect.runPromise(ReportFile.writeReportHtml(path, report))
+    expect(readFileSync(path, "utf8")).toBe(html)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(readdirSync(dir)).toEqual(["report.html"])
+    const missing = await Effect.runPromise(Effect.flip(ReportFile.writeReportHtml(join(dir, "no", "such", "report.html"), report)))
+    expect(missing).toMatchObject({ _tag: "ReportWriteError", badPath: true })
+    expect(missing.message).toContain("cannot write it (ENOENT)")
+  })
+})
+

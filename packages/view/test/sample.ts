@@ -2,19 +2,19 @@
 // scripted model, on the file store. The lead delegates to three explorers at once (one fails),
 // one in the background, and one explorer delegates once more; a permission decision is recorded
 // the way the permission rules record them. Text that must be escaped is in the prompts.
-import { AgentHost, type AgentDefinition, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter } from "@dsh/llm-scripted"
+import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore, SessionStore } from "@dsh/session"
-import { defaultLimits, SubagentLimits } from "@dsh/subagent"
+import { Limits } from "@dsh/subagent"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
-import { ReadTool } from "@dsh/tools-builtin"
+import { Read } from "@dsh/tools-builtin"
 import { Effect, Layer } from "effect"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 
-const agent = (name: string, systemPrompt: string): AgentDefinition => ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "test" })
+const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition => ({ name, description: `the ${name}`, systemPrompt, override: false, scope: "runtime", source: "test" })
 
 const subagent = (args: Record<string, unknown>) => ({ name: "subagent", arguments: args })
 
@@ -39,11 +39,11 @@ export const sampleScript = {
 export const runSampleSession = (home: string, cwd: string) =>
   Effect.gen(function*() {
     writeFileSync(join(cwd, "notes.md"), "# Notes\nship on Friday\n")
-    const host = yield* AgentHost
+    const host = yield* AgentHost.AgentHost
     const { id } = yield* host.createSession({ cwd })
     const result = yield* host.prompt({ sessionId: id, prompt: "explore the notes" })
     // A decision the permission rules recorded for one of the children.
-    const session = yield* (yield* SessionStore).open(id)
+    const session = yield* (yield* SessionStore.SessionStore).open(id)
     const child = yield* session.child("explore-1")
     yield* child.transcript.append({ type: "permission", id: "call-x", subject: "Bash(rm -rf build)", decision: "denied", via: "rule", rule: "deny: Bash(rm -rf *)" })
     yield* child.transcript.sync
@@ -52,12 +52,12 @@ export const runSampleSession = (home: string, cwd: string) =>
 
 export const sampleHarness = (home: string) =>
   Harness.layer({
-    agents: () => Effect.succeed(staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("explore", "You explore.")] })),
-    backends: [SpawnProvider],
-    tools: [ReadTool],
+    agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("explore", "You explore.")] })),
+    backends: [SpawnProvider.SpawnProvider],
+    tools: [Read.ReadTool],
     model: "scripted:sample"
   }).pipe(Layer.provideMerge(Layer.mergeAll(
     FileSessionStore.layer({ home }),
-    ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { sample: sampleScript } })]),
-    Layer.succeed(SubagentLimits, { ...defaultLimits, maxDepth: 2 })
+    ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { sample: sampleScript } })]),
+    Layer.succeed(Limits.SubagentLimits, { ...Limits.defaultLimits, maxDepth: 2 })
   )))

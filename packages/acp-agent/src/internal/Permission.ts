@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AskerShape, PermissionAnswer } from "@dsh/tools"
+import type { Asker } from "@dsh/tools"
 import { Effect } from "effect"
 import type { Reporter } from "./Reporter.ts"
 import { toolCallUpdate } from "./Updates.ts"
@@ -32,7 +32,7 @@ export const clientAsker = (options: {
   readonly client: acp.AgentContext
   readonly reporter: Reporter
   readonly cwd: string
-}): AskerShape => {
+}): Asker.AskerShape => {
   let asked = 0
   return {
     ask: (question) =>
@@ -54,13 +54,13 @@ export const clientAsker = (options: {
             }),
           catch: (error) => error instanceof Error ? error.message : String(error)
         }).pipe(Effect.result)
-        const denied = (reason: string): PermissionAnswer => ({ allow: false, by: "acp-client", reason })
+        const denied = (reason: string): Asker.PermissionAnswer => ({ allow: false, by: "acp-client", reason })
         if (answer._tag === "Failure") return denied(`${question.subject} needs permission and the client could not be asked (${answer.failure})`)
         const outcome = answer.success.outcome
         if (outcome.outcome === "cancelled") return denied("the permission request was cancelled")
         const kind = OPTIONS.find((o) => o.optionId === outcome.optionId)?.kind
         if (kind === "allow_once" || kind === "allow_always") {
-          return { allow: true, by: "acp-client", remember: kind === "allow_always" ? "session" : "once" } satisfies PermissionAnswer
+          return { allow: true, by: "acp-client", remember: kind === "allow_always" ? "session" : "once" } satisfies Asker.PermissionAnswer
         }
         return denied(reasonFrom(answer.success._meta) ?? `the user declined ${question.subject}`)
       })

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk"
-import type { ContentPart } from "@dsh/core"
+import type { Messages } from "@dsh/core"
 import { promptText } from "./Updates.ts"
 
 /**
@@ -7,9 +7,9 @@ import { promptText } from "./Updates.ts"
  * `promptText` renders them) stay text, image blocks become image parts. `undefined` for a
  * text-only prompt, so those keep the plain-text path. Audio is not offered (capability off).
  */
-export const promptParts = (blocks: ReadonlyArray<acp.ContentBlock>): Array<ContentPart> | undefined => {
+export const promptParts = (blocks: ReadonlyArray<acp.ContentBlock>): Array<Messages.ContentPart> | undefined => {
   if (!blocks.some((b) => b.type === "image")) return undefined
-  return blocks.flatMap((b): Array<ContentPart> => {
+  return blocks.flatMap((b): Array<Messages.ContentPart> => {
     if (b.type === "image") return [{ type: "image", mediaType: b.mimeType, data: b.data, ...(b.uri != null ? { url: b.uri } : {}) }]
     const text = promptText([b])
     return text === "" ? [] : [{ type: "text", text }]

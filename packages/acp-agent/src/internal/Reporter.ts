@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Effect } from "effect"
 import { acpUsage, childStopReason, makeUpdateMapper } from "./Updates.ts"
 
@@ -42,7 +42,7 @@ export const makeReporter = (options: {
   const send = (target: string, update: acp.SessionUpdate): Effect.Effect<void> =>
     Effect.tryPromise(() => client.notify(acp.methods.client.session.update, { sessionId: target, update })).pipe(Effect.ignore({ log: "Debug" }))
 
-  const track = (agent: string, event: AgentEvent) => {
+  const track = (agent: string, event: Events.AgentEvent) => {
     if (event.type === "tool-call") {
       const calls = open.get(agent) ?? []
       calls.push({ id: event.id, name: event.name, asked: false })
@@ -67,7 +67,7 @@ export const makeReporter = (options: {
     })
 
   /** Subagent lifecycle and notices, emitted by the agent whose session is `own`. */
-  const lifecycle = (own: string, event: AgentEvent): Effect.Effect<boolean> => {
+  const lifecycle = (own: string, event: Events.AgentEvent): Effect.Effect<boolean> => {
     switch (event.type) {
       case "subagent-start":
         return announce(event.handle, own, `${event.handle} (${event.agent})`, event.description).pipe(Effect.as(true))
@@ -88,14 +88,14 @@ export const makeReporter = (options: {
     }
   }
 
-  const main = (event: AgentEvent): Effect.Effect<void> =>
+  const main = (event: Events.AgentEvent): Effect.Effect<void> =>
     Effect.gen(function*() {
       track("main", event)
       if (yield* lifecycle(sessionId, event)) return
       for (const update of mainMapper(event)) yield* send(sessionId, update)
     })
 
-  const child = (handle: string, event: AgentEvent): Effect.Effect<void> =>
+  const child = (handle: string, event: Events.AgentEvent): Effect.Effect<void> =>
     Effect.gen(function*() {
       track(handle, event)
       if (!features.subagents) return
@@ -134,7 +134,7 @@ export const replayRecords = (options: {
   readonly sessionId: string
   readonly cwd: string
   readonly features: ClientFeatures
-  readonly records: ReadonlyArray<AgentEvent>
+  readonly records: ReadonlyArray<Events.AgentEvent>
 }): Effect.Effect<void> =>
   Effect.gen(function*() {
     const mapper = makeUpdateMapper("replay", options.cwd)

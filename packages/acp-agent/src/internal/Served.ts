@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentHostShape, HostError, HostPromptResult } from "@dsh/agent"
-import { flushTelemetry, TRACEPARENT_META, withTraceparent } from "@dsh/core"
-import { Asker, type AnyTool, makePermissions, Permissions, type PermissionsShape } from "@dsh/tools"
+import type { AgentHost } from "@dsh/agent"
+import { Trace } from "@dsh/core"
+import { Asker, Permissions, type Tool } from "@dsh/tools"
 import { Cause, Deferred, Effect, Exit, Option, Scope } from "effect"
 import { AcpServeError } from "../AcpServeError.ts"
 import { clientAsker } from "./Permission.ts"
@@ -22,12 +22,12 @@ export interface ServedSession {
    * The session's rules when the host has none of its own (`default` mode: everything that
    * changes something is asked); a host with rules provides its own inside the prompt.
    */
-  permissions: PermissionsShape | undefined
+  permissions: Permissions.PermissionsShape | undefined
   /** The tools of the MCP servers the client gave this session, and the scope of their connections. */
-  mcp: { readonly tools: ReadonlyArray<AnyTool>; readonly scope: Scope.Closeable } | undefined
+  mcp: { readonly tools: ReadonlyArray<Tool.AnyTool>; readonly scope: Scope.Closeable } | undefined
 }
 
-export const hostFailure = (error: HostError): AcpServeError =>
+export const hostFailure = (error: AgentHost.HostError): AcpServeError =>
   new AcpServeError({
     reason: error.reason === "NotFound" ? "SessionNotFound"
       : error.reason === "Busy" ? "Busy"
@@ -37,7 +37,7 @@ export const hostFailure = (error: HostError): AcpServeError =>
   })
 
 /** A step-limit failure is ACP's `max_turn_requests`; other failures are errors, not stop reasons. */
-const stopReasonOf = (result: HostPromptResult): Effect.Effect<acp.StopReason, AcpServeError> => {
+const stopReasonOf = (result: AgentHost.HostPromptResult): Effect.Effect<acp.StopReason, AcpServeError> => {
   switch (result.status) {
     case "completed":
       return Effect.succeed("end_turn")
@@ -55,7 +55,7 @@ export const connectServers = (
   session: ServedSession,
   servers: ReadonlyArray<acp.McpServer>,
   serveScope: Scope.Scope,
-  connect: ((servers: ReadonlyArray<acp.McpServer>) => Effect.Effect<ReadonlyArray<AnyTool>, string, Scope.Scope>) | undefined,
+  connect: ((servers: ReadonlyArray<acp.McpServer>) => Effect.Effect<ReadonlyArray<Tool.AnyTool>, string, Scope.Scope>) | undefined,
   log: InfoLog
 ): Effect.Effect<void, AcpServeError> =>
   Effect.gen(function*() {
@@ -77,7 +77,7 @@ export const connectServers = (
 
 /** One `session/prompt` of a known session, with the client's features as they are now. */
 export const runPrompt = (input: {
-  readonly host: AgentHostShape
+  readonly host: AgentHost.AgentHostShape
   readonly session: ServedSession
   readonly params: acp.PromptRequest
   readonly client: acp.AgentContext
@@ -95,18 +95,18 @@ export const runPrompt = (input: {
     if (text.trim() === "" && parts === undefined) return yield* new AcpServeError({ reason: "InvalidParams", message: "the prompt has no text" })
     const cancel = yield* Deferred.make<void>()
     session.running = cancel
-    session.permissions ??= yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
+    session.permissions ??= yield* Permissions.make({ mode: "default" }).pipe(Effect.orDie)
     const reporter = makeReporter({ client, sessionId: session.id, cwd: session.cwd, features: input.features, contextWindow: input.contextWindow })
     // A cancel goes through the host, which answers with what the turn said and spent so far.
     const exit = yield* host.prompt({ sessionId: session.id, prompt: text, promptParts: parts, onEvent: reporter.main, onChildEvent: reporter.child, cancel: Deferred.await(cancel), tools: session.mcp?.tools }).pipe(
       // A dsh parent's trace context: this turn's spans are children of its `execute_tool subagent`.
-      withTraceparent(params._meta?.[TRACEPARENT_META]),
+      Trace.withTraceparent(params._meta?.[Trace.TRACEPARENT_META]),
       // Questions of every agent of the tree go to this client.
-      Effect.provideService(Asker, clientAsker({ client, reporter, cwd: session.cwd })),
-      Effect.provideService(Permissions, session.permissions),
+      Effect.provideService(Asker.Asker, clientAsker({ client, reporter, cwd: session.cwd })),
+      Effect.provideService(Permissions.Permissions, session.permissions),
       Effect.exit,
       // This turn's spans go out before the parent hears the answer (and may close this process).
-      Effect.ensuring(flushTelemetry),
+      Effect.ensuring(Trace.flushTelemetry),
       Effect.ensuring(Effect.sync(() => (session.running = undefined)))
     )
     if (Exit.isFailure(exit)) {

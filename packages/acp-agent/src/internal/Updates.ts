@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentEvent, RunStatus, Usage } from "@dsh/core"
+import type { Events, Usage } from "@dsh/core"
 import { isAbsolute, resolve } from "node:path"
 
 /** The ACP tool kind of a dsh tool, so editors pick the right icon and affordances. */
@@ -70,14 +70,14 @@ export const toolCallUpdate = (id: string, name: string, input: string, cwd: str
 }
 
 /** The stop reason a subagent state snapshot reports for a child's run status. */
-export const childStopReason = (status: RunStatus, error?: string): acp.IdleStateUpdate =>
+export const childStopReason = (status: Events.RunStatus, error?: string): acp.IdleStateUpdate =>
   status === "completed"
     ? { stopReason: "end_turn" }
     : status === "cancelled"
     ? { stopReason: "cancelled" }
     : { stopReason: "error", error: { code: -32603, message: error ?? `the child ended ${status}` } }
 
-export const acpUsage = (usage: Usage): acp.Usage => ({
+export const acpUsage = (usage: Usage.Usage): acp.Usage => ({
   inputTokens: usage.inputTokens,
   outputTokens: usage.outputTokens,
   totalTokens: usage.totalTokens
@@ -94,7 +94,7 @@ export const acpUsage = (usage: Usage): acp.Usage => ({
 export const makeUpdateMapper = (mode: "live" | "child" | "replay", cwd: string, contextWindow?: number) => {
   let messageId = `${mode}-0`
   let step = 0
-  return (event: AgentEvent): ReadonlyArray<acp.SessionUpdate> => {
+  return (event: Events.AgentEvent): ReadonlyArray<acp.SessionUpdate> => {
     switch (event.type) {
       case "turn-start":
         messageId = `turn-${event.turn}`

@@ -1,9 +1,10 @@
 import { AgentHost } from "@dsh/agent"
-import { isDelegable, resolveAgents } from "@dsh/agent-files"
-import { agentSearch, writeLine } from "@dsh/harness"
-import { VERSION } from "@dsh/core"
+import { ResolveAgents } from "@dsh/agent-files"
+import { FileAgents, RunOutput } from "@dsh/harness"
+import { Version } from "@dsh/core"
+import { DshHarness } from "@dsh/kit/dsh"
 import { cardSkills, PERMISSION_QUESTIONS_EXTENSION, serveA2a, serveToken } from "@dsh/subagent-a2a/serve"
-import { Asker, nobodyAsker } from "@dsh/tools"
+import { Asker } from "@dsh/tools"
 import { Effect, Result } from "effect"
 import { join, resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
@@ -11,7 +12,7 @@ import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { loadConfig } from "../Config.ts"
 import { checkDirectory } from "../Directories.ts"
-import { agentFiles } from "../DshHarness.ts"
+import { cliInstall } from "../Install.ts"
 import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
 
 const FLAGS = {
@@ -68,12 +69,12 @@ export const executeA2a = (input: A2aInput, ctx: CliContext) =>
   Effect.gen(function*() {
     yield* checkDirectory(input.cwd)
     const config = yield* loadConfig(ctx.home)
-    const resolved = yield* resolveAgents(agentSearch(agentFiles(ctx, config), { cwd: input.cwd })).pipe(
+    const resolved = yield* ResolveAgents.resolveAgents(FileAgents.agentSearch(DshHarness.agentFiles(ctx, config, cliInstall()), { cwd: input.cwd })).pipe(
       Effect.mapError((e) => new UsageError({ message: e.message }))
     )
     const token = serveToken(config.raw, ctx.env)
     if (Result.isFailure(token)) return yield* new UsageError({ message: token.failure })
-    const host = yield* AgentHost
+    const host = yield* AgentHost.AgentHost
     yield* Effect.scoped(Effect.gen(function*() {
       const served = yield* serveA2a({
         host: input.host,
@@ -81,12 +82,12 @@ export const executeA2a = (input: A2aInput, ctx: CliContext) =>
         token: token.success,
         contextsDir: join(ctx.home, "a2a", "contexts"),
         create: { cwd: input.cwd, agent: input.agent, model: input.model },
-        version: VERSION,
-        skills: cardSkills(resolved.agents.filter(isDelegable))
-      }).pipe(Effect.provideService(AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
-      yield* writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
+        version: Version.VERSION,
+        skills: cardSkills(resolved.agents.filter(ResolveAgents.isDelegable))
+      }).pipe(Effect.provideService(AgentHost.AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
+      yield* RunOutput.writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
       yield* ctx.interrupted
     })).pipe(
-      Effect.provideService(Asker, nobodyAsker({ hint: cliAllowHint, why: `this A2A client cannot be asked (it did not activate the extension ${PERMISSION_QUESTIONS_EXTENSION})` }))
+      Effect.provideService(Asker.Asker, Asker.nobodyAsker({ hint: cliAllowHint, why: `this A2A client cannot be asked (it did not activate the extension ${PERMISSION_QUESTIONS_EXTENSION})` }))
     )
   })

@@ -1,9 +1,9 @@
 import * as acp from "@agentclientprotocol/sdk/unstable"
-import { serveAcp } from "@dsh/acp-agent"
-import { VERSION } from "@dsh/core"
-import { ProcessLauncher, webStdio } from "@dsh/subprocess"
+import { ServeAcp } from "@dsh/acp-agent"
+import { Version } from "@dsh/core"
+import { ProcessLauncher, WebStdio } from "@dsh/subprocess"
 import { fileLogger } from "@dsh/telemetry/file-log"
-import { connectMcpServers, fromAcpMcpServer, type McpServerConfig } from "@dsh/tools-mcp"
+import { McpTools } from "@dsh/tools-mcp"
 import { Effect } from "effect"
 import { join } from "node:path"
 import { loadConfig } from "../Config.ts"
@@ -20,22 +20,14 @@ export const acpCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const { agent, serve, model, cwd: serveCwd } = yield* prepareProtocolServe("acp", args, ctx)
     // `[acp] context_window = N` in config.toml: the model's window, which enables `usage_update`.
     const contextWindow = (yield* loadConfig(ctx.home)).acpContextWindow
-    const launcher = yield* ProcessLauncher
+    const launcher = yield* ProcessLauncher.ProcessLauncher
     // MCP servers a client gives a session: stdio ones through our launcher, HTTP ones directly.
     const connectMcp = (servers: ReadonlyArray<acp.McpServer>) =>
-      Effect.gen(function*() {
-        const configs: Array<McpServerConfig> = []
-        for (const server of servers) {
-          const config = fromAcpMcpServer(server)
-          if (config === undefined) return yield* Effect.fail(`MCP server "${server.name}": only stdio and HTTP servers are supported`)
-          configs.push({ ...config, ...("command" in config ? { cwd: serveCwd } : {}) })
-        }
-        return yield* connectMcpServers(configs).pipe(Effect.mapError((e) => e.message), Effect.provideService(ProcessLauncher, launcher))
-      })
-    const io = webStdio(ctx.stdout, ctx.stdin)
-    yield* serve(serveAcp({
+      McpTools.connectAcpMcpServers(servers, serveCwd).pipe(Effect.provideService(ProcessLauncher.ProcessLauncher, launcher))
+    const io = WebStdio.webStdio(ctx.stdout, ctx.stdin)
+    yield* serve(ServeAcp.serveAcp({
       stream: acp.ndJsonStream(io.writable, io.readable),
-      agentInfo: { name: "dsh", title: "dsh", version: VERSION },
+      agentInfo: { name: "dsh", title: "dsh", version: Version.VERSION },
       defaults: { agent, model },
       contextWindow,
       connectMcp,

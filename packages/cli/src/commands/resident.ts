@@ -1,22 +1,22 @@
-import { residentDir, residentsIn, type ResidentStatus, stopResidents } from "@dsh/cli-resident"
+import { Place, type Protocol, Status } from "@dsh/cli-resident"
 import { Effect } from "effect"
 import { dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "@dsh/harness"
+import { RunOutput } from "@dsh/harness"
 
 /** The directory of this CLI's build, as its residents name it (`build`). */
 const thisBuild = (): string => `${dirname(fileURLToPath(import.meta.url))}/`
 
 const directory = (ctx: CliContext): string =>
-  ctx.env.DSH_RESIDENT_DIR !== undefined && ctx.env.DSH_RESIDENT_DIR !== "" ? ctx.env.DSH_RESIDENT_DIR : residentDir(process.getuid?.() ?? 0)
+  ctx.env.DSH_RESIDENT_DIR !== undefined && ctx.env.DSH_RESIDENT_DIR !== "" ? ctx.env.DSH_RESIDENT_DIR : Place.residentDir(process.getuid?.() ?? 0)
 
 const mb = (bytes: number | undefined) => (bytes === undefined ? "?" : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
 
 /** One line a resident; one started by an earlier dsh of this directory reports less (then "?"). */
-const line = (r: Partial<ResidentStatus> & Pick<ResidentStatus, "pid" | "build">): string =>
+const line = (r: Partial<Protocol.ResidentStatus> & Pick<Protocol.ResidentStatus, "pid" | "build">): string =>
   `resident ${r.pid}${(r.name ?? "") === "" ? "" : ` (${r.name})`}  build ${r.build}  idle ${r.idleSeconds ?? "?"}s  ` +
   `memory ${mb(r.rssBytes)} (spare ${r.ready === true ? mb(r.spareRssBytes) : "loading"})  starts served ${r.served ?? "?"}` +
   `${(r.running ?? 0) > 0 ? `  running ${r.running}` : ""}${r.served === undefined ? "  (an earlier dsh: dsh resident stop ends it)" : ""}`
@@ -31,17 +31,17 @@ export const residentCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const { values } = yield* parseFlags(rest, { json: { type: "boolean" } }, `resident ${sub ?? ""}`.trim())
     const dir = directory(ctx)
     if (sub === "status") {
-      const mine = (yield* Effect.promise(() => residentsIn(dir))).filter((r) => r.build === thisBuild())
+      const mine = (yield* Effect.promise(() => Status.residentsIn(dir))).filter((r) => r.build === thisBuild())
       const residents = mine.map(({ socket: _, ...r }) => r)
-      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ residents }))
-      if (residents.length === 0) return yield* writeLine(ctx.stdout, "no resident running")
-      for (const r of residents) yield* writeLine(ctx.stdout, line(r))
+      if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ residents }))
+      if (residents.length === 0) return yield* RunOutput.writeLine(ctx.stdout, "no resident running")
+      for (const r of residents) yield* RunOutput.writeLine(ctx.stdout, line(r))
       return
     }
     if (sub === "stop") {
-      const stopped = yield* Effect.promise(() => stopResidents(dir, thisBuild()))
-      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ stopped: stopped.map((r) => r.pid) }))
-      return yield* writeLine(ctx.stdout, stopped.length === 0 ? "no resident running" : `stopped ${stopped.length} resident${stopped.length === 1 ? "" : "s"}`)
+      const stopped = yield* Effect.promise(() => Status.stopResidents(dir, thisBuild()))
+      if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ stopped: stopped.map((r) => r.pid) }))
+      return yield* RunOutput.writeLine(ctx.stdout, stopped.length === 0 ? "no resident running" : `stopped ${stopped.length} resident${stopped.length === 1 ? "" : "s"}`)
     }
     return yield* new UsageError({ message: `resident: expected status or stop (got ${sub === undefined ? "nothing" : `"${sub}"`})` })
   })

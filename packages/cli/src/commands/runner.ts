@@ -1,9 +1,9 @@
-import { runnerListenAddress } from "@dsh/subagent-cluster"
+import { RunnerListen } from "@dsh/subagent-cluster"
 import { Effect, Layer } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "@dsh/harness"
+import { RunOutput } from "@dsh/harness"
 import { chooseStore, takeStoreFlag } from "../Store.ts"
 
 const FLAGS = { listen: { type: "string" } } as const
@@ -22,13 +22,13 @@ export const runnerCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if (chosen.spec._tag !== "Postgres") {
       return yield* new UsageError({ message: `runner needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); ${chosen.source} is the directory ${chosen.spec.home}` })
     }
-    const listen = yield* runnerListenAddress(values.listen).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+    const listen = yield* RunnerListen.runnerListenAddress(values.listen).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
     const { loadHarnessSettings } = yield* Effect.promise(() => import("../Host.ts"))
     const settings = yield* loadHarnessSettings(ctx)
     const { runnerLayer, clusterFailures } = yield* Effect.promise(() => import("../Cluster.ts"))
     yield* clusterFailures(Effect.scoped(Effect.gen(function*() {
       yield* Layer.build(runnerLayer(ctx, settings, chosen.spec._tag === "Postgres" ? chosen.spec.url : "", listen))
-      yield* writeLine(ctx.stdout, `dsh runner listening on ${listen.host}:${listen.port}`)
+      yield* RunOutput.writeLine(ctx.stdout, `dsh runner listening on ${listen.host}:${listen.port}`)
       // Until a signal; closing the scope then hands this runner's shards over.
       yield* ctx.interrupted
     })))

@@ -1,8 +1,8 @@
-import { serveSdk } from "@dsh/sdk"
+import { SdkServer } from "@dsh/sdk"
 import { Effect } from "effect"
 import type { CliContext } from "../Context.ts"
 import { prepareProtocolServe } from "../ProtocolServe.ts"
-import { VERSION } from "@dsh/core"
+import { Version } from "@dsh/core"
 
 /**
  * `dsh sdk`: serves the dsh SDK protocol (JSON-RPC over stdio, see `@dsh/sdk`'s PROTOCOL.md)
@@ -13,10 +13,10 @@ import { VERSION } from "@dsh/core"
 export const sdkCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
     const { agent, cwd, serve, model } = yield* prepareProtocolServe("sdk", args, ctx)
-    yield* serve(serveSdk({
+    yield* serve(SdkServer.serveSdk({
       input: ctx.stdin,
       output: ctx.stdout,
-      serverInfo: { name: "dsh", version: VERSION },
+      serverInfo: { name: "dsh", version: Version.VERSION },
       defaults: { cwd, agent, model },
       // process.stdout stays open; the process exits once serving is over.
       endOutput: false

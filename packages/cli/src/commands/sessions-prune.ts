@@ -1,11 +1,11 @@
-import { pruneSessions, Worktrees } from "@dsh/subagent"
-import { pruneSummaryLines } from "@dsh/view"
+import { SessionMaintenance, Worktrees } from "@dsh/subagent"
+import { PruneText } from "@dsh/view"
 import { Duration, Effect, Option } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "@dsh/harness"
+import { RunOutput } from "@dsh/harness"
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
 
@@ -38,12 +38,12 @@ export const sessionsPruneCommand = (args: ReadonlyArray<string>, ctx: CliContex
     }
     const config = yield* loadConfig(ctx.home)
     const minutes = config.archiving.afterMinutes ?? 60
-    const summary = yield* pruneSessions({
+    const summary = yield* SessionMaintenance.pruneSessions({
       olderThan,
       archiveAfter: minutes === 0 ? undefined : Duration.minutes(minutes),
       dryRun: values["dry-run"] === true,
-      worktrees: Option.getOrUndefined(yield* Effect.serviceOption(Worktrees))
+      worktrees: Option.getOrUndefined(yield* Effect.serviceOption(Worktrees.Worktrees))
     })
-    if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(summary))
-    for (const line of pruneSummaryLines(summary)) yield* writeLine(ctx.stdout, line)
+    if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify(summary))
+    for (const line of PruneText.pruneSummaryLines(summary)) yield* RunOutput.writeLine(ctx.stdout, line)
   })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { writeLine } from "@dsh/harness"
+import { RunOutput } from "@dsh/harness"
 import { sessionsPruneCommand } from "./sessions-prune.ts"
 import { sessionsReportCommand } from "./sessions-report.ts"
 
@@ -23,11 +23,11 @@ export const sessionsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     // A session whose process is gone shows `lost`; one that cannot be read (a corrupt or missing
     // state.json) is `unreadable` with the contract's fields (empty: not known) and its `reason`
     // (`error` too: its name before the reason field was added).
-    const sessions = (yield* (yield* AgentHost).listSessions).map((s) =>
+    const sessions = (yield* (yield* AgentHost.AgentHost).listSessions).map((s) =>
       s.error === undefined
         ? { id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status }
         : { id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status, reason: s.error, error: s.error })
-    if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ sessions }))
-    if (sessions.length === 0) return yield* writeLine(ctx.stdout, "no sessions")
-    for (const s of sessions) yield* writeLine(ctx.stdout, "reason" in s ? `${s.id}  ${s.status.padEnd(9)}  ${s.reason}` : `${s.id}  ${s.status.padEnd(9)}  ${s.agent}  ${s.updatedAt}`)
+    if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ sessions }))
+    if (sessions.length === 0) return yield* RunOutput.writeLine(ctx.stdout, "no sessions")
+    for (const s of sessions) yield* RunOutput.writeLine(ctx.stdout, "reason" in s ? `${s.id}  ${s.status.padEnd(9)}  ${s.reason}` : `${s.id}  ${s.status.padEnd(9)}  ${s.agent}  ${s.updatedAt}`)
   })

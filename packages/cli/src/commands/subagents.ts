@@ -1,13 +1,13 @@
-import { AgentHost, conversationRecords, eventLine } from "@dsh/agent"
-import { decodeDescriptors, defaultArchiving, logWarnings, requestStop, resolveChildRef, subagentInfo } from "@dsh/subagent"
-import { Effect, Result } from "effect"
+import { AgentHost, TranscriptView } from "@dsh/agent"
+import { DshChildren } from "@dsh/kit/dsh"
+import { SessionRequests } from "@dsh/subagent"
+import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { RunFailed, UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
-import { requireSession, writeLine } from "@dsh/harness"
-import { formatCost } from "@dsh/view"
-import { subagentsWatchCommand } from "./subagents-watch.ts"
+import { RunOutput, SessionChoice } from "@dsh/harness"
+import { SessionWatch } from "@dsh/view"
 
 const FLAGS = {
   session: { type: "string" },
@@ -25,29 +25,22 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     if (sub !== "list" && sub !== "info" && sub !== "log" && sub !== "send" && sub !== "stop" && sub !== "watch") {
       return yield* new UsageError({ message: `subagents: unknown subcommand "${sub ?? ""}" (list, info, log, send, stop, watch)` })
     }
-    const session = yield* requireSession(values.session, { cwd: ctx.cwd, notice: (line) => writeLine(ctx.stderr, line) })
+    const session = yield* SessionChoice.requireSession(values.session, { cwd: ctx.cwd, notice: (line) => RunOutput.writeLine(ctx.stderr, line) })
     if (sub === "watch") {
       if (handle !== undefined) return yield* new UsageError({ message: `subagents watch takes no argument (got "${handle}")` })
-      return yield* subagentsWatchCommand(session, ctx)
+      // The live tree of a session another process runs (on a terminal), else status lines and the final tree.
+      return yield* SessionWatch.watchSession(session, ctx.stdout, ctx.env, (line) => RunOutput.writeLine(ctx.stdout, line))
     }
-    const host = yield* AgentHost
-    const decoded = decodeDescriptors(yield* session.readState)
-    yield* logWarnings(decoded.warnings)
-    const children = decoded.records
-    // A child by its handle or as `#N`, its place in `subagents list`.
+    const host = yield* AgentHost.AgentHost
+    const children = yield* DshChildren.records(session)
     const find = (h: string | undefined) =>
-      Effect.gen(function*() {
-        if (h === undefined) return yield* new UsageError({ message: `usage: dsh subagents ${sub} HANDLE|#N --session ID` })
-        const found = resolveChildRef(children, h)
-        if (Result.isFailure(found)) return yield* new UsageError({ message: `${found.failure} in session ${session.id}` })
-        return found.success
-      })
+      h === undefined ? Effect.fail(new UsageError({ message: `usage: dsh subagents ${sub} HANDLE|#N --session ID` })) : DshChildren.find(session, children, h).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
     if (sub === "send") {
       const child = yield* find(handle)
       const message = extra.join(" ").trim()
       if (message === "") return yield* new UsageError({ message: "usage: dsh subagents send HANDLE \"message\" --session ID" })
       const reply = yield* host.sendToChild({ sessionId: session.id, handle: child.handle, message })
-      yield* writeLine(ctx.stdout, values.json === true ? JSON.stringify({ ...reply, output: reply.result }) : reply.status === "queued" ? reply.notes ?? "" : reply.result)
+      yield* RunOutput.writeLine(ctx.stdout, values.json === true ? JSON.stringify({ ...reply, output: reply.result }) : reply.status === "queued" ? reply.notes ?? "" : reply.result)
       if (reply.status !== "completed" && reply.status !== "queued") return yield* new RunFailed({ message: `${child.handle} ${reply.status}: ${reply.notes ?? "no result"}` })
       return
     }
@@ -57,44 +50,35 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
         return yield* new UsageError({ message: `--limit must be a positive integer (got "${values.limit}")` })
       }
-      const { records } = yield* (yield* session.child(child.handle)).transcript.read
-      if (records.length === 0 && child.status !== "queued") return yield* new RunFailed({ message: `${child.handle}'s transcript is missing (${child.transcript ?? "no location"})` })
       // Permission decisions show with --tools, and always in --json.
-      const tail = conversationRecords(records, { tools: values.tools, permissions: values.json, limit })
-      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ handle: child.handle, records: tail }))
-      for (const r of tail) yield* writeLine(ctx.stdout, eventLine(r) ?? JSON.stringify(r))
+      const tail = yield* DshChildren.log(session, child, { tools: values.tools, permissions: values.json, limit }).pipe(
+        Effect.catchTag("ChildLookupError", (e) => Effect.fail(new RunFailed({ message: e.message })))
+      )
+      if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ handle: child.handle, records: tail }))
+      for (const r of tail) yield* RunOutput.writeLine(ctx.stdout, TranscriptView.eventLine(r) ?? JSON.stringify(r))
       return
     }
     if (sub === "stop") {
       const target = handle === "all" || handle === undefined ? "all" : (yield* find(handle)).handle
-      const stopped = yield* requestStop(session, target)
-      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ stopped }))
-      if (stopped.length === 0) return yield* writeLine(ctx.stdout, `nothing to stop: ${target === "all" ? "no subagent" : target} is running`)
-      for (const s of stopped) yield* writeLine(ctx.stdout, `${s.name} ${s.status}`)
+      const stopped = yield* SessionRequests.requestStop(session, target)
+      if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ stopped }))
+      if (stopped.length === 0) return yield* RunOutput.writeLine(ctx.stdout, `nothing to stop: ${target === "all" ? "no subagent" : target} is running`)
+      for (const s of stopped) yield* RunOutput.writeLine(ctx.stdout, `${s.name} ${s.status}`)
       return
     }
     if (sub === "list") {
       if (handle !== undefined) return yield* new UsageError({ message: `subagents list takes no argument (got "${handle}")` })
       const subagents = yield* host.listChildren(session.id)
-      if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify({ subagents }))
-      if (subagents.length === 0) return yield* writeLine(ctx.stdout, "no subagents")
+      if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ subagents }))
       // `#N` is how operators may name a child instead of its handle.
-      for (const [i, s] of subagents.entries()) {
-        const cost = s.cost === undefined ? "" : `  ${formatCost(s.cost)}`
-        yield* writeLine(ctx.stdout, `${`#${i + 1}`.padEnd(4)} ${s.name.padEnd(16)} ${s.status.padEnd(9)} ${s.agent.padEnd(10)} ${s.provider.padEnd(8)} parent ${s.parent}  ${s.usage.totalTokens} tokens${cost}`)
-      }
+      for (const line of DshChildren.listLines(subagents)) yield* RunOutput.writeLine(ctx.stdout, line)
       return
     }
     if (extra.length > 0) return yield* new UsageError({ message: "usage: dsh subagents info HANDLE --session ID" })
     const child = yield* find(handle)
-    // Profile warnings (patterns that can never match) are in the child's transcript; a
-    // transcript that cannot be read has none to show, and `log` reports it missing.
-    const records = yield* Effect.orElseSucceed(Effect.map(Effect.flatMap(session.child(child.handle), (c) => c.transcript.read), (t) => t.records), () => [])
-    const warnings = records.flatMap((r) => (r.type === "notice" && r.level === "warning" ? [r.message] : []))
-    const minutes = (yield* loadConfig(ctx.home)).archiving.afterMinutes ?? defaultArchiving.afterMinutes
-    const found = { ...subagentInfo(child, session.id, minutes), ...(warnings.length === 0 ? {} : { warnings }) }
-    if (values.json === true) return yield* writeLine(ctx.stdout, JSON.stringify(found))
+    const found = yield* DshChildren.info(session, child, (yield* loadConfig(ctx.home)).archiving.afterMinutes)
+    if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify(found))
     for (const [k, v] of Object.entries(found)) {
-      yield* writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
+      yield* RunOutput.writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
     }
   })

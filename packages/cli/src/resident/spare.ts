@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // A spare of the CLI's resident (`dist/warm-spare.js`): every module a command loads on demand,
 // loaded ahead; a start then runs `Cli.ts` in this process.
-import { runSpare } from "@dsh/cli-resident"
+import { Spare } from "@dsh/cli-resident"
 import { fileURLToPath } from "node:url"
 import { residentLost } from "../ResidentLost.ts"
 
-await runSpare({
+await Spare.runSpare({
   entry: fileURLToPath(new URL("./main.js", import.meta.url)),
   preload: () =>
     Promise.all([

@@ -1,5 +1,5 @@
-import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { postgresForTests } from "@dsh/testing-pg"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Postgres } from "@dsh/testing-pg"
 import { spawn } from "node:child_process"
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import { tmpdir } from "node:os"
@@ -12,12 +12,12 @@ import { DSH, type DshResult, makeHome, runDsh, tempDir } from "../support.ts"
  * mid-run, `--listen HOST:0`, a store that refuses connections. Real processes, real signals,
  * an embedded PostgreSQL.
  */
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 
 // The parent delegates one child; the child's model never answers (`hang`), unless told otherwise.
-const respond = (r: FakeRequest): FakeReply =>
+const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
   firstUser(r).startsWith("CHILD")
     ? { hang: true }
     : step(r) === 0
@@ -87,7 +87,7 @@ const relay = async (target: { readonly host: string; readonly port: number }) =
 describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, item 6)", () => {
   it("no runner alive: one notice naming the store (password redacted), then exit 1 after runner_wait_seconds", async () => {
     const url = await pg!.createDatabase()
-    const server = await startFakeOpenAIServer({ respond })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
     servers.push(server)
     const home = makeHome("[cluster]\nrunner_wait_seconds = 1\n")
     const env = { DSH_HOME: home, OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
@@ -112,7 +112,7 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
 
   it("SIGTERM during a cluster run whose child blocks: the run ends and the child is recorded cancelled", async () => {
     const url = await pg!.createDatabase()
-    const server = await startFakeOpenAIServer({ respond })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
     servers.push(server)
     const env = { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
     runners.push(await startRunner(url, env))
@@ -133,7 +133,7 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
 
   it("SIGTERM after the child's only runner died (kill -9): the run ends and the child is recorded cancelled", async () => {
     const url = await pg!.createDatabase()
-    const server = await startFakeOpenAIServer({ respond })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
     servers.push(server)
     const env = { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
     const runner = await startRunner(url, env)
@@ -156,7 +156,7 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
 
   it("the child's only runner killed mid-run, none to take over: the child fails naming the store, the parent goes on", async () => {
     const url = await pg!.createDatabase()
-    const server = await startFakeOpenAIServer({ respond })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
     servers.push(server)
     const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 1\n"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
     const runner = await startRunner(url, env)
@@ -181,7 +181,7 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
 
   it("SIGTERM while waiting for a runner: the run ends, cancelled", async () => {
     const url = await pg!.createDatabase()
-    const server = await startFakeOpenAIServer({ respond })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
     servers.push(server)
     const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 600\n"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
     const run = startDsh(["run", "--cluster", "--model", "openai:any", "--output-format", "json", "PARENT", "--store", url], env)
@@ -198,7 +198,7 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
 
   it("dsh runner --listen 127.0.0.1:0 binds a free port, advertises it, and a parent uses it", async () => {
     const url = await pg!.createDatabase()
-    const server = await startFakeOpenAIServer({ respond: (r) => firstUser(r).startsWith("CHILD") ? { text: "child done" } : step(r) === 0 ? respond(r) : { text: "parent done" } })
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond: (r) => firstUser(r).startsWith("CHILD") ? { text: "child done" } : step(r) === 0 ? respond(r) : { text: "parent done" } })
     servers.push(server)
     const env = { DSH_HOME: makeHome(), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
     const runner = await startRunner(url, env, ["--listen", "127.0.0.1:0"])
@@ -233,8 +233,8 @@ describe.skipIf(pg === undefined)("cluster faults an operator meets (issue 24, i
     db.port = String(proxy.port)
     const url = db.toString()
     // The parent's second prompt ("again") is answered at once: it shows the session carries on.
-    const lastUser = (r: FakeRequest) => messages(r).findLast((m) => m.role === "user")?.content ?? ""
-    const server = await startFakeOpenAIServer({ respond: (r) => lastUser(r).includes("again") ? { text: "carried on" } : respond(r) })
+    const lastUser = (r: FakeOpenAIServer.FakeRequest) => messages(r).findLast((m) => m.role === "user")?.content ?? ""
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond: (r) => lastUser(r).includes("again") ? { text: "carried on" } : respond(r) })
     servers.push(server)
     const env = { DSH_HOME: makeHome("[cluster]\nrunner_wait_seconds = 2\n"), OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
     runners.push(await startRunner(url, env))

@@ -1,5 +1,5 @@
-import { type FakeReply, type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { postgresForTests } from "@dsh/testing-pg"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Postgres } from "@dsh/testing-pg"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -12,12 +12,12 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
  * runner's own rules only narrow (its deny still wins). The runner and the parent have
  * homes of their own, so which rules decided is unambiguous.
  */
-const pg = await postgresForTests()
+const pg = await Postgres.postgresForTests()
 afterAll(() => pg?.stop())
 
 
 // The parent delegates to coder; the child runs one command (asked for in default mode), then ends.
-const respond = (r: FakeRequest): FakeReply =>
+const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
   firstUser(r).startsWith("CHILD")
     ? step(r) === 0 ? { toolCalls: [{ name: "Bash", arguments: { command: "echo from the runner" } }] } : { text: "child done" }
     : step(r) === 0
@@ -29,7 +29,7 @@ const { runners, servers } = stoppedAfterEach()
 /** A database, a fake model, one runner with `runnerConfig` as its config.toml, and a parent home of its own. */
 const cluster = async (runnerConfig: string) => {
   const url = await pg!.createDatabase()
-  const server = await startFakeOpenAIServer({ respond })
+  const server = await FakeOpenAIServer.startFakeOpenAIServer({ respond })
   servers.push(server)
   const model = { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test", DSH_RESIDENT: "0" }
   runners.push(await startRunner(url, { ...model, DSH_HOME: makeHome(runnerConfig) }))

@@ -1,4 +1,4 @@
-import { isGone, readPids } from "@dsh/subprocess/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -19,10 +19,10 @@ describe("fault matrix: prompt exit", { timeout: 90_000 }, () => {
     expect(r.stderr).toBe("")
     expect(r.code).toBe(0)
     expect(r.stdout).toContain("Parent got: echo done")
-    const tree = readPids(pids)
+    const tree = ProcessChecks.readPids(pids)
     expect(tree.length).toBeGreaterThan(0)
     // Checked at once: the child was stopped before dsh exited, not by a watchdog afterwards.
-    expect(tree.filter((pid) => !isGone(pid))).toEqual([])
+    expect(tree.filter((pid) => !ProcessChecks.isGone(pid))).toEqual([])
   })
 
   it("a dsh run with two warm children (ACP and SDK) exits with both gone", async () => {
@@ -54,6 +54,6 @@ describe("fault matrix: prompt exit", { timeout: 90_000 }, () => {
     const session = join(home, "sessions", sessionIds(home)[0]!)
     const childPids = readdirSync(join(session, "agents")).map((h) => Number(readJson(join(session, "agents", h, "meta.json")).pid))
     expect(childPids).toHaveLength(2)
-    expect([...childPids, ...readPids(pids)].filter((pid) => !isGone(pid))).toEqual([])
+    expect([...childPids, ...ProcessChecks.readPids(pids)].filter((pid) => !ProcessChecks.isGone(pid))).toEqual([])
   })
 })

@@ -1,4 +1,4 @@
-import { type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
@@ -10,12 +10,12 @@ import { agentToml, readJson } from "./support.ts"
 // out-of-process child — meta.json, its descriptor in state.json, its task — says the same.
 
 type Msg = { readonly role: string; readonly content: string | null }
-const users = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "user").map((m) => m.content ?? "")
-const assistants = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "assistant").length
+const users = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "user").map((m) => m.content ?? "")
+const assistants = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<Msg> }).messages.filter((m) => m.role === "assistant").length
 const bg = (agent: string, prompt: string) => ({ name: "subagent", arguments: { description: prompt.slice(0, 20), agent, prompt, background: true } })
 
 const launched: Array<ChildProcess> = []
-const servers: Array<FakeServer> = []
+const servers: Array<FakeOpenAIServer.FakeServer> = []
 afterEach(async () => {
   for (const p of launched.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL")
   for (const s of servers.splice(0)) await s.close()
@@ -36,7 +36,7 @@ const metaStatus = (dir: string, handle: string) => {
 
 describe("fault matrix: records of recovered children", { timeout: 90_000 }, () => {
   it("kill -9 with ACP and SDK children running, then --continue: meta.json, state.json and the task all say lost", async () => {
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         const all = users(r)
         if (all[0]?.startsWith("CHILD")) return { hang: true }

@@ -1,5 +1,5 @@
-import { MAX_LINE_BYTES, residentKey, residentSettled, residentsIn, type ResidentStatus } from "@dsh/cli-resident"
-import { isGone } from "@dsh/subprocess/testing"
+import { Place, Protocol, Status } from "@dsh/cli-resident"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -32,7 +32,7 @@ const launched: Array<ChildProcess> = []
 const dirs: Array<string> = []
 afterEach(async () => {
   for (const p of launched.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL")
-  for (const dir of dirs.splice(0)) for (const r of await residentsIn(dir)) if (!isGone(r.pid)) process.kill(r.pid, "SIGTERM")
+  for (const dir of dirs.splice(0)) for (const r of await Status.residentsIn(dir)) if (!ProcessChecks.isGone(r.pid)) process.kill(r.pid, "SIGTERM")
 })
 
 interface Started {
@@ -68,11 +68,11 @@ const setup = (config = "", resident: string | null = "1") => {
 }
 
 /** Polls the resident's own status (its readiness signal) until it has a spare loaded and is idle. */
-const settled = async (dir: string): Promise<ResidentStatus & { readonly socket: string }> => {
+const settled = async (dir: string): Promise<Protocol.ResidentStatus & { readonly socket: string }> => {
   for (let i = 0; i < 400; i++) {
-    const [mine] = await residentsIn(dir)
+    const [mine] = await Status.residentsIn(dir)
     if (mine !== undefined) {
-      const status = await residentSettled(mine.socket, 20_000)
+      const status = await Status.residentSettled(mine.socket, 20_000)
       if (status?.ready === true && status.running === 0) return { ...status, socket: mine.socket }
     }
     await new Promise((r) => setTimeout(r, 25))
@@ -168,8 +168,8 @@ describe.skipIf(!works)("the resident dsh, opt-in and confined", { timeout: 90_0
     const stop = start(["resident", "stop"], { ...env, DSH_RESIDENT: "0" })
     expect(await stop.exited).toEqual({ code: 0, signal: null })
     expect(stop.stdout()).toBe("stopped 1 resident\n")
-    for (let i = 0; i < 400 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 25))
-    expect(isGone(pid)).toBe(true)
+    for (let i = 0; i < 400 && !ProcessChecks.isGone(pid); i++) await new Promise((r) => setTimeout(r, 25))
+    expect(ProcessChecks.isGone(pid)).toBe(true)
     const bad = start(["resident", "restart"], env)
     expect((await bad.exited).code).toBe(2)
     expect(bad.stderr().trim().split("\n")).toHaveLength(1)
@@ -179,7 +179,7 @@ describe.skipIf(!works)("the resident dsh, opt-in and confined", { timeout: 90_0
     const { env, dir } = setup()
     const { pid, socket } = await warmUp(env, dir)
     process.kill(pid, "SIGKILL")
-    for (let i = 0; i < 400 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 25))
+    for (let i = 0; i < 400 && !ProcessChecks.isGone(pid); i++) await new Promise((r) => setTimeout(r, 25))
     expect(existsSync(socket)).toBe(true)
     expect((await bash("true", env)).own).toBe(true)
     const next = await settled(dir)
@@ -223,11 +223,11 @@ describe.skipIf(!works)("the resident dsh, opt-in and confined", { timeout: 90_0
   })
 
   it("a line from the resident past the size bound, or not JSON, ends the connection: the start runs in its own process", async () => {
-    for (const answer of [Buffer.alloc(MAX_LINE_BYTES + 1024, "x"), Buffer.from("not json\n")]) {
+    for (const answer of [Buffer.alloc(Protocol.MAX_LINE_BYTES + 1024, "x"), Buffer.from("not json\n")]) {
       const { env, dir } = setup()
       mkdirSync(dir, { mode: 0o700 })
       // A listener where the launcher looks for its resident (the key of this build, name "", no Node flags).
-      const key = residentKey(resolve(DSH, "../packages/cli/dist/main.js"), env, "", [])
+      const key = Place.residentKey(resolve(DSH, "../packages/cli/dist/main.js"), env, "", [])
       let connections = 0
       const fake = createServer((socket) => {
         connections++

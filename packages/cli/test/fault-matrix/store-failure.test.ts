@@ -1,5 +1,5 @@
-import { type FakeRequest, type FakeServer, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { postgresForTests } from "@dsh/testing-pg"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { Postgres } from "@dsh/testing-pg"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -11,7 +11,7 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 // naming the store and the cause, and `--output-format json` still prints one object.
 
 const mounts: Array<string> = []
-const servers: Array<FakeServer> = []
+const servers: Array<FakeOpenAIServer.FakeServer> = []
 afterEach(async () => {
   for (const dir of mounts.splice(0)) execFileSync("umount", [dir])
   for (const s of servers.splice(0)) await s.close()
@@ -38,7 +38,7 @@ const fill = (dir: string) => {
   }
 }
 
-const users = (r: FakeRequest) => (r.body as { messages: ReadonlyArray<{ role: string; content: string | null }> }).messages.filter((m) => m.role === "user")
+const users = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<{ role: string; content: string | null }> }).messages.filter((m) => m.role === "user")
 
 describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
   it("file store on a disk that fills up: one stderr line naming the store and the cause; json prints one failed object", async (ctx) => {
@@ -50,7 +50,7 @@ describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
     const home = join(disk, "home")
     mkdirSync(home)
     writeFileSync(join(home, "config.toml"), "")
-    const server = await startFakeOpenAIServer({
+    const server = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         // The run has started and recorded its prompt; now the disk fills, then the model answers at length.
         fill(disk)
@@ -73,12 +73,12 @@ describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
 
   it("PostgreSQL stopped mid-run: one stderr line naming the store and the cause; json prints one failed object", async (ctx) => {
     // A server of this test's own: it is stopped while the model answers.
-    const pg = await postgresForTests()
+    const pg = await Postgres.postgresForTests()
     if (pg === undefined) return ctx.skip()
     let stopped = false
     try {
       const url = await pg.createSchema()
-      const server = await startFakeOpenAIServer({
+      const server = await FakeOpenAIServer.startFakeOpenAIServer({
         respond: async () => {
           if (!stopped) {
             stopped = true

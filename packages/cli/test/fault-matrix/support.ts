@@ -1,4 +1,4 @@
-import { fakeAcpAgentArgs, fakeAcpAgentScript, type FakeAcpAgentOptions } from "@dsh/subagent-acp/testing"
+import { FakeAcpAgent } from "@dsh/subagent-acp/testing"
 import { spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -51,11 +51,11 @@ export const runDshUnder = (
   })
 
 /** A `[acp.agents.<name>]` table running the fake vendor agent (a real process on stdio). */
-export const agentToml = (name: string, options: Omit<FakeAcpAgentOptions, "name">, extra = "") =>
+export const agentToml = (name: string, options: Omit<FakeAcpAgent.FakeAcpAgentOptions, "name">, extra = "") =>
   [
     `[acp.agents.${name}]`,
     `command = ${JSON.stringify(process.execPath)}`,
-    `args = ${JSON.stringify([fakeAcpAgentScript(), ...fakeAcpAgentArgs(options)])}`,
+    `args = ${JSON.stringify([FakeAcpAgent.fakeAcpAgentScript(), ...FakeAcpAgent.fakeAcpAgentArgs(options)])}`,
     extra,
     ""
   ].join("\n")

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -11,14 +11,14 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const users = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "user").map((m) => m.content ?? "")
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const users = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "user").map((m) => m.content ?? "")
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
 const spawn = (prompt: string) => ({ name: "subagent", arguments: { description: prompt, agent: "explore", prompt, background: true } })
 
 describe("seed: the announce step", () => {
   it("asks a background child for its announcement in its own session; ANNOUNCE_SKIP sends none but is recorded", async () => {
-    const fake = await startFakeOpenAIServer({
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         const [first = "", ...rest] = users(r)
         const last = rest.at(-1) ?? first

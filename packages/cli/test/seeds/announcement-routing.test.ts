@@ -1,18 +1,18 @@
-import { AgentHost, staticCatalog } from "@dsh/agent"
+import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { Harness } from "@dsh/harness"
 import { ModelRegistry } from "@dsh/llm"
-import { makeScriptedAdapter, type Script } from "@dsh/llm-scripted"
+import { type Script, ScriptedAdapter } from "@dsh/llm-scripted"
 import { MemorySessionStore } from "@dsh/session"
-import type { RoutedAnnouncement } from "@dsh/subagent"
+import type { SubagentTree } from "@dsh/subagent"
 import { SpawnProvider } from "@dsh/subagent-inprocess"
-import { testDefinition } from "@dsh/subagent/testing"
+import { Fixtures } from "@dsh/subagent/testing"
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 
 // Seed: openclaw-sub-agents, "通知" (the announcement goes to the requester's chat channel, keeping
 // thread/topic routing): a library host routes each requester's announcements to its own channel.
 const spawn = (prompt: string) => ({ name: "subagent", arguments: { description: prompt, prompt, agent: "coder", background: true } })
-const script: Script = {
+const script: Script.Script = {
   rules: [
     { when: { lastUser: "^\\[subagent announcement\\]" }, reply: { text: "heard" } },
     { when: { lastUser: "^\\[announce step\\]" }, reply: { text: "announced: {{lastUser|firstLine}}" } },
@@ -25,15 +25,15 @@ const script: Script = {
 
 describe("seed: announcements routed per requester", () => {
   it("onAnnouncement hears each announcement under the handle of the agent that requested it", async () => {
-    const routed: Array<[string, RoutedAnnouncement]> = []
+    const routed: Array<[string, SubagentTree.RoutedAnnouncement]> = []
     const layer = Harness.layer({
-      backends: [SpawnProvider],
+      backends: [SpawnProvider.SpawnProvider],
       model: "scripted:nest",
-      agents: () => Effect.succeed(staticCatalog({ main: testDefinition("lead"), delegates: [testDefinition("coder")] })),
+      agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: Fixtures.testDefinition("lead"), delegates: [Fixtures.testDefinition("coder")] })),
       onAnnouncement: (parent, announcement) => Effect.sync(() => void routed.push([parent, announcement]))
-    }).pipe(Layer.provide(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([makeScriptedAdapter({ scripts: { nest: script } })]))))
+    }).pipe(Layer.provide(Layer.mergeAll(MemorySessionStore.layer, ModelRegistry.layerWith([ScriptedAdapter.make({ scripts: { nest: script } })]))))
     const { id, result } = await Effect.runPromise(Effect.gen(function*() {
-      const host = yield* AgentHost
+      const host = yield* AgentHost.AgentHost
       const { id } = yield* host.createSession({ cwd: process.cwd() })
       const result = yield* host.prompt({ sessionId: id, prompt: "go" })
       return { id, result }

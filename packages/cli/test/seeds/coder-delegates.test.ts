@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
@@ -8,13 +8,13 @@ interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
   readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
 const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] })
 
 const server = () =>
-  startFakeOpenAIServer({
+  FakeOpenAIServer.startFakeOpenAIServer({
     respond: (r) => {
       const who = firstUser(r)
       if (who.startsWith("GRANDCHILD")) return { text: "the config is dsh.toml" }

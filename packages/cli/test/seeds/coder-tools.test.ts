@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { isGone } from "@dsh/subprocess/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { ProcessChecks } from "@dsh/subprocess/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
@@ -11,11 +11,11 @@ interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
   readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const system = (r: FakeRequest) => body(r).messages.find((m) => m.role === "system")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
-const lastTool = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").at(-1)?.content ?? ""
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const system = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "system")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const lastTool = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").at(-1)?.content ?? ""
 const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] })
 
 describe("seed: coder's own tools", () => {
@@ -24,8 +24,8 @@ describe("seed: coder's own tools", () => {
     mkdirSync(join(cwd, ".git"))
     mkdirSync(join(cwd, ".agents", "skills", "release"), { recursive: true })
     writeFileSync(join(cwd, ".agents", "skills", "release", "SKILL.md"), "---\nname: release\ndescription: Cut a release of this repo.\n---\nTag it vX.\n")
-    const tools = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
-    const fake = await startFakeOpenAIServer({
+    const tools = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r).startsWith("CHILD")) {
           if (step(r) === 0) {
@@ -63,7 +63,7 @@ describe("seed: coder's own tools", () => {
       expect(readFileSync(join(cwd, "finished"), "utf8")).toBe("settled\n")
       const pid = Number(readFileSync(join(cwd, "server.pid"), "utf8"))
       expect(pid).toBeGreaterThan(0)
-      expect(isGone(pid)).toBe(true)
+      expect(ProcessChecks.isGone(pid)).toBe(true)
     } finally {
       await fake.close()
     }
@@ -72,10 +72,10 @@ describe("seed: coder's own tools", () => {
 
 describe("seed: per-agent credentials", () => {
   it("[agents.explore] api_key_env and base_url reach its own server; the main agent keeps the main key", async () => {
-    const main = await startFakeOpenAIServer({
+    const main = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => step(r) === 0 ? call("subagent", { description: "look", agent: "explore", prompt: "CHILD look around" }) : { text: "main done" }
     })
-    const own = await startFakeOpenAIServer({ respond: () => ({ text: "explore done" }) })
+    const own = await FakeOpenAIServer.startFakeOpenAIServer({ respond: () => ({ text: "explore done" }) })
     try {
       const home = makeHome(`[agents.explore]\napi_key_env = "EXPLORE_KEY"\nbase_url = "${own.url}"\n`)
       const env = { DSH_HOME: home, DSH_RESIDENT: "0", OPENAI_BASE_URL: main.url, OPENAI_API_KEY: "sk-main", EXPLORE_KEY: "sk-explore" }
@@ -92,7 +92,7 @@ describe("seed: per-agent credentials", () => {
   })
 
   it("an agent without its own key variable set falls back to the main key", async () => {
-    const fake = await startFakeOpenAIServer({
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => firstUser(r).startsWith("CHILD") ? { text: "explore done" } : step(r) === 0 ? call("subagent", { description: "look", agent: "explore", prompt: "CHILD look" }) : { text: "main done" }
     })
     try {
@@ -118,7 +118,7 @@ describe("seed: per-agent credentials", () => {
 describe("seed: coder's plan mode", () => {
   const planRun = async (flags: ReadonlyArray<string>) => {
     const cwd = tempDir()
-    const fake = await startFakeOpenAIServer({
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         if (firstUser(r).startsWith("CHILD")) {
           const results = body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
@@ -8,14 +8,14 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
-const toolResults = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const toolResults = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
 
 /** The main agent delegates to each of `agents` in one response, then stops. */
 const server = (agents: ReadonlyArray<string>) =>
-  startFakeOpenAIServer({
+  FakeOpenAIServer.startFakeOpenAIServer({
     respond: (r) => {
       if (firstUser(r).startsWith("CHILD")) return { text: `${firstUser(r)} done` }
       return step(r) === 0

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -10,7 +10,7 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const systemOf = (r: FakeRequest) => (r.body as Body).messages.find((m) => m.role === "system")?.content ?? ""
+const systemOf = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages.find((m) => m.role === "system")?.content ?? ""
 
 const plugin = (root: string) => {
   mkdirSync(join(root, "agents"), { recursive: true })
@@ -38,7 +38,7 @@ describe("seed: plugins", () => {
   })
 
   it("renders the plugins' instructions as ${plugin_sections}, in the default prompt and in an agent file that places it", async () => {
-    const fake = await startFakeOpenAIServer({ respond: () => ({ text: "ok" }) })
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({ respond: () => ({ text: "ok" }) })
     try {
       const cwd = tempDir()
       plugin(join(cwd, "lint-kit"))

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
@@ -8,15 +8,15 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
-const toolResults = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const toolResults = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "tool").map((m) => m.content ?? "")
 const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] })
 
 describe("seed: sessions_history", () => {
   it("reads a descendant's transcript by handle and by its transcript path, paged; a sibling's is refused", async () => {
-    const fake = await startFakeOpenAIServer({
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         const first = firstUser(r)
         if (first.startsWith("CHILD-E")) return { text: "explored: 3 modules" }

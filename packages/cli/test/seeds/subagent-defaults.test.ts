@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -13,15 +13,15 @@ interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
   readonly tools?: ReadonlyArray<{ readonly function: { readonly name: string } }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
-const toolNames = (r: FakeRequest) => (body(r).tools ?? []).map((t) => t.function.name)
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const toolNames = (r: FakeOpenAIServer.FakeRequest) => (body(r).tools ?? []).map((t) => t.function.name)
 const delegate = (prompt: string) => ({ toolCalls: [{ name: "subagent", arguments: { description: "work", agent: "worker", prompt } }] })
 
 describe("seed: subagentDefaults per requester", () => {
   it("gives the requester's children their model and tool limits, and only them", async () => {
-    const fake = await startFakeOpenAIServer({
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) => {
         const first = firstUser(r)
         if (first.startsWith("GRAND")) return { text: "grand done" }

@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { describe, expect, it } from "vitest"
 import { makeHome, runDsh, tempDir } from "../support.ts"
 
@@ -8,9 +8,9 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
 
 interface Info {
   readonly sessionId: string
@@ -22,7 +22,7 @@ interface Info {
 
 /** One explore child (with `cleanup` when given), then `dsh subagents info explore-1 --json`. */
 const infoAfterRun = async (config: string | undefined, cleanup?: string) => {
-  const fake = await startFakeOpenAIServer({
+  const fake = await FakeOpenAIServer.startFakeOpenAIServer({
     respond: (r) =>
       firstUser(r).startsWith("CHILD")
         ? { text: "found" }

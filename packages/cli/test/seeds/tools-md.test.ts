@@ -1,4 +1,4 @@
-import { type FakeRequest, startFakeOpenAIServer } from "@dsh/llm-openai/testing"
+import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -9,14 +9,14 @@ import { makeHome, runDsh, tempDir } from "../support.ts"
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const body = (r: FakeRequest) => r.body as Body
-const firstUser = (r: FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
-const systemOf = (r: FakeRequest) => body(r).messages.find((m) => m.role === "system")?.content ?? ""
-const step = (r: FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
+const body = (r: FakeOpenAIServer.FakeRequest) => r.body as Body
+const firstUser = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "user")?.content ?? ""
+const systemOf = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.find((m) => m.role === "system")?.content ?? ""
+const step = (r: FakeOpenAIServer.FakeRequest) => body(r).messages.filter((m) => m.role === "assistant").length
 
 describe("seed: TOOLS.md", () => {
   it("is injected with AGENTS.md into the main agent's and a subagent's prompt", async () => {
-    const fake = await startFakeOpenAIServer({
+    const fake = await FakeOpenAIServer.startFakeOpenAIServer({
       respond: (r) =>
         firstUser(r).startsWith("CHILD")
           ? { text: "looked" }

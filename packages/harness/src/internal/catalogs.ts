@@ -1,6 +1,6 @@
-import type { AgentCatalog, HostError } from "@dsh/agent"
+import type { AgentCatalog, AgentHost } from "@dsh/agent"
 import type { AgentDefinitionError } from "@dsh/agent-files"
-import type { SessionState } from "@dsh/session"
+import type { SessionStore } from "@dsh/session"
 import { Clock, Effect } from "effect"
 import type { HarnessOptions } from "../HarnessOptions.ts"
 
@@ -14,17 +14,17 @@ const CATALOG_HANDOFF_LIMIT = 16
  * instead of every agent file being read again. Taken once; a later first prompt reads afresh.
  */
 export const makeCatalogHandoff = (agents: HarnessOptions<unknown, unknown>["agents"]) => {
-  const created = new Map<string, { readonly catalog: AgentCatalog; readonly at: number }>()
-  const catalogOf = (state: SessionState) => agents({ cwd: state.cwd, agent: state.agent, extra: state })
+  const created = new Map<string, { readonly catalog: AgentCatalog.AgentCatalog; readonly at: number }>()
+  const catalogOf = (state: SessionStore.SessionState) => agents({ cwd: state.cwd, agent: state.agent, extra: state })
   return {
-    take: (state: SessionState): Effect.Effect<AgentCatalog, HostError | AgentDefinitionError> =>
+    take: (state: SessionStore.SessionState): Effect.Effect<AgentCatalog.AgentCatalog, AgentHost.HostError | AgentDefinitionError.AgentDefinitionError> =>
       Effect.gen(function*() {
         const handed = created.get(state.id)
         created.delete(state.id)
         const fresh = handed !== undefined && (yield* Clock.currentTimeMillis) - handed.at <= CATALOG_HANDOFF_MS
         return fresh ? handed.catalog : yield* catalogOf(state)
       }),
-    hand: (sessionId: string, catalog: AgentCatalog) =>
+    hand: (sessionId: string, catalog: AgentCatalog.AgentCatalog) =>
       Effect.gen(function*() {
         // Bounded: sessions created and never prompted do not pile up.
         if (created.size >= CATALOG_HANDOFF_LIMIT) created.delete(created.keys().next().value!)

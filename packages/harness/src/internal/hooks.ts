@@ -1,5 +1,5 @@
-import type { HostError } from "@dsh/agent"
-import { makeHooks, noHooks, type HooksShape } from "@dsh/tools"
+import type { AgentHost } from "@dsh/agent"
+import { Hooks } from "@dsh/tools"
 import { Effect } from "effect"
 import type { HarnessOptions } from "../HarnessOptions.ts"
 
@@ -7,12 +7,12 @@ import type { HarnessOptions } from "../HarnessOptions.ts"
 export const sessionHooks = (
   options: Pick<HarnessOptions<unknown, unknown>, "hooks" | "agentHooks">,
   session: { readonly id: string; readonly cwd: string; readonly agent: string; readonly extra: Readonly<Record<string, unknown>>; readonly transcriptPath: string }
-): Effect.Effect<HooksShape, HostError> =>
+): Effect.Effect<Hooks.HooksShape, AgentHost.HostError> =>
   Effect.gen(function*() {
     const registrations = typeof options.hooks === "function"
       ? yield* options.hooks({ cwd: session.cwd, agent: session.agent, extra: session.extra })
       : options.hooks ?? []
     return registrations.length === 0 && options.agentHooks === undefined
-      ? noHooks
-      : makeHooks(registrations, { sessionId: session.id, transcriptPath: session.transcriptPath, agentHooks: options.agentHooks })
+      ? Hooks.noHooks
+      : Hooks.make(registrations, { sessionId: session.id, transcriptPath: session.transcriptPath, agentHooks: options.agentHooks })
   })

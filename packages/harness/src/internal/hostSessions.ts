@@ -1,8 +1,8 @@
-import { type AgentHostShape, HostError, type HostSessionInfo } from "@dsh/agent"
-import type { ModelRegistryShape } from "@dsh/llm"
-import type { SessionState, SessionStoreShape } from "@dsh/session"
-import { logWarnings, type RebuiltState, rebuildState } from "@dsh/subagent"
-import { disallowedBySettings, makeToolbox } from "@dsh/tools"
+import { AgentHost } from "@dsh/agent"
+import type { ModelRegistry } from "@dsh/llm"
+import type { SessionStore } from "@dsh/session"
+import { Records, SessionRecovery } from "@dsh/subagent"
+import { InheritedDisallow, Toolbox } from "@dsh/tools"
 import { Effect, Ref } from "effect"
 import { stat } from "node:fs/promises"
 import type { HarnessOptions } from "../HarnessOptions.ts"
@@ -13,7 +13,7 @@ import { governed } from "./permissions.ts"
 import type { RuntimeDeps } from "./runtime.ts"
 import { asLost, type RunningSessions } from "./sessions.ts"
 
-const info = (s: SessionState): HostSessionInfo => ({
+const info = (s: SessionStore.SessionState): AgentHost.HostSessionInfo => ({
   id: s.id,
   agent: s.agent,
   cwd: s.cwd,
@@ -25,14 +25,14 @@ const info = (s: SessionState): HostSessionInfo => ({
 
 /** A missing working directory is the caller's input to fix, found before anything is written. */
 const checkDirectory = (cwd: string) =>
-  Effect.tryPromise({ try: () => stat(cwd), catch: () => new HostError({ reason: "InvalidInput", message: `${cwd}: no such directory` }) }).pipe(
-    Effect.flatMap((s) => s.isDirectory() ? Effect.void : Effect.fail(new HostError({ reason: "InvalidInput", message: `${cwd} is not a directory` })))
+  Effect.tryPromise({ try: () => stat(cwd), catch: () => new AgentHost.HostError({ reason: "InvalidInput", message: `${cwd}: no such directory` }) }).pipe(
+    Effect.flatMap((s) => s.isDirectory() ? Effect.void : Effect.fail(new AgentHost.HostError({ reason: "InvalidInput", message: `${cwd} is not a directory` })))
   )
 
 export interface SessionCallDeps {
   readonly options: HarnessOptions<unknown, unknown>
-  readonly store: SessionStoreShape
-  readonly registry: ModelRegistryShape
+  readonly store: SessionStore.SessionStoreShape
+  readonly registry: ModelRegistry.ModelRegistryShape
   readonly defaultModel: string
   readonly resolveModel: RuntimeDeps["resolveModel"]
   readonly catalogs: CatalogHandoff
@@ -42,7 +42,7 @@ export interface SessionCallDeps {
 /** The host's calls on sessions themselves: create, recover, load, list, and the main agent's seam. */
 export const makeSessionCalls = (
   deps: SessionCallDeps
-): Pick<AgentHostShape, "createSession" | "recoverSession" | "loadSession" | "listSessions"> & { readonly openMain: NonNullable<AgentHostShape["openMain"]> } => {
+): Pick<AgentHost.AgentHostShape, "createSession" | "recoverSession" | "loadSession" | "listSessions"> & { readonly openMain: NonNullable<AgentHost.AgentHostShape["openMain"]> } => {
   const { options, store, registry, sessions } = deps
   return {
     createSession: (create) =>
@@ -65,14 +65,14 @@ export const makeSessionCalls = (
     recoverSession: (recover) =>
       toHostError(Effect.gen(function*() {
         if (store.recover === undefined) {
-          return yield* new HostError({ reason: "Unsupported", message: `session "${recover.sessionId}": this store cannot rebuild a lost state` })
+          return yield* new AgentHost.HostError({ reason: "Unsupported", message: `session "${recover.sessionId}": this store cannot rebuild a lost state` })
         }
         // What a transcript does not record is what a new session here would get.
         const model = yield* registry.canonical(recover.model ?? deps.defaultModel)
         const catalog = yield* options.agents({ cwd: recover.cwd, agent: undefined, extra: {} })
-        const rebuilt = yield* Ref.make<RebuiltState | undefined>(undefined)
+        const rebuilt = yield* Ref.make<SessionRecovery.RebuiltState | undefined>(undefined)
         const session = yield* store.recover(recover.sessionId, (handle) =>
-          rebuildState(handle, { agent: catalog.main.name, cwd: recover.cwd, model }).pipe(
+          SessionRecovery.rebuildState(handle, { agent: catalog.main.name, cwd: recover.cwd, model }).pipe(
             Effect.tap((r) => Ref.set(rebuilt, r)),
             Effect.map((r) => r.state)
           ))
@@ -85,7 +85,7 @@ export const makeSessionCalls = (
         const session = yield* store.open(id)
         const state = yield* session.readState
         const { records, warnings } = yield* session.transcript.read
-        yield* logWarnings(warnings)
+        yield* Records.logWarnings(warnings)
         return { ...info(state), records }
       }))),
 
@@ -93,17 +93,17 @@ export const makeSessionCalls = (
       const states = yield* store.list
       const readable = yield* Effect.forEach(states, (s) =>
         s.status !== "running" ? Effect.succeed(info(s)) : sessions.settled(s.id, Effect.map(sessions.withOwner(s.id), ({ orphaned }) => asLost(orphaned, info(s)))))
-      const broken = (yield* store.unreadable).map((u): HostSessionInfo => ({ id: u.id, agent: "", cwd: "", model: "", status: "unreadable", createdAt: "", updatedAt: "", error: u.error }))
+      const broken = (yield* store.unreadable).map((u): AgentHost.HostSessionInfo => ({ id: u.id, agent: "", cwd: "", model: "", status: "unreadable", createdAt: "", updatedAt: "", error: u.error }))
       return [...readable, ...broken].sort((a, b) => b.id.localeCompare(a.id))
     })),
 
     openMain: (open) =>
       toHostError(Effect.gen(function*() {
         const rt = yield* sessions.openRuntime(open.sessionId, open.onChildEvent)
-        const toolbox = makeToolbox({
+        const toolbox = Toolbox.make({
           tools: [...rt.main.tools, ...(open.tools ?? [])],
           policy: { tools: rt.catalog.main.tools, disallowedTools: rt.catalog.main.disallowedTools },
-          inheritedDisallowed: disallowedBySettings(rt.permissions?.settings ?? [])
+          inheritedDisallowed: InheritedDisallow.disallowedBySettings(rt.permissions?.settings ?? [])
         })
         return {
           sessionId: rt.session.id,

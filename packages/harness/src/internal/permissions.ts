@@ -1,6 +1,6 @@
-import type { AgentCatalog, HostError } from "@dsh/agent"
-import type { SessionState } from "@dsh/session"
-import { bindDisallowedTools, disallowedBySettings, Hooks, type HooksShape, InheritedDisallowedTools, noHooks, Permissions, type PermissionsShape } from "@dsh/tools"
+import type { AgentCatalog, AgentHost } from "@dsh/agent"
+import type { SessionStore } from "@dsh/session"
+import { Hooks, InheritedDisallow, Permissions } from "@dsh/tools"
 import { Effect } from "effect"
 import type { HarnessOptions } from "../HarnessOptions.ts"
 import { sessionPermissions } from "../SessionPermissions.ts"
@@ -14,13 +14,13 @@ const PERMISSIONS_KEPT = 256
  * A session without rules has none to keep.
  */
 export const makePermissionsCache = (source: HarnessOptions<unknown, unknown>["permissions"]) => {
-  const permissionsBySession = new Map<string, PermissionsShape>()
-  return (state: SessionState): Effect.Effect<PermissionsShape | undefined, HostError> => {
+  const permissionsBySession = new Map<string, Permissions.PermissionsShape>()
+  return (state: SessionStore.SessionState): Effect.Effect<Permissions.PermissionsShape | undefined, AgentHost.HostError> => {
     const known = permissionsBySession.get(state.id)
     if (known !== undefined) {
       permissionsBySession.delete(state.id)
       permissionsBySession.set(state.id, known)
-      return Effect.succeed<PermissionsShape | undefined>(known)
+      return Effect.succeed<Permissions.PermissionsShape | undefined>(known)
     }
     return sessionPermissions(source, { cwd: state.cwd, agent: state.agent, extra: state }).pipe(
       Effect.tap((p) =>
@@ -36,9 +36,9 @@ export const makePermissionsCache = (source: HarnessOptions<unknown, unknown>["p
 
 /** What governs a session's agents: its rules, its main agent's profile, its hooks. */
 export interface SessionRules {
-  readonly permissions: PermissionsShape | undefined
-  readonly catalog: AgentCatalog
-  readonly hooks: HooksShape
+  readonly permissions: Permissions.PermissionsShape | undefined
+  readonly catalog: AgentCatalog.AgentCatalog
+  readonly hooks: Hooks.HooksShape
 }
 
 /**
@@ -48,11 +48,11 @@ export interface SessionRules {
 export const governed = <A, E, R>(rt: SessionRules, hooked: Effect.Effect<A, E, R>) => {
   // The session's hooks, like its rules, reach every agent the effect starts (a fiber reference).
   // The main agent's own `hooks` frontmatter applies to it alone (children get the tree's and theirs).
-  const effect = rt.hooks === noHooks ? hooked : Effect.provideService(hooked, Hooks, rt.hooks.forAgent(rt.catalog.main.name, rt.catalog.main.hooks))
-  if (rt.permissions === undefined) return bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
+  const effect = rt.hooks === Hooks.noHooks ? hooked : Effect.provideService(hooked, Hooks.Hooks, rt.hooks.forAgent(rt.catalog.main.name, rt.catalog.main.hooks))
+  if (rt.permissions === undefined) return InheritedDisallow.bindDisallowedTools(rt.catalog.main.disallowedTools)(effect)
   // A parent process's agents' disallowedTools (in its settings) bind this whole tree too.
-  const bound = bindDisallowedTools(rt.catalog.main.disallowedTools)(effect).pipe(
-    Effect.provideService(InheritedDisallowedTools, disallowedBySettings(rt.permissions.settings))
+  const bound = InheritedDisallow.bindDisallowedTools(rt.catalog.main.disallowedTools)(effect).pipe(
+    Effect.provideService(InheritedDisallow.InheritedDisallowedTools, InheritedDisallow.disallowedBySettings(rt.permissions.settings))
   )
-  return Effect.provideService(bound, Permissions, rt.permissions)
+  return Effect.provideService(bound, Permissions.Permissions, rt.permissions)
 }

@@ -1,8 +1,8 @@
-import { agentPolicyWarnings, type AgentHostShape, runPrompt, statusOfResult, type TurnResult } from "@dsh/agent"
-import { addCost, addUsage, type AgentEvent, costOf, emptyUsage, type Usage } from "@dsh/core"
-import type { ModelRegistryShape } from "@dsh/llm"
-import type { SessionStoreShape } from "@dsh/session"
-import { disallowedBySettings, makeToolbox } from "@dsh/tools"
+import { type AgentHost, AgentRunner, PolicyWarnings, type TurnLoop } from "@dsh/agent"
+import { type Events, Usage } from "@dsh/core"
+import type { ModelRegistry } from "@dsh/llm"
+import type { SessionStore } from "@dsh/session"
+import { InheritedDisallow, Toolbox } from "@dsh/tools"
 import { Effect, Fiber, Option, Ref } from "effect"
 import { childSummary } from "../ChildSummary.ts"
 import type { HarnessOptions } from "../HarnessOptions.ts"
@@ -11,26 +11,26 @@ import { governed } from "./permissions.ts"
 import type { RuntimeDeps } from "./runtime.ts"
 import type { RunningSessions } from "./sessions.ts"
 
-type PromptRequest = Parameters<AgentHostShape["prompt"]>[0]
+type PromptRequest = Parameters<AgentHost.AgentHostShape["prompt"]>[0]
 
 /** What the turns said and spent so far: the answer of a cancelled prompt. */
 interface Spent {
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   readonly cost: number | undefined
   readonly said: string
 }
 
-const tally = (pricing: HarnessOptions<unknown, unknown>["pricing"], spent: Spent, event: AgentEvent): Spent => {
+const tally = (pricing: HarnessOptions<unknown, unknown>["pricing"], spent: Spent, event: Events.AgentEvent): Spent => {
   let next = spent
   if (event.type === "usage") {
-    next = { ...next, usage: addUsage(next.usage, event.usage), cost: addCost(next.cost, costOf(event.usage, pricing?.(event.model))) }
+    next = { ...next, usage: Usage.addUsage(next.usage, event.usage), cost: Usage.addCost(next.cost, Usage.costOf(event.usage, pricing?.(event.model))) }
   }
   if (event.type === "message" && event.message.role === "assistant" && event.message.content !== "") next = { ...next, said: event.message.content }
   return next
 }
 
 /** The turns run until they end or `cancel` comes; a cancel waits until they are down. */
-const untilCancelled = <E, R>(turns: Effect.Effect<TurnResult, E, R>, cancel: Effect.Effect<void> | undefined, stopChildren: Effect.Effect<unknown>) =>
+const untilCancelled = <E, R>(turns: Effect.Effect<TurnLoop.TurnResult, E, R>, cancel: Effect.Effect<void> | undefined, stopChildren: Effect.Effect<unknown>) =>
   Effect.gen(function*() {
     // A cancel interrupts the turns and waits until they are down (children stopped, records
     // written); the prompt then answers with what the turns had said and spent.
@@ -43,7 +43,7 @@ const untilCancelled = <E, R>(turns: Effect.Effect<TurnResult, E, R>, cancel: Ef
       yield* Fiber.interrupt(turning)
       // Background children too: the answer lists them as they end up.
       yield* stopChildren
-      return Option.none<TurnResult>()
+      return Option.none<TurnLoop.TurnResult>()
     }
     return Option.some(yield* first.value)
   })
@@ -51,13 +51,13 @@ const untilCancelled = <E, R>(turns: Effect.Effect<TurnResult, E, R>, cancel: Ef
 /** `AgentHost.prompt`: the main agent's turns in the wake loop, on the session's runtime. */
 export const makePrompt = (
   deps: {
-    readonly registry: ModelRegistryShape
-    readonly store: SessionStoreShape
+    readonly registry: ModelRegistry.ModelRegistryShape
+    readonly store: SessionStore.SessionStoreShape
     readonly resolveModel: RuntimeDeps["resolveModel"]
     readonly sessions: RunningSessions
     readonly pricing: HarnessOptions<unknown, unknown>["pricing"]
   }
-): AgentHostShape["prompt"] =>
+): AgentHost.AgentHostShape["prompt"] =>
 (request: PromptRequest) =>
   toHostError(Effect.scoped(Effect.gen(function*() {
     if (request.model !== undefined) {
@@ -67,25 +67,25 @@ export const makePrompt = (
     }
     const rt = yield* deps.sessions.openRuntime(request.sessionId, request.onChildEvent)
     const { session, catalog, main } = rt
-    const spent = yield* Ref.make<Spent>({ usage: emptyUsage, cost: undefined, said: "" })
-    const onEvent = (event: AgentEvent) =>
+    const spent = yield* Ref.make<Spent>({ usage: Usage.emptyUsage, cost: undefined, said: "" })
+    const onEvent = (event: Events.AgentEvent) =>
       Ref.update(spent, (s) => tally(deps.pricing, s, event)).pipe(Effect.andThen(request.onEvent?.(event) ?? Effect.void))
     const tools = [...main.tools, ...(request.tools ?? [])]
-    const toolbox = makeToolbox({
+    const toolbox = Toolbox.make({
       tools,
       policy: { tools: catalog.main.tools, disallowedTools: catalog.main.disallowedTools },
-      inheritedDisallowed: disallowedBySettings(rt.permissions?.settings ?? [])
+      inheritedDisallowed: InheritedDisallow.disallowedBySettings(rt.permissions?.settings ?? [])
     })
     // Patterns that can never match are said when the profile applies, not silently ignored.
-    for (const message of agentPolicyWarnings(catalog.main, tools.map((t) => t.name), yield* main.subagents.typeNames)) {
-      const notice: AgentEvent = { type: "notice", level: "warning", message }
+    for (const message of PolicyWarnings.agentPolicyWarnings(catalog.main, tools.map((t) => t.name), yield* main.subagents.typeNames)) {
+      const notice: Events.AgentEvent = { type: "notice", level: "warning", message }
       yield* session.transcript.append(notice).pipe(Effect.ignore({ log: "Warn" }))
       yield* onEvent(notice)
     }
     yield* session.updateState((s) => ({ ...s, status: "running" }))
     // The parts belong to the user's own prompt; later turns of the wake loop answer announcements.
     const turns = governed(rt, rt.tree.runTurns("main", request.prompt, (text, beforeStep) =>
-      runPrompt({
+      AgentRunner.runPrompt({
         agent: "main",
         agentName: catalog.main.name,
         cwd: rt.state.cwd,
@@ -104,10 +104,10 @@ export const makePrompt = (
     )
     const finished = yield* untilCancelled(turns, request.cancel, rt.tree.stopHeld("all", "user"))
     const { usage, cost, said } = yield* Ref.get(spent)
-    const result: TurnResult = Option.isSome(finished)
+    const result: TurnLoop.TurnResult = Option.isSome(finished)
       ? finished.value
       : { status: "cancelled", result: said, usage, messages: [], durationMs: 0, error: "the prompt was cancelled" }
-    yield* session.updateState((s) => ({ ...s, status: statusOfResult(result) }))
+    yield* session.updateState((s) => ({ ...s, status: AgentRunner.statusOfResult(result) }))
     return {
       sessionId: session.id,
       status: result.status,

@@ -1,28 +1,28 @@
-import type { AgentCatalog, HostError } from "@dsh/agent"
+import type { AgentCatalog, AgentHost } from "@dsh/agent"
 import type { AgentDefinitionError } from "@dsh/agent-files"
-import type { AgentEvent, RegistryError } from "@dsh/core"
-import type { LanguageModelShape, LlmError } from "@dsh/llm"
-import type { SessionError, SessionHandle, SessionState, SessionStoreShape } from "@dsh/session"
-import type { LaneShape, ProviderVersionError, SubagentLimitsShape, SubagentTree } from "@dsh/subagent"
-import type { AnyTool, HooksShape, PermissionsShape } from "@dsh/tools"
+import type { Events, Registry } from "@dsh/core"
+import type { LanguageModel, LlmError } from "@dsh/llm"
+import type { SessionError, SessionStore } from "@dsh/session"
+import type { Lane, Limits, Specification, SubagentTree } from "@dsh/subagent"
+import type { Hooks, Permissions, Tool } from "@dsh/tools"
 import { Effect, Scope } from "effect"
-import { makeAgentContext, type AgentContextOptions } from "../AgentContext.ts"
+import { make as makeAgentContext, type AgentContextOptions } from "../AgentContext.ts"
 import type { AgentContext } from "./contexts.ts"
 import type { BackendInput, HarnessOptions } from "../HarnessOptions.ts"
 import type { CatalogHandoff } from "./catalogs.ts"
 import { sessionHooks } from "./hooks.ts"
 import { governed, type makePermissionsCache } from "./permissions.ts"
 
-export type ChildListener = (handle: string, event: AgentEvent) => Effect.Effect<void>
+export type ChildListener = (handle: string, event: Events.AgentEvent) => Effect.Effect<void>
 
 /** What every session runtime of one host is built from. */
 export interface RuntimeDeps {
   readonly options: HarnessOptions<unknown, unknown>
-  readonly store: SessionStoreShape
+  readonly store: SessionStore.SessionStoreShape
   readonly backends: ReadonlyArray<BackendInput>
-  readonly tools: ReadonlyArray<AnyTool>
-  readonly limits: SubagentLimitsShape
-  readonly lane: LaneShape
+  readonly tools: ReadonlyArray<Tool.AnyTool>
+  readonly limits: Limits.SubagentLimitsShape
+  readonly lane: Lane.LaneShape
   readonly resolveModel: NonNullable<AgentContextOptions["resolveModel"]>
   readonly catalogs: CatalogHandoff
   readonly permissionsOf: ReturnType<typeof makePermissionsCache>
@@ -33,9 +33,9 @@ export interface RuntimeDeps {
  * with its own credentials but no model runs the session's model with them (resolved again,
  * not the parent's instance, which holds the main key).
  */
-const withAgentModels = (catalog: AgentCatalog, profiles: HarnessOptions["agentModels"], sessionModel: string): AgentCatalog => {
+const withAgentModels = (catalog: AgentCatalog.AgentCatalog, profiles: HarnessOptions["agentModels"], sessionModel: string): AgentCatalog.AgentCatalog => {
   if (profiles === undefined || Object.keys(profiles).length === 0) return catalog
-  const apply = (d: AgentCatalog["delegates"][number]) => {
+  const apply = (d: AgentCatalog.AgentCatalog["delegates"][number]) => {
     const profile = Object.hasOwn(profiles, d.name) ? profiles[d.name] : undefined
     if (profile === undefined) return d
     const own = profile.apiKeyEnv !== undefined || profile.baseUrl !== undefined
@@ -52,12 +52,12 @@ export const buildRuntime = (deps: RuntimeDeps, sessionId: string, listeners: Se
     const session = yield* deps.store.open(sessionId)
     // One process runs a session: another live owner makes this fail `Owned`.
     yield* session.acquire
-    const state: SessionState = yield* session.readState
+    const state: SessionStore.SessionState = yield* session.readState
     const model = yield* deps.resolveModel(state.model, state.agent)
-    const catalog: AgentCatalog = withAgentModels(yield* deps.catalogs.take(state), options.agentModels, state.model)
+    const catalog: AgentCatalog.AgentCatalog = withAgentModels(yield* deps.catalogs.take(state), options.agentModels, state.model)
     const permissions = yield* deps.permissionsOf(state)
     const hooks = yield* sessionHooks(options, { id: sessionId, cwd: state.cwd, agent: state.agent, extra: state, transcriptPath: session.transcript.location })
-    const onChildEvent = (handle: string, event: AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
+    const onChildEvent = (handle: string, event: Events.AgentEvent) => Effect.forEach(listeners, (listen) => listen(handle, event), { discard: true })
     const main = yield* makeAgentContext({
       delegatesRunOn: options.delegatesRunOn,
       controlTools: options.controlTools,
@@ -95,15 +95,15 @@ export const buildRuntime = (deps: RuntimeDeps, sessionId: string, listeners: Se
 
 /** A session this process runs: its handle and state, model, catalog, tree and main context, rules. */
 export interface Runtime {
-  readonly session: SessionHandle
-  readonly state: SessionState
-  readonly model: LanguageModelShape
-  readonly catalog: AgentCatalog
-  readonly tree: SubagentTree
-  readonly main: AgentContext & { readonly tree: SubagentTree }
-  readonly permissions: PermissionsShape | undefined
-  readonly hooks: HooksShape
+  readonly session: SessionStore.SessionHandle
+  readonly state: SessionStore.SessionState
+  readonly model: LanguageModel.LanguageModelShape
+  readonly catalog: AgentCatalog.AgentCatalog
+  readonly tree: SubagentTree.SubagentTree
+  readonly main: AgentContext & { readonly tree: SubagentTree.SubagentTree }
+  readonly permissions: Permissions.PermissionsShape | undefined
+  readonly hooks: Hooks.HooksShape
 }
 
 /** Why a session's runtime could not be built. */
-export type RuntimeError = AgentDefinitionError | HostError | LlmError | ProviderVersionError | RegistryError | SessionError
+export type RuntimeError = AgentDefinitionError.AgentDefinitionError | AgentHost.HostError | LlmError.LlmError | Specification.ProviderVersionError | Registry.RegistryError | SessionError.SessionError

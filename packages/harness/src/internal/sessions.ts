@@ -1,4 +1,4 @@
-import type { SessionError, SessionHandle, SessionStoreShape } from "@dsh/session"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Effect, Exit, Scope, Semaphore } from "effect"
 import type { buildRuntime, ChildListener, Runtime } from "./runtime.ts"
 
@@ -15,7 +15,7 @@ interface Running {
  * runtime in the scope given; the last user's release closes it.
  */
 export const makeRunningSessions = (
-  store: SessionStoreShape,
+  store: SessionStore.SessionStoreShape,
   build: (sessionId: string, listeners: Set<ChildListener>, scope: Scope.Scope) => ReturnType<typeof buildRuntime>
 ) =>
   Effect.gen(function*() {
@@ -63,7 +63,7 @@ export const makeRunningSessions = (
       /** After a reader's look at a session (listing, sending, stopping): let it go unless it runs here. */
       settled: <A, E2, R2>(sessionId: string, effect: Effect.Effect<A, E2, R2>) => Effect.ensuring(effect, releaseIdle(sessionId)),
       /** Children recorded as running whose session no live process owns are lost (readers say so). */
-      withOwner: (sessionId: string): Effect.Effect<{ readonly session: SessionHandle; readonly orphaned: boolean }, SessionError> =>
+      withOwner: (sessionId: string): Effect.Effect<{ readonly session: SessionStore.SessionHandle; readonly orphaned: boolean }, SessionError.SessionError> =>
         Effect.gen(function*() {
           const session = yield* store.open(sessionId)
           return { session, orphaned: running.get(sessionId) === undefined && (yield* session.owner) === undefined }

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "@dsh/agent"
-import { scanAgentDir } from "@dsh/agent-files"
+import { Discovery } from "@dsh/agent-files"
 import { Effect } from "effect"
 import * as Path from "node:path"
 import type { KitAgent, KitAgents } from "../Options.ts"
@@ -16,7 +16,7 @@ const withReport = (tools: ReadonlyArray<string> | undefined) => (tools === unde
 const fromRecord = (agents: Readonly<Record<string, KitAgent>>) =>
   Effect.forEach(Object.entries(agents), ([name, a]) =>
     NAME.test(name)
-      ? Effect.succeed<AgentDefinition>({
+      ? Effect.succeed<AgentDefinition.AgentDefinition>({
         name,
         description: a.description,
         systemPrompt: a.instructions,
@@ -33,8 +33,8 @@ const fromRecord = (agents: Readonly<Record<string, KitAgent>>) =>
 /** The agent files of a directory the caller named: every file must load (a typo should not vanish). */
 const fromDir = (dir: string, cwd: string) =>
   Effect.gen(function*() {
-    const scan = yield* scanAgentDir(Path.resolve(cwd, dir), "explicit")
-    const loaded: Array<AgentDefinition> = []
+    const scan = yield* Discovery.scanAgentDir(Path.resolve(cwd, dir), "explicit")
+    const loaded: Array<AgentDefinition.AgentDefinition> = []
     for (const r of [...scan.results, ...scan.extra]) {
       if (r._tag === "Invalid") return yield* Effect.fail(new SubagentsError("InvalidOptions", `${r.path}: ${r.reason}`))
       loaded.push({ ...r.definition, tools: withReport(r.definition.tools) })
@@ -48,10 +48,10 @@ const fromDir = (dir: string, cwd: string) =>
  * (Claude Code, OpenCode, Gemini CLI formats; relative to `cwd`). A later entry's agent replaces
  * an earlier one of the same name.
  */
-export const kitAgents = (agents: KitAgents, cwd: string): Effect.Effect<ReadonlyArray<AgentDefinition>, SubagentsError> =>
+export const kitAgents = (agents: KitAgents, cwd: string): Effect.Effect<ReadonlyArray<AgentDefinition.AgentDefinition>, SubagentsError> =>
   Effect.gen(function*() {
     const entries = Array.isArray(agents) ? agents : [agents as Readonly<Record<string, KitAgent>>]
-    const byName = new Map<string, AgentDefinition>()
+    const byName = new Map<string, AgentDefinition.AgentDefinition>()
     for (const entry of entries) {
       const defs = typeof entry === "string" ? yield* fromDir(entry, cwd) : yield* fromRecord(entry)
       for (const d of defs) byName.set(d.name, d)

@@ -1,10 +1,10 @@
-import { type AgentDefinition, runPrompt, staticCatalog, statusOfResult } from "@dsh/agent"
-import type { AgentEvent } from "@dsh/core"
-import { makeAgentContext } from "@dsh/harness"
-import { type LanguageModelShape, ModelRegistry } from "@dsh/llm"
-import { type SessionHandle, SessionStore } from "@dsh/session"
-import { normalizeLimits, type SubagentTree } from "@dsh/subagent"
-import { makePermissions, makeToolbox, Permissions, type PermissionsShape } from "@dsh/tools"
+import { AgentCatalog, type AgentDefinition, AgentRunner } from "@dsh/agent"
+import type { Events } from "@dsh/core"
+import { AgentContext } from "@dsh/harness"
+import { type LanguageModel, ModelRegistry } from "@dsh/llm"
+import { SessionStore } from "@dsh/session"
+import { Limits, type SubagentTree } from "@dsh/subagent"
+import { Permissions, Toolbox } from "@dsh/tools"
 import { Context, Effect, Layer, Ref, Scope, Semaphore } from "effect"
 import type { CreateSubagentsOptions } from "../Options.ts"
 import { SubagentsError } from "../SubagentsError.ts"
@@ -21,7 +21,7 @@ const DELEGATION_TOOLS = ["subagent", "swarm", "send_message", "list_agents", "w
 const DEFAULT_LEAD = "You are the lead agent. Hand focused tasks to the subagents that fit them with the `subagent` tool, " +
   "then answer the user from their results."
 
-const definition = (name: string, description: string, systemPrompt: string, extra: Partial<AgentDefinition> = {}): AgentDefinition => ({
+const definition = (name: string, description: string, systemPrompt: string, extra: Partial<AgentDefinition.AgentDefinition> = {}): AgentDefinition.AgentDefinition => ({
   name,
   description,
   systemPrompt,
@@ -34,13 +34,13 @@ const definition = (name: string, description: string, systemPrompt: string, ext
 /** One session's tree and its lead's context, open for as long as the kit. */
 export interface SessionRuntime {
   readonly id: string
-  readonly session: SessionHandle
-  readonly tree: SubagentTree
-  readonly context: Effect.Success<ReturnType<typeof makeAgentContext>>
+  readonly session: SessionStore.SessionHandle
+  readonly tree: SubagentTree.SubagentTree
+  readonly context: Effect.Success<ReturnType<typeof AgentContext.make>>
 }
 
 export interface KitCoreShape {
-  readonly model: LanguageModelShape
+  readonly model: LanguageModel.LanguageModelShape
   /** The agent types children may run as: the kit's agents, then the backends' own (`fork`, `acp:*`). */
   readonly agentTypes: ReadonlyArray<{ readonly name: string; readonly description: string }>
   readonly cwd: string
@@ -51,7 +51,7 @@ export interface KitCoreShape {
   /** Runs `effect` under the kit's permission rules, when it was given any. */
   readonly governed: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** The lead's turns on `text`, in the wake loop of background delegation. */
-  readonly prompt: (rt: SessionRuntime, text: string) => Effect.Effect<Effect.Success<ReturnType<typeof runPrompt>>, SubagentsError>
+  readonly prompt: (rt: SessionRuntime, text: string) => Effect.Effect<Effect.Success<ReturnType<typeof AgentRunner.runPrompt>>, SubagentsError>
 }
 
 /** The kit's Effect side: everything a `createSubagents` call owns, in the runtime's scope. */
@@ -61,11 +61,11 @@ const failed = (what: string) => (e: { readonly message: string }) => new Subage
 
 export const makeKitCore = (
   options: CreateSubagentsOptions,
-  onChildEvent: (handle: string, event: AgentEvent) => void
-): Effect.Effect<KitCoreShape, SubagentsError, SessionStore | ModelRegistry | Scope.Scope> =>
+  onChildEvent: (handle: string, event: Events.AgentEvent) => void
+): Effect.Effect<KitCoreShape, SubagentsError, SessionStore.SessionStore | ModelRegistry.ModelRegistry | Scope.Scope> =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
-    const registry = yield* ModelRegistry
+    const store = yield* SessionStore.SessionStore
+    const registry = yield* ModelRegistry.ModelRegistry
     const cwd = options.cwd ?? process.cwd()
     const given = yield* resolveModel(options.model)
     // Specs read their keys and base URLs (OPENAI_API_KEY, OPENAI_BASE_URL, …) from the process environment, as dsh run does.
@@ -77,22 +77,22 @@ export const makeKitCore = (
     const backends = yield* kitBackends(options)
     const main = options.main
     const lead = definition("main", "the lead", main?.instructions ?? DEFAULT_LEAD, main?.tools === undefined ? {} : { tools: [...main.tools, ...DELEGATION_TOOLS] })
-    const catalog = staticCatalog({ main: lead, delegates })
+    const catalog = AgentCatalog.staticCatalog({ main: lead, delegates })
 
-    const permissions: PermissionsShape | undefined = options.permissions === undefined
+    const permissions: Permissions.PermissionsShape | undefined = options.permissions === undefined
       ? undefined
-      : yield* makePermissions(options.permissions).pipe(Effect.mapError((e) => new SubagentsError("InvalidOptions", e.message)))
-    const governed = <A, E, R>(effect: Effect.Effect<A, E, R>) => permissions === undefined ? effect : Effect.provideService(effect, Permissions, permissions)
+      : yield* Permissions.make(options.permissions).pipe(Effect.mapError((e) => new SubagentsError("InvalidOptions", e.message)))
+    const governed = <A, E, R>(effect: Effect.Effect<A, E, R>) => permissions === undefined ? effect : Effect.provideService(effect, Permissions.Permissions, permissions)
 
     const scope = yield* Effect.scope
     // The kit's own default depth is 1 (only the lead delegates), not @dsh/subagent's 2: a child
     // at the limit gets no delegation tools, so its requests do not carry their schemas (7 KB).
-    const limits = normalizeLimits({ ...options.limits, maxDepth: options.limits?.maxDepth ?? KIT_MAX_DEPTH })
-    const open = (session: SessionHandle) =>
+    const limits = Limits.normalizeLimits({ ...options.limits, maxDepth: options.limits?.maxDepth ?? KIT_MAX_DEPTH })
+    const open = (session: SessionStore.SessionHandle) =>
       Effect.gen(function*() {
         // One process runs a session: another live owner makes this fail.
         yield* session.acquire
-        const context = yield* makeAgentContext({
+        const context = yield* AgentContext.make({
           catalog,
           backends,
           tools: options.tools,
@@ -133,7 +133,7 @@ export const makeKitCore = (
 
     const prompt = (rt: SessionRuntime, text: string) =>
       Effect.gen(function*() {
-        const toolbox = makeToolbox({ tools: rt.context.tools, policy: { tools: catalog.main.tools } })
+        const toolbox = Toolbox.make({ tools: rt.context.tools, policy: { tools: catalog.main.tools } })
         yield* rt.session.updateState((s) => ({ ...s, status: "running" }))
         const before = new Set(rt.tree.descriptors.all().map((d) => d.handle))
         // The lead's children this prompt started (their descendants go with them).
@@ -141,7 +141,7 @@ export const makeKitCore = (
           Effect.forEach(rt.tree.descriptors.all().filter((d) => d.parent === "main" && !before.has(d.handle)), (d) => rt.tree.stopHeld(d.handle, "user"), { discard: true })
         )
         const result = yield* rt.tree.runTurns("main", text, (turnText, beforeStep) =>
-          runPrompt({
+          AgentRunner.runPrompt({
             agent: "main",
             cwd,
             model,
@@ -158,7 +158,7 @@ export const makeKitCore = (
           // An aborted prompt stops the children it started, background ones too.
           Effect.onInterrupt(() => startedHere)
         )
-        yield* rt.session.updateState((s) => ({ ...s, status: statusOfResult(result) }))
+        yield* rt.session.updateState((s) => ({ ...s, status: AgentRunner.statusOfResult(result) }))
         return result
       }).pipe(Effect.mapError(failed("prompt")))
 
@@ -173,5 +173,5 @@ export const makeKitCore = (
   })
 
 /** The kit's core as a layer over a store and a model registry. */
-export const kitCoreLayer = (options: CreateSubagentsOptions, onChildEvent: (handle: string, event: AgentEvent) => void) =>
+export const kitCoreLayer = (options: CreateSubagentsOptions, onChildEvent: (handle: string, event: Events.AgentEvent) => void) =>
   Layer.effect(KitCore, makeKitCore(options, onChildEvent))

@@ -1,4 +1,4 @@
-import { reportedJsonOf, type SpawnRequest, type SubagentResult } from "@dsh/subagent"
+import { type Records, ReportedOutput, type Vocabulary } from "@dsh/subagent"
 import { Effect } from "effect"
 import type { StandardSchemaV1 } from "../ResultSchema.ts"
 import { type ChildResult, type ChildRun, toChildResult, type TypedChildResult } from "../Results.ts"
@@ -32,12 +32,12 @@ const feedback = (problem: string, json: Readonly<Record<string, unknown>>) =>
  * mismatch (or a child that did not report) is sent back to the child once; a second one is
  * `InvalidResult`. The `report` tool has already refused JSON that breaks the JSON Schema.
  */
-const typed = <A>(core: KitCoreShape, rt: SessionRuntime, first: SubagentResult, schema: StandardSchemaV1<A>, json: Readonly<Record<string, unknown>>) =>
+const typed = <A>(core: KitCoreShape, rt: SessionRuntime, first: Records.SubagentResult, schema: StandardSchemaV1<A>, json: Readonly<Record<string, unknown>>) =>
   Effect.gen(function*() {
-    const check = (r: SubagentResult) =>
+    const check = (r: Records.SubagentResult) =>
       Effect.gen(function*() {
         if (r.status !== "completed") return { ok: false as const, issues: `the child ended ${r.status}${r.notes === undefined ? "" : `: ${r.notes}`}`, final: true }
-        const reported = reportedJsonOf(r.output)
+        const reported = ReportedOutput.reportedJsonOf(r.output)
         if (!reported.found) return { ok: false as const, issues: "it did not call `report` with `json`", final: false }
         const checked = yield* validate(schema, reported.json)
         return checked.ok ? checked : { ...checked, final: false }
@@ -66,7 +66,7 @@ export const delegate = (core: KitCoreShape, request: DelegateRequest): Effect.E
       return yield* Effect.fail(new SubagentsError("InvalidOptions", "a typed result (schema) is waited for to its end: drop `detachable`, or delegate without a schema"))
     }
     const rt = yield* core.runtime()
-    const spawn: SpawnRequest = {
+    const spawn: Vocabulary.SpawnRequest = {
       agent: request.agent,
       prompt: request.prompt,
       description: request.description ?? label(request.prompt),

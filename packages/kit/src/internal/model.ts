@@ -1,11 +1,11 @@
-import type { LanguageModelShape } from "@dsh/llm"
+import type { LanguageModel } from "@dsh/llm"
 import { Effect } from "effect"
 import { SubagentsError } from "../SubagentsError.ts"
 
 /** A model given to the kit: a spec to resolve through the registry, or a model ready to use. */
-export type ResolvedModel = { readonly _tag: "Spec"; readonly spec: string } | { readonly _tag: "Model"; readonly model: LanguageModelShape }
+export type ResolvedModel = { readonly _tag: "Spec"; readonly spec: string } | { readonly _tag: "Model"; readonly model: LanguageModel.LanguageModelShape }
 
-const isDshModel = (u: object): u is LanguageModelShape =>
+const isDshModel = (u: object): u is LanguageModel.LanguageModelShape =>
   "provider" in u && "model" in u && typeof (u as { stream?: unknown }).stream === "function"
 
 /**
@@ -24,7 +24,7 @@ export const resolveModel = (model: unknown): Effect.Effect<ResolvedModel, Subag
       return Effect.tryPromise({
         try: () => import("@dsh/llm-ai-sdk"),
         catch: (e) => new SubagentsError("UnsupportedModel", `AI SDK models need @dsh/llm-ai-sdk: ${e instanceof Error ? e.message : String(e)}`)
-      }).pipe(Effect.flatMap(({ fromAiSdk }) =>
+      }).pipe(Effect.flatMap(({ FromAiSdk: { fromAiSdk } }) =>
         Effect.try({
           try: (): ResolvedModel => ({ _tag: "Model", model: fromAiSdk(model as Parameters<typeof fromAiSdk>[0]) }),
           catch: (e) => new SubagentsError("UnsupportedModel", `not an AI SDK language model dsh can use: ${e instanceof Error ? e.message : String(e)}`)

@@ -4,7 +4,7 @@ import type { KitStore } from "../Options.ts"
 import { SubagentsError } from "../SubagentsError.ts"
 
 /** The `SessionStore` a kit's `store` option names; PostgreSQL's package is loaded only when asked for. */
-export const storeLayer = (store: KitStore | undefined): Layer.Layer<SessionStore, SubagentsError | SessionError> => {
+export const storeLayer = (store: KitStore | undefined): Layer.Layer<SessionStore.SessionStore, SubagentsError | SessionError.SessionError> => {
   if (store === undefined || store === "memory") return MemorySessionStore.layer
   if ("dir" in store) return FileSessionStore.layer({ home: store.dir })
   return Layer.unwrap(

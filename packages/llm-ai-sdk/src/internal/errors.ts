@@ -1,4 +1,4 @@
-import { isContextOverflowText, type LlmErrorReason, LlmError, reasonForStatus } from "@dsh/llm"
+import { LlmError } from "@dsh/llm"
 
 /** Keeps a provider's message to one short line: CLI errors and logs are one line each. */
 export const oneLine = (text: string, max = 300): string => {
@@ -54,11 +54,11 @@ export const retryAfterMillis = (headers: Readonly<Record<string, string>> | und
 
 /** An `LlmError` with the wait a provider asked for before the next attempt. */
 export interface MappedError {
-  readonly error: LlmError
+  readonly error: LlmError.LlmError
   readonly retryAfterMs?: number | undefined
 }
 
-const byName: Readonly<Record<string, LlmErrorReason>> = {
+const byName: Readonly<Record<string, LlmError.LlmErrorReason>> = {
   AI_LoadAPIKeyError: "Configuration",
   AI_LoadSettingError: "Configuration",
   AI_NoSuchModelError: "Configuration",
@@ -77,16 +77,16 @@ const byName: Readonly<Record<string, LlmErrorReason>> = {
  * HTTP errors keep the provider's own retryability (`APICallError.isRetryable`).
  */
 export const toLlmError = (provider: string, error: unknown, now: number): MappedError => {
-  if (error instanceof LlmError) return { error }
+  if (error instanceof LlmError.LlmError) return { error }
   if (isApiCallError(error)) {
     const status = error.statusCode
     const body = error.responseBody ?? ""
     const detail = oneLine(body === "" ? error.message : `${error.message}: ${body}`)
-    const reason: LlmErrorReason = status === undefined
-      ? (isContextOverflowText(detail) ? "ContextOverflow" : "Network")
-      : reasonForStatus(status, `${error.message} ${body}`)
+    const reason: LlmError.LlmErrorReason = status === undefined
+      ? (LlmError.isContextOverflowText(detail) ? "ContextOverflow" : "Network")
+      : LlmError.reasonForStatus(status, `${error.message} ${body}`)
     return {
-      error: new LlmError({
+      error: new LlmError.LlmError({
         reason,
         provider,
         detail,
@@ -99,16 +99,16 @@ export const toLlmError = (provider: string, error: unknown, now: number): Mappe
   const name = errorName(error)
   const message = oneLine(describe(error))
   const named = byName[name]
-  if (named !== undefined) return { error: new LlmError({ reason: named, provider, detail: message, retryable: false }) }
-  if (isContextOverflowText(message)) return { error: new LlmError({ reason: "ContextOverflow", provider, detail: message, retryable: false }) }
+  if (named !== undefined) return { error: new LlmError.LlmError({ reason: named, provider, detail: message, retryable: false }) }
+  if (LlmError.isContextOverflowText(message)) return { error: new LlmError.LlmError({ reason: "ContextOverflow", provider, detail: message, retryable: false }) }
   // fetch failures outside an APICallError (a provider with its own transport): the network.
   if (name === "TypeError" && /fetch failed|network|ECONN|socket/i.test(message)) {
-    return { error: new LlmError({ reason: "Network", provider, detail: message, retryable: true }) }
+    return { error: new LlmError.LlmError({ reason: "Network", provider, detail: message, retryable: true }) }
   }
   return {
-    error: new LlmError({ reason: "BadResponse", provider, detail: `${name === "" ? "" : `${name}: `}${message}`, retryable: false })
+    error: new LlmError.LlmError({ reason: "BadResponse", provider, detail: `${name === "" ? "" : `${name}: `}${message}`, retryable: false })
   }
 }
 
-export const badResponse = (provider: string, detail: string): LlmError =>
-  new LlmError({ reason: "BadResponse", provider, detail: oneLine(detail), retryable: false })
+export const badResponse = (provider: string, detail: string): LlmError.LlmError =>
+  new LlmError.LlmError({ reason: "BadResponse", provider, detail: oneLine(detail), retryable: false })

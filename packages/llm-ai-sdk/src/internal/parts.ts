@@ -1,12 +1,11 @@
-import type { ReasoningPart, Usage } from "@dsh/core"
-import { makeUsage } from "@dsh/core"
-import type { FinishReason, LlmError, StreamPart } from "@dsh/llm"
+import { type Messages, Usage } from "@dsh/core"
+import type { LanguageModel, LlmError } from "@dsh/llm"
 import { badResponse, describe, toLlmError } from "./errors.ts"
 
 type Metadata = Readonly<Record<string, unknown>>
 type Loose = Readonly<Record<string, unknown>>
 
-const FINISH: Readonly<Record<string, FinishReason>> = {
+const FINISH: Readonly<Record<string, LanguageModel.FinishReason>> = {
   stop: "stop",
   length: "length",
   "content-filter": "content-filter",
@@ -14,7 +13,7 @@ const FINISH: Readonly<Record<string, FinishReason>> = {
 }
 
 /** V2 sends the finish reason as a string; V3 and V4 as `{ unified, raw }`. */
-const finishReason = (raw: unknown): FinishReason => {
+const finishReason = (raw: unknown): LanguageModel.FinishReason => {
   const unified = typeof raw === "string" ? raw : typeof raw === "object" && raw !== null ? (raw as Loose)["unified"] : undefined
   return (typeof unified === "string" ? FINISH[unified] : undefined) ?? "other"
 }
@@ -27,7 +26,7 @@ const count = (value: unknown): number | undefined | "bad" =>
  * (`inputTokens: { total, noCache, cacheRead, cacheWrite }`, `outputTokens: { total, text, reasoning }`).
  * A negative or non-numeric count is a bad response, not a number to add up.
  */
-export const toUsage = (usage: unknown): Usage | string => {
+export const toUsage = (usage: unknown): Usage.Usage | string => {
   if (typeof usage !== "object" || usage === null) return "finish part without usage"
   const u = usage as Loose
   const nested = typeof u["inputTokens"] === "object" || typeof u["outputTokens"] === "object"
@@ -57,7 +56,7 @@ export const toUsage = (usage: unknown): Usage | string => {
   const n = fields as { readonly [K in keyof typeof fields]: number | undefined }
   const inputTokens = n.total ?? (n.noCache ?? 0) + (n.read ?? 0) + (n.write ?? 0)
   const outputTokens = n.out ?? (n.text ?? 0) + (n.reasoning ?? 0)
-  const base = makeUsage(inputTokens, outputTokens, { read: n.read ?? 0, write: n.write ?? 0 })
+  const base = Usage.make(inputTokens, outputTokens, { read: n.read ?? 0, write: n.write ?? 0 })
   return (n.reasoning ?? 0) > 0 ? { ...base, reasoningTokens: n.reasoning } : base
 }
 
@@ -80,9 +79,9 @@ interface ToolInput {
 
 export interface Translator {
   /** One AI SDK stream part → the dsh parts it completes, or the failure it is. */
-  readonly push: (part: unknown) => ReadonlyArray<StreamPart> | LlmError
+  readonly push: (part: unknown) => ReadonlyArray<LanguageModel.StreamPart> | LlmError.LlmError
   /** After the stream closed: a stream without `finish` is a failed call, not a clean stop. */
-  readonly end: () => ReadonlyArray<StreamPart> | LlmError
+  readonly end: () => ReadonlyArray<LanguageModel.StreamPart> | LlmError.LlmError
 }
 
 const str = (o: Loose, key: string): string | undefined => typeof o[key] === "string" ? (o[key] as string) : undefined
@@ -100,8 +99,8 @@ export const makeTranslator = (provider: string, reasoningProvider: string, now:
   let finished = false
   const malformed = (part: unknown) => badResponse(provider, `malformed stream part: ${JSON.stringify(part)?.slice(0, 200)}`)
 
-  const pendingCalls = (): Array<StreamPart> => {
-    const out: Array<StreamPart> = []
+  const pendingCalls = (): Array<LanguageModel.StreamPart> => {
+    const out: Array<LanguageModel.StreamPart> = []
     for (const [id, t] of tools) {
       if (called.has(id)) continue
       called.add(id)
@@ -111,7 +110,7 @@ export const makeTranslator = (provider: string, reasoningProvider: string, now:
     return out
   }
 
-  const push = (raw: unknown): ReadonlyArray<StreamPart> | LlmError => {
+  const push = (raw: unknown): ReadonlyArray<LanguageModel.StreamPart> | LlmError.LlmError => {
     if (typeof raw !== "object" || raw === null || typeof (raw as Loose)["type"] !== "string") return malformed(raw)
     const part = raw as Loose
     switch (part["type"]) {
@@ -141,7 +140,7 @@ export const makeTranslator = (provider: string, reasoningProvider: string, now:
         const r = reasoning.get(id) ?? { text: "", metadata: undefined }
         reasoning.delete(id)
         const metadata = mergeMetadata(r.metadata, part["providerMetadata"])
-        const whole: ReasoningPart = {
+        const whole: Messages.ReasoningPart = {
           type: "reasoning",
           text: r.text,
           provider: reasoningProvider,

@@ -1,5 +1,5 @@
-import type { ContentPart, Message, ReasoningPart, ToolMessage } from "@dsh/core"
-import type { ModelRequest } from "@dsh/llm"
+import type { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import type {
   LanguageModelV2CallOptions,
   LanguageModelV3CallOptions,
@@ -41,21 +41,21 @@ const parseArguments = (text: string): unknown => {
   }
 }
 
-const fileV4 = (part: Exclude<ContentPart, { type: "text" }>): LanguageModelV4FilePart => ({
+const fileV4 = (part: Exclude<Messages.ContentPart, { type: "text" }>): LanguageModelV4FilePart => ({
   type: "file",
   mediaType: part.mediaType,
   data: part.url !== undefined ? { type: "url", url: new URL(part.url) } : { type: "data", data: part.data ?? "" },
   ...(part.type === "file" && part.filename !== undefined ? { filename: part.filename } : {})
 })
 
-const fileV3 = (part: Exclude<ContentPart, { type: "text" }>): LanguageModelV3FilePart => ({
+const fileV3 = (part: Exclude<Messages.ContentPart, { type: "text" }>): LanguageModelV3FilePart => ({
   type: "file",
   mediaType: part.mediaType,
   data: part.url !== undefined ? new URL(part.url) : part.data ?? "",
   ...(part.type === "file" && part.filename !== undefined ? { filename: part.filename } : {})
 })
 
-const reasoningBack = (parts: ReadonlyArray<ReasoningPart> | undefined, provider: string) =>
+const reasoningBack = (parts: ReadonlyArray<Messages.ReasoningPart> | undefined, provider: string) =>
   (parts ?? [])
     .filter((r) => r.provider === provider)
     .map((r) => ({
@@ -64,7 +64,7 @@ const reasoningBack = (parts: ReadonlyArray<ReasoningPart> | undefined, provider
       ...(r.providerMetadata === undefined ? {} : { providerOptions: r.providerMetadata as Record<string, JsonObject> })
     }))
 
-const toolOutputV4 = (m: ToolMessage): LanguageModelV4ToolResultOutput => {
+const toolOutputV4 = (m: Messages.ToolMessage): LanguageModelV4ToolResultOutput => {
   if (m.parts === undefined || !m.parts.some((p) => p.type !== "text")) {
     return m.isError === true ? { type: "error-text", value: m.content } : { type: "text", value: m.content }
   }
@@ -76,7 +76,7 @@ const toolOutputV4 = (m: ToolMessage): LanguageModelV4ToolResultOutput => {
   }
 }
 
-const toolOutputV3 = (m: ToolMessage, warnings: Array<string>, version: SpecVersion): LanguageModelV3ToolResultOutput => {
+const toolOutputV3 = (m: Messages.ToolMessage, warnings: Array<string>, version: SpecVersion): LanguageModelV3ToolResultOutput => {
   if (m.parts === undefined || !m.parts.some((p) => p.type !== "text") || version === "v2") {
     if (m.parts?.some((p) => p.type !== "text") === true) warnings.push(`the tool result of ${m.name} has files a ${version} model cannot take: sent as text`)
     return m.isError === true ? { type: "error-text", value: m.content } : { type: "text", value: m.content }
@@ -94,7 +94,7 @@ const toolOutputV3 = (m: ToolMessage, warnings: Array<string>, version: SpecVers
 }
 
 /** dsh messages → an AI SDK prompt of the model's spec version; consecutive tool results share one tool message. */
-const toPrompt = (messages: ReadonlyArray<Message>, context: PromptContext, warnings: Array<string>) => {
+const toPrompt = (messages: ReadonlyArray<Messages.Message>, context: PromptContext, warnings: Array<string>) => {
   const v4 = context.version === "v4"
   const out: Array<LanguageModelV4Message | LanguageModelV3Message> = []
   for (const m of messages) {
@@ -103,7 +103,7 @@ const toPrompt = (messages: ReadonlyArray<Message>, context: PromptContext, warn
         out.push({ role: "system", content: m.content })
         break
       case "user": {
-        const parts: ReadonlyArray<ContentPart> = m.parts ?? [{ type: "text", text: m.content }]
+        const parts: ReadonlyArray<Messages.ContentPart> = m.parts ?? [{ type: "text", text: m.content }]
         const content = parts.map((p) => p.type === "text" ? { type: "text" as const, text: p.text } : v4 ? fileV4(p) : fileV3(p))
         out.push({ role: "user", content } as LanguageModelV4Message)
         break
@@ -142,7 +142,7 @@ const toPrompt = (messages: ReadonlyArray<Message>, context: PromptContext, warn
 const REASONING = { off: "none", low: "low", medium: "medium", high: "high" } as const
 
 /** A dsh request as the call options of the model's spec version, aborted through `abortSignal`. */
-export const toCallOptions = (request: ModelRequest, context: PromptContext): BuiltCall => {
+export const toCallOptions = (request: LanguageModel.ModelRequest, context: PromptContext): BuiltCall => {
   const warnings: Array<string> = []
   const prompt = toPrompt(request.messages, context, warnings)
   const maxOutputTokens = context.maxOutputTokens ?? request.maxOutputTokens

@@ -3,7 +3,7 @@
  * `document` blocks, other files are dropped; reasoning goes back only as this provider's
  * own signed `thinking` / `redacted_thinking` blocks. Every drop is a warning, never silent.
  */
-import type { ContentPart, ReasoningPart } from "@dsh/core"
+import type { Messages } from "@dsh/core"
 
 /** The provider name written on reasoning parts this adapter produces. */
 export const REASONING_PROVIDER = "anthropic"
@@ -32,7 +32,7 @@ const sourceOf = (part: { readonly mediaType: string; readonly data?: string | u
     : undefined
 
 /** One part as a block, or the reason it was dropped. */
-export const partToBlock = (part: ContentPart, where: string): WireMediaBlock | string => {
+export const partToBlock = (part: Messages.ContentPart, where: string): WireMediaBlock | string => {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text }
@@ -54,7 +54,7 @@ export const partToBlock = (part: ContentPart, where: string): WireMediaBlock | 
 
 /** Parts as blocks; empty text parts are skipped (Anthropic rejects empty text blocks). */
 export const partsToBlocks = (
-  parts: ReadonlyArray<ContentPart>,
+  parts: ReadonlyArray<Messages.ContentPart>,
   where: string,
   warnings: Array<string>
 ): Array<WireMediaBlock> => {
@@ -72,7 +72,7 @@ export const partsToBlocks = (
  * Reasoning as thinking blocks. Anthropic checks each signature, so only our own signed
  * blocks can go back; reasoning from another provider, or unsigned, is left out.
  */
-export const reasoningToBlocks = (reasoning: ReadonlyArray<ReasoningPart>, warnings: Array<string>): Array<WireThinkingBlock> => {
+export const reasoningToBlocks = (reasoning: ReadonlyArray<Messages.ReasoningPart>, warnings: Array<string>): Array<WireThinkingBlock> => {
   const blocks: Array<WireThinkingBlock> = []
   let foreign = 0
   for (const part of reasoning) {

@@ -2,16 +2,8 @@
  * Anthropic's streamed Messages events (`message_start` … `message_stop`): decoding each one and
  * folding them back into `StreamPart`s. Kept free of HTTP so the parser can be tested event by event.
  */
-import { makeUsage } from "@dsh/core"
-import {
-  makeEventDecoder,
-  type FinishReason,
-  isContextOverflowText,
-  isRetryableReason,
-  LlmError,
-  type LlmErrorReason,
-  type StreamPart
-} from "@dsh/llm"
+import { Usage as CoreUsage } from "@dsh/core"
+import { Http, type LanguageModel, LlmError } from "@dsh/llm"
 import { Effect, Predicate, Schema } from "effect"
 import { REASONING_PROVIDER } from "./content.ts"
 import { PROVIDER } from "./wire.ts"
@@ -54,10 +46,10 @@ export const StreamEvent = Schema.Struct({
 export type StreamEvent = typeof StreamEvent.Type
 
 /** Decodes one SSE data payload (already JSON-parsed), or fails with `BadResponse`. */
-export const decodeStreamEvent = makeEventDecoder(PROVIDER, StreamEvent, "stream event")
+export const decodeStreamEvent = Http.makeEventDecoder(PROVIDER, StreamEvent, "stream event")
 
 /** Anthropic's `stop_reason` in the seam's vocabulary; unknown values become `other`. */
-export const mapStopReason = (reason: string): FinishReason => {
+export const mapStopReason = (reason: string): LanguageModel.FinishReason => {
   switch (reason) {
     case "end_turn":
     case "stop_sequence":
@@ -75,21 +67,21 @@ export const mapStopReason = (reason: string): FinishReason => {
 }
 
 /** An in-stream `error` event (e.g. `overloaded_error`) as the reason a caller can act on. */
-export const streamErrorOf = (error: StreamEvent["error"]): LlmError => {
+export const streamErrorOf = (error: StreamEvent["error"]): LlmError.LlmError => {
   const type = error?.type ?? "unknown_error"
   const message = error?.message ?? type
-  const reason: LlmErrorReason = type === "overloaded_error" || type === "api_error"
+  const reason: LlmError.LlmErrorReason = type === "overloaded_error" || type === "api_error"
     ? "ServerError"
     : type === "rate_limit_error"
     ? "RateLimited"
     : type === "authentication_error" || type === "permission_error"
     ? "Authentication"
-    : isContextOverflowText(message)
+    : LlmError.isContextOverflowText(message)
     ? "ContextOverflow"
     : type === "invalid_request_error"
     ? "InvalidRequest"
     : "BadResponse"
-  return new LlmError({ reason, provider: PROVIDER, detail: `${type} in stream: ${message}`, retryable: isRetryableReason(reason) })
+  return new LlmError.LlmError({ reason, provider: PROVIDER, detail: `${type} in stream: ${message}`, retryable: LlmError.isRetryableReason(reason) })
 }
 
 interface OpenBlock {
@@ -123,10 +115,10 @@ export const makeEventParser = () => {
   let inputTokens = 0
   let outputTokens = 0
   let cache = { read: 0, write: 0 }
-  let reason: FinishReason = "stop"
+  let reason: LanguageModel.FinishReason = "stop"
   let finished = false
 
-  const push = (event: StreamEvent): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> => {
+  const push = (event: StreamEvent): Effect.Effect<ReadonlyArray<LanguageModel.StreamPart>, LlmError.LlmError> => {
     const index = event.index ?? 0
     switch (event.type) {
       case "message_start": {
@@ -210,7 +202,7 @@ export const makeEventParser = () => {
       case "message_stop":
         if (finished) return Effect.succeed([])
         finished = true
-        return Effect.succeed([{ type: "finish", reason, usage: makeUsage(inputTokens, outputTokens, cache) }])
+        return Effect.succeed([{ type: "finish", reason, usage: CoreUsage.make(inputTokens, outputTokens, cache) }])
       case "error":
         return Effect.fail(streamErrorOf(event.error))
       default:
@@ -218,11 +210,11 @@ export const makeEventParser = () => {
     }
   }
 
-  const end = (): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> =>
+  const end = (): Effect.Effect<ReadonlyArray<LanguageModel.StreamPart>, LlmError.LlmError> =>
     finished
       ? Effect.succeed([])
       : Effect.fail(
-        new LlmError({
+        new LlmError.LlmError({
           reason: "BadResponse",
           provider: PROVIDER,
           detail: "stream ended before message_stop",

@@ -2,8 +2,8 @@
  * The Anthropic Messages wire format: mapping a `ModelRequest` to a request body (what it
  * could not send becomes warnings). The streamed answer is read in `events.ts`.
  */
-import type { Message, ToolMessage } from "@dsh/core"
-import type { ModelRequest } from "@dsh/llm"
+import type { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import { Predicate } from "effect"
 import { partsToBlocks, reasoningToBlocks, type WireMediaBlock, type WireThinkingBlock } from "./content.ts"
 
@@ -59,7 +59,7 @@ const parseInput = (args: string): unknown => {
   }
 }
 
-const toolResult = (message: ToolMessage, warnings: Array<string>): WireContentBlock => {
+const toolResult = (message: Messages.ToolMessage, warnings: Array<string>): WireContentBlock => {
   // A result with images or PDFs goes as blocks; a text-only one stays a plain string.
   const media = message.parts?.some((p) => p.type !== "text") === true
   const blocks = media ? partsToBlocks(message.parts ?? [], `the result of ${message.name}`, warnings) : []
@@ -73,7 +73,7 @@ const toolResult = (message: ToolMessage, warnings: Array<string>): WireContentB
 
 /** Chat messages to Anthropic turns: system text goes top-level, consecutive tool results share one user turn. */
 export const toWireMessages = (
-  messages: ReadonlyArray<Message>
+  messages: ReadonlyArray<Messages.Message>
 ): { readonly system: string | undefined; readonly messages: Array<WireMessage>; readonly warnings: Array<string> } => {
   const system: Array<string> = []
   const out: Array<WireMessage> = []
@@ -129,7 +129,7 @@ const hasThinking = (message: WireMessage | undefined): boolean =>
 /** The body, and a warning for each part or setting that could not be sent. */
 export const planRequest = (
   model: string,
-  request: ModelRequest,
+  request: LanguageModel.ModelRequest,
   options: { readonly maxOutputTokens?: number | undefined } = {}
 ): { readonly body: WireRequest; readonly warnings: ReadonlyArray<string> } => {
   const maxTokens = options.maxOutputTokens ?? request.maxOutputTokens ?? DEFAULT_MAX_TOKENS

@@ -1,15 +1,9 @@
-import {
-  argumentsText,
-  chunkText,
-  type FakeServer,
-  type FakeServerOptions,
-  type FakeWire,
-  splitInParts,
-  sseFrame,
-  startFakeSseServer
-} from "@dsh/llm/testing"
+import { FakeSseServer } from "@dsh/llm/testing"
 
-export type { FakeReply, FakeRequest, FakeServer, FakeServerOptions } from "@dsh/llm/testing"
+export type FakeReply = FakeSseServer.FakeReply
+export type FakeRequest = FakeSseServer.FakeRequest
+export type FakeServer = FakeSseServer.FakeServer
+export type FakeServerOptions = FakeSseServer.FakeServerOptions
 
 const errorType = (status: number): string =>
   status === 400
@@ -26,7 +20,7 @@ const errorType = (status: number): string =>
     ? "overloaded_error"
     : "api_error"
 
-const anthropicWire: FakeWire = {
+const anthropicWire: FakeSseServer.FakeWire = {
   basePath: "",
   endpoint: "/v1/messages",
   errorBody: (status, message) => ({ type: "error", error: { type: errorType(status), message } }),
@@ -34,7 +28,7 @@ const anthropicWire: FakeWire = {
     const model = typeof request.body === "object" && request.body !== null && "model" in request.body
       ? String(request.body.model)
       : "fake-model"
-    const event = (type: string, data: Record<string, unknown>) => sseFrame({ type, ...data }, type)
+    const event = (type: string, data: Record<string, unknown>) => FakeSseServer.sseFrame({ type, ...data }, type)
     const usage = reply.usage ?? { input: 0, output: 0 }
     const head: Array<string> = [
       event("message_start", {
@@ -58,7 +52,7 @@ const anthropicWire: FakeWire = {
       } else {
         // Like Anthropic: the text in thinking_deltas, then the signature in one signature_delta.
         head.push(event("content_block_start", { index: block, content_block: { type: "thinking", thinking: "", signature: "" } }))
-        for (const piece of chunkText(thought.text ?? "")) {
+        for (const piece of FakeSseServer.chunkText(thought.text ?? "")) {
           head.push(event("content_block_delta", { index: block, delta: { type: "thinking_delta", thinking: piece } }))
         }
         head.push(event("content_block_delta", { index: block, delta: { type: "signature_delta", signature: thought.signature ?? "" } }))
@@ -66,7 +60,7 @@ const anthropicWire: FakeWire = {
       head.push(event("content_block_stop", { index: block }))
       block++
     }
-    const text = chunkText(reply.text ?? "")
+    const text = FakeSseServer.chunkText(reply.text ?? "")
     if (text.length > 0) {
       head.push(event("content_block_start", { index: block, content_block: { type: "text", text: "" } }))
       for (const piece of text) {
@@ -82,7 +76,7 @@ const anthropicWire: FakeWire = {
         index: block,
         content_block: { type: "tool_use", id: call.id ?? `toolu_fake_${index}_${i}`, name: call.name, input: {} }
       }))
-      for (const piece of splitInParts(argumentsText(call.arguments), 3)) {
+      for (const piece of FakeSseServer.splitInParts(FakeSseServer.argumentsText(call.arguments), 3)) {
         head.push(event("content_block_delta", { index: block, delta: { type: "input_json_delta", partial_json: piece } }))
       }
       head.push(event("content_block_stop", { index: block }))
@@ -111,5 +105,5 @@ const anthropicWire: FakeWire = {
  * blocks in several deltas, tool input as split `input_json_delta`s, usage in
  * `message_start` and `message_delta` (zeros when `usage` is not scripted).
  */
-export const startFakeAnthropicServer = (options: FakeServerOptions): Promise<FakeServer> =>
-  startFakeSseServer(anthropicWire, options)
+export const startFakeAnthropicServer = (options: FakeSseServer.FakeServerOptions): Promise<FakeSseServer.FakeServer> =>
+  FakeSseServer.startFakeSseServer(anthropicWire, options)

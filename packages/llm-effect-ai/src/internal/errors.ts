@@ -1,10 +1,10 @@
-import { isContextOverflowText, LlmError, type LlmErrorReason } from "@dsh/llm"
+import { LlmError } from "@dsh/llm"
 import { AiError } from "effect/ai"
 
 const statusOf = (reason: AiError.AiErrorReason): number | undefined =>
   "http" in reason ? reason.http?.response?.status : undefined
 
-const llmReasonOf = (reason: AiError.AiErrorReason): LlmErrorReason => {
+const llmReasonOf = (reason: AiError.AiErrorReason): LlmError.LlmErrorReason => {
   switch (reason._tag) {
     case "RateLimitError":
     case "QuotaExhaustedError":
@@ -12,7 +12,7 @@ const llmReasonOf = (reason: AiError.AiErrorReason): LlmErrorReason => {
     case "AuthenticationError":
       return "Authentication"
     case "InvalidRequestError":
-      return isContextOverflowText(reason.message) ? "ContextOverflow" : "InvalidRequest"
+      return LlmError.isContextOverflowText(reason.message) ? "ContextOverflow" : "InvalidRequest"
     case "ContentPolicyError":
     case "InvalidUserInputError":
       return "InvalidRequest"
@@ -40,9 +40,9 @@ const llmReasonOf = (reason: AiError.AiErrorReason): LlmErrorReason => {
  * An effect/ai failure as dsh sees it. Retryability is effect/ai's own verdict (a quota
  * error is `RateLimited` but not retryable), so dsh's retry helpers agree with the provider.
  */
-export const toLlmError = (provider: string, error: AiError.AiError): LlmError => {
+export const toLlmError = (provider: string, error: AiError.AiError): LlmError.LlmError => {
   const status = statusOf(error.reason)
-  return new LlmError({
+  return new LlmError.LlmError({
     reason: llmReasonOf(error.reason),
     provider,
     detail: error.reason.message,
@@ -51,7 +51,7 @@ export const toLlmError = (provider: string, error: AiError.AiError): LlmError =
   })
 }
 
-const aiReasonOf = (error: LlmError): AiError.AiErrorReason => {
+const aiReasonOf = (error: LlmError.LlmError): AiError.AiErrorReason => {
   const description = error.detail
   switch (error.reason) {
     case "Authentication":
@@ -73,5 +73,5 @@ const aiReasonOf = (error: LlmError): AiError.AiErrorReason => {
 }
 
 /** A dsh failure as effect/ai sees it; `module` names the dsh provider, for tracing. */
-export const toAiError = (method: string, error: LlmError): AiError.AiError =>
+export const toAiError = (method: string, error: LlmError.LlmError): AiError.AiError =>
   AiError.make({ module: `dsh/${error.provider}`, method, reason: aiReasonOf(error) })

@@ -1,11 +1,11 @@
-import type { ContentPart, Message, ReasoningPart, ToolCall } from "@dsh/core"
-import type { ModelRequest, ToolSpec } from "@dsh/llm"
+import type { Messages } from "@dsh/core"
+import type { LanguageModel as LlmLanguageModel } from "@dsh/llm"
 import { Base64 } from "effect/encoding"
 import { type LanguageModel, type Prompt, Tool } from "effect/ai"
 import { argumentsText } from "./json.ts"
 import { reasoningPart } from "./reasoning.ts"
 
-const mediaPart = (part: Prompt.FilePart): ContentPart => {
+const mediaPart = (part: Prompt.FilePart): Messages.ContentPart => {
   const where = part.data instanceof URL
     ? { url: part.data.href }
     : { data: typeof part.data === "string" ? part.data : Base64.encode(part.data) }
@@ -14,16 +14,16 @@ const mediaPart = (part: Prompt.FilePart): ContentPart => {
     : { type: "file", mediaType: part.mediaType, ...where, ...(part.fileName === undefined ? {} : { filename: part.fileName }) }
 }
 
-const contentPart = (part: Prompt.TextPart | Prompt.FilePart): ContentPart =>
+const contentPart = (part: Prompt.TextPart | Prompt.FilePart): Messages.ContentPart =>
   part.type === "text" ? { type: "text", text: part.text } : mediaPart(part)
 
-const textOf = (parts: ReadonlyArray<ContentPart>): string =>
+const textOf = (parts: ReadonlyArray<Messages.ContentPart>): string =>
   parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
 
 /** Tool results carry any JSON in effect/ai; dsh's are text. */
 const resultText = (result: unknown): string => (typeof result === "string" ? result : JSON.stringify(result) ?? "")
 
-const messages = (message: Prompt.Message, provider: string): ReadonlyArray<Message> => {
+const messages = (message: Prompt.Message, provider: string): ReadonlyArray<Messages.Message> => {
   switch (message.role) {
     case "system":
       return [{ role: "system", content: message.content }]
@@ -36,8 +36,8 @@ const messages = (message: Prompt.Message, provider: string): ReadonlyArray<Mess
     }
     case "assistant": {
       let text = ""
-      const reasoning: Array<ReasoningPart> = []
-      const toolCalls: Array<ToolCall> = []
+      const reasoning: Array<Messages.ReasoningPart> = []
+      const toolCalls: Array<Messages.ToolCall> = []
       for (const part of message.content) {
         if (part.type === "text") text += part.text
         else if (part.type === "reasoning") reasoning.push(reasoningPart(part.text, part.options, provider))
@@ -53,7 +53,7 @@ const messages = (message: Prompt.Message, provider: string): ReadonlyArray<Mess
       }]
     }
     case "tool":
-      return message.content.flatMap((part): ReadonlyArray<Message> =>
+      return message.content.flatMap((part): ReadonlyArray<Messages.Message> =>
         part.type !== "tool-result" ? [] : [{
           role: "tool",
           toolCallId: part.id,
@@ -68,7 +68,7 @@ const messages = (message: Prompt.Message, provider: string): ReadonlyArray<Mess
   }
 }
 
-const toolSpec = (tool: Tool.Any): ToolSpec => ({
+const toolSpec = (tool: Tool.Any): LlmLanguageModel.ToolSpec => ({
   name: tool.name,
   description: Tool.getDescription(tool) ?? "",
   parameters: Tool.getJsonSchema(tool) as Readonly<Record<string, unknown>>
@@ -80,7 +80,7 @@ const toolSpec = (tool: Tool.Any): ToolSpec => ({
  * are offered as plain tools. Provider-defined tools (web search…) cannot run on a dsh model
  * and are left out.
  */
-export const toModelRequest = (options: LanguageModel.ProviderOptions, provider: string): ModelRequest => ({
+export const toModelRequest = (options: LanguageModel.ProviderOptions, provider: string): LlmLanguageModel.ModelRequest => ({
   messages: options.prompt.content.flatMap((m) => messages(m, provider)),
   tools: options.toolChoice === "none" ? [] : options.tools.filter((t) => !Tool.isProviderDefined(t)).map(toolSpec)
 })

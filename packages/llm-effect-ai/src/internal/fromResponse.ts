@@ -1,5 +1,5 @@
-import { makeUsage, type Usage } from "@dsh/core"
-import { type FinishReason, LlmError, type StreamPart } from "@dsh/llm"
+import { Usage } from "@dsh/core"
+import { type LanguageModel, LlmError } from "@dsh/llm"
 import { Effect } from "effect"
 import { AiError, type Response } from "effect/ai"
 import { toLlmError } from "./errors.ts"
@@ -9,7 +9,7 @@ import { reasoningPart } from "./reasoning.ts"
 /** What a stream with tool-call resolution disabled and validation deferred yields. */
 export type AnyStreamPart = Response.StreamPart<Record<string, never>, "deferred">
 
-const finishReason = (reason: Response.FinishReason): FinishReason => {
+const finishReason = (reason: Response.FinishReason): LanguageModel.FinishReason => {
   switch (reason) {
     case "stop":
     case "length":
@@ -22,11 +22,11 @@ const finishReason = (reason: Response.FinishReason): FinishReason => {
 }
 
 /** effect/ai usage as dsh's: totals fall back to the sums of their parts; zero extras are left out. */
-export const fromUsage = (usage: Response.Usage): Usage => {
+export const fromUsage = (usage: Response.Usage): Usage.Usage => {
   const { inputTokens: i, outputTokens: o } = usage
   const input = i.total ?? (i.uncached ?? 0) + (i.cacheRead ?? 0) + (i.cacheWrite ?? 0)
   const output = o.total ?? (o.text ?? 0) + (o.reasoning ?? 0)
-  const base = makeUsage(input, output, { read: i.cacheRead ?? 0, write: i.cacheWrite ?? 0 })
+  const base = Usage.make(input, output, { read: i.cacheRead ?? 0, write: i.cacheWrite ?? 0 })
   return (o.reasoning ?? 0) > 0 ? { ...base, reasoningTokens: o.reasoning } : base
 }
 
@@ -44,13 +44,13 @@ const mergeMetadata = (a: unknown, b: unknown): Record<string, unknown> => ({
 export const makePartMapper = (provider: string) => {
   const reasoning = new Map<string, { text: string; metadata: Record<string, unknown> }>()
   const params = new Map<string, string>()
-  const fail = (detail: string) => new LlmError({ reason: "BadResponse", provider, detail, retryable: false })
+  const fail = (detail: string) => new LlmError.LlmError({ reason: "BadResponse", provider, detail, retryable: false })
 
-  const push = (part: AnyStreamPart): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> => {
+  const push = (part: AnyStreamPart): Effect.Effect<ReadonlyArray<LanguageModel.StreamPart>, LlmError.LlmError> => {
     const out = map(part)
-    return out instanceof LlmError ? Effect.fail(out) : Effect.succeed(out)
+    return out instanceof LlmError.LlmError ? Effect.fail(out) : Effect.succeed(out)
   }
-  const map = (part: AnyStreamPart): ReadonlyArray<StreamPart> | LlmError => {
+  const map = (part: AnyStreamPart): ReadonlyArray<LanguageModel.StreamPart> | LlmError.LlmError => {
     switch (part.type) {
       case "text-delta":
         return part.delta === "" ? [] : [{ type: "text-delta", text: part.delta }]

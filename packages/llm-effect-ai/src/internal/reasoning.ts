@@ -1,4 +1,4 @@
-import type { ReasoningPart } from "@dsh/core"
+import type { Messages } from "@dsh/core"
 
 /**
  * effect/ai keeps a reasoning part's extras in a per-provider metadata record. dsh's own
@@ -14,7 +14,7 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** A dsh reasoning part's extras as effect/ai metadata (prompt `options` or response `metadata`). */
-export const reasoningMetadata = (part: ReasoningPart): Metadata => {
+export const reasoningMetadata = (part: Messages.ReasoningPart): Metadata => {
   const own: Record<string, Json> = {}
   if (part.provider !== undefined) own.provider = part.provider
   if (part.signature !== undefined) own.signature = part.signature
@@ -32,7 +32,7 @@ const stringAt = (record: Readonly<Record<string, unknown>>, key: string): strin
  * effect/ai reasoning back to dsh. Without dsh's own key, `provider` is the adapter that
  * streamed it and a `signature` found in one provider's metadata (Anthropic's shape) is lifted.
  */
-export const reasoningPart = (text: string, metadata: unknown, fallbackProvider: string): ReasoningPart => {
+export const reasoningPart = (text: string, metadata: unknown, fallbackProvider: string): Messages.ReasoningPart => {
   const record = isRecord(metadata) ? metadata : {}
   const { [DSH_METADATA_KEY]: ownRaw, ...rest } = record
   const own = isRecord(ownRaw) ? ownRaw : undefined

@@ -1,12 +1,12 @@
-import type { ContentPart, MediaPart, Message } from "@dsh/core"
-import type { ToolSpec } from "@dsh/llm"
+import type { Messages } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import { Effect } from "effect"
 import { type Prompt, Tool, type Toolkit } from "effect/ai"
 import { parseArguments } from "./json.ts"
 import { reasoningMetadata } from "./reasoning.ts"
 
 /** Where effect/ai finds a media part: inline base64 text, or a URL; undefined when it has neither. */
-const mediaData = (part: MediaPart): string | URL | undefined => {
+const mediaData = (part: Messages.MediaPart): string | URL | undefined => {
   if (part.data !== undefined) return part.data
   return part.url !== undefined && URL.canParse(part.url) ? new URL(part.url) : undefined
 }
@@ -14,7 +14,7 @@ const mediaData = (part: MediaPart): string | URL | undefined => {
 /** The conversion collects what it had to leave out, for the stream's `warning` parts. */
 type Warn = (message: string) => void
 
-const contentParts = (parts: ReadonlyArray<ContentPart>, warn: Warn): Array<Prompt.TextPartEncoded | Prompt.FilePartEncoded> =>
+const contentParts = (parts: ReadonlyArray<Messages.ContentPart>, warn: Warn): Array<Prompt.TextPartEncoded | Prompt.FilePartEncoded> =>
   parts.flatMap((part): Array<Prompt.TextPartEncoded | Prompt.FilePartEncoded> => {
     if (part.type === "text") return [{ type: "text", text: part.text }]
     const data = mediaData(part)
@@ -30,7 +30,7 @@ const contentParts = (parts: ReadonlyArray<ContentPart>, warn: Warn): Array<Prom
     }]
   })
 
-const message = (m: Message, warn: Warn): Prompt.MessageEncoded => {
+const message = (m: Messages.Message, warn: Warn): Prompt.MessageEncoded => {
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content }
@@ -75,7 +75,7 @@ const message = (m: Message, warn: Warn): Prompt.MessageEncoded => {
  * takes), with a warning for each part it could not send.
  */
 export const toPromptInput = (
-  messages: ReadonlyArray<Message>
+  messages: ReadonlyArray<Messages.Message>
 ): { readonly prompt: Array<Prompt.MessageEncoded>; readonly warnings: ReadonlyArray<string> } => {
   const warnings: Array<string> = []
   const prompt = messages.map((m) => message(m, (w) => warnings.push(w)))
@@ -86,7 +86,7 @@ export const toPromptInput = (
  * dsh's tool specs as an effect/ai toolkit of dynamic tools with their JSON Schemas. It has
  * no handlers: the bridge always disables tool-call resolution, because dsh runs tools itself.
  */
-export const toToolkit = (specs: ReadonlyArray<ToolSpec>): Toolkit.WithHandler<Record<string, Tool.Any>> | undefined => {
+export const toToolkit = (specs: ReadonlyArray<LanguageModel.ToolSpec>): Toolkit.WithHandler<Record<string, Tool.Any>> | undefined => {
   if (specs.length === 0) return undefined
   const tools: Record<string, Tool.Any> = {}
   for (const spec of specs) {

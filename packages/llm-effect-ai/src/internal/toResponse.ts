@@ -1,11 +1,11 @@
-import type { ReasoningPart, ToolCall, Usage } from "@dsh/core"
-import type { FinishReason, ModelResponse, StreamPart } from "@dsh/llm"
+import type { Messages, Usage } from "@dsh/core"
+import type { LanguageModel } from "@dsh/llm"
 import type { Response } from "effect/ai"
 import { parseArguments } from "./json.ts"
 import { reasoningMetadata } from "./reasoning.ts"
 
 /** dsh usage as effect/ai's: cache reads and writes are part of the input total in both. */
-export const toUsage = (usage: Usage): typeof Response.Usage.Encoded => {
+export const toUsage = (usage: Usage.Usage): typeof Response.Usage.Encoded => {
   const read = usage.cacheReadTokens ?? 0
   const write = usage.cacheWriteTokens ?? 0
   const reasoning = usage.reasoningTokens ?? 0
@@ -23,7 +23,7 @@ export const toUsage = (usage: Usage): typeof Response.Usage.Encoded => {
   }
 }
 
-const toolCallPart = (call: ToolCall): Response.ToolCallPartEncoded => ({
+const toolCallPart = (call: Messages.ToolCall): Response.ToolCallPartEncoded => ({
   type: "tool-call",
   id: call.id,
   name: call.name,
@@ -31,14 +31,14 @@ const toolCallPart = (call: ToolCall): Response.ToolCallPartEncoded => ({
   providerExecuted: false
 })
 
-const finishPart = (reason: FinishReason, usage: Usage): Response.FinishPartEncoded => ({
+const finishPart = (reason: LanguageModel.FinishReason, usage: Usage.Usage): Response.FinishPartEncoded => ({
   type: "finish",
   reason,
   usage: toUsage(usage)
 })
 
 /** A collected dsh response as effect/ai's non-streaming parts (reasoning, text, tool calls, finish). */
-export const toResponseParts = (response: ModelResponse): Array<Response.PartEncoded> => [
+export const toResponseParts = (response: LanguageModel.ModelResponse): Array<Response.PartEncoded> => [
   ...(response.message.reasoning ?? []).map((r): Response.PartEncoded => ({ type: "reasoning", text: r.text, metadata: reasoningMetadata(r) })),
   ...(response.message.content === "" ? [] : [{ type: "text" as const, text: response.message.content }]),
   ...(response.message.toolCalls ?? []).map(toolCallPart),
@@ -70,7 +70,7 @@ export const makeStreamEncoder = () => {
     thought = undefined
     return parts
   }
-  const reasoning = (part: ReasoningPart): Array<Response.StreamPartEncoded> => {
+  const reasoning = (part: Messages.ReasoningPart): Array<Response.StreamPartEncoded> => {
     const metadata = reasoningMetadata(part)
     if (thought !== undefined) {
       const id = thought
@@ -81,7 +81,7 @@ export const makeStreamEncoder = () => {
     return [{ type: "reasoning-start", id }, { type: "reasoning-delta", id, delta: part.text }, { type: "reasoning-end", id, metadata }]
   }
 
-  const push = (part: StreamPart): Array<Response.StreamPartEncoded> => {
+  const push = (part: LanguageModel.StreamPart): Array<Response.StreamPartEncoded> => {
     switch (part.type) {
       case "text-delta": {
         const opening: Array<Response.StreamPartEncoded> = []

@@ -4,7 +4,7 @@
  * message right after the run of tool results (the model still sees them, in order). Files and
  * reasoning from other providers cannot go and are reported as warnings.
  */
-import type { ContentPart, Message } from "@dsh/core"
+import type { Messages } from "@dsh/core"
 
 /** The provider name written on reasoning parts this adapter produces. */
 export const REASONING_PROVIDER = "openai"
@@ -17,7 +17,7 @@ const imageUrl = (part: { readonly mediaType: string; readonly data?: string | u
   part.data !== undefined ? `data:${part.mediaType};base64,${part.data}` : part.url
 
 /** Parts as user-message parts; what cannot go is named in `warnings`. */
-export const toUserParts = (parts: ReadonlyArray<ContentPart>, where: string, warnings: Array<string>): Array<WireUserPart> => {
+export const toUserParts = (parts: ReadonlyArray<Messages.ContentPart>, where: string, warnings: Array<string>): Array<WireUserPart> => {
   const out: Array<WireUserPart> = []
   for (const part of parts) {
     switch (part.type) {
@@ -38,7 +38,7 @@ export const toUserParts = (parts: ReadonlyArray<ContentPart>, where: string, wa
 }
 
 /** The media of a tool result, moved to a user message: a label, then the images. */
-export const movedResultParts = (message: Extract<Message, { role: "tool" }>, warnings: Array<string>): Array<WireUserPart> => {
+export const movedResultParts = (message: Extract<Messages.Message, { role: "tool" }>, warnings: Array<string>): Array<WireUserPart> => {
   const media = (message.parts ?? []).filter((p) => p.type !== "text")
   if (media.length === 0) return []
   const parts = toUserParts(media, `the result of ${message.name}`, warnings)
@@ -46,7 +46,7 @@ export const movedResultParts = (message: Extract<Message, { role: "tool" }>, wa
 }
 
 /** A warning when an assistant message carries reasoning of another provider (ours is never sent back either). */
-export const foreignReasoningWarning = (message: Extract<Message, { role: "assistant" }>): string | undefined => {
+export const foreignReasoningWarning = (message: Extract<Messages.Message, { role: "assistant" }>): string | undefined => {
   const foreign = (message.reasoning ?? []).filter((r) => r.provider !== REASONING_PROVIDER).length
   return foreign > 0 ? `${foreign} reasoning part(s) from another provider were not sent (Chat Completions takes no reasoning back)` : undefined
 }

@@ -3,17 +3,8 @@
  * folding streamed `chat.completion.chunk` events back into `StreamPart`s. Kept free of
  * HTTP so the parser can be tested chunk by chunk.
  */
-import { type Message, makeUsage, type ToolCall, type Usage } from "@dsh/core"
-import {
-  makeEventDecoder,
-  type FinishReason,
-  isContextOverflowText,
-  isRetryableReason,
-  LlmError,
-  type LlmErrorReason,
-  type ModelRequest,
-  type StreamPart
-} from "@dsh/llm"
+import { type Messages, Usage } from "@dsh/core"
+import { Http, type LanguageModel, LlmError } from "@dsh/llm"
 import { Effect, Predicate, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { foreignReasoningWarning, movedResultParts, REASONING_PROVIDER, toUserParts, type WireUserPart } from "./content.ts"
@@ -54,7 +45,7 @@ export interface WireRequest {
   readonly temperature?: number
 }
 
-const toWireMessage = (message: Message, warnings: Array<string>): WireMessage => {
+const toWireMessage = (message: Messages.Message, warnings: Array<string>): WireMessage => {
   switch (message.role) {
     case "system":
       return { role: message.role, content: message.content }
@@ -85,7 +76,7 @@ const toWireMessage = (message: Message, warnings: Array<string>): WireMessage =
 }
 
 /** Messages to the wire; a run of tool results is followed by one user message with their images. */
-export const toWireMessages = (messages: ReadonlyArray<Message>): { readonly messages: Array<WireMessage>; readonly warnings: Array<string> } => {
+export const toWireMessages = (messages: ReadonlyArray<Messages.Message>): { readonly messages: Array<WireMessage>; readonly warnings: Array<string> } => {
   const out: Array<WireMessage> = []
   const warnings: Array<string> = []
   let moved: Array<WireUserPart> = []
@@ -105,7 +96,7 @@ export const toWireMessages = (messages: ReadonlyArray<Message>): { readonly mes
 /** The body, and a warning for each part that could not be sent. */
 export const planRequest = (
   model: string,
-  request: ModelRequest,
+  request: LanguageModel.ModelRequest,
   options: { readonly maxOutputTokens?: number | undefined } = {}
 ): { readonly body: WireRequest; readonly warnings: ReadonlyArray<string> } => {
   const maxTokens = options.maxOutputTokens ?? request.maxOutputTokens
@@ -172,10 +163,10 @@ export const StreamChunk = Schema.Struct({
 export type StreamChunk = typeof StreamChunk.Type
 
 /** Decodes one SSE data payload (already JSON-parsed), or fails with `BadResponse`. */
-export const decodeStreamChunk = makeEventDecoder(PROVIDER, StreamChunk, "stream chunk")
+export const decodeStreamChunk = Http.makeEventDecoder(PROVIDER, StreamChunk, "stream chunk")
 
 /** OpenAI's `finish_reason` in the seam's vocabulary; unknown values become `other`. */
-export const mapFinishReason = (reason: string): FinishReason => {
+export const mapFinishReason = (reason: string): LanguageModel.FinishReason => {
   switch (reason) {
     case "stop":
       return "stop"
@@ -192,7 +183,7 @@ export const mapFinishReason = (reason: string): FinishReason => {
 }
 
 /** Turns an in-stream `{"error": …}` payload into the reason a caller can act on. */
-export const streamErrorOf = (error: unknown): LlmError => {
+export const streamErrorOf = (error: unknown): LlmError.LlmError => {
   const message = Predicate.isString(error)
     ? error
     : Predicate.isObject(error) && Predicate.isString(error.message)
@@ -200,17 +191,17 @@ export const streamErrorOf = (error: unknown): LlmError => {
     : JSON.stringify(error)
   const code = Predicate.isObject(error) ? `${String(error.code ?? "")} ${String(error.type ?? "")}` : ""
   const text = `${code} ${message}`
-  const reason: LlmErrorReason =
-    isContextOverflowText(text)
+  const reason: LlmError.LlmErrorReason =
+    LlmError.isContextOverflowText(text)
       ? "ContextOverflow"
       : /rate[ _-]?limit|too many requests|\b429\b/i.test(text)
       ? "RateLimited"
       : "BadResponse"
-  return new LlmError({
+  return new LlmError.LlmError({
     reason,
     provider: PROVIDER,
     detail: `error in stream: ${message}`,
-    retryable: isRetryableReason(reason)
+    retryable: LlmError.isRetryableReason(reason)
   })
 }
 
@@ -228,23 +219,23 @@ interface PendingCall {
 export const makeChunkParser = () => {
   const pending = new Map<number, PendingCall>()
   let lastIndex = -1
-  let reason: FinishReason | undefined
-  let usage: Usage = makeUsage(0, 0)
+  let reason: LanguageModel.FinishReason | undefined
+  let usage: Usage.Usage = Usage.make(0, 0)
   let reasoning = ""
 
   // The reasoning streamed so far, as one part: released when the answer itself starts.
-  const releaseReasoning = (): Array<StreamPart> => {
+  const releaseReasoning = (): Array<LanguageModel.StreamPart> => {
     if (reasoning === "") return []
-    const part: StreamPart = { type: "reasoning", part: { type: "reasoning", text: reasoning, provider: REASONING_PROVIDER } }
+    const part: LanguageModel.StreamPart = { type: "reasoning", part: { type: "reasoning", text: reasoning, provider: REASONING_PROVIDER } }
     reasoning = ""
     return [part]
   }
 
-  const releaseCalls = (): Array<StreamPart> => {
-    const out: Array<StreamPart> = []
+  const releaseCalls = (): Array<LanguageModel.StreamPart> => {
+    const out: Array<LanguageModel.StreamPart> = []
     for (const index of [...pending.keys()].sort((a, b) => a - b)) {
       const call = pending.get(index)!
-      const done: ToolCall = {
+      const done: Messages.ToolCall = {
         id: call.id === "" ? `call_${randomUUID().replaceAll("-", "")}` : call.id,
         name: call.name,
         // A call to a tool without parameters may stream no arguments at all.
@@ -272,9 +263,9 @@ export const makeChunkParser = () => {
     return slot
   }
 
-  const push = (chunk: StreamChunk): Effect.Effect<ReadonlyArray<StreamPart>, LlmError> => {
+  const push = (chunk: StreamChunk): Effect.Effect<ReadonlyArray<LanguageModel.StreamPart>, LlmError.LlmError> => {
     if (chunk.error !== undefined && chunk.error !== null) return Effect.fail(streamErrorOf(chunk.error))
-    const out: Array<StreamPart> = []
+    const out: Array<LanguageModel.StreamPart> = []
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0)
     const delta = choice?.delta
     const thought = delta?.reasoning_content ?? delta?.reasoning
@@ -302,7 +293,7 @@ export const makeChunkParser = () => {
     if (chunk.usage) {
       const reasoningTokens = chunk.usage.completion_tokens_details?.reasoning_tokens ?? 0
       usage = {
-        ...makeUsage(chunk.usage.prompt_tokens ?? 0, chunk.usage.completion_tokens ?? 0, {
+        ...Usage.make(chunk.usage.prompt_tokens ?? 0, chunk.usage.completion_tokens ?? 0, {
           read: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0
         }),
         ...(reasoningTokens > 0 ? { reasoningTokens } : {})
@@ -312,7 +303,7 @@ export const makeChunkParser = () => {
   }
 
   /** Releases any calls still pending and the finish part. */
-  const end = (): ReadonlyArray<StreamPart> => {
+  const end = (): ReadonlyArray<LanguageModel.StreamPart> => {
     const thoughts = releaseReasoning()
     const calls = releaseCalls()
     const finalReason = reason ?? (calls.length > 0 ? "tool-calls" : "stop")

@@ -1,17 +1,11 @@
-import {
-  argumentsText,
-  chunkText,
-  type FakeServer,
-  type FakeServerOptions,
-  type FakeWire,
-  splitInParts,
-  sseFrame,
-  startFakeSseServer
-} from "@dsh/llm/testing"
+import { FakeSseServer } from "@dsh/llm/testing"
 
-export type { FakeReply, FakeRequest, FakeServer, FakeServerOptions } from "@dsh/llm/testing"
+export type FakeReply = FakeSseServer.FakeReply
+export type FakeRequest = FakeSseServer.FakeRequest
+export type FakeServer = FakeSseServer.FakeServer
+export type FakeServerOptions = FakeSseServer.FakeServerOptions
 
-const openAIWire: FakeWire = {
+const openAIWire: FakeSseServer.FakeWire = {
   basePath: "/v1",
   endpoint: "/v1/chat/completions",
   errorBody: (status, message) => ({
@@ -27,7 +21,7 @@ const openAIWire: FakeWire = {
       ? String(request.body.model)
       : "fake-model"
     const chunk = (choice: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}) =>
-      sseFrame({
+      FakeSseServer.sseFrame({
         id: `chatcmpl-fake-${index}`,
         object: "chat.completion.chunk",
         created: 1_700_000_000,
@@ -37,9 +31,9 @@ const openAIWire: FakeWire = {
       })
     const head: Array<string> = [chunk({ delta: { role: "assistant", content: "" } })]
     for (const thought of reply.reasoning ?? []) {
-      for (const piece of chunkText(thought.text ?? "")) head.push(chunk({ delta: { reasoning_content: piece } }))
+      for (const piece of FakeSseServer.chunkText(thought.text ?? "")) head.push(chunk({ delta: { reasoning_content: piece } }))
     }
-    for (const piece of chunkText(reply.text ?? "")) head.push(chunk({ delta: { content: piece } }))
+    for (const piece of FakeSseServer.chunkText(reply.text ?? "")) head.push(chunk({ delta: { content: piece } }))
     const calls = reply.toolCalls ?? []
     calls.forEach((call, i) => {
       // Like OpenAI: id, type and name in the first fragment, the arguments split after it.
@@ -48,14 +42,14 @@ const openAIWire: FakeWire = {
           tool_calls: [{ index: i, id: call.id ?? `call_fake_${index}_${i}`, type: "function", function: { name: call.name, arguments: "" } }]
         }
       }))
-      for (const piece of splitInParts(argumentsText(call.arguments), 3)) {
+      for (const piece of FakeSseServer.splitInParts(FakeSseServer.argumentsText(call.arguments), 3)) {
         head.push(chunk({ delta: { tool_calls: [{ index: i, function: { arguments: piece } }] } }))
       }
     })
     if (reply.streamError !== undefined) {
       return {
         head,
-        tail: [sseFrame({ error: { message: reply.streamError.message, type: reply.streamError.type ?? "server_error", code: null } })]
+        tail: [FakeSseServer.sseFrame({ error: { message: reply.streamError.message, type: reply.streamError.type ?? "server_error", code: null } })]
       }
     }
     const tail = [chunk({ delta: {}, finish_reason: calls.length > 0 ? "tool_calls" : "stop" })]
@@ -69,7 +63,7 @@ const openAIWire: FakeWire = {
         }
       }))
     }
-    tail.push(sseFrame("[DONE]"))
+    tail.push(FakeSseServer.sseFrame("[DONE]"))
     return { head, tail }
   }
 }
@@ -79,5 +73,5 @@ const openAIWire: FakeWire = {
  * runs): put `url` in `OPENAI_BASE_URL`. Streams chunks shaped like OpenAI's, including
  * split tool-call arguments and the trailing usage chunk (only when `usage` is scripted).
  */
-export const startFakeOpenAIServer = (options: FakeServerOptions): Promise<FakeServer> =>
-  startFakeSseServer(openAIWire, options)
+export const startFakeOpenAIServer = (options: FakeSseServer.FakeServerOptions): Promise<FakeSseServer.FakeServer> =>
+  FakeSseServer.startFakeSseServer(openAIWire, options)

@@ -1,4 +1,4 @@
-import type { Message } from "@dsh/core"
+import type { Messages } from "@dsh/core"
 
 /** What `{{…}}` placeholders in a reply can refer to. */
 export interface TemplateScope {
@@ -69,7 +69,7 @@ export const renderDeep = (value: unknown, scope: TemplateScope): unknown => {
 }
 
 /** Reads the conversation the way rules see it. */
-export const conversationFacts = (messages: ReadonlyArray<Message>) => {
+export const conversationFacts = (messages: ReadonlyArray<Messages.Message>) => {
   const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n")
   let lastUserIndex = -1
   for (let i = messages.length - 1; i >= 0; i--) {

@@ -3,14 +3,14 @@
  * adapter over its vendor's fake server: streaming, tool-call assembly, retries, error
  * reasons and aborts.
  */
-import { userMessage } from "@dsh/core"
+import { Messages } from "@dsh/core"
 import { effectTests } from "@dsh/core/testing"
 import { assert, describe, it } from "vitest"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
 import { RetryPolicy } from "../Http.ts"
 import type { ModelRequest, StreamPart } from "../LanguageModel.ts"
 import { LlmError } from "../LlmError.ts"
-import { type ModelAdapter, type ModelConfig, ModelRegistry } from "../ModelRegistry.ts"
+import { type ModelAdapter, type ModelConfig, ModelRegistry, provide as modelRegistryProvide, layer as modelRegistryLayer } from "../ModelRegistry.ts"
 import type { FakeServer, FakeServerOptions } from "../testing/FakeSseServer.ts"
 
 const test = effectTests(it)
@@ -36,7 +36,7 @@ export interface ModelAdapterFixture {
 
 type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>
 
-const ask = (text: string): ModelRequest => ({ messages: [userMessage(text)], tools: [] })
+const ask = (text: string): ModelRequest => ({ messages: [Messages.userMessage(text)], tools: [] })
 
 const zeroUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
@@ -262,7 +262,7 @@ const failureTests = ({ fixture, model, configFor, fakeServer, awaitAbort, setup
       assert.strictEqual(resolved.model, model, "the model's name is the part of the spec after the colon")
       const response = yield* resolved.generate(ask("hi"))
       assert.strictEqual(response.message.content, "via registry", "the resolved model answers")
-    }).pipe(Effect.provide(ModelRegistry.provide(fixture.adapter).pipe(Layer.provideMerge(ModelRegistry.layer)))))
+    }).pipe(Effect.provide(modelRegistryProvide(fixture.adapter).pipe(Layer.provideMerge(modelRegistryLayer)))))
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { type AllowHint, type AskerShape, nobodyAsker, questionText } from "@dsh/tools"
+import { Asker } from "@dsh/tools"
 import { Effect } from "effect"
 
 const CHOICES = ["allow once", "allow for this session", "deny"] as const
@@ -10,15 +10,15 @@ const CHOICES = ["allow once", "allow for this session", "deny"] as const
  * naming the rule, and `hint` says how to allow it). A client that declines, cancels or
  * fails to answer denies.
  */
-export const mcpAsker = (server: Server, hint: AllowHint | undefined): AskerShape => {
-  const nobody = nobodyAsker({ hint, why: "this MCP client cannot be asked (it has no elicitation capability)" })
+export const mcpAsker = (server: Server, hint: Asker.AllowHint | undefined): Asker.AskerShape => {
+  const nobody = Asker.nobodyAsker({ hint, why: "this MCP client cannot be asked (it has no elicitation capability)" })
   return {
     ask: (question) => {
       if (server.getClientCapabilities()?.elicitation === undefined) return nobody.ask(question)
       return Effect.tryPromise(() =>
         server.elicitInput({
           mode: "form",
-          message: `${questionText(question)} (${question.reason})`,
+          message: `${Asker.questionText(question)} (${question.reason})`,
           requestedSchema: {
             type: "object",
             properties: { decision: { type: "string", title: "Decision", enum: [...CHOICES] } },

@@ -1,6 +1,6 @@
-import type { HostMainAgent } from "@dsh/agent"
-import type { AgentEvent, ToolMessage } from "@dsh/core"
-import { Asker, type AskerShape, type TurnInfo } from "@dsh/tools"
+import type { AgentHost } from "@dsh/agent"
+import type { Events, Messages } from "@dsh/core"
+import { Asker, type Tool } from "@dsh/tools"
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Ref } from "effect"
 
@@ -15,11 +15,11 @@ export interface CallRequest {
 }
 
 /** Who hears a child's live events: one listener per handle, set while a call follows it. */
-export type ChildListeners = Map<string, (event: AgentEvent) => Effect.Effect<void>>
+export type ChildListeners = Map<string, (event: Events.AgentEvent) => Effect.Effect<void>>
 
 export interface CallDeps {
-  readonly main: HostMainAgent
-  readonly asker: AskerShape
+  readonly main: AgentHost.HostMainAgent
+  readonly asker: Asker.AskerShape
   readonly listeners: ChildListeners
   readonly stop: (handle: string) => Effect.Effect<unknown, unknown>
 }
@@ -33,7 +33,7 @@ const aborted = (signal: AbortSignal) =>
     return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
 
-export const toCallResult = (message: Pick<ToolMessage, "content" | "isError">): CallToolResult => ({
+export const toCallResult = (message: Pick<Messages.ToolMessage, "content" | "isError">): CallToolResult => ({
   content: [{ type: "text", text: message.content }],
   isError: message.isError === true
 })
@@ -43,7 +43,7 @@ export const toCallResult = (message: Pick<ToolMessage, "content" | "isError">):
  * model-facing tool's structured result): an MCP client gets it as `structuredContent` too, so
  * it reads the child's JSON without parsing text. Anything else is text only.
  */
-export const structuredOf = (request: Pick<CallRequest, "name" | "arguments">, message: Pick<ToolMessage, "content" | "isError">): CallToolResult => {
+export const structuredOf = (request: Pick<CallRequest, "name" | "arguments">, message: Pick<Messages.ToolMessage, "content" | "isError">): CallToolResult => {
   const result = toCallResult(message)
   if (request.name !== "subagent" || request.arguments?.["resultSchema"] === undefined || message.isError === true) return result
   try {
@@ -83,7 +83,7 @@ export const callTool = (deps: CallDeps, request: CallRequest): Effect.Effect<Ca
               )
             ))
       )
-    const turn: TurnInfo = {
+    const turn: Tool.TurnInfo = {
       emit: (event) =>
         event.type === "subagent-start" && !event.background
           ? Ref.set(started, event.handle).pipe(Effect.andThen(follow(event.handle)))
@@ -107,7 +107,7 @@ export const callTool = (deps: CallDeps, request: CallRequest): Effect.Effect<Ca
       )
     )
     const message = yield* Effect.raceFirst(call, onCancel).pipe(
-      Effect.provideService(Asker, deps.asker),
+      Effect.provideService(Asker.Asker, deps.asker),
       Effect.ensuring(Ref.get(started).pipe(Effect.map((h) => h !== undefined && deps.listeners.delete(h))))
     )
     return structuredOf(request, message)

@@ -1,4 +1,4 @@
-import type { AskerShape, PermissionAnswer } from "@dsh/tools"
+import type { Asker } from "@dsh/tools"
 import { Deferred, Effect, Schema } from "effect"
 import { type PermissionAskParams, PermissionAskResult } from "../Methods.ts"
 import type { RequestId } from "../Protocol.ts"
@@ -19,7 +19,7 @@ export const makeClientQuestions = (io: {
   const waiting = new Map<string, Deferred.Deferred<unknown, string>>()
   let nextId = 0
 
-  const askerFor = (sessionId: string): AskerShape => ({
+  const askerFor = (sessionId: string): Asker.AskerShape => ({
     ask: (q) =>
       Effect.gen(function*() {
         const id = `s${++nextId}`
@@ -38,7 +38,7 @@ export const makeClientQuestions = (io: {
             cwd: q.cwd
           }
         }
-        const denied = (why: string): PermissionAnswer => ({ allow: false, by: "sdk-client", reason: `${q.subject} needs approval and the SDK client could not answer (${why})` })
+        const denied = (why: string): Asker.PermissionAnswer => ({ allow: false, by: "sdk-client", reason: `${q.subject} needs approval and the SDK client could not answer (${why})` })
         const reply = yield* io.send({ jsonrpc: "2.0", id, method: "permission.ask", params }).pipe(
           Effect.mapError((e) => e.message),
           Effect.andThen(Deferred.await(answer)),

@@ -1,4 +1,4 @@
-import { type ChildProcessHandle, childNodeStdio, ProcessLauncher, type SubprocessError } from "@dsh/subprocess"
+import { ProcessLauncher, type SubprocessError, WebStdio } from "@dsh/subprocess"
 import { type Duration, Effect, type Scope } from "effect"
 import { DEFAULT_MAX_FRAME_BYTES } from "../Framing.ts"
 import { makeTransport } from "./Transport.ts"
@@ -43,7 +43,7 @@ export interface AttachSdkOptions extends Omit<ConnectOptions, "input" | "output
  * caller's. When the server dies, pending calls fail with `ConnectionClosed` naming its exit
  * status and the tail of its stderr.
  */
-export const attach = (child: ChildProcessHandle, options: AttachSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError, Scope.Scope> =>
+export const attach = (child: ProcessLauncher.ChildProcessHandle, options: AttachSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError, Scope.Scope> =>
   Effect.gen(function*() {
     const label = options.label ?? "the server"
     const describeEnd = (detail: string) =>
@@ -59,7 +59,7 @@ export const attach = (child: ChildProcessHandle, options: AttachSdkOptions): Ef
         return `${label}: ${detail}; the server ${status}${tail === "" ? "" : `; stderr: ${tail}`}`
       })
     // The framed transport speaks Node streams; the adapter keeps backpressure both ways.
-    const io = yield* childNodeStdio(child)
+    const io = yield* WebStdio.childNodeStdio(child)
     const transport = yield* makeTransport({ input: io.stdout, output: io.stdin, maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES })
     const client = yield* connectTransport(transport, options, describeEnd).pipe(
       Effect.mapError((e) => (e.reason === "Timeout" ? sdkError("Timeout", `${label}: ${e.message}`) : e))
@@ -74,9 +74,9 @@ export const attach = (child: ChildProcessHandle, options: AttachSdkOptions): Ef
  * the launcher's ladder (SIGTERM to the process group, grace, SIGKILL), so nothing it started
  * outlives it.
  */
-export const spawn = (options: SpawnSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError | SubprocessError, Scope.Scope | ProcessLauncher> =>
+export const spawn = (options: SpawnSdkOptions): Effect.Effect<SpawnedSdkClient, SdkError | SubprocessError.SubprocessError, Scope.Scope | ProcessLauncher.ProcessLauncher> =>
   Effect.gen(function*() {
-    const launcher = yield* ProcessLauncher
+    const launcher = yield* ProcessLauncher.ProcessLauncher
     const child = yield* launcher.spawn({
       command: options.command,
       args: options.args,

@@ -1,6 +1,6 @@
-import type { AgentHostShape } from "@dsh/agent"
-import { addUsage, type AgentEvent, emptyUsage, flushTelemetry, type Usage, withTraceparent } from "@dsh/core"
-import { Asker, type AskerShape } from "@dsh/tools"
+import type { AgentHost } from "@dsh/agent"
+import { type Events, Trace, Usage } from "@dsh/core"
+import { Asker } from "@dsh/tools"
 import { Cause, Effect, Exit, Fiber } from "effect"
 import type { MethodName, ParamsOf, PromptResult, ResultOf } from "../Methods.ts"
 import { ErrorCode } from "../Protocol.ts"
@@ -16,9 +16,9 @@ interface RunningPrompt {
 export type Handlers = { readonly [M in Exclude<MethodName, "initialize">]: (params: ParamsOf<M>) => Effect.Effect<ResultOf<M>, Reply> }
 
 export interface HandlerDeps {
-  readonly host: AgentHostShape
+  readonly host: AgentHost.AgentHostShape
   readonly notify: Outbound["notify"]
-  readonly askerFor: (sessionId: string) => AskerShape
+  readonly askerFor: (sessionId: string) => Asker.AskerShape
   readonly defaults?: { readonly cwd?: string | undefined; readonly model?: string | undefined; readonly agent?: string | undefined } | undefined
 }
 
@@ -33,24 +33,24 @@ const makePrompts = ({ host, notify, askerFor }: HandlerDeps) => {
       // Claimed before anything can yield, so two prompts racing for one session cannot both run.
       const running: RunningPrompt = { inner: undefined, cancelled: false }
       prompts.set(sessionId, running)
-      let usage: Usage = emptyUsage
-      let descendants: Usage = emptyUsage
-      let lastTurnEnd: Extract<AgentEvent, { type: "turn-end" }> | undefined
-      const run = Effect.provideService(withTraceparent(params.traceparent)(host.prompt({
+      let usage: Usage.Usage = Usage.emptyUsage
+      let descendants: Usage.Usage = Usage.emptyUsage
+      let lastTurnEnd: Extract<Events.AgentEvent, { type: "turn-end" }> | undefined
+      const run = Effect.provideService(Trace.withTraceparent(params.traceparent)(host.prompt({
         sessionId,
         prompt: params.prompt,
         promptParts: params.promptParts,
         maxSteps: params.maxSteps,
         onEvent: (event) => {
-          if (event.type === "usage") usage = addUsage(usage, event.usage)
+          if (event.type === "usage") usage = Usage.addUsage(usage, event.usage)
           if (event.type === "turn-end") lastTurnEnd = event
           return notify(sessionId, undefined, event)
         },
         onChildEvent: (handle, event) => {
-          if (event.type === "usage") descendants = addUsage(descendants, event.usage)
+          if (event.type === "usage") descendants = Usage.addUsage(descendants, event.usage)
           return notify(sessionId, handle, event)
         }
-      })), Asker, askerFor(sessionId))
+      })), Asker.Asker, askerFor(sessionId))
       // The turn runs in its own fiber so `session.cancel` can interrupt it and still answer.
       const inner = yield* Effect.forkChild(run)
       running.inner = inner
@@ -59,7 +59,7 @@ const makePrompts = ({ host, notify, askerFor }: HandlerDeps) => {
         // Interrupted from outside ($/cancelRequest, shutdown): wait until the turn has really stopped.
         Effect.onInterrupt(() => Fiber.interrupt(inner)),
         // This turn's spans go out before the client hears the answer (and may close this process).
-        Effect.ensuring(flushTelemetry),
+        Effect.ensuring(Trace.flushTelemetry),
         Effect.ensuring(Effect.sync(() => prompts.delete(sessionId)))
       )
       if (Exit.isSuccess(exit)) {
@@ -69,7 +69,7 @@ const makePrompts = ({ host, notify, askerFor }: HandlerDeps) => {
           status: r.status,
           result: r.result,
           usage: r.usage,
-          totalUsage: addUsage(r.usage, descendants),
+          totalUsage: Usage.addUsage(r.usage, descendants),
           ...(r.cost === undefined ? {} : { cost: r.cost }),
           subagents: r.subagents,
           ...(r.error === undefined ? {} : { error: r.error })
@@ -83,7 +83,7 @@ const makePrompts = ({ host, notify, askerFor }: HandlerDeps) => {
           status: "cancelled" as const,
           result: lastTurnEnd?.result ?? "",
           usage: own,
-          totalUsage: addUsage(own, descendants),
+          totalUsage: Usage.addUsage(own, descendants),
           subagents,
           error: "cancelled by the client (session.cancel)"
         }
@@ -136,7 +136,7 @@ export const makeHandlers = (deps: HandlerDeps): Handlers => {
         handle: p.handle,
         message: p.message,
         onChildEvent: (handle, event) => notify(p.sessionId, handle, event)
-      })).pipe(Effect.provideService(Asker, askerFor(p.sessionId))),
+      })).pipe(Effect.provideService(Asker.Asker, askerFor(p.sessionId))),
     "children.stop": (p) => fromHost(host.stopChild({ sessionId: p.sessionId, handle: p.handle })).pipe(Effect.map((stopped) => ({ stopped })))
   }
 }

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Effect } from "effect"
 import { ErrorCode, type RequestId } from "../Protocol.ts"
 import { type Reply, reply } from "./ServerReply.ts"
@@ -10,7 +10,7 @@ export interface Outbound {
   readonly respond: (id: RequestId, result: unknown) => Effect.Effect<void>
   readonly fail: (id: RequestId | null, r: Reply) => Effect.Effect<void>
   /** Streams one event; an event too large for a frame becomes a notice instead of vanishing. */
-  readonly notify: (sessionId: string, handle: string | undefined, event: AgentEvent) => Effect.Effect<void>
+  readonly notify: (sessionId: string, handle: string | undefined, event: Events.AgentEvent) => Effect.Effect<void>
 }
 
 /** What the server writes to the client: answers, errors and streamed events. */
@@ -24,7 +24,7 @@ export const makeOutbound = (transport: Transport): Outbound => {
       Effect.catchIf((e) => e.reason === "FrameTooLarge", (e) => fail(id, reply(ErrorCode.Internal, `the result is too large to send: ${e.message}`))),
       Effect.ignore({ log: "Debug" })
     )
-  const notify = (sessionId: string, handle: string | undefined, event: AgentEvent): Effect.Effect<void> => {
+  const notify = (sessionId: string, handle: string | undefined, event: Events.AgentEvent): Effect.Effect<void> => {
     const params = handle === undefined ? { sessionId, event } : { sessionId, handle, event }
     return transport.send({ jsonrpc: "2.0", method: "session.event", params }).pipe(
       Effect.catchIf((e) => e.reason === "FrameTooLarge", () =>

@@ -1,4 +1,4 @@
-import type { HostError } from "@dsh/agent"
+import type { AgentHost } from "@dsh/agent"
 import { Effect, Schema } from "effect"
 import { type MethodName, Methods, type ParamsOf } from "../Methods.ts"
 import { ErrorCode } from "../Protocol.ts"
@@ -13,7 +13,7 @@ export class Reply extends Schema.TaggedError<Reply>()("Reply", {
 export const reply = (code: number, message: string, data?: unknown): Reply =>
   new Reply(data === undefined ? { code, message } : { code, message, data })
 
-export const hostReply = (e: HostError): Reply =>
+export const hostReply = (e: AgentHost.HostError): Reply =>
   reply(
     e.reason === "NotFound" ? ErrorCode.NotFound
       : e.reason === "InvalidInput" ? ErrorCode.InvalidParams
@@ -23,7 +23,7 @@ export const hostReply = (e: HostError): Reply =>
     e.message
   )
 
-export const fromHost = <A>(effect: Effect.Effect<A, HostError>): Effect.Effect<A, Reply> => Effect.mapError(effect, hostReply)
+export const fromHost = <A>(effect: Effect.Effect<A, AgentHost.HostError>): Effect.Effect<A, Reply> => Effect.mapError(effect, hostReply)
 
 /** Params decoders, built once (the request path is hot). */
 const paramDecoders: Readonly<Record<string, (input: unknown) => { readonly _tag: "Success"; readonly success: unknown } | { readonly _tag: "Failure"; readonly failure: { readonly message: string } }>> =

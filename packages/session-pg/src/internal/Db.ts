@@ -28,22 +28,22 @@ const causeText = (error: SqlError): string => {
 }
 
 /** A `SqlError` as the one-line `SessionError` a CLI prints: `Io`, naming the server and what failed. */
-export const toSessionError = (db: Pick<Db, "target" | "address">, what: string) => (error: SqlError): SessionError => {
+export const toSessionError = (db: Pick<Db, "target" | "address">, what: string) => (error: SqlError): SessionError.SessionError => {
   const why = causeText(error)
   switch (error.reason._tag) {
     case "ConnectionError":
       // What to check goes with it: an operator's first question is whether the URL or the server is wrong.
-      return new SessionError({ reason: "Io", detail: `cannot reach PostgreSQL at ${db.address}: ${why} (store ${db.target}: check that PostgreSQL runs there and accepts connections, and the URL)` })
+      return new SessionError.SessionError({ reason: "Io", detail: `cannot reach PostgreSQL at ${db.address}: ${why} (store ${db.target}: check that PostgreSQL runs there and accepts connections, and the URL)` })
     case "AuthenticationError":
     case "AuthorizationError":
-      return new SessionError({ reason: "Io", detail: `PostgreSQL at ${db.address} refused the login to ${db.target}: ${why}` })
+      return new SessionError.SessionError({ reason: "Io", detail: `PostgreSQL at ${db.address} refused the login to ${db.target}: ${why}` })
     default:
-      return new SessionError({ reason: "Io", detail: `${db.target}: ${what} failed: ${why}` })
+      return new SessionError.SessionError({ reason: "Io", detail: `${db.target}: ${what} failed: ${why}` })
   }
 }
 
 /** Runs a statement (or any effect over the client), its `SqlError`s mapped; other failures pass. */
-export const run = <A, E, R>(db: Pick<Db, "target" | "address">, what: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | SessionError, R> =>
+export const run = <A, E, R>(db: Pick<Db, "target" | "address">, what: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | SessionError.SessionError, R> =>
   Effect.mapError(effect, (e) => (isSqlError(e) ? toSessionError(db, what)(e) : e as Exclude<E, SqlError>))
 
 /**

@@ -7,8 +7,8 @@
  */
 import { promisify } from "node:util"
 import { gunzip, gzip } from "node:zlib"
-import type { WireRecord } from "@dsh/core"
-import { type ArchivedChild, type SessionError, StoreKit } from "@dsh/session"
+import type { Events } from "@dsh/core"
+import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Effect } from "effect"
 import { type Db, run } from "./Db.ts"
 
@@ -25,8 +25,8 @@ export const archivedLines = (data: Uint8Array, location: string): Effect.Effect
   )
 
 /** Records from JSON lines; lines that are not records are reported as warnings. */
-export const parseLines = (lines: ReadonlyArray<string>, location: string): { records: Array<WireRecord>; warnings: Array<string> } => {
-  const records: Array<WireRecord> = []
+export const parseLines = (lines: ReadonlyArray<string>, location: string): { records: Array<Events.WireRecord>; warnings: Array<string> } => {
+  const records: Array<Events.WireRecord> = []
   const warnings: Array<string> = []
   for (const [i, line] of lines.entries()) {
     let parsed: unknown
@@ -49,7 +49,7 @@ interface ArchiveRow {
   readonly archived_at: Date | string
 }
 
-const asArchived = (row: ArchiveRow): ArchivedChild => ({
+const asArchived = (row: ArchiveRow): SessionStore.ArchivedChild => ({
   name: row.name,
   bytes: Number(row.bytes),
   archivedBytes: Number(row.archived_bytes),
@@ -57,12 +57,12 @@ const asArchived = (row: ArchiveRow): ArchivedChild => ({
 })
 
 /** The archived data of one transcript, if it is archived. */
-export const archiveData = (db: Db, sessionId: string, name: string): Effect.Effect<Uint8Array | undefined, SessionError> =>
+export const archiveData = (db: Db, sessionId: string, name: string): Effect.Effect<Uint8Array | undefined, SessionError.SessionError> =>
   run(db, `reading the archive of ${name}`, db.sql<{ readonly data: Uint8Array }>`SELECT data FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${name}`)
     .pipe(Effect.map((rows) => rows[0]?.data))
 
 /** The children of a session whose transcripts are archived, by name. */
-export const archivedChildren = (db: Db, sessionId: string): Effect.Effect<ReadonlyArray<ArchivedChild>, SessionError> =>
+export const archivedChildren = (db: Db, sessionId: string): Effect.Effect<ReadonlyArray<SessionStore.ArchivedChild>, SessionError.SessionError> =>
   run(
     db,
     `listing the archive of session "${sessionId}"`,
@@ -73,7 +73,7 @@ export const archivedChildren = (db: Db, sessionId: string): Effect.Effect<Reado
  * Moves a child's records into the archive (merged with what an earlier archive holds), or with
  * `dryRun` only reports what that would give. Undefined when the child has no live records.
  */
-export const archiveChild = (db: Db, sessionId: string, name: string, dryRun: boolean): Effect.Effect<ArchivedChild | undefined, SessionError> =>
+export const archiveChild = (db: Db, sessionId: string, name: string, dryRun: boolean): Effect.Effect<SessionStore.ArchivedChild | undefined, SessionError.SessionError> =>
   run(db, `archiving ${name} of session "${sessionId}"`, db.sql.withTransaction(Effect.gen(function*() {
     const live = yield* (dryRun
       ? db.sql<{ readonly line: string }>`SELECT record::text AS line FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name} ORDER BY seq`
@@ -84,7 +84,7 @@ export const archiveChild = (db: Db, sessionId: string, name: string, dryRun: bo
     const text = lines.map((line) => `${line}\n`).join("")
     const data = yield* compress(text)
     const archivedAt = yield* StoreKit.nowIso
-    const archived: ArchivedChild = { name, bytes: Buffer.byteLength(text), archivedBytes: data.length, archivedAt }
+    const archived: SessionStore.ArchivedChild = { name, bytes: Buffer.byteLength(text), archivedBytes: data.length, archivedAt }
     if (dryRun) return archived
     yield* db.sql`INSERT INTO dsh_archive (session_id, name, bytes, archived_at, data)
       VALUES (${sessionId}, ${name}, ${archived.bytes}, ${archivedAt}::timestamptz, ${data})
@@ -94,7 +94,7 @@ export const archiveChild = (db: Db, sessionId: string, name: string, dryRun: bo
   })))
 
 /** Puts an archived transcript's records back; false when nothing was archived. */
-export const restoreChild = (db: Db, sessionId: string, name: string): Effect.Effect<boolean, SessionError> =>
+export const restoreChild = (db: Db, sessionId: string, name: string): Effect.Effect<boolean, SessionError.SessionError> =>
   run(db, `restoring ${name} of session "${sessionId}"`, db.sql.withTransaction(Effect.gen(function*() {
     const rows = yield* db.sql<{ readonly data: Uint8Array }>`SELECT data FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${name} FOR UPDATE`
     if (rows.length === 0) return false
@@ -109,7 +109,7 @@ export const restoreChild = (db: Db, sessionId: string, name: string): Effect.Ef
   })))
 
 /** The bytes a session holds: transcripts as JSON lines, archives, state, tasks and children's meta. */
-export const footprint = (db: Db, sessionId: string): Effect.Effect<number, SessionError> =>
+export const footprint = (db: Db, sessionId: string): Effect.Effect<number, SessionError.SessionError> =>
   run(db, `measuring session "${sessionId}"`, db.sql<{ readonly bytes: string | number | null }>`SELECT
       (SELECT coalesce(sum(octet_length(record::text) + 1), 0) FROM dsh_events WHERE session_id = ${sessionId})
     + (SELECT coalesce(sum(octet_length(data)), 0) FROM dsh_archive WHERE session_id = ${sessionId})

@@ -5,7 +5,7 @@
  * concurrent updates are committed together (group commit: one transaction, one write, one
  * notification for every update queued meanwhile), without holding pool connections while waiting.
  */
-import { type ChildStore, type SessionError, type SessionHandle, type SessionState, StoreKit } from "@dsh/session"
+import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Deferred, Effect, Exit, type Scope, Semaphore } from "effect"
 import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
@@ -14,8 +14,8 @@ import { makePgTranscript, type PgTranscript } from "./transcript.ts"
 import { CHANNEL, payloadOf, type StateHub } from "./watch.ts"
 
 interface QueuedUpdate {
-  readonly f: (state: SessionState) => SessionState
-  readonly done: Deferred.Deferred<SessionState, SessionError>
+  readonly f: (state: SessionStore.SessionState) => SessionStore.SessionState
+  readonly done: Deferred.Deferred<SessionStore.SessionState, SessionError.SessionError>
 }
 
 /** `postgres://user@host:port/db#<session>` (and `…#<session>/<child>`): where a session lives, for display. */
@@ -23,14 +23,14 @@ export const locationOf = (db: Db, sessionId: string, child?: string): string =>
   `${db.target}#${sessionId}${child === undefined ? "" : `/${child}`}`
 
 /** Reads and validates a session's state: `NotFound` without a row, `Corrupt` when it is not a state. */
-export const readStateRow = (db: Db, id: string): Effect.Effect<SessionState, SessionError> =>
+export const readStateRow = (db: Db, id: string): Effect.Effect<SessionStore.SessionState, SessionError.SessionError> =>
   run(db, `reading session "${id}"`, db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id}`).pipe(
     Effect.flatMap((rows) =>
       rows.length === 0 ? Effect.fail(StoreKit.notFound(id)) : StoreKit.decodeState(rows[0]!.state, id, locationOf(db, id))
     )
   )
 
-const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<ChildStore & { readonly transcript: PgTranscript }, SessionError> =>
+const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<SessionStore.ChildStore & { readonly transcript: PgTranscript }, SessionError.SessionError> =>
   Effect.gen(function*() {
     const location = locationOf(db, sessionId, name)
     // Registered at once, as the file store makes its directory: `children` lists it from now on.
@@ -55,7 +55,7 @@ const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<
           db.sql`INSERT INTO dsh_children (session_id, name, meta) VALUES (${sessionId}, ${name}, ${JSON.stringify(meta ?? null)}::jsonb)
             ON CONFLICT (session_id, name) DO UPDATE SET meta = EXCLUDED.meta`
         )
-    } satisfies ChildStore
+    } satisfies SessionStore.ChildStore
   })
 
 /** A session's background task records, one row per run. */
@@ -94,13 +94,13 @@ export const makePgSessionHandle = (
   id: string,
   hub: StateHub,
   storeScope: Scope.Scope
-): Effect.Effect<{ readonly handle: SessionHandle; readonly letGo: Effect.Effect<boolean> }> =>
+): Effect.Effect<{ readonly handle: SessionStore.SessionHandle; readonly letGo: Effect.Effect<boolean> }> =>
   Effect.gen(function*() {
     const location = locationOf(db, id)
     const stateLock = yield* Semaphore.make(1)
     const lease = yield* makeLease(db, id, storeScope)
     // One ChildStore per name, so every user of a child shares its transcript's numbering.
-    const children = new Map<string, ChildStore & { readonly transcript: PgTranscript }>()
+    const children = new Map<string, SessionStore.ChildStore & { readonly transcript: PgTranscript }>()
     const readState = readStateRow(db, id)
 
     /** Updates asked for and not yet committed: whoever gets `stateLock` commits all of them at once. */
@@ -117,11 +117,11 @@ export const makePgSessionHandle = (
         const rows = yield* db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id} FOR NO KEY UPDATE`
         if (rows.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
         let state = yield* StoreKit.decodeState(rows[0]!.state, id, location)
-        const exits: Array<Exit.Exit<SessionState>> = []
+        const exits: Array<Exit.Exit<SessionStore.SessionState>> = []
         for (const update of batch) {
           const updatedAt = yield* StoreKit.nowIso
           // A defect in one caller's function fails that caller alone.
-          const next = Exit.map(yield* Effect.exit(Effect.sync(() => update.f(state))), (s): SessionState => ({ ...s, updatedAt }))
+          const next = Exit.map(yield* Effect.exit(Effect.sync(() => update.f(state))), (s): SessionStore.SessionState => ({ ...s, updatedAt }))
           if (Exit.isSuccess(next)) state = next.value
           exits.push(next)
         }
@@ -133,14 +133,14 @@ export const makePgSessionHandle = (
         Effect.exit,
         Effect.flatMap((exit) =>
           Effect.forEach(batch, (update, i) =>
-            Deferred.done(update.done, Exit.isSuccess(exit) ? exit.value[i]! : exit as Exit.Exit<never, SessionError>))
+            Deferred.done(update.done, Exit.isSuccess(exit) ? exit.value[i]! : exit as Exit.Exit<never, SessionError.SessionError>))
         ),
         Effect.uninterruptible
       )
 
-    const updateState = (f: (state: SessionState) => SessionState) =>
+    const updateState = (f: (state: SessionStore.SessionState) => SessionStore.SessionState) =>
       Effect.gen(function*() {
-        const mine: QueuedUpdate = { f, done: yield* Deferred.make<SessionState, SessionError>() }
+        const mine: QueuedUpdate = { f, done: yield* Deferred.make<SessionStore.SessionState, SessionError.SessionError>() }
         queued.push(mine)
         yield* stateLock.withPermit(Effect.suspend(() => (queued.length === 0 ? Effect.void : commit(queued.splice(0))))).pipe(
           // Given up before any batch took it: it is not applied.
@@ -170,7 +170,7 @@ export const makePgSessionHandle = (
     const { writeTask, readTasks, readTask } = taskRecords(db, id)
 
     /** Archiving is the owner's: the lease is taken for the call (shared when this handle holds it). */
-    const archiveChild: SessionHandle["archiveChild"] = (name, options) =>
+    const archiveChild: SessionStore.SessionHandle["archiveChild"] = (name, options) =>
       StoreKit.checkId("child name", name).pipe(Effect.andThen(
         options?.dryRun === true
           ? Archive.archiveChild(db, id, name, true)
@@ -180,7 +180,7 @@ export const makePgSessionHandle = (
           )
       ))
 
-    const restoreChild: SessionHandle["restoreChild"] = (name) =>
+    const restoreChild: SessionStore.SessionHandle["restoreChild"] = (name) =>
       StoreKit.checkId("child name", name).pipe(Effect.andThen(
         Effect.scoped(lease.acquire.pipe(Effect.andThen(Archive.restoreChild(db, id, name)))).pipe(
           Effect.tap(() => children.get(name)?.transcript.forget ?? Effect.void)
@@ -205,6 +205,6 @@ export const makePgSessionHandle = (
       restoreChild,
       archivedChildren: Archive.archivedChildren(db, id),
       footprint: Archive.footprint(db, id)
-    } satisfies SessionHandle
+    } satisfies SessionStore.SessionHandle
     return { handle, letGo: Effect.map(lease.held, (held) => !held) }
   })

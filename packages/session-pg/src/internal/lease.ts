@@ -9,14 +9,14 @@
  */
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
-import { SessionError, type SessionOwner, StoreKit } from "@dsh/session"
+import { SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Effect, Exit, Scope, Semaphore } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import { Reactivity } from "effect/reactivity"
 import { type Db, lockKey, lockKeyHalves, run } from "./Db.ts"
 
 interface Held {
-  readonly owner: SessionOwner
+  readonly owner: SessionStore.SessionOwner
   readonly token: string
   readonly scope: Scope.Closeable
   readonly connection: PgClient.PgClient
@@ -24,13 +24,13 @@ interface Held {
 }
 
 export interface Lease {
-  readonly acquire: Effect.Effect<SessionOwner, SessionError, Scope.Scope>
-  readonly owner: Effect.Effect<SessionOwner | undefined, SessionError>
+  readonly acquire: Effect.Effect<SessionStore.SessionOwner, SessionError.SessionError, Scope.Scope>
+  readonly owner: Effect.Effect<SessionStore.SessionOwner | undefined, SessionError.SessionError>
   /** Whether this process holds the lease now (some scope of it has not closed). */
   readonly held: Effect.Effect<boolean>
 }
 
-const asOwner = (value: unknown): SessionOwner | undefined => {
+const asOwner = (value: unknown): SessionStore.SessionOwner | undefined => {
   if (typeof value !== "object" || value === null) return undefined
   const { pid, host, acquiredAt } = value as Record<string, unknown>
   return typeof pid === "number" && typeof host === "string" && typeof acquiredAt === "string" ? { pid, host, acquiredAt } : undefined
@@ -80,9 +80,9 @@ export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): E
           const who = current?.owner === undefined
             ? "another process"
             : `another process (pid ${current.owner.pid} on ${current.owner.host}, since ${current.owner.acquiredAt})`
-          return yield* new SessionError({ reason: "Owned", detail: `session "${sessionId}" is being run by ${who}` })
+          return yield* new SessionError.SessionError({ reason: "Owned", detail: `session "${sessionId}" is being run by ${who}` })
         }
-        const owner: SessionOwner = { pid: process.pid, host: hostname(), acquiredAt: yield* StoreKit.nowIso }
+        const owner: SessionStore.SessionOwner = { pid: process.pid, host: hostname(), acquiredAt: yield* StoreKit.nowIso }
         const token = randomBytes(8).toString("hex")
         yield* run(
           db,

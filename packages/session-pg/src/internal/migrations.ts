@@ -68,11 +68,11 @@ const migrator = Migrator.make({})
  * processes starting at once run the migrations one after the other (the second finds nothing
  * left to do); the Migrator's own transaction nests in it as a savepoint.
  */
-export const migrate = (db: Db): Effect.Effect<void, SessionError> =>
+export const migrate = (db: Db): Effect.Effect<void, SessionError.SessionError> =>
   db.sql.withTransaction(Effect.gen(function*() {
     yield* db.sql`SELECT pg_advisory_xact_lock(${lockKey(db, "migrate", "")}::bigint)`
     yield* migrator({ loader: Migrator.fromRecord(MIGRATIONS), table: "dsh_migrations" }).pipe(Effect.provideService(SqlClient, db.sql))
   })).pipe(Effect.catchTags({
-    MigrationError: (e) => Effect.fail(new SessionError({ reason: "Io", detail: `${db.target}: ${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ""}` })),
+    MigrationError: (e) => Effect.fail(new SessionError.SessionError({ reason: "Io", detail: `${db.target}: ${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ""}` })),
     SqlError: (e) => Effect.fail(toSessionError(db, "migrating the schema")(e))
   }))

@@ -8,14 +8,14 @@
  * the next append. `seq` continues from the highest stored one, read on first append; an
  * archived transcript (`dsh_archive`) is read from its archive and restored by that first append.
  */
-import { type AgentEvent, isEphemeral, type WireRecord } from "@dsh/core"
-import { type ReadFromResult, type ReadResult, type SessionError, StoreKit, type Transcript } from "@dsh/session"
+import { Events } from "@dsh/core"
+import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Effect, Semaphore } from "effect"
 import { archivedLines, parseLines, restoreChild } from "./archive.ts"
 import { type Db, run, toSessionError } from "./Db.ts"
 
 /** A transcript of this store; `forget` drops its cached numbering (after its rows were archived). */
-export interface PgTranscript extends Transcript {
+export interface PgTranscript extends SessionStore.Transcript {
   readonly forget: Effect.Effect<void>
 }
 
@@ -42,7 +42,7 @@ const statements = (db: Db, sessionId: string, agent: string) => {
     (SELECT max(seq) FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}) AS last,
     ${agent !== ""} AND EXISTS (SELECT 1 FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS archived`
 
-  const insert = (batch: ReadonlyArray<WireRecord>) => {
+  const insert = (batch: ReadonlyArray<Events.WireRecord>) => {
     const params: Array<unknown> = [sessionId, agent]
     for (const r of batch) params.push(String(r.seq), JSON.stringify(r))
     return db.sql.unsafe(insertSql(batch.length), params)
@@ -59,7 +59,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     /** The last `seq` handed out; read from the table on first append. */
     let seq: number | undefined
     /** Records appended but not yet in the table (a failed INSERT keeps them here). */
-    let pending: Array<WireRecord> = []
+    let pending: Array<Events.WireRecord> = []
     /** Commits since the last synchronous one. */
     let unsynced = false
 
@@ -72,7 +72,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
      * our numbers (two processes appending to one transcript, which the lease is there to
      * prevent): then the pending records are renumbered after its last one.
      */
-    const flush: Effect.Effect<void, SessionError> = Effect.suspend(() => {
+    const flush: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
       const count = Math.min(pending.length, MAX_ROWS)
       return insert(pending.slice(0, count)).pipe(
@@ -93,8 +93,8 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
       )
     }).pipe(Effect.uninterruptible)
 
-    const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
-      isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
+    const append = (event: Events.AgentEvent): Effect.Effect<void, SessionError.SessionError> =>
+      Events.isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
         if (seq === undefined) {
           const [first] = yield* run(db, `reading ${location}`, startSql)
           // Continuing an archived child brings its transcript back first.
@@ -104,7 +104,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
           } else seq = Number(first?.last ?? 0)
         }
         seq += 1
-        const record: WireRecord = { seq, ts: yield* StoreKit.nowIso, ...event }
+        const record: Events.WireRecord = { seq, ts: yield* StoreKit.nowIso, ...event }
         pending.push(record)
         return record
       })).pipe(
@@ -120,7 +120,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
     ))))
 
     /** The records after `cursor` (a `seq`), archived ones first; flushed before reading. */
-    const readAfter = (cursor: number): Effect.Effect<ReadResult, SessionError> =>
+    const readAfter = (cursor: number): Effect.Effect<SessionStore.ReadResult, SessionError.SessionError> =>
       writing.withPermit(flush).pipe(Effect.andThen(run(
         db,
         `reading ${location}`,
@@ -138,7 +138,7 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
       })))).pipe(Effect.flatMap(([archived, rows]) =>
         Effect.gen(function*() {
           const fromArchive = archived === undefined ? { records: [], warnings: [] } : parseLines(yield* archivedLines(archived, location), location)
-          const records: Array<WireRecord> = fromArchive.records.filter((r) => r.seq > cursor)
+          const records: Array<Events.WireRecord> = fromArchive.records.filter((r) => r.seq > cursor)
           const warnings: Array<string> = [...fromArchive.warnings]
           const last = records.at(-1)?.seq ?? cursor
           for (const [i, row] of rows.entries()) {
@@ -151,9 +151,9 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
         })
       ))
 
-    const read: Effect.Effect<ReadResult, SessionError> = readAfter(0)
+    const read: Effect.Effect<SessionStore.ReadResult, SessionError.SessionError> = readAfter(0)
 
-    const readFrom = (cursor: number): Effect.Effect<ReadFromResult, SessionError> =>
+    const readFrom = (cursor: number): Effect.Effect<SessionStore.ReadFromResult, SessionError.SessionError> =>
       readAfter(cursor).pipe(Effect.map((r) => ({ ...r, cursor: r.records.at(-1)?.seq ?? cursor })))
 
     const forget = lock.withPermit(Effect.sync(() => (seq = undefined)))

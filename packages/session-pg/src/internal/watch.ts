@@ -6,7 +6,7 @@
  * connection is lost, the store listens again (after a second) and then tells every watcher to
  * re-read, since notifications sent meanwhile were missed.
  */
-import { type SessionError, type SessionState } from "@dsh/session"
+import { type SessionError, type SessionStore } from "@dsh/session"
 import { Cause, Deferred, Effect, PubSub, type Scope, Semaphore, Stream } from "effect"
 import { type Db, toSessionError } from "./Db.ts"
 
@@ -26,7 +26,7 @@ export const payloadOf = (db: Pick<Db, "schema">, sessionId: string): string => 
 
 export interface StateHub {
   /** The state of `sessionId` now, then after every change committed by any process. */
-  readonly watch: (sessionId: string, read: Effect.Effect<SessionState, SessionError>) => Stream.Stream<SessionState, SessionError>
+  readonly watch: (sessionId: string, read: Effect.Effect<SessionStore.SessionState, SessionError.SessionError>) => Stream.Stream<SessionStore.SessionState, SessionError.SessionError>
 }
 
 /** The hub of one store; its listener lives in `storeScope`. */
@@ -35,7 +35,7 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
     const pubsub = yield* PubSub.unbounded<Heard>()
     const guard = yield* Semaphore.make(1)
     /** Completed once the first LISTEN is confirmed; failed (and forgotten) if that fails. */
-    let listening: Deferred.Deferred<void, SessionError> | undefined
+    let listening: Deferred.Deferred<void, SessionError.SessionError> | undefined
     const prefix = `${db.schema}/`
     /**
      * Notifications seen, by payload, and the read last started for each: a watcher woken by
@@ -43,10 +43,10 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
      * burst of updates costs each process one read per session, not one per watcher and update.
      */
     const seen = new Map<string, number>()
-    const reads = new Map<string, { readonly after: number; readonly state: Deferred.Deferred<SessionState, SessionError> }>()
+    const reads = new Map<string, { readonly after: number; readonly state: Deferred.Deferred<SessionStore.SessionState, SessionError.SessionError> }>()
 
     /** One LISTEN session: ends only with an error (the connection was lost). */
-    const listenOnce = (ready: Deferred.Deferred<void, SessionError>) =>
+    const listenOnce = (ready: Deferred.Deferred<void, SessionError.SessionError>) =>
       Effect.scoped(Effect.gen(function*() {
         const queue = yield* db.sql.listen(CHANNEL)
         if (!(yield* Deferred.succeed(ready, undefined))) yield* PubSub.publish(pubsub, { payload: EVERYONE, n: 0 })
@@ -60,7 +60,7 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
         )
       }))
 
-    const keepListening = (ready: Deferred.Deferred<void, SessionError>): Effect.Effect<void> =>
+    const keepListening = (ready: Deferred.Deferred<void, SessionError.SessionError>): Effect.Effect<void> =>
       listenOnce(ready).pipe(Effect.catch((error) =>
         Effect.gen(function*() {
           const mapped = toSessionError(db, "listening for state changes")(error)
@@ -80,19 +80,19 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
     const ensureListening = guard.withPermit(Effect.suspend(() => {
       if (listening !== undefined) return Effect.succeed(listening)
       return Effect.gen(function*() {
-        const ready = yield* Deferred.make<void, SessionError>()
+        const ready = yield* Deferred.make<void, SessionError.SessionError>()
         listening = ready
         yield* Effect.forkIn(keepListening(ready), storeScope)
         return ready
       })
     })).pipe(Effect.flatMap(Deferred.await))
 
-    const sharedRead = (payload: string, upTo: number, read: Effect.Effect<SessionState, SessionError>) =>
+    const sharedRead = (payload: string, upTo: number, read: Effect.Effect<SessionStore.SessionState, SessionError.SessionError>) =>
       Effect.suspend(() => {
         const last = reads.get(payload)
         if (last !== undefined && last.after >= upTo) return Deferred.await(last.state)
         return Effect.gen(function*() {
-          const state = yield* Deferred.make<SessionState, SessionError>()
+          const state = yield* Deferred.make<SessionStore.SessionState, SessionError.SessionError>()
           reads.set(payload, { after: seen.get(payload) ?? 0, state })
           yield* Effect.exit(read).pipe(Effect.flatMap((exit) => Deferred.done(state, exit)))
           return yield* Deferred.await(state)

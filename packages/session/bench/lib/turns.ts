@@ -1,12 +1,12 @@
 // The scripted turn both persistence benchmarks write (the file store's and @dsh/session-pg's),
 // so their figures compare the same events.
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 
 const usage = { inputTokens: 1843, outputTokens: 212, totalTokens: 2055 }
 const fileText = "export const answer = (question: string): number => question.length % 42\n".repeat(6)
 
 /** One scripted turn: a user prompt, a tool round trip and a final answer. */
-export const turnEvents = (turn: number): ReadonlyArray<AgentEvent> => {
+export const turnEvents = (turn: number): ReadonlyArray<Events.AgentEvent> => {
   const callId = `call_${turn.toString(36).padStart(6, "0")}`
   const args = JSON.stringify({ path: `src/module-${turn % 17}.ts` })
   const prompt = `Turn ${turn}: look at src/module-${turn % 17}.ts and tell me what answer() returns.`

@@ -9,7 +9,7 @@
  */
 import { existsSync } from "node:fs"
 import { dirname } from "node:path"
-import { type AgentEvent, isEphemeral } from "@dsh/core"
+import { Events } from "@dsh/core"
 import { Effect, Scope, Semaphore } from "effect"
 import type { SessionError } from "../SessionError.ts"
 import type { ReadFromResult, ReadResult, Transcript } from "../SessionStore.ts"
@@ -227,8 +227,8 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
 
     const writePending = writePendingOf(path, strict, live)
 
-    const append = (event: AgentEvent): Effect.Effect<void, SessionError> =>
-      isEphemeral(event)
+    const append = (event: Events.AgentEvent): Effect.Effect<void, SessionError> =>
+      Events.isEphemeral(event)
         ? Effect.void
         : Effect.clockWith((clock) => {
           const ts = new Date(clock.currentTimeMillisUnsafe()).toISOString()

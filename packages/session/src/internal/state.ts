@@ -2,7 +2,7 @@
  * Shared by every store: validation of `state.json`, id checks, timestamps and the order
  * `list` and `latest` promise, so the file and memory stores cannot drift apart.
  */
-import { isSafeId } from "@dsh/core"
+import { Ids } from "@dsh/core"
 import { Clock, Effect, Result, Schema } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { CreateSession, SessionState } from "../SessionStore.ts"
@@ -80,7 +80,7 @@ export const notFound = (id: string): SessionError =>
 
 /** Fails with `InvalidId` unless `value` is safe as one path segment. */
 export const checkId = (kind: string, value: string): Effect.Effect<void, SessionError> =>
-  isSafeId(value)
+  Ids.isSafeId(value)
     ? Effect.void
     : Effect.fail(new SessionError({ reason: "InvalidId", detail: `invalid ${kind} "${value}"` }))
 

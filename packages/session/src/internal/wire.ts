@@ -3,23 +3,23 @@
  * lines that are not records are skipped and reported as warnings, so a crash mid-write or a
  * hand-edited file costs at most the damaged lines.
  */
-import type { AgentEvent, WireRecord } from "@dsh/core"
+import type { Events } from "@dsh/core"
 
 /** One record as its line, LF included. `seq` and `ts` come first so the file reads well. */
-export const encodeRecord = (event: AgentEvent, seq: number, ts: string): string =>
+export const encodeRecord = (event: Events.AgentEvent, seq: number, ts: string): string =>
   JSON.stringify({ seq, ts, ...event }) + "\n"
 
-const isRecord = (value: unknown): value is WireRecord =>
+const isRecord = (value: unknown): value is Events.WireRecord =>
   typeof value === "object" && value !== null &&
   "seq" in value && typeof value.seq === "number" && Number.isSafeInteger(value.seq) &&
   "ts" in value && typeof value.ts === "string" &&
   "type" in value && typeof value.type === "string"
 
 /** A parsed value as a record, or `undefined` when it is not one (no `seq`, `ts` or `type`). */
-export const decodeRecord = (value: unknown): WireRecord | undefined => isRecord(value) ? value : undefined
+export const decodeRecord = (value: unknown): Events.WireRecord | undefined => isRecord(value) ? value : undefined
 
 /** The record on one line, or `undefined` when the line is not one. */
-export const decodeLine = (line: string): WireRecord | undefined => {
+export const decodeLine = (line: string): Events.WireRecord | undefined => {
   try {
     return decodeRecord(JSON.parse(line))
   } catch {
@@ -28,7 +28,7 @@ export const decodeLine = (line: string): WireRecord | undefined => {
 }
 
 export interface ParsedWire {
-  readonly records: Array<WireRecord>
+  readonly records: Array<Events.WireRecord>
   readonly warnings: Array<string>
   /** The highest `seq` seen (0 for none): the next append continues after it. */
   readonly lastSeq: number
@@ -40,7 +40,7 @@ export interface ParsedWire {
  * complete record, otherwise skipped with a warning. Blank lines are skipped silently.
  */
 export const parseWire = (text: string, location: string, partialStart = false): ParsedWire => {
-  const records: Array<WireRecord> = []
+  const records: Array<Events.WireRecord> = []
   const warnings: Array<string> = []
   let lastSeq = 0
   const lines = text.split("\n")

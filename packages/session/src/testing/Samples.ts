@@ -2,7 +2,7 @@
  * Sample data and the fixture shape of the session store conformance suite, free of any test
  * runner: a store's own tests (on node:test, Jest, Bun or vitest) can use them directly.
  */
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import type { Effect, Scope } from "effect"
 import type { CreateSession, SessionStoreShape } from "../SessionStore.ts"
 
@@ -20,7 +20,7 @@ export interface SessionStoreFixture {
 export const sampleSession: CreateSession = { agent: "coder", cwd: "/work/a", model: "scripted" }
 
 /** One scripted turn's persisted events (six of them: the mix the benchmark uses, shortened). */
-export const sampleTurnEvents = (turn: number): ReadonlyArray<AgentEvent> => [
+export const sampleTurnEvents = (turn: number): ReadonlyArray<Events.AgentEvent> => [
   { type: "turn-start", turn, prompt: `prompt ${turn}` },
   { type: "step-start", turn, step: 1 },
   { type: "message", message: { role: "user", content: `prompt ${turn}` } },

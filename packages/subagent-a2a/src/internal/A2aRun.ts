@@ -1,7 +1,7 @@
 import { type Message, Role, type SendMessageRequest, type StreamResponse, type Task } from "@a2a-js/sdk"
 import { type Client, ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client"
-import { type AgentEvent, emptyUsage, isEphemeral } from "@dsh/core"
-import type { ChildOutcome, StartContext } from "@dsh/subagent"
+import { Events, Usage } from "@dsh/core"
+import type { Vocabulary } from "@dsh/subagent"
 import { Cause, Clock, Effect, Exit, Option, Ref } from "effect"
 import { randomUUID } from "node:crypto"
 import { headersOf } from "../A2aAgentConfig.ts"
@@ -79,18 +79,18 @@ const pollAnswer = (x: Exchange, pollIntervalMs: number): Effect.Effect<void, A2
  */
 export const runA2a = (
   resolved: ResolvedA2aAgent,
-  context: StartContext,
+  context: Vocabulary.StartContext,
   text: string,
   saved: A2aContinuation | undefined,
   options: RunOptions,
   turn = 0
-): Effect.Effect<{ readonly outcome: ChildOutcome; readonly continuation: A2aContinuation | undefined }> =>
+): Effect.Effect<{ readonly outcome: Vocabulary.ChildOutcome; readonly continuation: A2aContinuation | undefined }> =>
   Effect.gen(function*() {
     const label = `a2a:${resolved.agent.name}`
     const transcript = context.store?.transcript
-    const emit = (event: AgentEvent): Effect.Effect<void> =>
+    const emit = (event: Events.AgentEvent): Effect.Effect<void> =>
       Effect.gen(function*() {
-        if (transcript !== undefined && !isEphemeral(event)) {
+        if (transcript !== undefined && !Events.isEphemeral(event)) {
           yield* transcript.append(event).pipe(Effect.ignore({ log: "Warn", message: `could not record an event of ${context.handle}` }))
         }
         yield* context.onEvent(event)
@@ -139,7 +139,7 @@ export const runA2a = (
         Effect.ignore
       )
 
-    const finish = (outcome: ChildOutcome) =>
+    const finish = (outcome: Vocabulary.ChildOutcome) =>
       Effect.gen(function*() {
         if (outcome.usage.totalTokens > 0) yield* emit({ type: "usage", model: label, usage: outcome.usage })
         yield* emit({
@@ -153,20 +153,20 @@ export const runA2a = (
         })
         if (transcript !== undefined) yield* transcript.sync.pipe(Effect.ignore)
       })
-    const soFar = (status: ChildOutcome["status"], notes: string | undefined): Effect.Effect<ChildOutcome> =>
+    const soFar = (status: Vocabulary.ChildOutcome["status"], notes: string | undefined): Effect.Effect<Vocabulary.ChildOutcome> =>
       Effect.map(Ref.get(said), (s) => {
         const usage = view.usage()
         const output = view.result() || s.join("\n")
         const usageNote = usage === undefined ? "the agent reported no usage" : undefined
         const all = [notes, usageNote].filter((n) => n !== undefined).join("; ")
-        return { status, output, usage: usage ?? emptyUsage, ...(all === "" ? {} : { notes: all }) }
+        return { status, output, usage: usage ?? Usage.emptyUsage, ...(all === "" ? {} : { notes: all }) }
       })
 
     const exit = yield* Effect.exit((resolved.streaming ? streamed : polled).pipe(
       // Stop and timeout: cancel-task (bounded), then the record; the service sets the status.
       Effect.onInterrupt(() => cancel(client).pipe(Effect.andThen(soFar("cancelled", "cancelled")), Effect.flatMap(finish)))
     ))
-    let outcome: ChildOutcome
+    let outcome: Vocabulary.ChildOutcome
     if (Exit.isFailure(exit)) {
       const error = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
       yield* cancel(client)
@@ -184,5 +184,5 @@ export const runA2a = (
     return { outcome, continuation }
   }).pipe(
     // Only the client's own construction can fail here: the run's faults became outcomes above.
-    Effect.catch((e) => Effect.succeed({ outcome: { status: "failed", output: "", usage: emptyUsage, notes: e.message } satisfies ChildOutcome, continuation: saved }))
+    Effect.catch((e) => Effect.succeed({ outcome: { status: "failed", output: "", usage: Usage.emptyUsage, notes: e.message } satisfies Vocabulary.ChildOutcome, continuation: saved }))
   )

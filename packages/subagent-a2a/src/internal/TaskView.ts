@@ -1,5 +1,5 @@
 import { type Artifact, type Message, type Part, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk"
-import type { RunStatus, Usage } from "@dsh/core"
+import type { Events, Usage } from "@dsh/core"
 
 /** What a part says, as text: text as is, data as JSON, files listed. */
 export const partText = (part: Part): string => {
@@ -130,7 +130,7 @@ export class TaskView {
   }
 
   /** The status the runtime reports, and a note when the agent's state says more. */
-  outcome(): { readonly status: RunStatus; readonly notes?: string } {
+  outcome(): { readonly status: Events.RunStatus; readonly notes?: string } {
     if (this.reply !== undefined) return { status: "completed" }
     switch (this.state) {
       case TaskState.TASK_STATE_COMPLETED:
@@ -151,7 +151,7 @@ export class TaskView {
   }
 
   /** Usage from the task's metadata (`usage` with input/output tokens, or the same at its top), when reported. */
-  usage(): Usage | undefined {
+  usage(): Usage.Usage | undefined {
     const m = this.metadata
     if (m === undefined) return undefined
     const u = (typeof m.usage === "object" && m.usage !== null ? m.usage : m) as Record<string, unknown>

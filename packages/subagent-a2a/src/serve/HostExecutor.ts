@@ -1,7 +1,7 @@
 import { type Message, Role, type Task, TaskState } from "@a2a-js/sdk"
 import type { AgentExecutor, ExecutionEventBus } from "@a2a-js/sdk/server"
-import type { AgentHostShape, HostPromptResult } from "@dsh/agent"
-import { Asker, type AskerShape, type PermissionAnswer, type PermissionQuestion } from "@dsh/tools"
+import type { AgentHost } from "@dsh/agent"
+import { Asker } from "@dsh/tools"
 import { Deferred, Effect } from "effect"
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { join } from "node:path"
@@ -40,7 +40,7 @@ const recordSession = async (dir: string, contextId: string, sessionId: string) 
   await rename(`${file}.tmp`, file)
 }
 
-const stateOf = (result: HostPromptResult): TaskState =>
+const stateOf = (result: AgentHost.HostPromptResult): TaskState =>
   result.status === "completed" ? TaskState.TASK_STATE_COMPLETED : result.status === "cancelled" ? TaskState.TASK_STATE_CANCELED : TaskState.TASK_STATE_FAILED
 
 /** Publishes a task status, with the agent saying `say` when there is something to say. */
@@ -58,7 +58,7 @@ const status = (bus: ExecutionEventBus, taskId: string, contextId: string, state
 /** A turn in flight on a task: the bus of the task's latest request, and the question it waits on. */
 interface LiveTask {
   bus: ExecutionEventBus
-  question: { readonly question: PermissionQuestion; readonly answer: Deferred.Deferred<PermissionAnswer> } | undefined
+  question: { readonly question: Asker.PermissionQuestion; readonly answer: Deferred.Deferred<Asker.PermissionAnswer> } | undefined
   /** The requests waiting on the turn: woken when it asks or ends. */
   readonly waiters: Array<() => void>
   readonly cancel: Deferred.Deferred<void>
@@ -82,24 +82,24 @@ const wake = (task: LiveTask) => {
  * message on that task answers it and waits on the rest of the turn, and a cancel-task denies it.
  */
 export const makeHostExecutor = (options: {
-  readonly host: AgentHostShape
+  readonly host: AgentHost.AgentHostShape
   readonly contextsDir: string
   readonly create: { readonly cwd: string; readonly agent?: string | undefined; readonly model?: string | undefined }
   /** Runs an Effect in the server's scope (with its services). */
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
 }): AgentExecutor => {
   const live = new Map<string, LiveTask>()
-  const ask = (task: LiveTask, taskId: string, contextId: string, question: PermissionQuestion, prefix = "") =>
+  const ask = (task: LiveTask, taskId: string, contextId: string, question: Asker.PermissionQuestion, prefix = "") =>
     status(task.bus, taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, prefix + questionMessage(question), undefined, questionMetadata(question))
   /**
    * The asker of one task: publishes the question on the task's current bus and waits for the
    * answer. A background child asking after its task ended has no one to ask: a denial.
    */
-  const taskAsker = (task: LiveTask, taskId: string, contextId: string): AskerShape => ({
+  const taskAsker = (task: LiveTask, taskId: string, contextId: string): Asker.AskerShape => ({
     ask: (question) =>
       Effect.gen(function*() {
         if (live.get(taskId) !== task) return { allow: false, by: "none", reason: `${question.subject} needs approval (${question.reason}) and the A2A task that could be asked has ended` }
-        const answer = yield* Deferred.make<PermissionAnswer>()
+        const answer = yield* Deferred.make<Asker.PermissionAnswer>()
         task.question = { question, answer }
         ask(task, taskId, contextId, question)
         wake(task)
@@ -107,14 +107,14 @@ export const makeHostExecutor = (options: {
       }).pipe(Effect.ensuring(Effect.sync(() => (task.question = undefined))))
   })
   /** The turn, detached from the request that started it: it publishes on whichever bus is current. */
-  const runTurn = async (task: LiveTask, taskId: string, contextId: string, prompt: string, asker: AskerShape | undefined) => {
+  const runTurn = async (task: LiveTask, taskId: string, contextId: string, prompt: string, asker: Asker.AskerShape | undefined) => {
     try {
       const result = await options.run(Effect.gen(function*() {
         const known = yield* Effect.promise(() => sessionOf(options.contextsDir, contextId))
         const sessionId = known ?? (yield* options.host.createSession(options.create)).id
         if (known === undefined) yield* Effect.promise(() => recordSession(options.contextsDir, contextId, sessionId))
         const turn = options.host.prompt({ sessionId, prompt, cancel: Deferred.await(task.cancel) })
-        return yield* (asker === undefined ? turn : Effect.provideService(turn, Asker, asker))
+        return yield* (asker === undefined ? turn : Effect.provideService(turn, Asker.Asker, asker))
       }).pipe(Effect.result))
       if (result._tag === "Failure") return status(task.bus, taskId, contextId, TaskState.TASK_STATE_FAILED, result.failure.message)
       const r = result.success

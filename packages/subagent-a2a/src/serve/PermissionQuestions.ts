@@ -1,6 +1,5 @@
 import type { Message } from "@a2a-js/sdk"
-import type { PermissionAnswer, PermissionQuestion } from "@dsh/tools"
-import { questionText } from "@dsh/tools"
+import { Asker } from "@dsh/tools"
 import { messageText } from "../internal/TaskView.ts"
 
 /**
@@ -27,12 +26,12 @@ export const optedIn = (activated: ReadonlyArray<string> | undefined, message: M
   (activated ?? []).includes(PERMISSION_QUESTIONS_EXTENSION) || message.extensions.includes(PERMISSION_QUESTIONS_EXTENSION)
 
 /** What the client reads in the `input-required` status: who wants what, the rule, the answers. */
-export const questionMessage = (question: PermissionQuestion): string =>
-  `Permission needed: ${questionText(question)} (${question.subject}, ${question.reason}). ` +
+export const questionMessage = (question: Asker.PermissionQuestion): string =>
+  `Permission needed: ${Asker.questionText(question)} (${question.subject}, ${question.reason}). ` +
   `Answer "allow", "allow always" (for the rest of this conversation) or "deny" in your next message on this task.`
 
 /** The status metadata of a question, for clients that read structure rather than text. */
-export const questionMetadata = (question: PermissionQuestion): Record<string, unknown> => ({
+export const questionMetadata = (question: Asker.PermissionQuestion): Record<string, unknown> => ({
   "dsh/permission": { agent: question.agent, subject: question.subject, tool: question.tool, reason: question.reason, summary: question.summary, answers: [...ANSWERS] }
 })
 
@@ -41,7 +40,7 @@ const ALLOW_ALWAYS = new Set(["allow always", "always", "allow for this session"
 const DENY = new Set(["deny", "no", "n"])
 
 /** The client's answer, from its message's text; undefined when it is none of the accepted ones. */
-export const readAnswer = (message: Message, question: PermissionQuestion): PermissionAnswer | undefined => {
+export const readAnswer = (message: Message, question: Asker.PermissionQuestion): Asker.PermissionAnswer | undefined => {
   const said = messageText(message).trim().toLowerCase().replace(/[.!\s]+$/, "").replace(/\s+/g, " ")
   if (ALLOW_ONCE.has(said)) return { allow: true, remember: "once", by: "a2a-client" }
   if (ALLOW_ALWAYS.has(said)) return { allow: true, remember: "session", by: "a2a-client" }
@@ -50,7 +49,7 @@ export const readAnswer = (message: Message, question: PermissionQuestion): Perm
 }
 
 /** The denial of a question still open when its task is cancelled. */
-export const cancelledAnswer = (question: PermissionQuestion): PermissionAnswer => ({
+export const cancelledAnswer = (question: Asker.PermissionQuestion): Asker.PermissionAnswer => ({
   allow: false,
   by: "a2a-client",
   reason: `${question.subject} was not answered: the A2A task was cancelled`

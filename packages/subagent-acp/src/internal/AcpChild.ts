@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import { currentTraceparent, TRACEPARENT_META, VERSION } from "@dsh/core"
-import type { Connected, LaunchedChild, OutOfProcessRun, Turn, TurnReport } from "@dsh/subagent-outofprocess"
-import { InheritedDisallowedTools, Permissions, type PermissionsShape, settingsForChildProcess } from "@dsh/tools"
+import { Trace, Version } from "@dsh/core"
+import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
+import { InheritedDisallow, Permissions } from "@dsh/tools"
 import { Deferred, Duration, Effect, Fiber, Option, Queue, Ref, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import type { AcpContinuation } from "../AcpContinuation.ts"
@@ -21,7 +21,7 @@ export interface AgentAbilities {
 export interface AcpChild {
   readonly sdk: AcpSdk
   readonly connection: ChildConnection
-  readonly launched: LaunchedChild
+  readonly launched: OutOfProcessBackend.LaunchedChild
   readonly abilities: AgentAbilities
   /** The MCP servers passed in `session/new` and `session/load`. */
   readonly mcpServers: ReadonlyArray<acp.McpServer>
@@ -38,7 +38,7 @@ export interface AcpChild {
   /** The `model` of the usage event of each turn (the agent type's name). */
   readonly usageLabel: string
   /** The tree's rules: they decide the agent's permission requests and go to `session/new` as `_meta`. */
-  readonly permissions: PermissionsShape
+  readonly permissions: Permissions.PermissionsShape
   /** Its ancestors' disallowedTools: they go to `session/new` as a deny layer even without rules. */
   readonly inheritedDisallowed: ReadonlyArray<string>
 }
@@ -85,17 +85,17 @@ const askedFor = (asked: Map<string, Deferred.Deferred<AskedCall>>, toolCallId: 
  * `initializeTimeout` — the readiness signal.
  */
 export const connectAcpChild = (options: {
-  readonly launched: LaunchedChild
-  readonly run: OutOfProcessRun
+  readonly launched: OutOfProcessBackend.LaunchedChild
+  readonly run: OutOfProcessBackend.OutOfProcessRun
   readonly initializeTimeout: Duration.Input
   readonly maxMessageBytes: number
   readonly mcpServers: ReadonlyArray<acp.McpServer>
-}): Effect.Effect<Connected<AcpChild>, AcpChildError, Scope.Scope> =>
+}): Effect.Effect<OutOfProcessBackend.Connected<AcpChild>, AcpChildError, Scope.Scope> =>
   Effect.gen(function*() {
     const { launched, run } = options
     const sdk = yield* loadAcpSdk
-    const permissions = yield* Permissions
-    const inheritedDisallowed = yield* InheritedDisallowedTools
+    const permissions = yield* Permissions.Permissions
+    const inheritedDisallowed = yield* InheritedDisallow.InheritedDisallowedTools
     const tap = yield* Queue.unbounded<TapItem>()
     const asked = new Map<string, Deferred.Deferred<AskedCall>>()
     const connection = yield* connectChild({
@@ -137,7 +137,7 @@ export const connectAcpChild = (options: {
         a.request(sdk.methods.agent.initialize, {
           protocolVersion: sdk.PROTOCOL_VERSION,
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-          clientInfo: { name: "dsh", version: VERSION }
+          clientInfo: { name: "dsh", version: Version.VERSION }
         }))
     ).pipe(Effect.timeoutOption(options.initializeTimeout))
     if (Option.isNone(init)) {
@@ -160,7 +160,7 @@ const PERMISSIONS_META = "dsh/permissions"
 
 /** A dsh child narrows its own rules by the tree's; other agents ignore the key. */
 const permissionsMeta = (child: AcpChild) => {
-  const settings = settingsForChildProcess(child.permissions, child.inheritedDisallowed)
+  const settings = InheritedDisallow.settingsForChildProcess(child.permissions, child.inheritedDisallowed)
   return settings === undefined ? {} : { _meta: { [PERMISSIONS_META]: settings } }
 }
 
@@ -216,8 +216,8 @@ export const reopenSession = (child: AcpChild, saved: AcpContinuation): Effect.E
   })
 
 /** What a stop reason means for the parent: the runtime decides the status, never the text. */
-const reportOf = (stop: acp.StopReason, base: Omit<TurnReport, "status">, weCancelled: boolean): TurnReport => {
-  const failed = (notes: string): TurnReport => ({ ...base, status: "failed", notes })
+const reportOf = (stop: acp.StopReason, base: Omit<OutOfProcessBackend.TurnReport, "status">, weCancelled: boolean): OutOfProcessBackend.TurnReport => {
+  const failed = (notes: string): OutOfProcessBackend.TurnReport => ({ ...base, status: "failed", notes })
   switch (stop) {
     case "end_turn":
       return { ...base, status: "completed" }
@@ -233,7 +233,7 @@ const reportOf = (stop: acp.StopReason, base: Omit<TurnReport, "status">, weCanc
 }
 
 /** Applies the tap in order until the turn's barrier: updates of this session become dsh events. */
-const consume = (child: AcpChild, turn: Turn): Effect.Effect<void> =>
+const consume = (child: AcpChild, turn: OutOfProcessBackend.Turn): Effect.Effect<void> =>
   Effect.gen(function*() {
     while (true) {
       const item = yield* Queue.take(child.tap)
@@ -263,7 +263,7 @@ const consume = (child: AcpChild, turn: Turn): Effect.Effect<void> =>
  * usage is recorded from the most complete source (see `makeUsageMeter`) — also for a turn cut
  * off without an answer, from the updates seen so far.
  */
-export const promptTurn = (child: AcpChild, turn: Turn): Effect.Effect<TurnReport, AcpChildError> =>
+export const promptTurn = (child: AcpChild, turn: OutOfProcessBackend.Turn): Effect.Effect<OutOfProcessBackend.TurnReport, AcpChildError> =>
   Effect.gen(function*() {
     yield* Ref.set(child.cancelRequested, false)
     child.turn.start()
@@ -280,14 +280,14 @@ export const promptTurn = (child: AcpChild, turn: Turn): Effect.Effect<TurnRepor
       return spent
     })
     // The trace context rides in `_meta`: a dsh child continues this trace, other agents ignore it.
-    const traceparent = yield* currentTraceparent
+    const traceparent = yield* Trace.currentTraceparent
     const response = yield* guarded(
       child,
       child.connection.request("session/prompt", (a) =>
         a.request(child.sdk.methods.agent.session.prompt, {
           sessionId: turn.sessionId,
           prompt: [{ type: "text", text: turn.text }],
-          ...(traceparent === undefined ? {} : { _meta: { [TRACEPARENT_META]: traceparent } })
+          ...(traceparent === undefined ? {} : { _meta: { [Trace.TRACEPARENT_META]: traceparent } })
         }))
     ).pipe(
       Effect.tap((r) => Ref.set(answered, Option.some(r))),

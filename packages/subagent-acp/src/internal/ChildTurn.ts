@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { makeToolCalls } from "./ToolCalls.ts"
 import { makeUsageMeter } from "./UsageMeter.ts"
 
@@ -19,15 +19,15 @@ export const makeChildTurn = (now: () => number = Date.now) => {
   let calls = makeToolCalls(now)
   const usage = makeUsageMeter()
 
-  const closeSegment = (): Array<AgentEvent> => {
+  const closeSegment = (): Array<Events.AgentEvent> => {
     if (segment === "") return []
-    const message: AgentEvent = { type: "message", message: { role: "assistant", content: segment } }
+    const message: Events.AgentEvent = { type: "message", message: { role: "assistant", content: segment } }
     if (segment.trim() !== "") lastText = segment
     segment = ""
     return [message]
   }
 
-  const update = (u: acp.SessionUpdate): Array<AgentEvent> => {
+  const update = (u: acp.SessionUpdate): Array<Events.AgentEvent> => {
     switch (u.sessionUpdate) {
       case "agent_message_chunk": {
         if (u.content.type !== "text") return []
@@ -66,7 +66,7 @@ export const makeChildTurn = (now: () => number = Date.now) => {
       return { ...asked, events: asked.events.length === 0 ? [] : [...closeSegment(), ...asked.events] }
     },
     /** Ends the turn: the open stretch of text, and tool calls that never finished (as failed). */
-    finish: (): Array<AgentEvent> => [...closeSegment(), ...calls.close()],
+    finish: (): Array<Events.AgentEvent> => [...closeSegment(), ...calls.close()],
     /** The child's final message so far. */
     result: () => segment.trim() !== "" ? segment : lastText,
     /** The tool name of a call the child announced, for permission requests. */

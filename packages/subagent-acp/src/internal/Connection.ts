@@ -1,7 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentEvent } from "@dsh/core"
-import type { ChildProcessHandle } from "@dsh/subprocess"
-import { childWebStdio } from "@dsh/subprocess"
+import type { Events } from "@dsh/core"
+import { type ProcessLauncher, WebStdio } from "@dsh/subprocess"
 import { Effect, FiberSet, Queue, type Scope } from "effect"
 import { AcpChildError } from "../AcpChildError.ts"
 import { type ProtocolFault, strictNdJsonStream } from "./Framing.ts"
@@ -19,7 +18,7 @@ export const DENY_REASON_META = "dsh/reason"
 export type TapItem =
   | { readonly _tag: "update"; readonly notification: acp.SessionNotification }
   | { readonly _tag: "asked"; readonly request: acp.RequestPermissionRequest }
-  | { readonly _tag: "event"; readonly event: AgentEvent }
+  | { readonly _tag: "event"; readonly event: Events.AgentEvent }
   | { readonly _tag: "barrier" }
 
 export interface ChildConnection {
@@ -41,7 +40,7 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
  * no update can be overtaken by the end of the turn. Permission requests go to `decide`.
  */
 export const connectChild = (options: {
-  readonly child: ChildProcessHandle
+  readonly child: ProcessLauncher.ChildProcessHandle
   /** Receives every `session/update` in wire order. */
   readonly tap: Queue.Queue<TapItem>
   readonly maxMessageBytes: number
@@ -51,7 +50,7 @@ export const connectChild = (options: {
     const { child } = options
     const sdk = yield* loadAcpSdk
     let fault: ProtocolFault | undefined
-    const stream = strictNdJsonStream(yield* childWebStdio(child), {
+    const stream = strictNdJsonStream(yield* WebStdio.childWebStdio(child), {
       maxMessageBytes: options.maxMessageBytes,
       onFault: (f) => (fault ??= f),
       onMessage: (message) => {

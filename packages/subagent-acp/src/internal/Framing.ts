@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import { type LineEvent, LineFramer, type WebStdio } from "@dsh/subprocess"
+import { LineFramer, type WebStdio } from "@dsh/subprocess"
 
 /** A frame the child should never have written: the run ends `failed` with this as the reason. */
 export interface ProtocolFault {
@@ -35,20 +35,20 @@ const isJsonRpc = (v: unknown): v is acp.AnyMessage =>
  * not JSON, not JSON-RPC, or longer than `maxMessageBytes` is a fault: `onFault` hears it and
  * the message stream errors, so the connection closes and every pending request is rejected.
  */
-export const strictNdJsonStream = (io: WebStdio, options: StrictFramingOptions): acp.Stream => {
+export const strictNdJsonStream = (io: WebStdio.WebStdio, options: StrictFramingOptions): acp.Stream => {
   const encoder = new TextEncoder()
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
   const readable = new ReadableStream<acp.AnyMessage>({
     async start(controller) {
       reader = io.readable.getReader()
-      const framer = new LineFramer(options.maxMessageBytes)
+      const framer = new LineFramer.LineFramer(options.maxMessageBytes)
       const fault = (f: ProtocolFault) => {
         options.onFault(f)
         controller.error(new Error(`ACP protocol error: ${f.detail}`))
         void reader?.cancel().catch(() => undefined)
       }
       /** Handles one framer event; false once the stream has faulted. */
-      const handle = (event: LineEvent): boolean => {
+      const handle = (event: LineFramer.LineEvent): boolean => {
         if (event._tag === "Oversized") {
           fault({ kind: "oversized", detail: `the agent wrote a message larger than ${options.maxMessageBytes} bytes` })
           return false

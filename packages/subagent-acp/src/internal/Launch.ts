@@ -1,5 +1,5 @@
-import type { LaunchPlan, OutOfProcessRun } from "@dsh/subagent-outofprocess"
-import type { SandboxShape } from "@dsh/subprocess"
+import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
+import type { Sandbox } from "@dsh/subprocess"
 import { type Duration, Effect } from "effect"
 import { isAbsolute, resolve } from "node:path"
 import type { AcpAgentConfig, AcpLaunchAdditions } from "../AcpAgentConfig.ts"
@@ -24,7 +24,7 @@ const cwdOf = (agent: AcpAgentConfig, parentCwd: string): string =>
 /** The agent's command line, wrapped in the sandbox when it asks for one. */
 const sandboxed = (
   agent: AcpAgentConfig,
-  sandbox: SandboxShape | undefined,
+  sandbox: Sandbox.SandboxShape | undefined,
   command: { readonly command: string; readonly args: ReadonlyArray<string>; readonly cwd: string }
 ): Effect.Effect<{ readonly command: string; readonly args: ReadonlyArray<string> }, AcpChildError> =>
   Effect.gen(function*() {
@@ -45,12 +45,12 @@ const sandboxed = (
  */
 export const launchPlan = (options: {
   readonly agent: AcpAgentConfig
-  readonly run: OutOfProcessRun
+  readonly run: OutOfProcessBackend.OutOfProcessRun
   readonly parentEnv: Readonly<Record<string, string | undefined>>
   readonly killGrace: Duration.Input | undefined
   /** For agents with `sandbox: true`. */
-  readonly sandbox?: SandboxShape | undefined
-}): Effect.Effect<LaunchPlan, AcpChildError> =>
+  readonly sandbox?: Sandbox.SandboxShape | undefined
+}): Effect.Effect<OutOfProcessBackend.LaunchPlan, AcpChildError> =>
   Effect.gen(function*() {
     const { agent, run } = options
     const prepare: Effect.Effect<AcpLaunchAdditions, string> = agent.prepare?.(run.context) ?? Effect.succeed({})

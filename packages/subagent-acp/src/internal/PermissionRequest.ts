@@ -1,19 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentEvent } from "@dsh/core"
-import {
-  commandSubject,
-  compilePolicy,
-  Hooks,
-  makePermissions,
-  pathSubject,
-  permissionEvent,
-  type PermissionSubject,
-  type PermissionsShape,
-  subjectText,
-  type ToolKind,
-  type ToolPolicy,
-  toolSubject
-} from "@dsh/tools"
+import type { Events } from "@dsh/core"
+import { Hooks, Permissions, PermissionSubject, ToolPolicy } from "@dsh/tools"
 import { Effect } from "effect"
 import { type AskedCall, DENY_REASON_META } from "./Connection.ts"
 
@@ -21,7 +8,7 @@ import { type AskedCall, DENY_REASON_META } from "./Connection.ts"
  * How an ACP tool call's `kind` reads as a dsh subject, and what permission modes make of it.
  * The title is never used: it is free text and differs per vendor.
  */
-const KINDS: Readonly<Record<string, { readonly tool: string; readonly kind: ToolKind }>> = {
+const KINDS: Readonly<Record<string, { readonly tool: string; readonly kind: PermissionSubject.ToolKind }>> = {
   execute: { tool: "Bash", kind: "execute" },
   edit: { tool: "Edit", kind: "edit" },
   delete: { tool: "Edit", kind: "edit" },
@@ -61,24 +48,24 @@ const PATH_KEYS = ["path", "file_path", "filePath", "abs_path", "absolute_path",
  * relative to the child's working directory (absolute outside it); a path may also come from
  * the call's `locations`.
  */
-export const subjectOfToolCall = (toolCall: acp.ToolCallUpdate, cwd: string): Effect.Effect<PermissionSubject> => {
+export const subjectOfToolCall = (toolCall: acp.ToolCallUpdate, cwd: string): Effect.Effect<PermissionSubject.PermissionSubject> => {
   const mapped = KINDS[toolCall.kind ?? "other"] ?? KINDS.other!
   const input = isRecord(toolCall.rawInput) ? toolCall.rawInput : {}
   if (mapped.tool === "Bash") {
     const command = commandOf(input)
-    return Effect.succeed(command === undefined ? toolSubject("Bash", "execute") : commandSubject("Bash", command))
+    return Effect.succeed(command === undefined ? PermissionSubject.toolSubject("Bash", "execute") : PermissionSubject.commandSubject("Bash", command))
   }
   if (mapped.tool === "WebFetch") {
     const url = firstString(input, ["url", "uri"])
-    return Effect.succeed(url === undefined ? toolSubject("WebFetch", "other") : { tool: "WebFetch", kind: "other", specifier: url, match: "text" })
+    return Effect.succeed(url === undefined ? PermissionSubject.toolSubject("WebFetch", "other") : { tool: "WebFetch", kind: "other", specifier: url, match: "text" })
   }
   // An edit is a write to rules too: `Write(.env)` and `Edit(.env)` both apply to it.
   const aliases = mapped.tool === "Edit" ? { aliases: ["Write"] } : {}
   if (mapped.tool === "Edit" || mapped.tool === "Read") {
     const path = firstString(input, PATH_KEYS) ?? toolCall.locations?.[0]?.path
-    if (path !== undefined) return Effect.map(pathSubject(mapped.tool, path, cwd, mapped.kind), (s) => ({ ...s, ...aliases }))
+    if (path !== undefined) return Effect.map(PermissionSubject.pathSubject(mapped.tool, path, cwd, mapped.kind), (s) => ({ ...s, ...aliases }))
   }
-  return Effect.succeed({ ...toolSubject(mapped.tool, mapped.kind), ...aliases })
+  return Effect.succeed({ ...PermissionSubject.toolSubject(mapped.tool, mapped.kind), ...aliases })
 }
 
 /**
@@ -89,11 +76,11 @@ export const subjectOfToolCall = (toolCall: acp.ToolCallUpdate, cwd: string): Ef
  * applies: a child that asks is never approved by default.
  */
 export const decidePermissionRequest = (options: {
-  readonly permissions: PermissionsShape
+  readonly permissions: Permissions.PermissionsShape
   readonly agent: string
   readonly cwd: string
-  readonly policy?: ToolPolicy | undefined
-  readonly emit: (event: AgentEvent) => Effect.Effect<void>
+  readonly policy?: ToolPolicy.ToolPolicy | undefined
+  readonly emit: (event: Events.AgentEvent) => Effect.Effect<void>
   /**
    * The call as the turn merged it from every update before the request (a request may repeat
    * only the call's id); without it, the request's own fields are used.
@@ -101,13 +88,13 @@ export const decidePermissionRequest = (options: {
   readonly callOf?: ((request: acp.RequestPermissionRequest) => Effect.Effect<AskedCall>) | undefined
 }): Effect.Effect<(request: acp.RequestPermissionRequest) => Effect.Effect<acp.RequestPermissionResponse>> =>
   Effect.gen(function*() {
-    const permissions = options.permissions.configured ? options.permissions : yield* makePermissions({ mode: "default" }).pipe(Effect.orDie)
-    const policy = compilePolicy(options.policy ?? {})
+    const permissions = options.permissions.configured ? options.permissions : yield* Permissions.make({ mode: "default" }).pipe(Effect.orDie)
+    const policy = ToolPolicy.compilePolicy(options.policy ?? {})
     // A disallowed name binds its aliases' calls too: `disallowedTools: [Write]` covers an ACP edit.
-    const notDisallowed = compilePolicy({ disallowedTools: options.policy?.disallowedTools })
-    const visible = (subject: PermissionSubject) => policy(subject.tool) && (subject.aliases ?? []).every(notDisallowed)
+    const notDisallowed = ToolPolicy.compilePolicy({ disallowedTools: options.policy?.disallowedTools })
+    const visible = (subject: PermissionSubject.PermissionSubject) => policy(subject.tool) && (subject.aliases ?? []).every(notDisallowed)
     // The tree's hooks, read where the child starts: the request handler runs on the connection's fiber.
-    const hooks = yield* Hooks
+    const hooks = yield* Hooks.Hooks
     return (request) =>
       Effect.gen(function*() {
         const merged = options.callOf === undefined ? undefined : yield* options.callOf(request)
@@ -128,24 +115,24 @@ export const decidePermissionRequest = (options: {
           })
           : undefined
         const decision = pre?.blocked === true
-          ? { allowed: false, subject: subjectText(subject), via: "rule" as const, rule: "hook: PreToolUse", reason: pre.reason }
+          ? { allowed: false, subject: PermissionSubject.subjectText(subject), via: "rule" as const, rule: "hook: PreToolUse", reason: pre.reason }
           : visible(subject)
           ? yield* permissions.decide({
             agent: options.agent,
             cwd: options.cwd,
             subject,
-            summary: toolCall.title ?? subjectText(subject),
+            summary: toolCall.title ?? PermissionSubject.subjectText(subject),
             input: toolCall.rawInput,
             hook: pre?.permission
           })
           : {
             allowed: false,
-            subject: subjectText(subject),
+            subject: PermissionSubject.subjectText(subject),
             via: "rule" as const,
             rule: `disallowedTools: ${subject.tool}`,
-            reason: `${subjectText(subject)} is not among the tools this agent may use`
+            reason: `${PermissionSubject.subjectText(subject)} is not among the tools this agent may use`
           }
-        yield* options.emit(permissionEvent(request.toolCall.toolCallId, decision))
+        yield* options.emit(Permissions.permissionEvent(request.toolCall.toolCallId, decision))
         const pick = (...kinds: ReadonlyArray<acp.PermissionOptionKind>) =>
           kinds.map((k) => request.options.find((o) => o.kind === k)).find((o) => o !== undefined)
         const option = decision.allowed ? pick("allow_once", "allow_always") : pick("reject_once", "reject_always")

@@ -1,5 +1,5 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import type { AskedCall } from "./Connection.ts"
 
 /** Everything known about one tool call of the child, merged from every update about it. */
@@ -96,7 +96,7 @@ export const makeToolCalls = (now: () => number) => {
     )
 
   /** Records the call (again, if its input changed since). */
-  const record = (call: CallState): Array<AgentEvent> => {
+  const record = (call: CallState): Array<Events.AgentEvent> => {
     const input = inputOf(call)
     if (call.recorded === input) return []
     const first = call.recorded === undefined
@@ -106,7 +106,7 @@ export const makeToolCalls = (now: () => number) => {
     return [{ type: "tool-call", id: call.id, name: call.name, input }]
   }
 
-  const finish = (call: CallState, failed: boolean): Array<AgentEvent> => {
+  const finish = (call: CallState, failed: boolean): Array<Events.AgentEvent> => {
     if (call.done) return []
     const out = record(call)
     call.done = true
@@ -116,7 +116,7 @@ export const makeToolCalls = (now: () => number) => {
   }
 
   /** A `tool_call` or `tool_call_update`: the events it adds to the transcript. */
-  const apply = (u: CallFields): Array<AgentEvent> => {
+  const apply = (u: CallFields): Array<Events.AgentEvent> => {
     const call = merge(u)
     if (u.status === "completed" || u.status === "failed") return finish(call, u.status === "failed")
     const ready = call.recorded !== undefined || given(call.rawInput) || u.status === "in_progress"
@@ -126,12 +126,12 @@ export const makeToolCalls = (now: () => number) => {
   return {
     apply,
     /** A permission request about a call: the call is merged (created if unheard of) and recorded. */
-    asked: (toolCall: CallFields): AskedCall & { readonly events: Array<AgentEvent> } => {
+    asked: (toolCall: CallFields): AskedCall & { readonly events: Array<Events.AgentEvent> } => {
       const call = merge(toolCall)
       return { name: call.name, input: call.rawInput ?? {}, title: call.title, kind: call.kind, locations: call.locations, events: record(call) }
     },
     /** The turn ended: calls that never finished are recorded as failed. */
-    close: (): Array<AgentEvent> =>
+    close: (): Array<Events.AgentEvent> =>
       [...calls.values()].flatMap((call) => {
         if (call.done) return []
         if (call.output === "") call.output = "no result: the turn ended before this tool call finished"

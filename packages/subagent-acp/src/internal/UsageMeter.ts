@@ -41,7 +41,7 @@ const add = (a: Reading | undefined, b: Reading): Reading =>
 
 /** What a turn used, the source it came from, and what it cost when the child said. */
 export interface TurnUsage {
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** US dollars, from the child's running cost (`usage_update.cost`). */
   readonly cost?: number | undefined
   readonly source: "response" | "response-meta" | "update-meta" | "update" | "none"

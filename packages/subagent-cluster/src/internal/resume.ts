@@ -1,6 +1,6 @@
-import { emptyUsage } from "@dsh/core"
-import type { ChildStore } from "@dsh/session"
-import type { ChildMeta } from "@dsh/subagent"
+import { Usage } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
+import type { Records } from "@dsh/subagent"
 import { Effect } from "effect"
 import type { OutcomeRecord } from "../ChildEntity.ts"
 
@@ -26,14 +26,14 @@ export const hostedNotice = (runId: string, runner: string, resumed: boolean): s
  * from the last turn), or cut off when its runner died or handed its shards over (noted, but
  * never ended: the meta is written only at the end of a run).
  */
-export const previousAttempt = (runId: string, meta: ChildMeta | undefined, store: ChildStore): Effect.Effect<Attempt | undefined> =>
+export const previousAttempt = (runId: string, meta: Records.ChildMeta | undefined, store: SessionStore.ChildStore): Effect.Effect<Attempt | undefined> =>
   Effect.gen(function*() {
     const { records } = yield* store.transcript.read.pipe(Effect.orElseSucceed(() => ({ records: [], warnings: [] })))
     if (meta?.runId === runId && ENDED.has(meta.status)) {
       const last = records.findLast((r) => r.type === "turn-end")
       const outcome: OutcomeRecord = last?.type === "turn-end"
         ? { status: last.status, output: last.result, usage: last.usage, ...(last.error === undefined ? {} : { notes: last.error }) }
-        : { status: meta.status === "completed" ? "failed" : meta.status as OutcomeRecord["status"], output: "", usage: emptyUsage, notes: meta.notes ?? "the run ended without a result" }
+        : { status: meta.status === "completed" ? "failed" : meta.status as OutcomeRecord["status"], output: "", usage: Usage.emptyUsage, notes: meta.notes ?? "the run ended without a result" }
       return { _tag: "Ended", outcome } as const
     }
     const noted = records.some((r) => r.type === "notice" && r.message.startsWith(hostedPrefix(runId)))

@@ -1,5 +1,5 @@
-import type { SubagentLimitsInput } from "@dsh/subagent"
-import type { SandboxSettings } from "@dsh/subprocess"
+import type { Limits } from "@dsh/subagent"
+import type { Sandbox } from "@dsh/subprocess"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { mkdir, writeFile } from "node:fs/promises"
@@ -11,7 +11,7 @@ export class ChildSetupError extends Schema.TaggedError<ChildSetupError>()("Chil
   message: Schema.String
 }) {}
 
-const TOML_KEYS: ReadonlyArray<readonly [keyof SubagentLimitsInput, string]> = [
+const TOML_KEYS: ReadonlyArray<readonly [keyof Limits.SubagentLimitsInput, string]> = [
   ["maxDepth", "max_depth"],
   ["maxConcurrent", "max_concurrent"],
   ["timeoutSeconds", "timeout_seconds"],
@@ -27,14 +27,14 @@ export const childHomeOf = (location: string): string =>
   isAbsolute(location) ? location : join(tmpdir(), "dsh-sdk-children", createHash("sha256").update(location).digest("hex").slice(0, 24))
 
 /** `[sandbox]` as TOML, for a child's config. */
-export const sandboxToml = (sandbox: SandboxSettings): string =>
+export const sandboxToml = (sandbox: Sandbox.SandboxSettings): string =>
   `[sandbox]\nmode = ${JSON.stringify(sandbox.mode)}\nnetwork = ${sandbox.network}\nwritable = ${JSON.stringify(sandbox.writable)}\n`
 
 /** The child's `config.toml` (its `DSH_HOME` is its own directory): only the limits and the sandbox it inherits. */
 export const writeChildConfig = (
   dir: string,
-  limits: SubagentLimitsInput | undefined,
-  sandbox?: SandboxSettings | undefined,
+  limits: Limits.SubagentLimitsInput | undefined,
+  sandbox?: Sandbox.SandboxSettings | undefined,
   extra?: string | undefined
 ): Effect.Effect<void, ChildSetupError> =>
   Effect.tryPromise({

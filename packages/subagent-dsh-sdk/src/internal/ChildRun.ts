@@ -1,16 +1,6 @@
-import { addUsage, type AgentEvent, currentTraceparent, emptyUsage, type Usage } from "@dsh/core"
-import { DSH_SDK_VERSION, type PermissionAskParams, type PermissionAskResult, SdkClient, type SdkError, type SessionEvent } from "@dsh/sdk"
-import {
-  Asker,
-  type AskerShape,
-  commandSubject,
-  InheritedDisallowedTools,
-  pathSubject,
-  Permissions,
-  type PermissionsShape,
-  settingsForChildProcess,
-  toolSubject
-} from "@dsh/tools"
+import { type Events, Trace, Usage } from "@dsh/core"
+import { type Methods, Protocol, SdkClient, type SdkError } from "@dsh/sdk"
+import { Asker, InheritedDisallow, Permissions, PermissionSubject } from "@dsh/tools"
 import type { OutOfProcessBackend } from "@dsh/subagent-outofprocess"
 import { Effect, Ref } from "effect"
 import { CONTINUATION_VERSION, DshSdkContinuation } from "../Continuation.ts"
@@ -18,7 +8,7 @@ import { childAgentOf, DSH_SDK_PROVIDER, type DshSdkProviderOptions } from "../D
 import { childHomeOf, ChildSetupError, writeChildConfig } from "./ChildConfig.ts"
 import { describeFault } from "./Faults.ts"
 
-const subtract = (a: Usage, b: Usage): Usage => ({
+const subtract = (a: Usage.Usage, b: Usage.Usage): Usage.Usage => ({
   inputTokens: a.inputTokens - b.inputTokens,
   outputTokens: a.outputTokens - b.outputTokens,
   totalTokens: a.totalTokens - b.totalTokens
@@ -28,17 +18,17 @@ const subtract = (a: Usage, b: Usage): Usage => ({
  * How a parent answers its `dsh sdk` child's `permission.ask`: by the tree's rules, asking
  * the tree's asker with the child's handle (and its own descendant's, `sdk-1/explore-1`).
  */
-const answerFor = (permissions: PermissionsShape, asker: AskerShape, handle: string) =>
-(request: PermissionAskParams): Effect.Effect<PermissionAskResult> => {
+const answerFor = (permissions: Permissions.PermissionsShape, asker: Asker.AskerShape, handle: string) =>
+(request: Methods.PermissionAskParams): Effect.Effect<Methods.PermissionAskResult> => {
   const q = request.question
   const agent = q.agent === "main" ? handle : `${handle}/${q.agent}`
   const subject = q.specifier === undefined
-    ? Effect.succeed(toolSubject(q.tool, q.kind))
+    ? Effect.succeed(PermissionSubject.toolSubject(q.tool, q.kind))
     : q.kind === "execute"
-    ? Effect.succeed(commandSubject(q.tool, q.specifier))
-    : pathSubject(q.tool, q.specifier, q.cwd, q.kind)
+    ? Effect.succeed(PermissionSubject.commandSubject(q.tool, q.specifier))
+    : PermissionSubject.pathSubject(q.tool, q.specifier, q.cwd, q.kind)
   return Effect.flatMap(subject, (s) => permissions.decide({ agent, cwd: q.cwd, subject: s, summary: q.summary })).pipe(
-    Effect.provideService(Asker, asker),
+    Effect.provideService(Asker.Asker, asker),
     Effect.map((d) => (d.allowed ? { allow: true } : { allow: false, reason: d.reason ?? `the parent denied ${q.subject}` }))
   )
 }
@@ -52,7 +42,7 @@ const answerFor = (permissions: PermissionsShape, asker: AskerShape, handle: str
  */
 export const sdkChildBackend = (
   options: DshSdkProviderOptions
-): OutOfProcessBackend<SdkClient.SdkClient, SdkError | ChildSetupError, DshSdkContinuation> => ({
+): OutOfProcessBackend.OutOfProcessBackend<SdkClient.SdkClient, SdkError.SdkError | ChildSetupError, DshSdkContinuation> => ({
   specificationVersion: "v1",
   name: options.name ?? DSH_SDK_PROVIDER,
   description: "a separate dsh runtime in its own process, driven over the dsh SDK protocol (own session, tools and subagents; continuable)",
@@ -83,10 +73,10 @@ export const sdkChildBackend = (
   connect: ({ child, commandLine }, run) =>
     Effect.gen(function*() {
       // The child's questions are the tree's: decided by the parent's rules, asked through its asker.
-      const answer = answerFor(yield* Permissions, yield* Asker, run.context.handle)
+      const answer = answerFor(yield* Permissions.Permissions, yield* Asker.Asker, run.context.handle)
       const client = yield* SdkClient.attach(child, {
         label: commandLine,
-        clientInfo: { name: "@dsh/subagent-dsh-sdk", version: DSH_SDK_VERSION },
+        clientInfo: { name: "@dsh/subagent-dsh-sdk", version: Protocol.DSH_SDK_VERSION },
         handshakeTimeout: options.handshakeTimeout ?? "15 seconds",
         maxFrameBytes: options.maxFrameBytes,
         onPermission: answer
@@ -96,7 +86,7 @@ export const sdkChildBackend = (
 
   newSession: (client, { context, modelSpec }) =>
     Effect.gen(function*() {
-      const permissions = settingsForChildProcess(yield* Permissions, yield* InheritedDisallowedTools)
+      const permissions = InheritedDisallow.settingsForChildProcess(yield* Permissions.Permissions, yield* InheritedDisallow.InheritedDisallowedTools)
       const session = yield* client.createSession({
         cwd: context.parent.cwd,
         agent: childAgentOf(context.type),
@@ -117,12 +107,12 @@ export const sdkChildBackend = (
   prompt: (client, turn) =>
     Effect.gen(function*() {
       // The child's own usage events; the rest of the turn's total is its descendants'.
-      const seen = yield* Ref.make(emptyUsage)
-      const forward = (event: AgentEvent) =>
-        Effect.andThen(event.type === "usage" ? Ref.update(seen, (u) => addUsage(u, event.usage)) : Effect.void, turn.emit(event))
+      const seen = yield* Ref.make(Usage.emptyUsage)
+      const forward = (event: Events.AgentEvent) =>
+        Effect.andThen(event.type === "usage" ? Ref.update(seen, (u) => Usage.addUsage(u, event.usage)) : Effect.void, turn.emit(event))
       // Descendants of the child keep their events in the child's own session; only its main agent's are forwarded.
-      const onEvent = (e: SessionEvent) => (e.handle === undefined ? forward(e.event) : Effect.void)
-      const traceparent = yield* currentTraceparent
+      const onEvent = (e: Methods.SessionEvent) => (e.handle === undefined ? forward(e.event) : Effect.void)
+      const traceparent = yield* Trace.currentTraceparent
       const result = yield* client.prompt({ sessionId: turn.sessionId, prompt: turn.text, ...(traceparent === undefined ? {} : { traceparent }) }, { onEvent, cancelGrace: 0 })
       // The descendants' usage as one event, so observers summing usage events see the whole subtree.
       const descendants = subtract(result.totalUsage, yield* Ref.get(seen))

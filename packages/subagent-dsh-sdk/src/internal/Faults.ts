@@ -3,7 +3,7 @@ import type { SubprocessError } from "@dsh/subprocess"
 import type { ChildSetupError } from "./ChildConfig.ts"
 
 /** What went wrong with an SDK child, worded for the parent (and its model). */
-export const describeFault = (error: SdkError | SubprocessError | ChildSetupError): string => {
+export const describeFault = (error: SdkError.SdkError | SubprocessError.SubprocessError | ChildSetupError): string => {
   switch (error._tag) {
     case "SubprocessError":
       return `could not start the dsh sdk child: ${error.message}`

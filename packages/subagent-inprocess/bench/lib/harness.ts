@@ -1,11 +1,11 @@
 // Shared set-up for the in-process delegation benchmarks: a real file session store (or the memory one) in a
 // temp dir, the spawn backend, the built-in tools and scripted models.
 import type { AgentDefinition } from "@dsh/agent"
-import type { LanguageModelShape } from "@dsh/llm"
+import type { LanguageModel } from "@dsh/llm"
 import { FileSessionStore, MemorySessionStore, SessionStore } from "@dsh/session"
-import { makeSubagents, makeSubagentTree, type SubagentLimitsInput } from "@dsh/subagent"
+import { type Limits, Subagents, SubagentTree } from "@dsh/subagent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
-import { makeBuiltinTools } from "@dsh/tools-builtin"
+import { BuiltinTools } from "@dsh/tools-builtin"
 import { Effect } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -16,7 +16,7 @@ export const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - 
 export const percentile = (xs: ReadonlyArray<number>, p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? Number.NaN
 
-const coder: AgentDefinition = {
+const coder: AgentDefinition.AgentDefinition = {
   name: "coder",
   description: "writes code",
   systemPrompt: "You are a coder. Your last message is the complete deliverable.",
@@ -35,22 +35,22 @@ export const workspace = () => {
 export const setup = (options: {
   readonly home: string
   readonly cwd: string
-  readonly childModel: LanguageModelShape
-  readonly limits?: SubagentLimitsInput
+  readonly childModel: LanguageModel.LanguageModelShape
+  readonly limits?: Limits.SubagentLimitsInput
   /** The file store (default) or the memory store. */
   readonly store?: "file" | "memory"
 }) =>
   Effect.gen(function*() {
-    const store = yield* SessionStore
+    const store = yield* SessionStore.SessionStore
     const session = yield* store.create({ agent: "agent", cwd: options.cwd, model: "scripted" })
-    const tools = yield* makeBuiltinTools
-    const tree = yield* makeSubagentTree({
+    const tools = yield* BuiltinTools.make
+    const tree = yield* SubagentTree.make({
       session,
       limits: options.limits,
       childContext: () => Effect.succeed({ tools, systemPrompt: coder.systemPrompt }),
       resolveModel: () => Effect.succeed(options.childModel)
     })
-    const subagents = yield* makeSubagents({ tree, providers: [SpawnProvider], types: [{ name: "coder", description: "writes code", provider: "spawn", definition: coder }] })
+    const subagents = yield* Subagents.make({ tree, providers: [SpawnProvider.SpawnProvider], types: [{ name: "coder", description: "writes code", provider: "spawn", definition: coder }] })
     return { subagents, tree, session }
   }).pipe(Effect.provide([
     options.store === "memory" ? MemorySessionStore.layer : FileSessionStore.layer({ home: options.home }),

@@ -1,8 +1,8 @@
-import type { ChildMeta, StartContext } from "@dsh/subagent"
+import type { Records, Vocabulary } from "@dsh/subagent"
 import { Clock, Effect, Ref } from "effect"
 
 /** What a run learns about its child as it goes; every field is written once known. */
-export type MetaPatch = Partial<Omit<ChildMeta, "handle" | "runId" | "agent" | "provider" | "parent" | "depth" | "model" | "startedAt">>
+export type MetaPatch = Partial<Omit<Records.ChildMeta, "handle" | "runId" | "agent" | "provider" | "parent" | "depth" | "model" | "startedAt">>
 
 export const iso = (ms: number): string => new Date(ms).toISOString()
 
@@ -12,9 +12,9 @@ export const iso = (ms: number): string => new Date(ms).toISOString()
  * `running`, agentInfo, session id), then how the run ended. Without a store it is kept in
  * memory only. A write that fails is logged and never fails the run.
  */
-export const makeMetaWriter = (context: StartContext, modelSpec: string) =>
+export const makeMetaWriter = (context: Vocabulary.StartContext, modelSpec: string) =>
   Effect.gen(function*() {
-    const meta = yield* Ref.make<ChildMeta>({
+    const meta = yield* Ref.make<Records.ChildMeta>({
       handle: context.handle,
       runId: context.runId,
       agent: context.type.name,
@@ -29,7 +29,7 @@ export const makeMetaWriter = (context: StartContext, modelSpec: string) =>
     const write = (patch: MetaPatch): Effect.Effect<void> =>
       Effect.gen(function*() {
         const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as MetaPatch
-        const next = yield* Ref.updateAndGet(meta, (m): ChildMeta => ({ ...m, ...defined }))
+        const next = yield* Ref.updateAndGet(meta, (m): Records.ChildMeta => ({ ...m, ...defined }))
         if (store === undefined) return
         yield* store.writeMeta(next).pipe(Effect.ignore({ log: "Warn", message: `could not write ${context.handle}'s meta.json` }))
       })

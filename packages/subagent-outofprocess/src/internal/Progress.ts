@@ -1,8 +1,8 @@
-import { addUsage, type AgentEvent, emptyUsage, type Usage } from "@dsh/core"
+import { type Events, Usage } from "@dsh/core"
 import { Effect, Ref } from "effect"
 
 interface Seen {
-  readonly usage: Usage
+  readonly usage: Usage.Usage
   /** US dollars the child said it spent, if it said. */
   readonly cost: number | undefined
   /** The last non-empty assistant message. */
@@ -16,12 +16,12 @@ interface Seen {
  * run that failed or was stopped before its runtime reported them.
  */
 export const makeProgress = Effect.gen(function*() {
-  const seen = yield* Ref.make<Seen>({ usage: emptyUsage, cost: undefined, lastMessage: "", streaming: "" })
-  const see = (event: AgentEvent): Effect.Effect<void> =>
+  const seen = yield* Ref.make<Seen>({ usage: Usage.emptyUsage, cost: undefined, lastMessage: "", streaming: "" })
+  const see = (event: Events.AgentEvent): Effect.Effect<void> =>
     Ref.update(seen, (s): Seen => {
       switch (event.type) {
         case "usage":
-          return { ...s, usage: addUsage(s.usage, event.usage), cost: event.cost === undefined ? s.cost : (s.cost ?? 0) + event.cost }
+          return { ...s, usage: Usage.addUsage(s.usage, event.usage), cost: event.cost === undefined ? s.cost : (s.cost ?? 0) + event.cost }
         case "text-delta":
           return { ...s, streaming: s.streaming + event.text }
         case "step-start":

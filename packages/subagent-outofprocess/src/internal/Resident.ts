@@ -1,4 +1,4 @@
-import type { ChildProcessHandle } from "@dsh/subprocess"
+import type { ProcessLauncher } from "@dsh/subprocess"
 import { Duration, Effect, Exit, Fiber, Option, Ref, Scope, Stream } from "effect"
 import type { LaunchPlan } from "../OutOfProcessBackend.ts"
 
@@ -10,7 +10,7 @@ import type { LaunchPlan } from "../OutOfProcessBackend.ts"
 export interface Resident<C> {
   readonly connection: C
   readonly sessionId: string
-  readonly child: ChildProcessHandle
+  readonly child: ProcessLauncher.ChildProcessHandle
   readonly plan: LaunchPlan
   readonly commandLine: string
   readonly agentInfo: unknown
@@ -23,7 +23,7 @@ export interface Resident<C> {
 }
 
 /** EOF on the child's stdin: an empty stream run into its sink (already closed is fine). */
-const endStdin = (child: ChildProcessHandle): Effect.Effect<void> => Stream.run(Stream.empty, child.stdin).pipe(Effect.ignore)
+const endStdin = (child: ProcessLauncher.ChildProcessHandle): Effect.Effect<void> => Stream.run(Stream.empty, child.stdin).pipe(Effect.ignore)
 
 /**
  * Closes a child: its connection, its stdin, up to `exitGrace` for a child that answered its
@@ -34,7 +34,7 @@ const endStdin = (child: ChildProcessHandle): Effect.Effect<void> => Stream.run(
 export const closeResident = (scopes: {
   readonly processScope: Scope.Closeable
   readonly connectionScope?: Scope.Closeable | undefined
-  readonly child?: ChildProcessHandle | undefined
+  readonly child?: ProcessLauncher.ChildProcessHandle | undefined
   readonly exitGrace?: Duration.Input | undefined
   readonly answered?: Ref.Ref<boolean> | undefined
 }): Effect.Effect<void> =>
@@ -55,7 +55,7 @@ export const closeResident = (scopes: {
 
 /** An idle child (parked, or being closed): what the tree's end closes promptly. */
 interface Idle {
-  readonly child: ChildProcessHandle
+  readonly child: ProcessLauncher.ChildProcessHandle
   readonly connectionScope: Scope.Closeable
 }
 

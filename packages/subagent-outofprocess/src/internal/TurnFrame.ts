@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@dsh/core"
+import type { Events } from "@dsh/core"
 import { Clock, Effect, Option, Ref } from "effect"
 import type { TurnReport } from "../OutOfProcessBackend.ts"
 
@@ -12,7 +12,7 @@ interface OpenTurn {
  * events of its own (`turnEvents: "driver"`); a no-op when the child streams its own. At most
  * one turn is open: `open` starts one unless one is open, `close` ends the open one, once.
  */
-export const makeTurnFrame = (mode: "driver" | "child", emit: (event: AgentEvent) => Effect.Effect<void>) =>
+export const makeTurnFrame = (mode: "driver" | "child", emit: (event: Events.AgentEvent) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const open = yield* Ref.make(Option.none<OpenTurn>())
     const next = yield* Ref.make(0)

@@ -1,5 +1,5 @@
-import { makeId } from "@dsh/core"
-import type { ChildStore } from "@dsh/session"
+import { Ids } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
 import { Clock, Effect, Exit, Scope } from "effect"
 import { SubagentError } from "../SubagentError.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
@@ -9,7 +9,7 @@ import { isoNow, refuse } from "./common.ts"
 import type { IsolatedRun } from "./run.ts"
 
 /** A child's store: the session's (on disk) or the tree's memory one. */
-export const childStore = (tree: SubagentTree, handle: string): Effect.Effect<ChildStore, SubagentError> =>
+export const childStore = (tree: SubagentTree, handle: string): Effect.Effect<SessionStore.ChildStore, SubagentError> =>
   tree.session === undefined ? Effect.succeed(tree.memoryStores.get(handle)) : tree.session.child(handle).pipe(
     Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot open ${handle}'s store: ${e.message}` }))
   )
@@ -41,7 +41,7 @@ export const makeAdmission = (tree: SubagentTree, catalog: Catalog) => (request:
     const { type, provider } = yield* catalog.resolveType(request, parent)
     yield* tree.reserveChild
     const handle = yield* tree.allocateHandle(type.name)
-    const runId = makeId(new Date(yield* Clock.currentTimeMillis))
+    const runId = Ids.makeId(new Date(yield* Clock.currentTimeMillis))
     const store = yield* childStore(tree, handle)
     const worktree = yield* isolate(tree, request, type, parent, handle)
     const at = yield* isoNow

@@ -1,4 +1,4 @@
-import type { SessionError, SessionHandle } from "@dsh/session"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Clock, Effect, Queue } from "effect"
 import { isAnnounceSkip } from "../AnnounceStep.ts"
 import { decodeTasks, logWarnings, type SubagentResult, type TaskRecord } from "../Records.ts"
@@ -64,7 +64,7 @@ interface TaskState {
 }
 
 /** The host's own route for a parent's announcements (its channel); it never blocks delivery. */
-const routeTo = (session: SessionHandle | undefined, onAnnouncement: AnnouncementListener | undefined) => (record: TaskRecord) =>
+const routeTo = (session: SessionStore.SessionHandle | undefined, onAnnouncement: AnnouncementListener | undefined) => (record: TaskRecord) =>
   onAnnouncement === undefined ? Effect.void : onAnnouncement(record.parent, {
     sessionId: session?.id,
     parent: record.parent,
@@ -75,7 +75,7 @@ const routeTo = (session: SessionHandle | undefined, onAnnouncement: Announcemen
     ...(record.result === undefined ? {} : { result: record.result })
   }).pipe(Effect.catchCause((cause) => Effect.logWarning(`the host's onAnnouncement failed for ${record.handle}`, cause)))
 
-const recoverTasks = (session: SessionHandle, { records, persistOrWarn, queueOf, route }: TaskState): Effect.Effect<void, SessionError> =>
+const recoverTasks = (session: SessionStore.SessionHandle, { records, persistOrWarn, queueOf, route }: TaskState): Effect.Effect<void, SessionError.SessionError> =>
   Effect.gen(function*() {
     // Undelivered outcomes from an earlier process are delivered now; runs that were still
     // going when it died are announced as lost.
@@ -160,7 +160,7 @@ const finishTask = (
  * the owner recovers the session's records, not the host.
  */
 export const makeAnnouncements = (
-  session: SessionHandle | undefined,
+  session: SessionStore.SessionHandle | undefined,
   onDelivered: Effect.Effect<void> = Effect.void,
   recover = true,
   onAnnouncement?: AnnouncementListener | undefined

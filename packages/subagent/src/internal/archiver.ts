@@ -1,4 +1,4 @@
-import type { SessionHandle } from "@dsh/session"
+import type { SessionStore } from "@dsh/session"
 import { Clock, Duration, Effect, Queue, Scope } from "effect"
 import type { SubagentDescriptor } from "../Records.ts"
 import type { Activations } from "./activations.ts"
@@ -33,7 +33,7 @@ export interface Archiver {
  * archived all the same). Failures are logged and not retried for that run.
  */
 export const makeArchiver = (options: {
-  readonly session: SessionHandle | undefined
+  readonly session: SessionStore.SessionHandle | undefined
   readonly descriptors: DescriptorBook
   readonly activations: Activations
   /** Whether a background run's outcome reached its parent (true for runs without an announcement). */

@@ -1,4 +1,4 @@
-import type { NamedRegistry } from "@dsh/core"
+import type { Registry } from "@dsh/core"
 import { Effect } from "effect"
 import type { SubagentTree } from "../SubagentTree.ts"
 import type { AgentType, ParentInfo, SpawnRequest, SubagentProvider } from "../Vocabulary.ts"
@@ -11,8 +11,8 @@ import { toAgentType } from "./dynamicTypes.ts"
  */
 export const makeCatalog = (
   tree: SubagentTree,
-  providers: NamedRegistry<SubagentProvider>,
-  types: NamedRegistry<AgentType>,
+  providers: Registry.NamedRegistry<SubagentProvider>,
+  types: Registry.NamedRegistry<AgentType>,
   dynamicProvider: string
 ) => {
   /** Static types first; a runtime-created type never shadows one. */

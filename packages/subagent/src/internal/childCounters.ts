@@ -1,4 +1,4 @@
-import type { SessionHandle } from "@dsh/session"
+import type { SessionStore } from "@dsh/session"
 import { Effect, Ref } from "effect"
 import type { SubagentLimitsShape } from "../Limits.ts"
 import { SubagentError } from "../SubagentError.ts"
@@ -20,7 +20,7 @@ const handlePrefix = (type: string): string =>
  * admission, the session state's (shared by every process admitting children to it).
  */
 export const makeChildCounters = (
-  session: SessionHandle | undefined,
+  session: SessionStore.SessionHandle | undefined,
   sessionAdmission: boolean,
   descriptors: DescriptorBook,
   limits: SubagentLimitsShape
@@ -62,7 +62,7 @@ export const makeChildCounters = (
     )
   }
 
-  const reserveShared = (session: SessionHandle) =>
+  const reserveShared = (session: SessionStore.SessionHandle) =>
     Effect.suspend(() => {
       // Set by the state update's callback, read once it is written.
       let count = 0

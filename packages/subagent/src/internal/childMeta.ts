@@ -1,4 +1,4 @@
-import type { ChildStore, SessionError, SessionHandle } from "@dsh/session"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Effect, Schema } from "effect"
 
 /** Only the field recovery reads; every other field of `meta.json` is kept as written. */
@@ -14,7 +14,7 @@ const UNDER_WAY = new Set(["starting", "running"])
  * owner (kill -9) never wrote how the run ended. Every record of the child then agrees. A
  * failure is logged, never fatal: the descriptor is the record of truth.
  */
-export const markMetaLost = (session: SessionHandle, handle: string, at: string): Effect.Effect<void> =>
+export const markMetaLost = (session: SessionStore.SessionHandle, handle: string, at: string): Effect.Effect<void> =>
   session.child(handle).pipe(
     Effect.flatMap((child) =>
       settleMeta(child, { status: "lost", endedAt: at, notes: "lost: the process that ran it ended without recording how the run ended" }, UNDER_WAY)
@@ -27,10 +27,10 @@ export const markMetaLost = (session: SessionHandle, handle: string, at: string)
  * when omitted); every other field is kept. Nothing is written for a child without one.
  */
 export const settleMeta = (
-  child: ChildStore,
+  child: SessionStore.ChildStore,
   ending: { readonly status: string; readonly endedAt: string; readonly notes: string },
   from?: ReadonlySet<string> | undefined
-): Effect.Effect<void, SessionError> =>
+): Effect.Effect<void, SessionError.SessionError> =>
   Effect.gen(function*() {
     const meta = yield* child.readMeta
     const status = decodeStatus(meta)

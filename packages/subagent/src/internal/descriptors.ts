@@ -1,4 +1,4 @@
-import { type SessionError, type SessionHandle, StoreKit } from "@dsh/session"
+import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Clock, Deferred, Effect, Scope } from "effect"
 import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
 import { markMetaLost } from "./childMeta.ts"
@@ -23,7 +23,7 @@ const LIVE = new Set(["queued", "running"])
  * change so far has completed, `later` writes a moment after (a failure only logged).
  */
 const makeWriter = (
-  session: SessionHandle | undefined,
+  session: SessionStore.SessionHandle | undefined,
   scope: Scope.Scope,
   book: ReadonlyMap<string, SubagentDescriptor>,
   dirty: Set<string>
@@ -38,7 +38,7 @@ const makeWriter = (
   // others. 10,000 children finishing at once share a few writes, and no caller writes for
   // others for longer than one write. The new map is frozen with its descriptors, so the
   // store's snapshot does not walk it again.
-  const writeOnce: Effect.Effect<void, SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
+  const writeOnce: Effect.Effect<void, SessionError.SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
     if (written >= version || session === undefined) return Effect.void
     const target = version
     const changed: Array<SubagentDescriptor> = []
@@ -57,7 +57,7 @@ const makeWriter = (
   /** Completed when the write under way ends. */
   let ended: Deferred.Deferred<void> | undefined
   /** Returns once a write that includes every change made before `target` has completed. */
-  const writeUpTo = (target: number): Effect.Effect<void, SessionError> => Effect.suspend(() => {
+  const writeUpTo = (target: number): Effect.Effect<void, SessionError.SessionError> => Effect.suspend(() => {
     if (written >= target || session === undefined) return Effect.void
     if (writing) {
       ended ??= Deferred.makeUnsafe<void>()
@@ -71,7 +71,7 @@ const makeWriter = (
       if (waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.void)
     })))
   })
-  const write: Effect.Effect<void, SessionError> = Effect.suspend(() => writeUpTo(version))
+  const write: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => writeUpTo(version))
 
   let scheduled = false
   const later = Effect.suspend(() => {
@@ -91,11 +91,11 @@ const makeWriter = (
 
 /** One child's stored record changed in one read-modify-write, without writing the rest of the book. */
 const patchStored = (
-  session: SessionHandle,
+  session: SessionStore.SessionHandle,
   handle: string,
   local: SubagentDescriptor | undefined,
   f: (d: SubagentDescriptor) => SubagentDescriptor
-): Effect.Effect<SubagentDescriptor | undefined, SessionError> =>
+): Effect.Effect<SubagentDescriptor | undefined, SessionError.SessionError> =>
   Effect.suspend(() => {
     let patched: SubagentDescriptor | undefined
     return session.updateState((s) => {
@@ -120,7 +120,7 @@ const patchStored = (
  * that is gone and are marked lost. A process that hosts children for another owner (a
  * cluster runner) passes false.
  */
-export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Scope.Scope, recover = true) =>
+export const makeDescriptorBook = (session: SessionStore.SessionHandle | undefined, scope: Scope.Scope, recover = true) =>
   Effect.gen(function*() {
     const state = session === undefined ? undefined : yield* session.readState
     const decoded = state === undefined ? { records: [], warnings: [] } : decodeDescriptors(state)
@@ -185,7 +185,7 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
        * Changes one child's stored record in one read-modify-write of the store (e.g. its
        * continuation, from the process that runs it), without writing the rest of this book.
        */
-      patch: (handle: string, f: (d: SubagentDescriptor) => SubagentDescriptor): Effect.Effect<void, SessionError> =>
+      patch: (handle: string, f: (d: SubagentDescriptor) => SubagentDescriptor): Effect.Effect<void, SessionError.SessionError> =>
         Effect.gen(function*() {
           const local = book.get(handle)
           if (session === undefined) {
@@ -198,9 +198,9 @@ export const makeDescriptorBook = (session: SessionHandle | undefined, scope: Sc
             changedHere(handle)
           }
         }),
-      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError> => set(d).pipe(Effect.andThen(write)),
+      save: (d: SubagentDescriptor): Effect.Effect<void, SessionError.SessionError> => set(d).pipe(Effect.andThen(write)),
       /** Several changes in one durable write. */
-      saveAll: (ds: ReadonlyArray<SubagentDescriptor>): Effect.Effect<void, SessionError> =>
+      saveAll: (ds: ReadonlyArray<SubagentDescriptor>): Effect.Effect<void, SessionError.SessionError> =>
         Effect.forEach(ds, set, { discard: true }).pipe(Effect.andThen(write))
     }
   })

@@ -1,4 +1,4 @@
-import type { SessionError, SessionHandle } from "@dsh/session"
+import type { SessionError, SessionStore } from "@dsh/session"
 import { Effect, Schema, Semaphore } from "effect"
 import type { AgentType } from "../Vocabulary.ts"
 
@@ -36,7 +36,7 @@ export const toAgentType = (spec: DynamicAgentSpec, provider: string): AgentType
  * at once and persisted in `state.json`, so they are restored when the session is loaded.
  * A record that does not decode is skipped with a warning.
  */
-export const makeDynamicTypes = (session: SessionHandle | undefined) =>
+export const makeDynamicTypes = (session: SessionStore.SessionHandle | undefined) =>
   Effect.gen(function*() {
     const state = session === undefined ? undefined : yield* session.readState
     const specs = new Map<string, DynamicAgentSpec>()
@@ -47,7 +47,7 @@ export const makeDynamicTypes = (session: SessionHandle | undefined) =>
       else if (!specs.has(decoded.success.name)) specs.set(decoded.success.name, decoded.success)
     }
     const lock = yield* Semaphore.make(1)
-    const persist: Effect.Effect<void, SessionError> = Effect.suspend(() => {
+    const persist: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => {
       const all = [...specs.values()]
       return session === undefined ? Effect.void : session.updateState((s) => ({ ...s, [KEY]: all })).pipe(Effect.asVoid)
     })

@@ -1,4 +1,4 @@
-import { emptyUsage } from "@dsh/core"
+import { Usage } from "@dsh/core"
 import { Cause, Clock, Effect, Exit, Fiber } from "effect"
 import type { SubagentResult } from "../Records.ts"
 import { SubagentError } from "../SubagentError.ts"
@@ -37,7 +37,7 @@ export const hostActivation = (tree: SubagentTree, provider: SubagentProvider, s
     }
     const store = tree.session === undefined ? tree.memoryStores.get(handle) : yield* tree.session.child(handle).pipe(
       Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot open ${handle}'s store: ${e.message}` })),
-      Effect.onError(() => tree.activations.end(activation, ended(spec, { status: "failed", output: "", usage: emptyUsage }, 0)))
+      Effect.onError(() => tree.activations.end(activation, ended(spec, { status: "failed", output: "", usage: Usage.emptyUsage }, 0)))
     )
     const progress = makeProgress()
     const started = yield* Clock.currentTimeMillis
@@ -47,15 +47,15 @@ export const hostActivation = (tree: SubagentTree, provider: SubagentProvider, s
       Fiber.interrupt(fiber).pipe(
         Effect.andThen(Clock.currentTimeMillis),
         Effect.flatMap((now) =>
-          Effect.flatMap(progress.fill({ status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }), (o) => tree.activations.end(activation, ended(spec, o, now - started)))
+          Effect.flatMap(progress.fill({ status: "cancelled", output: "", usage: Usage.emptyUsage, notes: "stopped" }), (o) => tree.activations.end(activation, ended(spec, o, now - started)))
         )
       )
     ))
     const raw: ChildOutcome = Exit.isSuccess(exit)
       ? exit.value
       : Cause.hasInterruptsOnly(exit.cause)
-      ? { status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }
-      : { status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${firstLine(exit.cause)}` }
+      ? { status: "cancelled", output: "", usage: Usage.emptyUsage, notes: "stopped" }
+      : { status: "failed", output: "", usage: Usage.emptyUsage, notes: `the child crashed: ${firstLine(exit.cause)}` }
     if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) yield* Effect.logError(`subagent ${handle} crashed`, exit.cause)
     const outcome = yield* progress.fill(raw)
     yield* tree.activations.end(activation, ended(spec, outcome, (yield* Clock.currentTimeMillis) - started))

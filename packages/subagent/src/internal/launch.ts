@@ -1,4 +1,4 @@
-import type { PriceLookup } from "@dsh/core"
+import type { Usage } from "@dsh/core"
 import { Effect } from "effect"
 import type { SubagentResult } from "../Records.ts"
 import type { SubagentTree } from "../SubagentTree.ts"
@@ -12,7 +12,7 @@ import { runActivation, type RunSpec } from "./run.ts"
  * Starting Activations: each in a fiber of its own (so one child can be stopped alone), a
  * background one traced on its own and announced to its parent when it ends.
  */
-export const makeLauncher = (tree: SubagentTree, pricing: PriceLookup | undefined) => {
+export const makeLauncher = (tree: SubagentTree, pricing: Usage.PriceLookup | undefined) => {
   const activate = (spec: RunSpec, background: boolean, detachable = false) =>
     Effect.gen(function*() {
       const run = runActivation({ ...spec, pricing })

@@ -1,5 +1,5 @@
-import { type AgentEvent, isEphemeral, type WireRecord } from "@dsh/core"
-import type { ChildStore } from "@dsh/session"
+import { Events } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
 import { Effect } from "effect"
 
 /**
@@ -8,17 +8,17 @@ import { Effect } from "effect"
  * `agents/<handle>/` does across processes).
  */
 export const makeMemoryChildStores = () => {
-  const stores = new Map<string, ChildStore>()
-  const make = (name: string): ChildStore => {
-    const records: Array<WireRecord> = []
+  const stores = new Map<string, SessionStore.ChildStore>()
+  const make = (name: string): SessionStore.ChildStore => {
+    const records: Array<Events.WireRecord> = []
     let meta: unknown
     return {
       name,
       location: `memory:${name}`,
       transcript: {
         location: `memory:${name}/wire.jsonl`,
-        append: (event: AgentEvent) =>
-          isEphemeral(event) ? Effect.void : Effect.clockWith((clock) =>
+        append: (event: Events.AgentEvent) =>
+          Events.isEphemeral(event) ? Effect.void : Effect.clockWith((clock) =>
             Effect.sync(() => void records.push({ ...event, seq: records.length + 1, ts: new Date(clock.currentTimeMillisUnsafe()).toISOString() }))
           ),
         sync: Effect.void,
@@ -30,7 +30,7 @@ export const makeMemoryChildStores = () => {
     }
   }
   return {
-    get: (name: string): ChildStore => {
+    get: (name: string): SessionStore.ChildStore => {
       const known = stores.get(name)
       if (known !== undefined) return known
       const made = make(name)

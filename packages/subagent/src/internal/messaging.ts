@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "@dsh/agent"
-import { makeId } from "@dsh/core"
+import { Ids } from "@dsh/core"
 import { Clock, Deferred, Effect, Schema } from "effect"
 import type { SubagentDescriptor } from "../Records.ts"
 import { SubagentError } from "../SubagentError.ts"
@@ -18,7 +18,7 @@ const userParent = (d: SubagentDescriptor, tree: SubagentTree): ParentInfo => ({
   depth: d.depth - 1,
   cwd: tree.cwd,
   model: tree.defaultModel,
-  definition: { name: d.parent, description: "", systemPrompt: "", override: false, scope: "runtime", source: "user" } satisfies AgentDefinition
+  definition: { name: d.parent, description: "", systemPrompt: "", override: false, scope: "runtime", source: "user" } satisfies AgentDefinition.AgentDefinition
 })
 
 /** A child `from` may reach, by handle (one admitted by another process is learnt from the store). */
@@ -94,7 +94,7 @@ export const makeMessaging = (tree: SubagentTree, catalog: Catalog, launcher: La
       const activation = yield* tree.activations.begin(handle)
       // Another message started an Activation meanwhile: this one is queued for it.
       if (activation === undefined) return yield* send(handle, message, from, sendOptions)
-      const runId = makeId(new Date(yield* Clock.currentTimeMillis))
+      const runId = Ids.makeId(new Date(yield* Clock.currentTimeMillis))
       const store = yield* childStore(tree, handle)
       const background = sendOptions?.background === true
       const request: SpawnRequest = { prompt: message, description: d.description, agent: d.agent, background }

@@ -1,5 +1,5 @@
-import type { RegistryError } from "@dsh/core"
-import { INHERIT_MODEL, type LanguageModelShape, type LlmError } from "@dsh/llm"
+import type { Registry } from "@dsh/core"
+import { type LanguageModel, type LlmError, ModelSpec } from "@dsh/llm"
 import { Effect } from "effect"
 import type { ChildModel } from "../Vocabulary.ts"
 
@@ -12,7 +12,7 @@ export interface ModelCandidate {
 }
 
 /** The `provider:model` label of a model, as usage events name it. */
-export const modelLabel = (model: LanguageModelShape): string => `${model.provider}:${model.model}`
+export const modelLabel = (model: LanguageModel.LanguageModelShape): string => `${model.provider}:${model.model}`
 
 /**
  * The model a child runs with: the first candidate that resolves, in order (a previous run's
@@ -22,15 +22,15 @@ export const modelLabel = (model: LanguageModelShape): string => `${model.provid
  */
 export const chooseChildModel = (
   candidates: ReadonlyArray<ModelCandidate>,
-  parent: LanguageModelShape,
-  resolve: (spec: string) => Effect.Effect<LanguageModelShape, LlmError | RegistryError>
+  parent: LanguageModel.LanguageModelShape,
+  resolve: (spec: string) => Effect.Effect<LanguageModel.LanguageModelShape, LlmError.LlmError | Registry.RegistryError>
 ): Effect.Effect<{ readonly chosen: ChildModel; readonly notes: ReadonlyArray<string> }> =>
   Effect.gen(function*() {
     const skipped: Array<string> = []
     let chosen: ChildModel | undefined
     for (const candidate of candidates) {
       const spec = candidate.spec.trim()
-      if (spec === INHERIT_MODEL) break
+      if (spec === ModelSpec.INHERIT_MODEL) break
       const resolved = yield* resolve(spec).pipe(Effect.result)
       if (resolved._tag === "Success") {
         chosen = { spec: modelLabel(resolved.success), model: resolved.success }

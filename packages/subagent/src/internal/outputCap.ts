@@ -1,5 +1,5 @@
-import { type AgentEvent, isEphemeral } from "@dsh/core"
-import type { ChildStore } from "@dsh/session"
+import { Events } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
 import { Deferred, Effect } from "effect"
 import { defaultLimits } from "../Limits.ts"
 
@@ -20,7 +20,7 @@ export const previewOf = (text: string, where: string): string => {
   return `${head}\n[… ${bytes.length - Buffer.byteLength(head)} more bytes ${where}]`
 }
 
-const sizeOf = (event: AgentEvent): number =>
+const sizeOf = (event: Events.AgentEvent): number =>
   event.type === "text-delta" ? Buffer.byteLength(event.text) : Buffer.byteLength(JSON.stringify(event))
 
 /**
@@ -38,17 +38,17 @@ export const makeOutputCap = (configured: number, handle: string) =>
     const tripped = yield* Deferred.make<void>()
     const notes = `the child's output passed the cap of ${limit} bytes ([limits] max_child_output_bytes) and it was stopped; ` +
       "its result is what it said up to the cap"
-    const counted = new WeakSet<AgentEvent>()
+    const counted = new WeakSet<Events.AgentEvent>()
     let stored = 0
     let streaming = 0
     let over = false
     /** Counts `event` (once), and says whether it is still within the cap. */
-    const admit = (event: AgentEvent): boolean => {
+    const admit = (event: Events.AgentEvent): boolean => {
       if (over) return false
       if (counted.has(event)) return true
       counted.add(event)
       const size = sizeOf(event)
-      if (isEphemeral(event)) streaming += size
+      if (Events.isEphemeral(event)) streaming += size
       else {
         // The streamed text is now a message (or a new step begins): it is counted as stored.
         if (event.type === "step-start" || event.type === "message") streaming = 0
@@ -61,7 +61,7 @@ export const makeOutputCap = (configured: number, handle: string) =>
     }
     const where = () => (over ? "not recorded: the output cap was passed" : `in ${handle}'s transcript`)
     /** The child's store with a gated transcript: the cap, and turn-ends with a preview of their result. */
-    const gate = (store: ChildStore): ChildStore => ({
+    const gate = (store: SessionStore.ChildStore): SessionStore.ChildStore => ({
       ...store,
       transcript: {
         ...store.transcript,

@@ -1,5 +1,5 @@
-import { type AgentEvent, emptyUsage, type PriceLookup } from "@dsh/core"
-import type { ChildStore } from "@dsh/session"
+import { type Events, Usage } from "@dsh/core"
+import type { SessionStore } from "@dsh/session"
 import { Hooks } from "@dsh/tools"
 import { Cause, Clock, Duration, Effect, Exit, Option, Ref, Scope } from "effect"
 import type { SubagentDescriptor, SubagentResult } from "../Records.ts"
@@ -22,9 +22,9 @@ export interface RunSpec {
   readonly runId: string
   readonly request: SpawnRequest
   readonly parent: ParentInfo
-  readonly store: ChildStore | undefined
+  readonly store: SessionStore.ChildStore | undefined
   readonly activation: Activation
-  readonly pricing?: PriceLookup | undefined
+  readonly pricing?: Usage.PriceLookup | undefined
   /** `continue` runs the provider's continue hook with this message. */
   readonly message?: string | undefined
   /** On `continue`: the provider's decoded continuation data. */
@@ -68,7 +68,7 @@ type ContextSpec = Pick<RunSpec, "tree" | "provider" | "type" | "handle" | "runI
 export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof makeProgress>): Effect.Effect<ChildOutcome> => {
   const { tree, provider, type, handle, runId, request, parent, store, activation, cap } = spec
   const version = provider.continuation?.version ?? 1
-  const forward = (event: AgentEvent) => progress.see(event).pipe(Effect.andThen(tree.onChildEvent(handle, event)))
+  const forward = (event: Events.AgentEvent) => progress.see(event).pipe(Effect.andThen(tree.onChildEvent(handle, event)))
   const context: StartContext = {
     handle,
     runId,
@@ -82,7 +82,7 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
     sessionId: tree.session?.id,
     lifetime: tree.scope,
     // Past the cap an event is dropped here: the parent holds no more of the child's output.
-    onEvent: cap === undefined ? forward : (event: AgentEvent) => (cap.admit(event) ? forward(event) : Effect.void),
+    onEvent: cap === undefined ? forward : (event: Events.AgentEvent) => (cap.admit(event) ? forward(event) : Effect.void),
     childContext: (child) => tree.childContext(child, tree),
     resolveModel: tree.resolveModel,
     saveContinuation: (data) =>
@@ -158,7 +158,7 @@ const finishRun = (settle: Settle, raw: ChildOutcome) =>
     const preview = store === undefined ? outcome.output : previewOf(outcome.output, `in ${store.transcript.location}`)
     yield* emitParent({ type: "subagent-end", handle, runId, status: outcome.status, usage: outcome.usage, durationMs, result: preview })
     // Every backend's child ends here, so SubagentStop hooks hear them all (the run is over: they observe).
-    const hooks = yield* Hooks
+    const hooks = yield* Hooks.Hooks
     if (hooks.has("SubagentStop") && provider.runsSubagentStop !== true) {
       yield* hooks.run("SubagentStop", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, stop_hook_active: false }, emit: emitParent })
     }
@@ -237,7 +237,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
         background: request.background === true,
         description: request.description
       })
-      const hooks = yield* Hooks
+      const hooks = yield* Hooks.Hooks
       if (hooks.has("SubagentStart")) {
         yield* hooks.run("SubagentStart", { input: { cwd: parent.cwd, agent_id: handle, agent_type: type.name, prompt: request.prompt }, emit: emitParent })
       }
@@ -245,8 +245,8 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       // Past the cap the child is stopped (its provider's own stop: cancel, then its cleanup) and failed.
       const hook = Effect.raceFirst(
         // The child runs under its agent type's own hooks (frontmatter) besides the tree's.
-        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress).pipe(Effect.provideService(Hooks, hooks.forAgent(type.name, type.definition.hooks))),
-        cap.tripped.pipe(Effect.as<ChildOutcome>({ status: "failed", output: "", usage: emptyUsage, notes: cap.notes }))
+        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress).pipe(Effect.provideService(Hooks.Hooks, hooks.forAgent(type.name, type.definition.hooks))),
+        cap.tripped.pipe(Effect.as<ChildOutcome>({ status: "failed", output: "", usage: Usage.emptyUsage, notes: cap.notes }))
       ).pipe(Effect.tap(() =>
         !cap.isOver() || store === undefined ? Effect.void : Clock.currentTimeMillis.pipe(
           // The provider recorded the stop as a cancellation; every record says how the run really ended.
@@ -261,7 +261,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
           Option.isSome(o) ? o.value : {
             status: "timeout",
             output: "",
-            usage: emptyUsage,
+            usage: Usage.emptyUsage,
             notes: `the child did not finish within ${Duration.format(timeout)} and was stopped`
           }
         )
@@ -284,13 +284,13 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
             : Cause.hasInterruptsOnly(exit.cause)
             ? Effect.failCause(exit.cause)
             : Effect.logError(`subagent ${handle} crashed`, exit.cause).pipe(
-              Effect.as({ status: "failed", output: "", usage: emptyUsage, notes: `the child crashed: ${firstLine(exit.cause)}` })
+              Effect.as({ status: "failed", output: "", usage: Usage.emptyUsage, notes: `the child crashed: ${firstLine(exit.cause)}` })
             )
         )
       )
       return yield* finish(outcome)
     })
     return yield* body.pipe(Effect.onInterrupt(() =>
-      Effect.flatMap(Ref.get(finished), (done) => done ? Effect.void : finish({ status: "cancelled", output: "", usage: emptyUsage, notes: "stopped" }).pipe(Effect.asVoid))
+      Effect.flatMap(Ref.get(finished), (done) => done ? Effect.void : finish({ status: "cancelled", output: "", usage: Usage.emptyUsage, notes: "stopped" }).pipe(Effect.asVoid))
     ))
   })

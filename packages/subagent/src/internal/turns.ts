@@ -1,5 +1,5 @@
-import type { TurnResult } from "@dsh/agent"
-import { addUsage, type Message } from "@dsh/core"
+import type { TurnLoop } from "@dsh/agent"
+import { type Messages, Usage } from "@dsh/core"
 import { Effect } from "effect"
 import type { TurnRunner } from "../Vocabulary.ts"
 import type { Announcements } from "./announcements.ts"
@@ -19,9 +19,9 @@ export const runTurns = <E>(
   handle: string,
   prompt: string,
   turn: TurnRunner<E>
-): Effect.Effect<TurnResult, E> =>
+): Effect.Effect<TurnLoop.TurnResult, E> =>
   Effect.gen(function*() {
-    const asUser = (texts: ReadonlyArray<string>) => texts.map((content): Message => ({ role: "user", content }))
+    const asUser = (texts: ReadonlyArray<string>) => texts.map((content): Messages.Message => ({ role: "user", content }))
     const beforeStep = Effect.zipWith(inbox, announcements.takeTexts(handle), (messages, texts) => asUser([...messages, ...texts]))
     const once = (text: string) => turn(text, beforeStep).pipe(Effect.tap(() => announcements.ack(handle)))
     let last = yield* once(prompt)
@@ -35,7 +35,7 @@ export const runTurns = <E>(
       const texts = [...late, ...(yield* announcements.takeTexts(handle))]
       if (texts.length === 0) continue
       last = yield* once(texts.join("\n\n"))
-      usage = addUsage(usage, last.usage)
+      usage = Usage.addUsage(usage, last.usage)
     }
     return { ...last, usage }
   })

@@ -1,10 +1,10 @@
-import { emptyUsage, makeUsage, type RunStatus } from "@dsh/core"
+import { type Events, Usage } from "@dsh/core"
 import { Effect } from "effect"
 import type { ChildOutcome, StartContext, SubagentProvider } from "../Vocabulary.ts"
 
 /** What the fixture child does for one run. */
 export type FixtureReply =
-  | { readonly output: string; readonly status?: RunStatus | undefined; readonly tokens?: number | undefined; readonly delayMs?: number | undefined; readonly notes?: string | undefined }
+  | { readonly output: string; readonly status?: Events.RunStatus | undefined; readonly tokens?: number | undefined; readonly delayMs?: number | undefined; readonly notes?: string | undefined }
   | { readonly hang: true }
   | { readonly crash: string }
 
@@ -17,7 +17,7 @@ export interface FixtureProvider extends SubagentProvider {
  * A provider that stands in for real children: `reply` decides each run's outcome from
  * the request. Hangs last until the run is interrupted (timeouts, cancellation).
  */
-export const makeFixtureProvider = (options: {
+export const make = (options: {
   readonly name?: string | undefined
   readonly reply: (call: { readonly prompt: string; readonly agent: string; readonly handle: string; readonly index: number }) => FixtureReply
 }): FixtureProvider => {
@@ -38,7 +38,7 @@ export const makeFixtureProvider = (options: {
       return {
         status: reply.status ?? "completed",
         output: reply.output,
-        usage: reply.tokens === undefined ? emptyUsage : makeUsage(reply.tokens, 0),
+        usage: reply.tokens === undefined ? Usage.emptyUsage : Usage.make(reply.tokens, 0),
         ...(reply.notes === undefined ? {} : { notes: reply.notes })
       }
     })

@@ -1,5 +1,5 @@
 import { isAbsolute } from "node:path"
-import { type ToolError, toolFail } from "@dsh/tools"
+import { Tool } from "@dsh/tools"
 import { Effect } from "effect"
 import { fsError } from "./files.ts"
 
@@ -10,10 +10,10 @@ export const IGNORED_DIRECTORIES: ReadonlyArray<string> = ["**/.git/**", "**/nod
  * Files under `dir` matching `pattern`, relative to `dir`. Symlinks are not followed, so a
  * link cannot lead the walk outside the allowed directories.
  */
-export const listFiles = (display: string, dir: string, pattern: string): Effect.Effect<Array<string>, ToolError> =>
+export const listFiles = (display: string, dir: string, pattern: string): Effect.Effect<Array<string>, Tool.ToolError> =>
   Effect.gen(function*() {
     if (isAbsolute(pattern) || pattern.split(/[\\/]/).includes("..")) {
-      return yield* toolFail(`the pattern "${pattern}" must be relative and stay inside the searched directory; set path to search elsewhere`)
+      return yield* Tool.toolFail(`the pattern "${pattern}" must be relative and stay inside the searched directory; set path to search elsewhere`)
     }
     return yield* Effect.tryPromise({
       // Loaded on the first search, not when the tools are built (start-up speed).

@@ -23,7 +23,7 @@ export class LauncherTransport implements Transport {
   }
 
   start(): Promise<void> {
-    const framer = new LineFramer(MAX_MESSAGE_BYTES)
+    const framer = new LineFramer.LineFramer(MAX_MESSAGE_BYTES)
     const deliver = (text: string) => {
       if (text.trim() === "") return
       let message: unknown
