@@ -48,6 +48,24 @@ describe("the packed tarballs", () => {
 })
 
 describe("examples/harness installed from the tarballs", () => {
+  it("imports every entry of every @dsh package it has, as an app outside the workspace does", () => {
+    const specs: Array<string> = []
+    for (const [name, { manifest }] of workspacePackages()) {
+      if (!existsSync(join(app, "node_modules", name))) continue
+      const exports = (manifest as { exports?: Record<string, unknown> }).exports ?? {}
+      for (const [subpath, target] of Object.entries(exports)) {
+        if (target === null || subpath.includes("*") || subpath === "./package.json") continue
+        // A `./conformance` entry needs a test runner: the no-runner app checks the others.
+        if (subpath === "./conformance") continue
+        specs.push(subpath === "." ? name : `${name}${subpath.slice(1)}`)
+      }
+    }
+    expect(specs).toContain("@dsh/kit/dsh")
+    expect(specs).toContain("@dsh/kit/dsh-cluster")
+    const script = `for (const s of ${JSON.stringify(specs)}) { const m = await import(s); if (Object.keys(m).length === 0) throw new Error(s + " exports nothing") }`
+    must(process.execPath, ["--input-type=module", "-e", script], app)
+  })
+
   it("type-checks strictly (skipLibCheck off) under nodenext and bundler resolution", () => {
     must("npx", ["tsc", "-p", "tsconfig.json"], app)
     must("npx", ["tsc", "-p", "tsconfig.bundler.json"], app)

@@ -25,6 +25,7 @@ export interface DshInstall {
   readonly self: { readonly command: string; readonly args: ReadonlyArray<string> }
   readonly builtinAgentsDir?: string | undefined
   readonly hidden?: ReadonlyArray<string> | undefined
+  /** Default: a `dsh: warning: …` line on stderr. */
   readonly onWarning?: ((line: string) => void) | undefined
 }
 

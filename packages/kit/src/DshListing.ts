@@ -35,7 +35,7 @@ export const listing = (
   place: DshModels.DshPlace,
   config: HarnessConfig.HarnessConfig,
   install: DshHarness.DshInstall,
-  request: Omit<Parameters<typeof FileAgents.agentSearch>[1], "cwd"> & { readonly cwd: string }
+  request: Parameters<typeof FileAgents.agentSearch>[1]
 ): Effect.Effect<DshAgentListing, AgentDefinitionError.AgentDefinitionError | Registry.RegistryError, ProcessLauncher.ProcessLauncher> =>
   Effect.gen(function*() {
     const resolved = yield* ResolveAgents.resolveAgents(FileAgents.agentSearch({ ...DshHarness.agentFiles(place, config, install), remoteAgents: "a2a" }, request))

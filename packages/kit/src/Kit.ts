@@ -1,10 +1,8 @@
 import type { Events } from "@dsh/core"
 import { ModelRegistry } from "@dsh/llm"
-import { AnthropicAdapter } from "@dsh/llm-anthropic"
-import { OpenAIAdapter } from "@dsh/llm-openai"
-import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { Detach } from "@dsh/subagent"
 import { Duration, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import * as DshModels from "./DshModels.ts"
 import { KitCore, kitCoreLayer, type KitCoreShape } from "./internal/core.ts"
 import { delegate as runDelegate } from "./internal/delegate.ts"
 import { storeLayer } from "./internal/store.ts"
@@ -46,7 +44,7 @@ export const createSubagents = async (options: CreateSubagentsOptions): Promise<
     }
   }
   const layer = kitCoreLayer(options, emit).pipe(
-    Layer.provide(Layer.mergeAll(storeLayer(options.store), ModelRegistry.layerWith([ScriptedAdapter.ScriptedAdapter, OpenAIAdapter.OpenAIAdapter, AnthropicAdapter.AnthropicAdapter])))
+    Layer.provide(Layer.mergeAll(storeLayer(options.store), ModelRegistry.layerWith(DshModels.adapters)))
   )
   const runtime = ManagedRuntime.make(layer)
   let closed = false
