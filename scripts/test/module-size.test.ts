@@ -50,6 +50,17 @@ describe("scripts/module-size.mjs", () => {
     expect(r.lines.at(-1)).toBe("module sizes: 1 file(s) over 350 lines, 3 function(s) over 120 lines")
   })
 
+  it("holds an application to 1,200 lines in all, however they are split", () => {
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => `export const v${i} = ${i}`).join("\n") + "\n"
+    const over = pkg("over-app", { "src/a.ts": lines(300), "src/b/c.ts": lines(300), "src/d.ts": lines(300), "src/e.ts": lines(301) })
+    const r = run("--check", "--app", over)
+    expect(r.status).toBe(1)
+    expect(r.lines).toContain("over-app/src: 1201 lines in all (over 1200 for an application)")
+    expect(r.lines.at(-1)).toBe("module sizes: 0 file(s) over 350 lines, 0 function(s) over 120 lines, 1 application(s) over 1200 lines")
+    const within = pkg("within-app", { "src/a.ts": lines(600), "src/b.ts": lines(600) })
+    expect(run("--check", "--app", within).status).toBe(0)
+  })
+
   it("only reports without --check, and passes code within the limits", () => {
     expect(run(big).status).toBe(0)
     const r = run("--check", small)

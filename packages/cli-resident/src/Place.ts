@@ -58,12 +58,16 @@ const link = (path: string): string => {
   }
 }
 
+/** This user's resident directory, or the one `DSH_RESIDENT_DIR` names. */
+export const residentDirOf = (uid: number, env: NodeJS.ProcessEnv): string =>
+  env.DSH_RESIDENT_DIR !== undefined && env.DSH_RESIDENT_DIR !== "" ? env.DSH_RESIDENT_DIR : residentDir(uid)
+
 /**
  * The resident directory, made if missing (0700); a problem unless it is a real directory only
  * this user can enter. `DSH_RESIDENT_DIR` names another one (for tests; the same checks hold).
  */
 export const ownDirectory = (uid: number, env: NodeJS.ProcessEnv = process.env): { readonly dir: string } | { readonly problem: string } => {
-  const dir = env.DSH_RESIDENT_DIR !== undefined && env.DSH_RESIDENT_DIR !== "" ? env.DSH_RESIDENT_DIR : residentDir(uid)
+  const dir = residentDirOf(uid, env)
   const s = lstatSync(dir, { throwIfNoEntry: false }) ?? makeDirectory(dir)
   if (s === undefined) return { problem: `${dir} cannot be made` }
   if (!s.isDirectory()) return { problem: `${dir} is not a directory` }

@@ -63,3 +63,11 @@ export const stopResidents = async (dir: string, build: string): Promise<Array<R
   }
   return stopped
 }
+
+const mb = (bytes: number | undefined) => (bytes === undefined ? "?" : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
+
+/** A resident in one line (`dsh resident status`); one started by an earlier dsh reports less ("?"). */
+export const statusLine = (r: Partial<ResidentStatus> & Pick<ResidentStatus, "pid" | "build">): string =>
+  `resident ${r.pid}${(r.name ?? "") === "" ? "" : ` (${r.name})`}  build ${r.build}  idle ${r.idleSeconds ?? "?"}s  ` +
+  `memory ${mb(r.rssBytes)} (spare ${r.ready === true ? mb(r.spareRssBytes) : "loading"})  starts served ${r.served ?? "?"}` +
+  `${(r.running ?? 0) > 0 ? `  running ${r.running}` : ""}${r.served === undefined ? "  (an earlier dsh: dsh resident stop ends it)" : ""}`

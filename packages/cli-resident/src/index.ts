@@ -5,6 +5,7 @@
  */
 export * as Confinement from "./Confinement.ts"
 export * as Launcher from "./Launcher.ts"
+export * as Lost from "./Lost.ts"
 export * as OptIn from "./OptIn.ts"
 export * as Place from "./Place.ts"
 export * as Protocol from "./Protocol.ts"

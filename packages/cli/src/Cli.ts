@@ -1,10 +1,10 @@
+import { Lost } from "@dsh/cli-resident"
 import { Trace } from "@dsh/core"
 import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { CliExit, toCliExit } from "./CliError.ts"
 import { dshHome } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { dispatch } from "./Dispatch.ts"
-import { onResidentLost, residentLostReason } from "./ResidentLost.ts"
 import { cliLayer } from "./Runtime.ts"
 
 const signalled = Deferred.makeUnsafe<void>()
@@ -45,10 +45,10 @@ process.on("SIGINT", stop)
 process.on("SIGTERM", stop)
 process.on("SIGHUP", stop)
 // Served by a spare whose resident was killed: the work stops as for a signal (`run` says why).
-onResidentLost(stop)
+Lost.onResidentLost(stop)
 
 const exit = await Effect.runPromise(Fiber.await(fiber))
-if (residentLostReason() !== undefined) {
+if (Lost.residentLostReason() !== undefined) {
   // The launcher says the resident went away, in one line: nothing more here (`run` printed its summary).
   process.exitCode = 1
 } else if (Exit.isSuccess(exit)) {

@@ -1,8 +1,10 @@
 import type { AgentHost } from "@dsh/agent"
 import type { AgentDefinitionError } from "@dsh/agent-files"
 import type { Registry } from "@dsh/core"
-import type { DshRun } from "@dsh/kit/dsh"
+import type { DshA2a, DshFlags, DshRun, DshStore } from "@dsh/kit/dsh"
+import type { HarnessConfig } from "@dsh/harness"
 import type { LlmError } from "@dsh/llm"
+import type { AcpAgentConfig } from "@dsh/subagent-acp"
 import type { SessionError } from "@dsh/session"
 import { Effect, Schema } from "effect"
 
@@ -23,7 +25,7 @@ export class CliExit extends Schema.TaggedError<CliExit>()("CliExit", {
 }) {}
 
 /** Everything a command may fail with. */
-export type CliFailure = UsageError | RunFailed | DshRun.RunFailed | AgentHost.HostError | SessionError.SessionError | AgentDefinitionError.AgentDefinitionError | LlmError.LlmError | Registry.RegistryError
+export type CliFailure = UsageError | RunFailed | DshRun.RunFailed | DshStore.DshStoreError | DshA2a.DshA2aError | DshFlags.DshFlagError | HarnessConfig.ConfigError | AcpAgentConfig.AcpConfigError | AgentHost.HostError | SessionError.SessionError | AgentDefinitionError.AgentDefinitionError | LlmError.LlmError | Registry.RegistryError
 
 const exit = (code: 1 | 2, message: string) => Effect.fail(new CliExit({ code, line: message.split("\n")[0] ?? message }))
 
@@ -36,6 +38,11 @@ export const toCliExit = <A, R>(effect: Effect.Effect<A, CliFailure, R>): Effect
   effect.pipe(Effect.catchTags({
     UsageError: (e) => exit(2, e.message),
     RunFailed: (e) => exit(1, e.message),
+    DshStoreError: (e) => exit(2, e.message),
+    DshA2aError: (e) => exit(2, e.message),
+    DshFlagError: (e) => exit(2, e.message),
+    ConfigError: (e) => exit(2, e.message),
+    AcpConfigError: (e) => exit(2, e.message),
     HostError: (e) => exit(e.reason === "Failed" ? 1 : 2, e.message),
     SessionError: (e) => exit(e.reason === "Corrupt" || e.reason === "StateMissing" || e.reason === "Io" ? 1 : 2, e.message),
     AgentDefinitionError: (e) => exit(e.reason === "Builtin" || e.reason === "Io" ? 1 : 2, e.message),

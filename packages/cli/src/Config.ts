@@ -11,8 +11,5 @@ export const dshHome = (env: NodeJS.ProcessEnv): string =>
   env.DSH_HOME !== undefined && env.DSH_HOME !== "" ? env.DSH_HOME : join(homedir(), ".dsh")
 
 /** Reads config.toml: a missing file is an empty config; a malformed file or setting is a usage error. */
-export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> => loadConfigFile(join(home, "config.toml"))
-
-/** Reads a config file (the user's, or a project's `.dsh/config.toml`); a missing file is empty. */
-export const loadConfigFile = (path: string): Effect.Effect<DshConfig, UsageError> =>
-  ConfigFile.loadHarnessConfigFile(path).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+export const loadConfig = (home: string): Effect.Effect<DshConfig, UsageError> =>
+  ConfigFile.loadHarnessConfigFile(join(home, "config.toml")).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))

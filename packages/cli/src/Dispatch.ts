@@ -1,3 +1,4 @@
+import type { DshFlags } from "@dsh/kit/dsh"
 import { Effect } from "effect"
 import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
@@ -17,7 +18,7 @@ const stored = <A, E, R>(args: ReadonlyArray<string>, ctx: CliContext, command: 
 const hostedStored = <I, A, E, R>(
   args: ReadonlyArray<string>,
   ctx: CliContext,
-  parse: (rest: ReadonlyArray<string>) => Effect.Effect<I, UsageError>,
+  parse: (rest: ReadonlyArray<string>) => Effect.Effect<I, UsageError | DshFlags.DshFlagError>,
   flagsOf: (input: I) => PermissionFlags | undefined,
   command: (input: I) => Effect.Effect<A, E, R>
 ) => Effect.promise(() => import("./Store.ts")).pipe(Effect.flatMap((m) => m.withHostedStore(args, ctx, parse, flagsOf, command)))

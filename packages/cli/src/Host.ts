@@ -1,28 +1,19 @@
 import { DshHarness, DshModels } from "@dsh/kit/dsh"
 import { Effect, Layer } from "effect"
-import { UsageError } from "./CliError.ts"
-import { type DshConfig, loadConfig } from "./Config.ts"
+import { loadConfig } from "./Config.ts"
 import type { CliContext } from "./Context.ts"
 import { cliInstall } from "./Install.ts"
 import type { PermissionFlags } from "./Permissions.ts"
 
-const asUsageError = <A, R>(effect: Effect.Effect<A, { readonly message: string }, R>) =>
-  Effect.mapError(effect, (e) => new UsageError({ message: e.message }))
-
-/** config.toml with its model settings checked (a spec no adapter serves is a usage error naming the key). */
+/** config.toml with its model settings checked (a spec no adapter serves fails naming the key: exit 2). */
 export const loadCheckedConfig = (ctx: CliContext) =>
-  Effect.gen(function*() {
-    const config = yield* loadConfig(ctx.home)
-    return { config, models: yield* asUsageError(DshModels.check(ctx, config)) }
-  })
+  Effect.flatMap(loadConfig(ctx.home), (config) => Effect.map(DshModels.check(ctx, config), (models) => ({ config, models })))
 
-/** Everything of a loaded config.toml the harness needs, checked: a malformed setting is a usage error naming its key. */
-export const harnessSettings = (ctx: CliContext, config: DshConfig): Effect.Effect<DshHarness.DshSettings, UsageError> =>
-  asUsageError(DshHarness.settings(ctx, config))
+/** Everything of a loaded config.toml the harness needs, checked: a malformed setting fails naming its key (exit 2). */
+export const harnessSettings = DshHarness.settings
 
 /** `harnessSettings` of `$DSH_HOME/config.toml`. */
-export const loadHarnessSettings = (ctx: CliContext): Effect.Effect<DshHarness.DshSettings, UsageError> =>
-  Effect.flatMap(loadConfig(ctx.home), (config) => harnessSettings(ctx, config))
+export const loadHarnessSettings = (ctx: CliContext) => Effect.flatMap(loadConfig(ctx.home), (config) => DshHarness.settings(ctx, config))
 
 /** The host of checked settings: dsh's harness as this CLI is installed. */
 export const hostLayerOf = (ctx: CliContext, settings: DshHarness.DshSettings, flags?: PermissionFlags | undefined) =>

@@ -1,20 +1,17 @@
 import type { AgentHost } from "@dsh/agent"
-import { DshModels } from "@dsh/kit/dsh"
-import { ModelRegistry } from "@dsh/llm"
+import { DshFlags, DshModels } from "@dsh/kit/dsh"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { parseFlags } from "./Args.ts"
 import { UsageError } from "./CliError.ts"
 import type { CliContext } from "./Context.ts"
-import { checkDirectory } from "./Directories.ts"
 import { hostLayer, loadCheckedConfig } from "./Host.ts"
-import { PERMISSION_FLAGS, readPermissionFlags } from "./Permissions.ts"
 
 const FLAGS = {
   agent: { type: "string" },
   model: { type: "string" },
   cwd: { type: "string" },
-  ...PERMISSION_FLAGS
+  ...DshFlags.PERMISSION_FLAGS
 } as const
 
 /**
@@ -32,17 +29,10 @@ export const prepareProtocolServe = (command: "acp" | "sdk", args: ReadonlyArray
       })
     }
     const cwd = resolve(ctx.cwd, values.cwd ?? ".")
-    const permissions = yield* readPermissionFlags(values)
-    yield* checkDirectory(cwd)
-    if (values.model !== undefined) {
-      // With config.toml's `[models]` aliases, as the sessions will resolve it.
-      const { config } = yield* loadCheckedConfig(ctx)
-      const model = values.model
-      yield* Effect.gen(function*() {
-        const registry = yield* ModelRegistry.ModelRegistry
-        return yield* registry.resolve(model, { env: ctx.env, cwd })
-      }).pipe(Effect.provide(DshModels.registryLayer(config, { ...ctx, cwd })))
-    }
+    const permissions = yield* DshFlags.permissions(values)
+    yield* DshFlags.directory(cwd)
+    // With config.toml's `[models]` aliases, as the sessions will resolve it.
+    if (values.model !== undefined) yield* DshModels.resolve({ ...ctx, cwd }, (yield* loadCheckedConfig(ctx)).config, values.model)
     const serve = <A, E>(effect: Effect.Effect<A, E, AgentHost.AgentHost>) => effect.pipe(Effect.provide(hostLayer({ ...ctx, cwd }, permissions)))
     return { serve, cwd, agent: values.agent, model: values.model }
   })

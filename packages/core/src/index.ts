@@ -4,6 +4,7 @@
  */
 export * as Events from "./Events.ts"
 export * as Ids from "./Ids.ts"
+export * as ListenAddress from "./ListenAddress.ts"
 export * as Messages from "./Messages.ts"
 export * as Registry from "./Registry.ts"
 export * as Trace from "./Trace.ts"

@@ -2,7 +2,7 @@ import type { AgentHost } from "@dsh/agent"
 import { type Events, Usage } from "@dsh/core"
 import { Effect } from "effect"
 import { isAbsolute } from "node:path"
-import type { Writable } from "node:stream"
+import type { Readable, Writable } from "node:stream"
 
 /**
  * A headless run's output (`dsh run --output-format`): the final result as text, one JSON
@@ -74,3 +74,13 @@ export const storeFailedSummary = (session: { readonly id: string; readonly loca
   status: "failed",
   error: `${storeOf(session)} failed: ${cause}`
 })
+
+/** All of `input` as text (a prompt piped in); nothing from a terminal. */
+export const readInput = (input: Readable & { readonly isTTY?: boolean | undefined }): Effect.Effect<string> =>
+  input.isTTY === true
+    ? Effect.succeed("")
+    : Effect.promise(async () => {
+      const chunks: Array<Buffer> = []
+      for await (const chunk of input) chunks.push(Buffer.from(chunk as Uint8Array))
+      return Buffer.concat(chunks).toString("utf8")
+    })

@@ -62,3 +62,11 @@ export const info = (session: Session, child: Record, archiveAfterMinutes: numbe
     const warnings = records.flatMap((r) => (r.type === "notice" && r.level === "warning" ? [r.message] : []))
     return { ...SubagentInfo.subagentInfo(child, session.id, archiveAfterMinutes), ...(warnings.length === 0 ? {} : { warnings }) }
   })
+
+/** `info`'s fields one per line, as `dsh subagents info` prints them. */
+export const infoLines = (found: { readonly [key: string]: unknown }): ReadonlyArray<string> =>
+  Object.entries(found).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
+
+/** What `dsh subagents stop` prints of the children it stopped (`target`: a handle or `all`). */
+export const stopLines = (stopped: ReadonlyArray<{ readonly name: string; readonly status: string }>, target: string): ReadonlyArray<string> =>
+  stopped.length === 0 ? [`nothing to stop: ${target === "all" ? "no subagent" : target} is running`] : stopped.map((s) => `${s.name} ${s.status}`)

@@ -49,6 +49,18 @@ export const parentLayer = (place: DshModels.DshPlace, settings: DshHarness.DshS
   )
 }
 
+type ClusterFailure = { readonly _tag: "SqlError" | "ConfigError" | "SocketServerError"; readonly message?: string }
+
+const isClusterFailure = (e: unknown): e is ClusterFailure =>
+  typeof e === "object" && e !== null && "_tag" in e && (e._tag === "SqlError" || e._tag === "ConfigError" || e._tag === "SocketServerError")
+
+/** The cluster's own failures (its database, sockets, settings) as a failed run naming the cluster. */
+export const runFailures = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, ClusterFailure> | DshRun.RunFailed, R> =>
+  effect.pipe(Effect.catchIf(
+    (e): e is Extract<E, ClusterFailure> => isClusterFailure(e),
+    (e) => Effect.fail(new DshRun.RunFailed({ message: `cluster: ${e.message ?? String(e)}` }))
+  )) as Effect.Effect<A, Exclude<E, ClusterFailure> | DshRun.RunFailed, R>
+
 /** A runner (`dsh runner`): a member of the cluster that hosts the sessions' children with dsh's harness. */
 export const runnerLayer = (place: DshModels.DshPlace, settings: DshHarness.DshSettings, install: DshHarness.DshInstall, url: string, listen: ClusterLayers.RunnerAddressInput): Layer.Layer<ModelRegistry.ModelRegistry | Layer.Success<Member>, Layer.Error<Member> | Registry.RegistryError, ProcessLauncher.ProcessLauncher> => {
   const host = DshHarness.withSandbox(settings.config, install, (sandbox, launcher) =>

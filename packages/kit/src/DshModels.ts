@@ -1,6 +1,6 @@
 import type { Registry } from "@dsh/core"
 import { HarnessConfig, ModelsConfig, ProviderPackages } from "@dsh/harness"
-import { LazyAdapter, ModelRegistry } from "@dsh/llm"
+import { type LanguageModel, LazyAdapter, type LlmError, ModelRegistry } from "@dsh/llm"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "@dsh/llm-anthropic/names"
 import { OPENAI_MODEL_IDS } from "@dsh/llm-openai/names"
 import { Effect, type Layer } from "effect"
@@ -58,4 +58,11 @@ export const check = (place: DshPlace, config: HarnessConfig.HarnessConfig): Eff
   Effect.gen(function*() {
     const registry = yield* ModelRegistry.ModelRegistry
     return yield* ModelsConfig.checkModelsConfig(config.models, registry, join(place.home, "config.toml"))
+  }).pipe(Effect.provide(registryLayer(config, place)))
+
+/** A model spec resolved as the sessions of `config` at `place` resolve it (its `[models]` aliases and providers). */
+export const resolve = (place: DshPlace, config: HarnessConfig.HarnessConfig, spec: string): Effect.Effect<LanguageModel.LanguageModelShape, LlmError.LlmError | Registry.RegistryError> =>
+  Effect.gen(function*() {
+    const registry = yield* ModelRegistry.ModelRegistry
+    return yield* registry.resolve(spec, { env: place.env, cwd: place.cwd })
   }).pipe(Effect.provide(registryLayer(config, place)))

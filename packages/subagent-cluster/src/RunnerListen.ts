@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import { ListenAddress } from "@dsh/core"
+import { Effect, Result, Schema } from "effect"
 import { createServer } from "node:net"
 import type { RunnerAddressInput } from "./ClusterLayers.ts"
 
@@ -25,13 +26,8 @@ const freePort = (host: string) =>
  */
 export const runnerListenAddress = (value: string | undefined): Effect.Effect<RunnerAddressInput, RunnerListenError> =>
   Effect.gen(function*() {
-    const text = value ?? ""
-    const colon = text.lastIndexOf(":")
-    const host = (colon === -1 ? text : text.slice(0, colon)).replace(/^\[(.*)\]$/, "$1") || "127.0.0.1"
-    const portText = colon === -1 ? "" : text.slice(colon + 1)
-    const port = portText === "" ? 0 : Number(portText)
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      return yield* new RunnerListenError({ message: `--listen must be HOST:PORT with a port from 0 to 65535 (got "${text}")` })
-    }
+    const parsed = ListenAddress.parse(value ?? "")
+    if (Result.isFailure(parsed)) return yield* new RunnerListenError({ message: parsed.failure })
+    const { host, port } = parsed.success
     return { host, port: port === 0 ? yield* freePort(host) : port }
   })

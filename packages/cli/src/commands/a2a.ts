@@ -1,34 +1,18 @@
-import { AgentHost } from "@dsh/agent"
-import { ResolveAgents } from "@dsh/agent-files"
-import { FileAgents, RunOutput } from "@dsh/harness"
-import { Version } from "@dsh/core"
-import { DshHarness } from "@dsh/kit/dsh"
-import { cardSkills, PERMISSION_QUESTIONS_EXTENSION, serveA2a, serveToken } from "@dsh/subagent-a2a/serve"
-import { Asker } from "@dsh/tools"
+import { ListenAddress } from "@dsh/core"
+import { RunOutput } from "@dsh/harness"
+import { DshA2a, DshFlags } from "@dsh/kit/dsh"
 import { Effect, Result } from "effect"
-import { join, resolve } from "node:path"
+import { resolve } from "node:path"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
-import type { CliContext } from "../Context.ts"
 import { loadConfig } from "../Config.ts"
-import { checkDirectory } from "../Directories.ts"
+import type { CliContext } from "../Context.ts"
 import { cliInstall } from "../Install.ts"
-import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
+import { cliAllowHint, type PermissionFlags } from "../Permissions.ts"
 
-const FLAGS = {
-  listen: { type: "string" },
-  agent: { type: "string" },
-  model: { type: "string" },
-  cwd: { type: "string" },
-  ...PERMISSION_FLAGS
-} as const
+const FLAGS = { listen: { type: "string" }, agent: { type: "string" }, model: { type: "string" }, cwd: { type: "string" }, ...DshFlags.PERMISSION_FLAGS } as const
 
-export interface A2aInput {
-  readonly host: string
-  readonly port: number
-  readonly cwd: string
-  readonly agent?: string | undefined
-  readonly model?: string | undefined
+export interface A2aInput extends ListenAddress.ListenAddress, DshA2a.ServeCreate {
   readonly permissions?: PermissionFlags | undefined
 }
 
@@ -39,55 +23,24 @@ export const parseA2aArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
     const { values, positionals } = yield* parseFlags(args, FLAGS, "a2a")
     if (positionals.length > 0) return yield* new UsageError({ message: `a2a: unexpected argument "${positionals[0]}" (${USAGE})` })
-    const text = values.listen
-    if (text === undefined) return yield* new UsageError({ message: `a2a: --listen HOST:PORT is required (${USAGE})` })
-    const colon = text.lastIndexOf(":")
-    const host = (colon === -1 ? text : text.slice(0, colon)).replace(/^\[(.*)\]$/, "$1") || "127.0.0.1"
-    const port = colon === -1 ? Number.NaN : Number(text.slice(colon + 1))
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      return yield* new UsageError({ message: `--listen must be HOST:PORT with a port from 0 to 65535 (got "${text}")` })
-    }
-    return {
-      host,
-      port,
-      cwd: resolve(ctx.cwd, values.cwd ?? "."),
-      agent: values.agent,
-      model: values.model,
-      permissions: yield* readPermissionFlags(values)
-    } satisfies A2aInput
+    if (values.listen === undefined) return yield* new UsageError({ message: `a2a: --listen HOST:PORT is required (${USAGE})` })
+    const listen = ListenAddress.parse(values.listen, { portRequired: true })
+    if (Result.isFailure(listen)) return yield* new UsageError({ message: listen.failure })
+    return { ...listen.success, cwd: resolve(ctx.cwd, values.cwd ?? "."), agent: values.agent, model: values.model, permissions: yield* DshFlags.permissions(values) } satisfies A2aInput
   })
 
 /**
  * `dsh a2a --listen HOST:PORT`: serves the main agent (with its subagents) as an A2A agent
- * until SIGTERM or Ctrl-C; prints `dsh a2a listening on <url>` when it is ready. Each A2A
- * `contextId` is one dsh session, recorded under `$DSH_HOME/a2a/contexts`. `[a2a.serve]
- * token_env` names the variable holding a bearer token that every request must carry. A client
- * that activates the permission-questions extension is asked on its task (`input-required`); for
- * any other, a permission `ask` is a denial naming the rule and the extension.
+ * (`DshA2a.serve`) until SIGTERM or Ctrl-C; prints `dsh a2a listening on <url>` when it is ready.
  */
 export const executeA2a = (input: A2aInput, ctx: CliContext) =>
   Effect.gen(function*() {
-    yield* checkDirectory(input.cwd)
+    yield* DshFlags.directory(input.cwd)
     const config = yield* loadConfig(ctx.home)
-    const resolved = yield* ResolveAgents.resolveAgents(FileAgents.agentSearch(DshHarness.agentFiles(ctx, config, cliInstall()), { cwd: input.cwd })).pipe(
-      Effect.mapError((e) => new UsageError({ message: e.message }))
-    )
-    const token = serveToken(config.raw, ctx.env)
-    if (Result.isFailure(token)) return yield* new UsageError({ message: token.failure })
-    const host = yield* AgentHost.AgentHost
     yield* Effect.scoped(Effect.gen(function*() {
-      const served = yield* serveA2a({
-        host: input.host,
-        port: input.port,
-        token: token.success,
-        contextsDir: join(ctx.home, "a2a", "contexts"),
-        create: { cwd: input.cwd, agent: input.agent, model: input.model },
-        version: Version.VERSION,
-        skills: cardSkills(resolved.agents.filter(ResolveAgents.isDelegable))
-      }).pipe(Effect.provideService(AgentHost.AgentHost, host), Effect.mapError((e) => new UsageError({ message: e.message })))
+      const create = { cwd: input.cwd, agent: input.agent, model: input.model }
+      const served = yield* DshA2a.serve(ctx, config, cliInstall(), { host: input.host, port: input.port, create, allowHint: cliAllowHint })
       yield* RunOutput.writeLine(ctx.stdout, `dsh a2a listening on ${served.url}`)
       yield* ctx.interrupted
-    })).pipe(
-      Effect.provideService(Asker.Asker, Asker.nobodyAsker({ hint: cliAllowHint, why: `this A2A client cannot be asked (it did not activate the extension ${PERMISSION_QUESTIONS_EXTENSION})` }))
-    )
+    }))
   })

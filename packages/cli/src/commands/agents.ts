@@ -1,12 +1,11 @@
 import { Discovery, TrustStore } from "@dsh/agent-files"
 import { RunOutput } from "@dsh/harness"
-import { DshListing } from "@dsh/kit/dsh"
+import { DshFlags, DshListing } from "@dsh/kit/dsh"
 import { Effect } from "effect"
 import { resolve } from "node:path"
-import { onlyOnce, parseFlags } from "../Args.ts"
+import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { checkDirectory } from "../Directories.ts"
 import { loadCheckedConfig } from "../Host.ts"
 import { cliInstall } from "../Install.ts"
 
@@ -32,7 +31,7 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       return yield* new UsageError({ message: `agents: unknown subcommand "${positionals.join(" ")}" (list, trust, untrust)` })
     }
     const cwd = resolve(ctx.cwd, values.cwd ?? ".")
-    yield* checkDirectory(cwd)
+    yield* DshFlags.directory(cwd)
     if (sub !== "list") {
       // A recorded decision: project agent files that override built-ins apply from now on (or no longer).
       const root = yield* Discovery.findProjectRoot(cwd)
@@ -40,7 +39,7 @@ export const agentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
       yield* sub === "trust" ? store.trust(root) : store.untrust(root)
       return yield* RunOutput.writeLine(ctx.stdout, `${sub === "trust" ? "trusted" : "no longer trusted"}: ${root}`)
     }
-    const agentFile = yield* onlyOnce(values["agent-file"], "--agent-file")
+    const agentFile = yield* DshFlags.onlyOnce(values["agent-file"], "--agent-file")
     const { config } = yield* loadCheckedConfig(ctx)
     const doc = yield* DshListing.listing(ctx, config, cliInstall(), {
       cwd,

@@ -1,19 +1,15 @@
 import { Version } from "@dsh/core"
-import type { DshRun } from "@dsh/kit/dsh"
+import { DshFlags, type DshRun } from "@dsh/kit/dsh"
 import { ServeMcp } from "@dsh/mcp-server"
 import { Effect } from "effect"
-import { parseFlags, readSessionFlags, SESSION_FLAGS } from "../Args.ts"
+import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { checkDirectory } from "../Directories.ts"
 import { RunOutput, SessionChoice } from "@dsh/harness"
-import { cliAllowHint, PERMISSION_FLAGS, type PermissionFlags, readPermissionFlags } from "../Permissions.ts"
+import { cliAllowHint, type PermissionFlags } from "../Permissions.ts"
 
 // The flags of `dsh run` that choose a session and how it runs (no prompt, no output format).
-const FLAGS = {
-  ...SESSION_FLAGS,
-  ...PERMISSION_FLAGS
-} as const
+const FLAGS = { ...DshFlags.SESSION_FLAGS, ...DshFlags.PERMISSION_FLAGS } as const
 
 /** A session chosen as `dsh run` chooses it (no prompt), and the permission flags. */
 export interface McpInput extends Pick<DshRun.RunRequest, "cwd" | "model" | "agent" | "agentFile" | "session" | "continue" | "trustProject"> {
@@ -27,7 +23,7 @@ export const parseMcpArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if (positionals.length > 0) {
       return yield* new UsageError({ message: `mcp: unexpected argument "${positionals[0]}" (dsh mcp [--agent NAME | --agent-file PATH] [--model SPEC] [--cwd DIR])` })
     }
-    return { ...(yield* readSessionFlags(values, ctx.cwd)), permissions: yield* readPermissionFlags(values) } satisfies McpInput
+    return { ...(yield* DshFlags.session(values, ctx.cwd)), permissions: yield* DshFlags.permissions(values) } satisfies McpInput
   })
 
 /**
@@ -37,7 +33,7 @@ export const parseMcpArgs = (args: ReadonlyArray<string>, ctx: CliContext) =>
  */
 export const executeMcp = (input: McpInput, ctx: CliContext) =>
   Effect.gen(function*() {
-    yield* checkDirectory(input.cwd)
+    yield* DshFlags.directory(input.cwd)
     const existing = yield* SessionChoice.openRequestedSession({
       session: input.session,
       continue: input.continue,

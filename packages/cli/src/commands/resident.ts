@@ -1,25 +1,14 @@
-import { Place, type Protocol, Status } from "@dsh/cli-resident"
+import { Place, Status } from "@dsh/cli-resident"
+import { RunOutput } from "@dsh/harness"
 import { Effect } from "effect"
 import { dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
-import { RunOutput } from "@dsh/harness"
 
 /** The directory of this CLI's build, as its residents name it (`build`). */
 const thisBuild = (): string => `${dirname(fileURLToPath(import.meta.url))}/`
-
-const directory = (ctx: CliContext): string =>
-  ctx.env.DSH_RESIDENT_DIR !== undefined && ctx.env.DSH_RESIDENT_DIR !== "" ? ctx.env.DSH_RESIDENT_DIR : Place.residentDir(process.getuid?.() ?? 0)
-
-const mb = (bytes: number | undefined) => (bytes === undefined ? "?" : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
-
-/** One line a resident; one started by an earlier dsh of this directory reports less (then "?"). */
-const line = (r: Partial<Protocol.ResidentStatus> & Pick<Protocol.ResidentStatus, "pid" | "build">): string =>
-  `resident ${r.pid}${(r.name ?? "") === "" ? "" : ` (${r.name})`}  build ${r.build}  idle ${r.idleSeconds ?? "?"}s  ` +
-  `memory ${mb(r.rssBytes)} (spare ${r.ready === true ? mb(r.spareRssBytes) : "loading"})  starts served ${r.served ?? "?"}` +
-  `${(r.running ?? 0) > 0 ? `  running ${r.running}` : ""}${r.served === undefined ? "  (an earlier dsh: dsh resident stop ends it)" : ""}`
 
 /**
  * `dsh resident status [--json]`: this user's residents of this build (pid, build, idle time,
@@ -29,13 +18,11 @@ export const residentCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
   Effect.gen(function*() {
     const [sub, ...rest] = args
     const { values } = yield* parseFlags(rest, { json: { type: "boolean" } }, `resident ${sub ?? ""}`.trim())
-    const dir = directory(ctx)
+    const dir = Place.residentDirOf(process.getuid?.() ?? 0, ctx.env)
     if (sub === "status") {
-      const mine = (yield* Effect.promise(() => Status.residentsIn(dir))).filter((r) => r.build === thisBuild())
-      const residents = mine.map(({ socket: _, ...r }) => r)
+      const residents = (yield* Effect.promise(() => Status.residentsIn(dir))).filter((r) => r.build === thisBuild()).map(({ socket: _, ...r }) => r)
       if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ residents }))
-      if (residents.length === 0) return yield* RunOutput.writeLine(ctx.stdout, "no resident running")
-      for (const r of residents) yield* RunOutput.writeLine(ctx.stdout, line(r))
+      for (const line of residents.length === 0 ? ["no resident running"] : residents.map(Status.statusLine)) yield* RunOutput.writeLine(ctx.stdout, line)
       return
     }
     if (sub === "stop") {

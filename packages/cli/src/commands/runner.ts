@@ -1,10 +1,12 @@
+import { DshStore } from "@dsh/kit/dsh"
 import { RunnerListen } from "@dsh/subagent-cluster"
 import { Effect, Layer } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
 import type { CliContext } from "../Context.ts"
 import { RunOutput } from "@dsh/harness"
-import { chooseStore, takeStoreFlag } from "../Store.ts"
+import { loadConfig } from "../Config.ts"
+import { takeStoreFlag } from "../Store.ts"
 
 const FLAGS = { listen: { type: "string" } } as const
 
@@ -18,16 +20,13 @@ export const runnerCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     const { store, rest } = yield* takeStoreFlag(args)
     const { values, positionals } = yield* parseFlags(rest, FLAGS, "runner")
     if (positionals.length > 0) return yield* new UsageError({ message: `runner takes no argument (got "${positionals[0]}")` })
-    const chosen = yield* chooseStore(store, ctx)
-    if (chosen.spec._tag !== "Postgres") {
-      return yield* new UsageError({ message: `runner needs a PostgreSQL store (--store postgres://…, DSH_STORE or store = in config.toml); ${chosen.source} is the directory ${chosen.spec.home}` })
-    }
+    const url = yield* DshStore.clusterUrl(yield* DshStore.choose(ctx, yield* loadConfig(ctx.home), store), "runner")
     const listen = yield* RunnerListen.runnerListenAddress(values.listen).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
     const { loadHarnessSettings } = yield* Effect.promise(() => import("../Host.ts"))
     const settings = yield* loadHarnessSettings(ctx)
     const { runnerLayer, clusterFailures } = yield* Effect.promise(() => import("../Cluster.ts"))
     yield* clusterFailures(Effect.scoped(Effect.gen(function*() {
-      yield* Layer.build(runnerLayer(ctx, settings, chosen.spec._tag === "Postgres" ? chosen.spec.url : "", listen))
+      yield* Layer.build(runnerLayer(ctx, settings, url, listen))
       yield* RunOutput.writeLine(ctx.stdout, `dsh runner listening on ${listen.host}:${listen.port}`)
       // Until a signal; closing the scope then hands this runner's shards over.
       yield* ctx.interrupted

@@ -1,3 +1,4 @@
+import { DshFlags } from "@dsh/kit/dsh"
 import { SessionMaintenance, Worktrees } from "@dsh/subagent"
 import { PruneText } from "@dsh/view"
 import { Duration, Effect, Option } from "effect"
@@ -6,16 +7,6 @@ import { UsageError } from "../CliError.ts"
 import { loadConfig } from "../Config.ts"
 import type { CliContext } from "../Context.ts"
 import { RunOutput } from "@dsh/harness"
-
-const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
-
-/** `30d`, `12h`, `90m`, `45s`, `2w`: a positive whole number and a unit. */
-export const parseAge = (text: string): Duration.Duration | undefined => {
-  const m = /^(\d+)([smhdw])$/.exec(text.trim())
-  if (m === null) return undefined
-  const n = Number(m[1])
-  return n > 0 && Number.isSafeInteger(n * UNITS[m[2]!]!) ? Duration.millis(n * UNITS[m[2]!]!) : undefined
-}
 
 /**
  * `dsh sessions prune --older-than 30d [--dry-run] [--json]`: deletes the sessions not updated for
@@ -32,10 +23,7 @@ export const sessionsPruneCommand = (args: ReadonlyArray<string>, ctx: CliContex
     }, "sessions prune")
     if (positionals.length > 0) return yield* new UsageError({ message: `sessions prune takes no argument (got "${positionals[0]}")` })
     if (values["older-than"] === undefined) return yield* new UsageError({ message: "usage: dsh sessions prune --older-than AGE [--dry-run] (AGE like 30d, 12h, 90m)" })
-    const olderThan = parseAge(values["older-than"])
-    if (olderThan === undefined) {
-      return yield* new UsageError({ message: `--older-than must be a positive age like 30d, 12h, 90m, 45s or 2w (got "${values["older-than"]}")` })
-    }
+    const olderThan = yield* DshFlags.age(values["older-than"], "--older-than")
     const config = yield* loadConfig(ctx.home)
     const minutes = config.archiving.afterMinutes ?? 60
     const summary = yield* SessionMaintenance.pruneSessions({

@@ -1,4 +1,4 @@
-import { AgentHost } from "@dsh/agent"
+import { DshSessions } from "@dsh/kit/dsh"
 import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
 import { UsageError } from "../CliError.ts"
@@ -20,14 +20,7 @@ export const sessionsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =>
     if (sub !== "list" || positionals.length > 1) {
       return yield* new UsageError({ message: `sessions: unknown subcommand "${positionals.join(" ")}" (list, report, prune)` })
     }
-    // A session whose process is gone shows `lost`; one that cannot be read (a corrupt or missing
-    // state.json) is `unreadable` with the contract's fields (empty: not known) and its `reason`
-    // (`error` too: its name before the reason field was added).
-    const sessions = (yield* (yield* AgentHost.AgentHost).listSessions).map((s) =>
-      s.error === undefined
-        ? { id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status }
-        : { id: s.id, agent: s.agent, createdAt: s.createdAt, updatedAt: s.updatedAt, status: s.status, reason: s.error, error: s.error })
+    const sessions = yield* DshSessions.list
     if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ sessions }))
-    if (sessions.length === 0) return yield* RunOutput.writeLine(ctx.stdout, "no sessions")
-    for (const s of sessions) yield* RunOutput.writeLine(ctx.stdout, "reason" in s ? `${s.id}  ${s.status.padEnd(9)}  ${s.reason}` : `${s.id}  ${s.status.padEnd(9)}  ${s.agent}  ${s.updatedAt}`)
+    for (const line of DshSessions.lines(sessions)) yield* RunOutput.writeLine(ctx.stdout, line)
   })

@@ -1,5 +1,5 @@
 import { AgentHost, TranscriptView } from "@dsh/agent"
-import { DshChildren } from "@dsh/kit/dsh"
+import { DshChildren, DshFlags } from "@dsh/kit/dsh"
 import { SessionRequests } from "@dsh/subagent"
 import { Effect } from "effect"
 import { parseFlags } from "../Args.ts"
@@ -46,10 +46,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     }
     if (sub === "log") {
       const child = yield* find(handle)
-      const limit = values.limit === undefined ? undefined : Number(values.limit)
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-        return yield* new UsageError({ message: `--limit must be a positive integer (got "${values.limit}")` })
-      }
+      const limit = yield* DshFlags.positiveInteger(values.limit, "--limit")
       // Permission decisions show with --tools, and always in --json.
       const tail = yield* DshChildren.log(session, child, { tools: values.tools, permissions: values.json, limit }).pipe(
         Effect.catchTag("ChildLookupError", (e) => Effect.fail(new RunFailed({ message: e.message })))
@@ -62,8 +59,7 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
       const target = handle === "all" || handle === undefined ? "all" : (yield* find(handle)).handle
       const stopped = yield* SessionRequests.requestStop(session, target)
       if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify({ stopped }))
-      if (stopped.length === 0) return yield* RunOutput.writeLine(ctx.stdout, `nothing to stop: ${target === "all" ? "no subagent" : target} is running`)
-      for (const s of stopped) yield* RunOutput.writeLine(ctx.stdout, `${s.name} ${s.status}`)
+      for (const line of DshChildren.stopLines(stopped, target)) yield* RunOutput.writeLine(ctx.stdout, line)
       return
     }
     if (sub === "list") {
@@ -78,7 +74,5 @@ export const subagentsCommand = (args: ReadonlyArray<string>, ctx: CliContext) =
     const child = yield* find(handle)
     const found = yield* DshChildren.info(session, child, (yield* loadConfig(ctx.home)).archiving.afterMinutes)
     if (values.json === true) return yield* RunOutput.writeLine(ctx.stdout, JSON.stringify(found))
-    for (const [k, v] of Object.entries(found)) {
-      yield* RunOutput.writeLine(ctx.stdout, `${k}: ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
-    }
+    for (const line of DshChildren.infoLines(found)) yield* RunOutput.writeLine(ctx.stdout, line)
   })

@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // A spare of the CLI's resident (`dist/warm-spare.js`): every module a command loads on demand,
 // loaded ahead; a start then runs `Cli.ts` in this process.
-import { Spare } from "@dsh/cli-resident"
+import { Lost, Spare } from "@dsh/cli-resident"
 import { fileURLToPath } from "node:url"
-import { residentLost } from "../ResidentLost.ts"
 
 await Spare.runSpare({
   entry: fileURLToPath(new URL("./main.js", import.meta.url)),
@@ -25,5 +24,5 @@ await Spare.runSpare({
       import("@dsh/llm-anthropic")
     ]),
   main: () => import("../Cli.ts"),
-  onResidentLost: residentLost
+  onResidentLost: Lost.residentLost
 })

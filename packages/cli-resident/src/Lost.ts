@@ -1,7 +1,6 @@
 // A start served by a resident's spare whose resident was killed under it: the run ends as a
-// failed one (its summary says why) and its session is left `lost`, as a killed dsh leaves it.
-// A module of its own: the spare and `Cli.ts` share it (the spare cannot import `Cli.ts`, whose
-// evaluation is the whole run).
+// failed one (its summary says why). A module of its own: the spare and the CLI's entry share it
+// (the spare cannot import the entry, whose evaluation is the whole run). One per process.
 
 let reason: string | undefined
 const listeners: Array<() => void> = []
