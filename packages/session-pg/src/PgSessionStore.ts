@@ -21,6 +21,7 @@ import { type Db, run, toSessionError } from "./internal/Db.ts"
 import { locationOf, makePgSessionHandle, readStateRow } from "./internal/handle.ts"
 import { makeLease } from "./internal/lease.ts"
 import { migrate } from "./internal/migrations.ts"
+import { SELECT_STATES, type StateRow, stateOfRow } from "./internal/state.ts"
 import { makeStateHub } from "./internal/watch.ts"
 
 /** @since 0.1.0 */
@@ -106,8 +107,8 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStore.Session
       })))
 
     /** Every row, each decoded or with the reason it cannot be. */
-    const allRows = run(db, "listing sessions", sql<{ readonly id: string; readonly state: unknown }>`SELECT id, state FROM dsh_sessions`).pipe(
-      Effect.flatMap((found) => Effect.forEach(found, (row) => Effect.result(StoreKit.decodeState(row.state, row.id, locationOf(db, row.id))).pipe(Effect.map((result) => ({ id: row.id, result })))))
+    const allRows = run(db, "listing sessions", sql.unsafe<StateRow>(SELECT_STATES)).pipe(
+      Effect.flatMap((found) => Effect.forEach(found, (row) => Effect.result(stateOfRow(row, locationOf(db, row.id))).pipe(Effect.map((result) => ({ id: row.id, result })))))
     )
 
     const list: SessionStore.SessionStoreShape["list"] = allRows.pipe(Effect.map((found) =>
@@ -128,13 +129,12 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStore.Session
         const candidates = yield* run(
           db,
           "finding the latest session",
-          sql<{ readonly id: string; readonly state: unknown }>`SELECT id, state FROM dsh_sessions
-            WHERE ${cwd}::text IS NULL OR state->>'cwd' = ${cwd}::text
-            ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT ${LATEST_BATCH}`
+          sql.unsafe<StateRow>(`${SELECT_STATES} WHERE $1::text IS NULL OR s.state->>'cwd' = $1::text
+            ORDER BY s.updated_at DESC, s.id COLLATE "C" DESC LIMIT ${LATEST_BATCH}`, [cwd])
         )
         const decoded: Array<SessionStore.SessionState> = []
         for (const row of candidates) {
-          const result = yield* Effect.result(StoreKit.decodeState(row.state, row.id, locationOf(db, row.id)))
+          const result = yield* Effect.result(stateOfRow(row, locationOf(db, row.id)))
           if (result._tag === "Success") decoded.push(result.success)
         }
         const found = decoded.length > 0 || candidates.length < LATEST_BATCH

@@ -41,6 +41,41 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
       assert.strictEqual(state["kept"], true, "keys the updates kept are preserved")
     }))
 
+  it.live("a change writes one child's record, not the whole state; other processes read the same state across folds", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const writer = yield* (yield* storeAt(url)).create({ ...Samples.sampleSession, id: "many" })
+      const reader = yield* (yield* storeAt(url)).open("many")
+      const sql = yield* clientOf(url)
+      const addChild = (i: number) => (s: SessionStore.SessionState) => ({
+        ...s,
+        subagents: { ...(s["subagents"] as Record<string, unknown> | undefined), [`c-${i}`]: { handle: `c-${i}`, status: "running", note: "x".repeat(200) } }
+      })
+      const seenByReader: Array<number> = []
+      for (let i = 0; i < 600; i++) {
+        yield* writer.updateState(addChild(i))
+        // The other process reads now and then, so its cached state crosses the folds at 256 and 512.
+        if (i % 97 === 0) seenByReader.push(Object.keys((yield* reader.readState)["subagents"] as object).length)
+      }
+      assert.deepStrictEqual(seenByReader, [1, 98, 195, 292, 389, 486, 583])
+      const [row] = yield* sql<{ readonly state_n: string; readonly patch_n: string; readonly patches: string; readonly bytes: number }>`SELECT state_n, patch_n,
+        (SELECT count(*) FROM dsh_state_patches WHERE session_id = 'many') AS patches,
+        (SELECT max(octet_length(patch::text)) FROM dsh_state_patches WHERE session_id = 'many') AS bytes
+        FROM dsh_sessions WHERE id = 'many'`
+      assert.strictEqual(Number(row!.patch_n), 600, "one change each")
+      assert.strictEqual(Number(row!.state_n), 512, "folded every 256 changes")
+      assert.strictEqual(Number(row!.patches), 88, "the changes since the last fold are rows")
+      assert.isBelow(Number(row!.bytes), 1000, "a patch holds the one child it changed, not 600 of them")
+      const fresh = yield* (yield* storeAt(url)).open("many").pipe(Effect.flatMap((h) => h.readState))
+      assert.deepStrictEqual(yield* reader.readState, fresh, "a cached reader and a fresh one agree")
+      assert.strictEqual(Object.keys((yield* (yield* storeAt(url)).list)[0]!["subagents"] as object).length, 600, "list applies the patches")
+      // The run's end folds: a session at rest is one row.
+      yield* writer.updateState((s) => ({ ...s, status: "completed" }))
+      const [rest] = yield* sql<{ readonly patches: string }>`SELECT count(*) AS patches FROM dsh_state_patches WHERE session_id = 'many'`
+      assert.strictEqual(Number(rest!.patches), 0)
+      assert.strictEqual((yield* reader.readState).status, "completed")
+    }))
+
   it.live("40 updates at once (committed in groups): each caller gets the state its own update made, one that throws fails alone", () =>
     Effect.gen(function*() {
       const url = yield* freshSchema
@@ -119,7 +154,7 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
       assert.deepStrictEqual((yield* b.list).map((s) => s.id), ["one"])
       const sql = yield* clientOf(url)
       const ledger = yield* sql<{ readonly name: string }>`SELECT name FROM dsh_migrations ORDER BY migration_id`
-      assert.deepStrictEqual(ledger.map((m) => m.name), ["sessions", "archive"], "each migration is recorded once")
+      assert.deepStrictEqual(ledger.map((m) => m.name), ["sessions", "archive", "state_patches"], "each migration is recorded once")
     }))
 
   it.live("appends from two stores to one transcript keep every event, renumbered after a clash", () =>

@@ -36,4 +36,4 @@ export { decodeRecord } from "./internal/wire.ts"
  * keys such as `subagents`), and the same change applied: how a store writes one child's record
  * per update instead of the whole state. A patch holds values, so applying it twice is harmless.
  */
-export { applyStatePatch, decodeStatePatch, diffState, type StatePatch } from "./internal/statePatch.ts"
+export { applyStatePatch, applyStatePatches, decodeStatePatch, diffState, type StatePatch } from "./internal/statePatch.ts"

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore, type SessionStore } from "../src/index.ts"
 import { Samples } from "../src/conformance.ts"
-import { applyStatePatch, diffState } from "../src/internal/statePatch.ts"
+import { applyStatePatch, applyStatePatches, diffState, type StatePatch } from "../src/internal/statePatch.ts"
 import { snapshot } from "../src/internal/state.ts"
 
 const tempHome = Effect.acquireRelease(
@@ -161,6 +161,31 @@ describe("state patches", () => {
     const patch = diffState(base, next)!
     assert.deepStrictEqual(Object.keys(patch.entries?.subagents ?? {}).sort(), ["b", "c"], "only the entries that changed")
     assert.deepStrictEqual(patch.unset, ["gone"])
+  })
+
+  it("patches applied at once give what applying them one by one gives, sharing what none touched", () => {
+    const many = snapshot({ ...base, subagents: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`c${i}`, { n: i }])) }) as SessionStore.SessionState
+    const steps: Array<(s: SessionStore.SessionState) => SessionStore.SessionState> = [
+      (s) => ({ ...s, subagents: { ...(s.subagents as object), c3: { n: 30 } } }),
+      (s) => ({ ...s, status: "running", subagents: Object.fromEntries(Object.entries(s.subagents as object).filter(([k]) => k !== "c5")) }),
+      (s) => ({ ...s, requests: undefined, subagents: { ...(s.subagents as object), c40: { n: 40 } } }),
+      (s) => ({ ...s, subagents: { only: { n: 0 } } }),
+      (s) => ({ ...s, subagents: { ...(s.subagents as object), after: { n: 1 } } })
+    ]
+    const patches: Array<StatePatch> = []
+    let state = many
+    for (const step of steps) {
+      const next = snapshot(step(state)) as SessionStore.SessionState
+      patches.push(diffState(state, next)!)
+      state = next
+    }
+    for (let k = 0; k <= patches.length; k++) {
+      assert.deepStrictEqual(applyStatePatches(many, patches.slice(0, k)), patches.slice(0, k).reduce(applyStatePatch, many), `the first ${k}`)
+    }
+    assert.deepStrictEqual(applyStatePatches(many, patches), state)
+    const twoChanges = applyStatePatches(many, patches.slice(0, 2))
+    assert.isTrue(Object.isFrozen(twoChanges) && Object.isFrozen(twoChanges.subagents))
+    assert.strictEqual((twoChanges.subagents as Record<string, unknown>).c7, (many.subagents as Record<string, unknown>).c7, "untouched entries are shared")
   })
 
   it("no change, no patch", () => {

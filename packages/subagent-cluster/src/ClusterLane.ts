@@ -1,6 +1,6 @@
 import { Lane, Limits } from "@dsh/subagent"
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Duration, Effect, Layer, Queue, Schedule } from "effect"
+import { Deferred, Duration, Effect, Layer, Queue, Schedule, Semaphore } from "effect"
 import { hostname } from "node:os"
 
 export interface ClusterLaneOptions {
@@ -63,21 +63,30 @@ export const make = (options: ClusterLaneOptions = {}) =>
         FROM free WHERE s.lane = ${name} AND s.slot = free.slot
         RETURNING s.slot`.pipe(Effect.map((rows) => rows[0]?.slot))
 
+    /**
+     * One waiter of this process at a time looks again (the others queue behind it, first come
+     * first served): a release then costs this process one claim, not one per waiter. Every
+     * release anywhere wakes every process's looking waiter, and 1,000 children queued on 64
+     * slots had made 51 lane statements per child.
+     */
+    const turn = yield* Semaphore.make(1)
+
     /** Claims a slot; claims are never cut short (no slot is left claimed by nobody), waiting is. */
     const acquire = (onQueued: Effect.Effect<void>, restore: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
       Effect.gen(function*() {
         const holder = `${hostname()}:${process.pid}:${++serial}`
-        let queued = false
-        while (true) {
-          const wake = changed
-          const slot = yield* claim(holder)
-          if (slot !== undefined) return { slot, holder }
-          if (!queued) {
-            queued = true
-            yield* restore(onQueued)
+        const first = yield* claim(holder)
+        if (first !== undefined) return { slot: first, holder }
+        yield* restore(onQueued)
+        yield* restore(turn.take(1))
+        return yield* Effect.gen(function*() {
+          while (true) {
+            const wake = changed
+            const slot = yield* claim(holder)
+            if (slot !== undefined) return { slot, holder }
+            yield* restore(Deferred.await(wake).pipe(Effect.timeoutOption(beat)))
           }
-          yield* restore(Deferred.await(wake).pipe(Effect.timeoutOption(beat)))
-        }
+        }).pipe(Effect.ensuring(turn.release(1)))
       })
 
     const release = (held: { readonly slot: number; readonly holder: string }) =>

@@ -153,7 +153,24 @@ export const ChildMeta = Schema.Struct({
 })
 export type ChildMeta = typeof ChildMeta.Type
 
-const decodeDescriptor = Schema.decodeUnknownResult(SubagentDescriptor)
+const decodeDescriptorOnce = Schema.decodeUnknownResult(SubagentDescriptor)
+
+/**
+ * Decoded records by the frozen value they were decoded from. A store hands out frozen snapshots
+ * whose unchanged entries are shared between reads, so with thousands of children each record is
+ * decoded once, not on every read of the state (which had made a cluster run O(children²)). A
+ * memo of a pure function over immutable values: weak, so it holds nothing a state does not.
+ */
+const decodedOf = new WeakMap<object, ReturnType<typeof decodeDescriptorOnce>>()
+
+const decodeDescriptor = (value: unknown): ReturnType<typeof decodeDescriptorOnce> => {
+  if (typeof value !== "object" || value === null || !Object.isFrozen(value)) return decodeDescriptorOnce(value)
+  const known = decodedOf.get(value)
+  if (known !== undefined) return known
+  const decoded = decodeDescriptorOnce(value)
+  decodedOf.set(value, decoded)
+  return decoded
+}
 const decodeTask = Schema.decodeUnknownResult(TaskRecord)
 
 /** Decoded records, and one warning per record that did not decode (it is skipped). */

@@ -115,6 +115,7 @@ export const footprint = (db: Db, sessionId: string): Effect.Effect<number, Sess
     + (SELECT coalesce(sum(octet_length(data)), 0) FROM dsh_archive WHERE session_id = ${sessionId})
     + (SELECT coalesce(sum(octet_length(record::text)), 0) FROM dsh_tasks WHERE session_id = ${sessionId})
     + (SELECT coalesce(sum(octet_length(coalesce(meta::text, ''))), 0) FROM dsh_children WHERE session_id = ${sessionId})
+    + (SELECT coalesce(sum(octet_length(patch::text)), 0) FROM dsh_state_patches WHERE session_id = ${sessionId})
     + (SELECT coalesce(octet_length(state::text), 0) FROM dsh_sessions WHERE id = ${sessionId}) AS bytes`).pipe(
     Effect.map((rows) => Number(rows[0]?.bytes ?? 0))
   )

@@ -11,7 +11,8 @@ import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
 import { makeLease } from "./lease.ts"
 import { makePgTranscript, type PgTranscript } from "./transcript.ts"
-import { CHANNEL, payloadOf, type StateHub } from "./watch.ts"
+import { makeStateRows, SELECT_STATES, type StateRow, stateOfRow } from "./state.ts"
+import type { StateHub } from "./watch.ts"
 
 interface QueuedUpdate {
   readonly f: (state: SessionStore.SessionState) => SessionStore.SessionState
@@ -24,10 +25,8 @@ export const locationOf = (db: Db, sessionId: string, child?: string): string =>
 
 /** Reads and validates a session's state: `NotFound` without a row, `Corrupt` when it is not a state. */
 export const readStateRow = (db: Db, id: string): Effect.Effect<SessionStore.SessionState, SessionError.SessionError> =>
-  run(db, `reading session "${id}"`, db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id}`).pipe(
-    Effect.flatMap((rows) =>
-      rows.length === 0 ? Effect.fail(StoreKit.notFound(id)) : StoreKit.decodeState(rows[0]!.state, id, locationOf(db, id))
-    )
+  run(db, `reading session "${id}"`, db.sql.unsafe<StateRow>(`${SELECT_STATES} WHERE s.id = $1`, [id])).pipe(
+    Effect.flatMap((found) => (found.length === 0 ? Effect.fail(StoreKit.notFound(id)) : stateOfRow(found[0]!, locationOf(db, id))))
   )
 
 const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<SessionStore.ChildStore & { readonly transcript: PgTranscript }, SessionError.SessionError> =>
@@ -101,35 +100,19 @@ export const makePgSessionHandle = (
     const lease = yield* makeLease(db, id, storeScope)
     // One ChildStore per name, so every user of a child shares its transcript's numbering.
     const children = new Map<string, SessionStore.ChildStore & { readonly transcript: PgTranscript }>()
-    const readState = readStateRow(db, id)
+    const rows = yield* makeStateRows(db, id, location)
+    const readState = rows.read
 
     /** Updates asked for and not yet committed: whoever gets `stateLock` commits all of them at once. */
     let queued: Array<QueuedUpdate> = []
 
     /**
-     * Group commit: one transaction locks the row, applies every queued update in order (each
-     * caller gets the state its own update made), writes once and notifies once. Under load (a
-     * parent admitting dozens of children at once) that is one durable commit for the lot instead
-     * of one each, while updates from other processes still queue up on the row lock.
+     * Group commit: one transaction (`StateRows.update`) applies every queued update in order and
+     * writes once. Under load (a parent admitting dozens of children at once) that is one commit
+     * for the lot instead of one each, while updates from other processes queue up on the row lock.
      */
     const commit = (batch: ReadonlyArray<QueuedUpdate>) =>
-      run(db, `updating session "${id}"`, db.sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* db.sql<{ readonly state: unknown }>`SELECT state FROM dsh_sessions WHERE id = ${id} FOR NO KEY UPDATE`
-        if (rows.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
-        let state = yield* StoreKit.decodeState(rows[0]!.state, id, location)
-        const exits: Array<Exit.Exit<SessionStore.SessionState>> = []
-        for (const update of batch) {
-          const updatedAt = yield* StoreKit.nowIso
-          // A defect in one caller's function fails that caller alone.
-          const next = Exit.map(yield* Effect.exit(Effect.sync(() => update.f(state))), (s): SessionStore.SessionState => ({ ...s, updatedAt }))
-          if (Exit.isSuccess(next)) state = next.value
-          exits.push(next)
-        }
-        yield* db.sql`WITH written AS (
-            UPDATE dsh_sessions SET state = ${JSON.stringify(state)}::jsonb, updated_at = ${state.updatedAt}::timestamptz WHERE id = ${id} RETURNING id)
-          SELECT pg_notify(${CHANNEL}, ${payloadOf(db, id)}) FROM written`
-        return exits
-      }))).pipe(
+      rows.update(batch.map((u) => u.f)).pipe(
         Effect.exit,
         Effect.flatMap((exit) =>
           Effect.forEach(batch, (update, i) =>
@@ -193,7 +176,7 @@ export const makePgSessionHandle = (
       transcript: yield* makePgTranscript(db, id, "", location),
       readState,
       updateState,
-      watchState: hub.watch(id, readState),
+      watchState: hub.watch(id, rows.readSeen),
       acquire: lease.acquire,
       owner: lease.owner,
       child,

@@ -9,6 +9,7 @@
  * dsh_children  session_id, name, meta jsonb
  * dsh_tasks     session_id, run_id, record jsonb
  * dsh_archive   session_id, name, bytes, archived_at, data bytea (a child's records as gzipped JSON lines)
+ * dsh_state_patches  session_id, n, patch json: the state's changes after dsh_sessions.state_n (up to patch_n)
  * ```
  */
 import { Effect } from "effect"
@@ -57,6 +58,17 @@ const MIGRATIONS: Record<string, Effect.Effect<void, unknown, SqlClient>> = {
       archived_at timestamptz NOT NULL,
       data bytea NOT NULL,
       PRIMARY KEY (session_id, name)
+    )`
+  }),
+  // A change writes one patch row instead of the whole state (see state.ts); older rows read as before.
+  "3_state_patches": Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`ALTER TABLE dsh_sessions ADD COLUMN state_n bigint NOT NULL DEFAULT 0, ADD COLUMN patch_n bigint NOT NULL DEFAULT 0`
+    yield* sql`CREATE TABLE dsh_state_patches (
+      session_id text NOT NULL REFERENCES dsh_sessions (id) ON DELETE CASCADE,
+      n bigint NOT NULL,
+      patch json NOT NULL,
+      PRIMARY KEY (session_id, n)
     )`
   })
 }

@@ -2,7 +2,8 @@
  * `watchState` pushed by PostgreSQL: `updateState` sends `NOTIFY dsh_session_state, '<schema>/<id>'`
  * in its transaction (delivered on commit, to every listening process), and each store keeps one
  * `LISTEN` connection, opened on the first `watchState`, whose notifications it fans out to its
- * watchers. A watcher re-reads the state on each notification for its session. When the listening
+ * watchers. A watcher re-reads the state on each notification for its session (only the changes
+ * after what its handle saw, see state.ts). When the listening
  * connection is lost, the store listens again (after a second) and then tells every watcher to
  * re-read, since notifications sent meanwhile were missed.
  */
@@ -11,6 +12,12 @@ import { Cause, Deferred, Effect, PubSub, type Scope, Semaphore, Stream } from "
 import { type Db, toSessionError } from "./Db.ts"
 
 export const CHANNEL = "dsh_session_state"
+
+/** A state and the number of the last change it includes (see state.ts): what watchers compare. */
+export interface Seen {
+  readonly state: SessionStore.SessionState
+  readonly n: number
+}
 
 /** Published after a reconnect: every watcher re-reads. */
 const EVERYONE = ""
@@ -26,7 +33,7 @@ export const payloadOf = (db: Pick<Db, "schema">, sessionId: string): string => 
 
 export interface StateHub {
   /** The state of `sessionId` now, then after every change committed by any process. */
-  readonly watch: (sessionId: string, read: Effect.Effect<SessionStore.SessionState, SessionError.SessionError>) => Stream.Stream<SessionStore.SessionState, SessionError.SessionError>
+  readonly watch: (sessionId: string, read: Effect.Effect<Seen, SessionError.SessionError>) => Stream.Stream<SessionStore.SessionState, SessionError.SessionError>
 }
 
 /** The hub of one store; its listener lives in `storeScope`. */
@@ -43,7 +50,7 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
      * burst of updates costs each process one read per session, not one per watcher and update.
      */
     const seen = new Map<string, number>()
-    const reads = new Map<string, { readonly after: number; readonly state: Deferred.Deferred<SessionStore.SessionState, SessionError.SessionError> }>()
+    const reads = new Map<string, { readonly after: number; readonly state: Deferred.Deferred<Seen, SessionError.SessionError> }>()
 
     /** One LISTEN session: ends only with an error (the connection was lost). */
     const listenOnce = (ready: Deferred.Deferred<void, SessionError.SessionError>) =>
@@ -87,12 +94,12 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
       })
     })).pipe(Effect.flatMap(Deferred.await))
 
-    const sharedRead = (payload: string, upTo: number, read: Effect.Effect<SessionStore.SessionState, SessionError.SessionError>) =>
+    const sharedRead = (payload: string, upTo: number, read: Effect.Effect<Seen, SessionError.SessionError>) =>
       Effect.suspend(() => {
         const last = reads.get(payload)
         if (last !== undefined && last.after >= upTo) return Deferred.await(last.state)
         return Effect.gen(function*() {
-          const state = yield* Deferred.make<SessionStore.SessionState, SessionError.SessionError>()
+          const state = yield* Deferred.make<Seen, SessionError.SessionError>()
           reads.set(payload, { after: seen.get(payload) ?? 0, state })
           yield* Effect.exit(read).pipe(Effect.flatMap((exit) => Deferred.done(state, exit)))
           return yield* Deferred.await(state)
@@ -111,8 +118,10 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
         ).pipe(
           // The first read and a reconnect's read are this watcher's own; others may be shared.
           Stream.mapEffect((h) => (h.payload === EVERYONE ? read : sharedRead(mine, h.n, read))),
-          // A notification whose change another one already showed reads the same state: skip it.
-          Stream.changesWith((a, b) => JSON.stringify(a) === JSON.stringify(b))
+          // A notification whose change another one already showed reads the same state (the same
+          // change number): skip it. Comparing the states themselves was O(children) per notification.
+          Stream.changesWith((a, b) => a.n === b.n),
+          Stream.map((seen) => seen.state)
         )
       }))
     }

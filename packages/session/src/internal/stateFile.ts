@@ -20,7 +20,7 @@ import { writeFileAtomic, writeFileAtomicGroup } from "./fsWrites.ts"
 import { type LeaseOwner, release, tryAcquire } from "./lease.ts"
 import { decodeState, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
 import { groupCommit } from "./groupCommit.ts"
-import { applyStatePatch, decodeStatePatch, diffState, type StatePatch } from "./statePatch.ts"
+import { applyStatePatches, decodeStatePatch, diffState, type StatePatch } from "./statePatch.ts"
 
 /** The change log's name beside `state.json`. */
 export const STATE_LOG = "state.changes.jsonl"
@@ -98,7 +98,7 @@ const readFresh = (dir: string, id: string) =>
 
 /** Patches read from the log applied, the result validated (the log is outside data). */
 const applyChecked = (state: SessionState, patches: ReadonlyArray<StatePatch>, id: string, location: string) => {
-  const next = patches.reduce(applyStatePatch, state)
+  const next = applyStatePatches(state, patches)
   return Effect.as(decodeState(next, id, location), next)
 }
 

@@ -95,6 +95,40 @@ export const applyStatePatch = (state: SessionState, patch: StatePatch): Session
   return snapshot(out as unknown as SessionState)
 }
 
+/**
+ * `patches` applied in order, as `applyStatePatch` one after the other would give, but each
+ * map-valued key copied and frozen once for all of them: a reader catching up on k changes of a
+ * state with n children pays O(n + k), not O(n·k).
+ */
+export const applyStatePatches = (state: SessionState, patches: ReadonlyArray<StatePatch>): SessionState => {
+  if (patches.length <= 1) return patches.length === 0 ? state : applyStatePatch(state, patches[0]!)
+  const out: Record<string, unknown> = { ...state }
+  // Maps copied here (mutable until the end), by key.
+  const copied = new Map<string, Record<string, unknown>>()
+  for (const patch of patches) {
+    for (const key of Object.keys(patch.set ?? {})) {
+      out[key] = patch.set![key]
+      copied.delete(key)
+    }
+    for (const key of patch.unset ?? []) {
+      delete out[key]
+      copied.delete(key)
+    }
+    for (const key of new Set([...Object.keys(patch.entries ?? {}), ...Object.keys(patch.drop ?? {})])) {
+      let map = copied.get(key)
+      if (map === undefined) {
+        map = Object.assign({}, isMap(out[key]) ? out[key] : {})
+        copied.set(key, map)
+        out[key] = map
+      }
+      Object.assign(map, patch.entries?.[key])
+      for (const entry of patch.drop?.[key] ?? []) delete map[entry]
+    }
+  }
+  for (const [key, map] of copied) out[key] = snapshot(map)
+  return snapshot(out as unknown as SessionState)
+}
+
 /** Reads one patch from parsed JSON, or `undefined` when it is not a patch. */
 export const decodeStatePatch = (value: unknown): StatePatch | undefined => {
   if (!isMap(value)) return undefined

@@ -12,7 +12,7 @@ const KINDS: ReadonlyArray<readonly [string, RegExp]> = [
   ["lane", /dsh_lane|'dsh_lane'/],
   ["transcript", /dsh_events|pg_current_xact_id/],
   ["meta", /dsh_children/],
-  ["admission (session state)", /dsh_sessions|dsh_session_state/],
+  ["admission (session state)", /dsh_sessions|dsh_session_state|dsh_state_patches/],
   ["tasks", /dsh_tasks/],
   ["runners and shards", /cluster_runners|cluster_locks|pg_advisory|pg_try_advisory|advisory_unlock/],
   ["begin/commit", /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)/i],

@@ -160,6 +160,8 @@ export const makeDescriptorBook = (session: SessionStore.SessionHandle | undefin
       for (const d of decodeDescriptors(state).records) {
         if (mine.has(d.handle)) continue
         const known = book.get(d.handle)
+        // The same decoded record as last time (its stored value did not change): nothing to learn.
+        if (known === d) continue
         book.set(d.handle, d)
         const same = known !== undefined && known.updatedAt === d.updatedAt && known.status === d.status && known.runId === d.runId && known.archivedAt === d.archivedAt
         if (!same) changedHere(d.handle)
