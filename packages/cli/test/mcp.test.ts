@@ -1,7 +1,7 @@
 import { FakeAcpAgent } from "@dsh/subagent-acp/testing"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { type CallToolResult, ElicitRequestSchema, ProgressNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -106,12 +106,20 @@ describe("dsh mcp over real stdio, with the SDK's own client", () => {
   })
 
   it("sends the child's text so far as progress notifications when the call has a progress token", async () => {
-    const seen: Array<{ progress: number; message?: string | undefined }> = []
-    const result = await client.callTool({ name: "subagent", arguments: { description: "stream", prompt: "stream" } }, undefined, {
-      onprogress: (p) => void seen.push(p)
-    })
+    // Heard as they arrive, not through `onprogress`: the SDK's client retires a call's progress
+    // handler on its response, and notifications read in the same chunk as the response are
+    // dispatched a microtask later, so `onprogress` misses them on a loaded machine
+    // (modelcontextprotocol/typescript-sdk#2580). The wire order is what this server controls.
+    // Its own server and home: the handler below replaces the SDK's progress dispatch.
+    const own = await connect(setup())
+    const seen: Array<{ progress: number; message?: string | undefined; progressToken: string | number }> = []
+    own.setNotificationHandler(ProgressNotificationSchema, (n) => void seen.push(n.params))
+    const result = await own.callTool({ name: "subagent", arguments: { description: "stream", prompt: "stream" } }, undefined, {
+      onprogress: () => undefined
+    }).finally(() => own.close())
     expect(text(result)).toContain("one two three")
     expect(seen.length).toBeGreaterThan(0)
+    expect(new Set(seen.map((p) => p.progressToken)).size).toBe(1)
     expect(seen.at(-1)!.message).toBe("one two three four five six seven eight nine ten")
     expect(seen.map((p) => p.progress)).toEqual([...seen.map((p) => p.progress)].sort((a, b) => a - b))
   })
