@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { randomUUID } from "node:crypto"
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0")
 
@@ -10,7 +10,9 @@ const pad = (n: number, w = 2) => String(n).padStart(w, "0")
 export const makeId = (now: Date = new Date()): string => {
   const stamp = `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}` +
     `T${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`
-  return `${stamp}-${randomBytes(4).toString("hex")}`
+  // A v4 UUID's first 8 hex digits are random; `randomUUID` draws on a cached pool, where
+  // `randomBytes` was a system call per id (one per child admitted).
+  return `${stamp}-${randomUUID().slice(0, 8)}`
 }
 
 /** Session, run and child ids must be safe as a single path segment. */

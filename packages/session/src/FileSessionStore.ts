@@ -24,7 +24,7 @@ import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, 
 import { makeHandleCache } from "./internal/handles.ts"
 import { io, ioSync } from "./internal/fs.ts"
 import { ensureDir, ensureDirSync, holdsSessionData, listDir, makeDirIfAbsent, makeDirIfAbsentSync, syncDir } from "./internal/fsDirs.ts"
-import { writeFileAtomic, writeFileAtomicGroup, writeFileExclusive } from "./internal/fsWrites.ts"
+import { writeFileAtomic, writeFileAtomicFreshSync, writeFileExclusive } from "./internal/fsWrites.ts"
 import { SessionError } from "./SessionError.ts"
 import { type SessionHandle, SessionStore, type SessionStoreShape, type SessionState } from "./SessionStore.ts"
 
@@ -75,8 +75,8 @@ const makeCreate = ({ dirOf, remember, scope, sessionsDir, strict }: StoreContex
         io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
         io("sync", sessionsDir, () => syncDir(sessionsDir))
       ], { concurrency: 2, discard: true })
-      : io("write", statePath, () => writeFileAtomicGroup(statePath, encodeJson(state), true))
-    return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict))
+      : ioSync("write", statePath, () => writeFileAtomicFreshSync(statePath, encodeJson(state)))
+    return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict, true))
   })
 
 const makeRecover = (

@@ -27,7 +27,7 @@ import { SpawnProvider } from "../src/index.ts"
 const ROUNDS = 5
 const PER_ROUND = 10
 const FAN = 100
-const FAN_ROUNDS = 3
+const FAN_ROUNDS = 7
 const LEAD = "You lead."
 const RESEARCHER = "You research one question."
 

@@ -42,15 +42,22 @@ interface FileChildStore extends ChildStore {
 
 const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, strict: boolean): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
-    yield* strict ? io("create", dir, () => ensureDir(dir, true)) : ioSync("create", dir, () => ensureDirSync(dir))
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict)
+    // A directory made here holds nothing yet: no transcript to scan, no meta.json to replace.
+    const fresh = yield* strict ? io("create", dir, () => ensureDir(dir, true)) : ioSync("create", dir, () => ensureDirSync(dir))
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict, fresh)
     const metaPath = join(dir, "meta.json")
+    let metaWritten = !fresh
     return {
       name,
       transcript,
       location: dir,
       readMeta: readJsonIfExists(metaPath),
-      writeMeta: (meta) => writeJson(metaPath, meta, strict)
+      writeMeta: (meta) =>
+        Effect.suspend(() => {
+          const first = !metaWritten
+          metaWritten = true
+          return writeJson(metaPath, meta, strict, first)
+        })
     } satisfies FileChildStore
   })
 
@@ -68,18 +75,19 @@ export interface ReleasableHandle {
  * Builds the handle for a session directory. The files the handle's transcripts keep open are
  * closed by `letGo`, or when `storeScope` (the store's) closes. With `strict`, every metadata
  * write (state, meta, tasks, new directories) is fsynced on its own; without, only transcript
- * syncs are (see `SyncPolicy`).
+ * syncs are (see `SyncPolicy`). With `fresh`, the directory was just created for a new session.
  */
 export const makeFileSessionHandle = (
   dir: string,
   id: string,
   storeScope: Scope.Scope,
-  strict = true
+  strict = true,
+  fresh = false
 ): Effect.Effect<ReleasableHandle, SessionError> =>
   Effect.gen(function*() {
     // The handle's own: closing it drops the transcripts' finalizers from the store's scope too.
     const scope = yield* Scope.fork(storeScope)
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, undefined, strict)
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, undefined, strict, fresh)
     const agentsDir = join(dir, "agents")
     const tasksDir = join(dir, "tasks")
     // One ChildStore per name, so every user of a child shares its transcript buffer.

@@ -72,6 +72,8 @@ interface LiveFile {
   pending: string
   needsNewline: boolean
   exists: boolean
+  /** The file's directory is known to exist (the file did, or this process made it). */
+  dirReady: boolean
   /** The file's directory entry is known to be on disk (it existed, or a sync covered it). */
   entrySynced: boolean
   /** Bytes were written since the last successful fsync. */
@@ -82,23 +84,20 @@ interface LiveFile {
 
 /**
  * Writes the buffer (and fsyncs when `durable`). Call only while holding the transcript's lock.
- * Uninterruptible: once the buffer is taken, the write must finish or put it back.
+ * Uninterruptible: once the buffer is taken, the write must finish or put it back. The write is
+ * synchronous (see `Appender`); only a sync leaves the event loop.
  */
 const writePendingOf = (path: string, strict: boolean, live: LiveFile) => (durable: boolean): Effect.Effect<void, SessionError> =>
   Effect.suspend(() => {
     if (live.pending === "" && !(durable && live.unsynced)) return Effect.void
     const chunk = (live.needsNewline && live.pending !== "" ? "\n" : "") + live.pending
-    // Strict: a new file's directory entry is fsynced too. Otherwise the file's own fdatasync
-    // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
-    const syncEntry = strict && !live.entrySynced
     live.pending = ""
-    const makeDir = live.exists
+    const makeDir = live.dirReady
       ? Effect.void
       : strict
       ? io("create the directory of", path, () => ensureDir(dirname(path), true))
       : ioSync("create the directory of", path, () => ensureDirSync(dirname(path)))
-    return makeDir.pipe(
-      Effect.andThen(io("append to", path, () => live.appender.append(chunk, durable, syncEntry))),
+    const write = chunk === "" ? Effect.void : ioSync("append to", path, () => live.appender.write(chunk)).pipe(
       Effect.tapError(() =>
         Effect.sync(() => {
           // Nothing, or only a torn line, reached the file: keep the events for a retry.
@@ -106,16 +105,26 @@ const writePendingOf = (path: string, strict: boolean, live: LiveFile) => (durab
           live.needsNewline = true
         })
       ),
+      Effect.tap(() =>
+        Effect.sync(() => {
+          live.exists = true
+          live.dirReady = true
+          live.needsNewline = false
+          live.unsynced = true
+        })
+      )
+    )
+    // Strict: a new file's directory entry is fsynced too. Otherwise the file's own fdatasync
+    // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
+    const sync = !durable ? Effect.void : Effect.suspend(() => io("fsync", path, () => live.appender.sync(strict && !live.entrySynced))).pipe(
       Effect.flatMap((outcome) => {
-        live.exists = true
-        if (chunk !== "") live.needsNewline = false
-        live.unsynced = !durable || outcome.syncError !== undefined
-        if (!live.unsynced) live.entrySynced = true
-        return outcome.syncError === undefined
-          ? Effect.void
-          : Effect.fail(ioError("fsync", path, outcome.syncError))
+        if (outcome.syncError !== undefined) return Effect.fail(ioError("fsync", path, outcome.syncError))
+        live.unsynced = false
+        live.entrySynced = true
+        return Effect.void
       })
     )
+    return makeDir.pipe(Effect.andThen(write), Effect.andThen(sync))
   }).pipe(Effect.uninterruptible)
 
 /**
@@ -176,11 +185,18 @@ const makeReaders = (
 /**
  * Opens (without creating) the transcript at `path`; the directory is created on first
  * write. The file handle kept open for appends is closed when `scope` (the store's) closes.
- * With `archivePath`, the transcript may live archived there (children's transcripts).
+ * With `archivePath`, the transcript may live archived there (children's transcripts). With
+ * `fresh`, the caller has just created the directory: there is no file to look at.
  */
-export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath?: string, strict = true): Effect.Effect<FileTranscript, SessionError> =>
+export const makeFileTranscript = (
+  path: string,
+  scope: Scope.Scope,
+  archivePath?: string,
+  strict = true,
+  fresh = false
+): Effect.Effect<FileTranscript, SessionError> =>
   Effect.gen(function*() {
-    const tail = yield* scanTailOf(path)
+    const tail = fresh ? ABSENT : yield* scanTailOf(path)
     const lock = yield* Semaphore.make(1)
     const live: LiveFile = {
       appender: makeAppender(path),
@@ -189,6 +205,7 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
       pending: "",
       needsNewline: tail.needsNewline,
       exists: tail.exists,
+      dirReady: fresh || tail.exists,
       entrySynced: tail.exists,
       unsynced: false,
       archiveUnchecked: !tail.exists && archivePath !== undefined
@@ -205,6 +222,7 @@ export const makeFileTranscript = (path: string, scope: Scope.Scope, archivePath
       live.seq = Math.max(live.seq, t.lastSeq)
       live.needsNewline = t.needsNewline
       live.exists = t.exists
+      live.dirReady = live.dirReady || t.exists
       live.entrySynced = t.exists
       live.unsynced = false
     }))

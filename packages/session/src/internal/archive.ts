@@ -11,13 +11,12 @@
  * file begins with the archive's content the archive is a leftover; otherwise (a transcript
  * started afresh beside an archive) the archive's content is put in front of the live file's.
  */
-import { randomBytes } from "node:crypto"
 import { createReadStream, createWriteStream } from "node:fs"
 import { open, readFile, rename, stat, unlink } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import { Writable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { errorCode, PRIVATE_FILE } from "./fs.ts"
+import { errorCode, PRIVATE_FILE, tempBeside } from "./fs.ts"
 import { ensureDir, listDir, syncDir } from "./fsDirs.ts"
 import { openIfExists } from "./fsReads.ts"
 
@@ -74,8 +73,6 @@ export const readArchive = async (path: string): Promise<Buffer | undefined> => 
   }
   return await gunzipAsync(compressed)
 }
-
-const tempBeside = (path: string) => join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
 
 /**
  * Removes temp files an interrupted archive or restore of `path` left beside it. Call only while

@@ -5,7 +5,7 @@
  * The helpers are plain Promise code (so `try`/`finally` can close handles); Effect code calls
  * them through `io`, which turns any rejection into a typed `SessionError` with reason `Io`.
  */
-import { randomBytes } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { basename, dirname, join } from "node:path"
 import { Effect } from "effect"
 import { SessionError } from "../SessionError.ts"
@@ -48,9 +48,13 @@ export const io = <A>(operation: string, path: string, run: () => Promise<A>): E
 export const ioSync = <A>(operation: string, path: string, run: () => A): Effect.Effect<A, SessionError> =>
   Effect.try({ try: run, catch: (cause) => ioError(operation, path, cause) })
 
-/** A fresh temp name in `path`'s directory (same filesystem, so a rename or link is atomic). */
+/**
+ * A fresh temp name in `path`'s directory (same filesystem, so a rename or link is atomic). The
+ * random part comes from `randomUUID`, which draws on a cached pool: `randomBytes` per name was a
+ * system call per write.
+ */
 export const tempBeside = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`)
+  join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`)
 
 /** True for `writeFileAtomic`'s temp files, which remain only if a process died mid-write. */
 export const isTempFile = (name: string): boolean => name.startsWith(".") && name.endsWith(".tmp")

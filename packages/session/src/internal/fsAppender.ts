@@ -4,26 +4,27 @@ import { dirname } from "node:path"
 import { PRIVATE_FILE } from "./fs.ts"
 import { syncDir } from "./fsDirs.ts"
 
-/** What an append achieved: the bytes are written, and `syncError` is set if the fsync failed. */
-export interface AppendOutcome {
+/** What a sync achieved: `syncError` is set if the fsync failed. */
+export interface SyncOutcome {
   readonly syncError?: unknown
 }
 
 /**
  * Appends to one file through a descriptor that stays open between writes. A write is one
- * synchronous `write(2)` (an event is a few hundred bytes: a round trip through the thread pool
- * would cost more than the write); a durable append then fdatasyncs off the event loop. Calls
- * must not overlap (the transcript's lock serializes them). After `close`, appends still work and
- * open the file for each write.
+ * synchronous `write(2)`, returned from at once (an event is a few hundred bytes: a round trip
+ * through the thread pool, or even a resolved Promise per event, costs more than the write); a
+ * sync fdatasyncs off the event loop. Calls must not overlap a `sync` in flight (the
+ * transcript's lock serializes them). After `close`, writes still work and open the file for each.
  */
 export interface Appender {
+  /** Appends `data` (O_APPEND). Throws when it failed: nothing, or a torn tail, reached the file. */
+  readonly write: (data: string) => void
   /**
-   * Appends `data` (O_APPEND) and, when `durable`, fdatasyncs, and with `syncEntry` also
-   * syncs the directory (for a file this process created). A failed write rejects (nothing,
-   * or a torn tail, reached the file); a failed fsync resolves with `syncError`, since the
-   * bytes are in the file and must not be written twice.
+   * fdatasyncs what was written and, with `syncEntry`, the directory too (for a file this
+   * process created). Never rejects: a failed fsync resolves with `syncError`, since the bytes
+   * are in the file and must not be written twice.
    */
-  readonly append: (data: string, durable: boolean, syncEntry: boolean) => Promise<AppendOutcome>
+  readonly sync: (syncEntry: boolean) => Promise<SyncOutcome>
   readonly close: () => Promise<void>
 }
 
@@ -40,30 +41,37 @@ export const makeAppender = (path: string): Appender => {
       // already closed
     }
   }
+  const descriptor = () => {
+    const fd = kept ?? openSync(path, "a", PRIVATE_FILE)
+    if (!closed) kept = fd
+    return fd
+  }
   return {
-    append: async (data, durable, syncEntry) => {
-      const fd = kept ?? openSync(path, "a", PRIVATE_FILE)
-      if (!closed) kept = fd
+    write: (data) => {
+      const fd = descriptor()
       try {
         const bytes = Buffer.from(data, "utf8")
         let written = 0
         while (written < bytes.length) written += writeSync(fd, bytes, written)
       } catch (cause) {
-        // A descriptor that failed a write is not trusted again; the next append reopens the file.
+        // A descriptor that failed a write is not trusted again; the next write reopens the file.
         drop(fd)
         throw cause
-      }
-      try {
-        if (!durable) return {}
-        try {
-          await datasync(fd)
-          if (syncEntry) await syncDir(dirname(path))
-          return {}
-        } catch (syncError) {
-          return { syncError }
-        }
       } finally {
         if (closed) drop(fd)
+      }
+    },
+    sync: async (syncEntry) => {
+      let fd: number | undefined
+      try {
+        fd = descriptor()
+        await datasync(fd)
+        if (syncEntry) await syncDir(dirname(path))
+        return {}
+      } catch (syncError) {
+        return { syncError }
+      } finally {
+        if (closed && fd !== undefined) drop(fd)
       }
     },
     close: async () => {

@@ -4,8 +4,11 @@ import { lstat, mkdir, open, readdir } from "node:fs/promises"
 import { dirname, join } from "node:path"
 import { errorCode, isTempFile, PRIVATE_DIR } from "./fs.ts"
 
-/** `mkdir -p` without any fsync (group commit), synchronous (see `ioSync`). */
-export const ensureDirSync = (path: string): void => void mkdirSync(path, { recursive: true, mode: PRIVATE_DIR })
+/**
+ * `mkdir -p` without any fsync (group commit), synchronous (see `ioSync`); true when it created
+ * `path` (nothing can be in it yet).
+ */
+export const ensureDirSync = (path: string): boolean => mkdirSync(path, { recursive: true, mode: PRIVATE_DIR }) !== undefined
 
 /**
  * Whether a session directory holds data besides its state (a transcript, children, tasks, an
@@ -67,17 +70,19 @@ export const syncDir = async (path: string): Promise<void> => {
 /**
  * `mkdir -p`, and if it created anything and `durable`, fsyncs the parent of every new directory
  * (all at once) so the new entries survive a crash. Cheap when the directory already exists (one
- * mkdir call).
+ * mkdir call). True when it created `path`.
  */
-export const ensureDir = async (path: string, durable = true): Promise<void> => {
+export const ensureDir = async (path: string, durable = true): Promise<boolean> => {
   const created = await mkdir(path, { recursive: true, mode: PRIVATE_DIR })
-  if (created === undefined || !durable) return
+  if (created === undefined) return false
+  if (!durable) return true
   const parents: Array<string> = []
   for (let dir = path; ; dir = dirname(dir)) {
     parents.push(dirname(dir))
     if (dir === created || dirname(dir) === dir) break
   }
   await Promise.all(parents.map(syncDir))
+  return true
 }
 
 /** The bytes of every file under `dir` (0 when it does not exist); links are not followed. */

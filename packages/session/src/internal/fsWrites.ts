@@ -36,34 +36,55 @@ export const writeFileAtomic = async (path: string, data: string, durable = true
   if (durable) await syncDir(dir)
 }
 
+/** Writes `data` to the new file `temp` (refused if it exists), synchronously, without fsync. */
+const writeTempSync = (temp: string, data: string): void => {
+  const fd = openSync(temp, "wx", PRIVATE_FILE)
+  try {
+    const bytes = Buffer.from(data, "utf8")
+    let written = 0
+    while (written < bytes.length) written += writeSync(fd, bytes, written)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+const removeTempSync = (temp: string): void => {
+  try {
+    unlinkSync(temp)
+  } catch {
+    // never created, or already renamed
+  }
+}
+
 /**
  * `writeFileAtomic` without fsyncs (group commit): the temp file is written synchronously (one
  * write to the page cache, see `ioSync`), the rename goes through the thread pool. A rename over
  * an existing file makes ext4 (auto_da_alloc) start writing the new file's blocks out, which under
  * disk load blocks for milliseconds: a profile of 100 parallel children with it on the event loop
- * had a third of all CPU time in `rename`. With `fresh` (the target cannot exist), the rename
- * is synchronous too.
+ * had a third of all CPU time in `rename`.
  */
-export const writeFileAtomicGroup = async (path: string, data: string, fresh = false): Promise<void> => {
+export const writeFileAtomicGroup = async (path: string, data: string): Promise<void> => {
   const temp = tempBeside(path)
   try {
-    const fd = openSync(temp, "wx", PRIVATE_FILE)
-    try {
-      const bytes = Buffer.from(data, "utf8")
-      let written = 0
-      while (written < bytes.length) written += writeSync(fd, bytes, written)
-    } finally {
-      closeSync(fd)
-    }
-    // A file that cannot exist yet (a new session's state) has nothing to flush: renamed here.
-    if (fresh) renameSync(temp, path)
-    else await rename(temp, path)
+    writeTempSync(temp, data)
+    await rename(temp, path)
   } catch (cause) {
-    try {
-      unlinkSync(temp)
-    } catch {
-      // never created, or already renamed
-    }
+    removeTempSync(temp)
+    throw cause
+  }
+}
+
+/**
+ * `writeFileAtomicGroup` for a file that cannot exist yet (a new session's state, a new child's
+ * meta): with nothing to replace there is nothing for the rename to flush, so it is synchronous too.
+ */
+export const writeFileAtomicFreshSync = (path: string, data: string): void => {
+  const temp = tempBeside(path)
+  try {
+    writeTempSync(temp, data)
+    renameSync(temp, path)
+  } catch (cause) {
+    removeTempSync(temp)
     throw cause
   }
 }

@@ -16,7 +16,7 @@ import type { SessionState } from "../SessionStore.ts"
 import { io, ioSync } from "./fs.ts"
 import { appendLogSync, logStatSync, readLogSync, removeLogSync } from "./fsLog.ts"
 import { fileIdentitySync, readTextIfExistsSync } from "./fsReads.ts"
-import { writeFileAtomic, writeFileAtomicGroup } from "./fsWrites.ts"
+import { writeFileAtomic, writeFileAtomicFreshSync, writeFileAtomicGroup } from "./fsWrites.ts"
 import { type LeaseOwner, release, tryAcquire } from "./lease.ts"
 import { decodeState, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
 import { groupCommit } from "./groupCommit.ts"
@@ -31,13 +31,18 @@ const SETTLED: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"
 /** The log is folded into `state.json` once it is larger than this and than `state.json`. */
 const FOLD_BYTES = 64 * 1024
 
-/** Strict: temp file and directory fsynced. Group: no fsync, one thread-pool call (see `writeFileAtomicGroup`). */
-export const writeJson = (path: string, value: unknown, strict: boolean): Effect.Effect<void, SessionError> =>
-  writeText(path, encodeJson(value), strict)
+/**
+ * Strict: temp file and directory fsynced. Group: no fsync, one thread-pool call (see
+ * `writeFileAtomicGroup`), none with `fresh` (the file cannot exist yet).
+ */
+export const writeJson = (path: string, value: unknown, strict: boolean, fresh = false): Effect.Effect<void, SessionError> =>
+  writeText(path, encodeJson(value), strict, fresh)
 
-const writeText = (path: string, text: string, strict: boolean): Effect.Effect<void, SessionError> =>
+const writeText = (path: string, text: string, strict: boolean, fresh = false): Effect.Effect<void, SessionError> =>
   strict
     ? io("write", path, () => writeFileAtomic(path, text, true))
+    : fresh
+    ? ioSync("write", path, () => writeFileAtomicFreshSync(path, text))
     : io("write", path, () => writeFileAtomicGroup(path, text))
 
 /** The patches in the complete lines of `bytes`, how many bytes they span, and how many lines were not patches. */
