@@ -18,6 +18,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Clock, Effect, Layer, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { type Db, run, toSessionError } from "./internal/Db.ts"
+import { makeEventWriter } from "./internal/eventWriter.ts"
 import { locationOf, makePgSessionHandle, readStateRow } from "./internal/handle.ts"
 import { makeLease } from "./internal/lease.ts"
 import { migrate } from "./internal/migrations.ts"
@@ -76,6 +77,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStore.Session
     const db: Db = { sql, ...described, schema }
     yield* migrate(db)
     const hub = yield* makeStateHub(db, scope)
+    const events = yield* makeEventWriter(db)
     const handles = StoreKit.makeHandleCache()
 
 
@@ -92,7 +94,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStore.Session
             ON CONFLICT (id) DO NOTHING RETURNING id`
         )
         if (inserted.length === 0) return yield* new SessionError.SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
-        const made = yield* makePgSessionHandle(db, id, hub, scope)
+        const made = yield* makePgSessionHandle(db, id, hub, scope, events)
         return handles.remember(made.handle, made.letGo)
       })
 
@@ -101,7 +103,7 @@ export const make = (sql: PgClient.PgClient): Effect.Effect<SessionStore.Session
         const known = handles.get(id)
         if (known !== undefined) return Effect.succeed(known)
         return readStateRow(db, id).pipe(
-          Effect.andThen(makePgSessionHandle(db, id, hub, scope)),
+          Effect.andThen(makePgSessionHandle(db, id, hub, scope, events)),
           Effect.map((made) => handles.remember(made.handle, made.letGo))
         )
       })))

@@ -200,6 +200,38 @@ describe.skipIf(pg === undefined)("PgSessionStore locations and errors", () => {
       assert.notInclude(session.location, pg!.password)
     }))
 
+  it.live("children appending at once share INSERTs, each append returning once its row is in; a removed session's appends fail alone", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const store = yield* storeAt(url)
+      const sql = yield* clientOf(url)
+      const busy = yield* store.create({ ...Samples.sampleSession, id: "busy" })
+      const gone = yield* store.create({ ...Samples.sampleSession, id: "gone" })
+      const children = yield* Effect.forEach(Array.from({ length: 30 }, (_, i) => `c-${i}`), (name) => busy.child(name))
+      const say = (text: string) => ({ type: "message", message: { role: "assistant", content: text } }) as const
+      const rows = (id: string) => sql<{ readonly n: string; readonly commits: string }>`SELECT count(*) AS n, count(DISTINCT xmin::text) AS commits FROM dsh_events WHERE session_id = ${id}`
+      yield* Effect.forEach(children, (c) => Effect.forEach([1, 2, 3], (i) => c.transcript.append(say(`${c.name} ${i}`)), { discard: true }), { concurrency: "unbounded", discard: true })
+      const [shared] = yield* rows("busy")
+      assert.strictEqual(Number(shared!.n), 90, "every append is in the table when it returns")
+      // One INSERT per transcript per event would be 90 commits.
+      assert.isBelow(Number(shared!.commits), 30, `90 rows of 30 transcripts in ${shared!.commits} commits`)
+      for (const c of children) {
+        assert.deepStrictEqual((yield* c.transcript.read).records.map((r) => r.type === "message" ? r.message.content : r.type), [1, 2, 3].map((i) => `${c.name} ${i}`))
+      }
+
+      // Another process removes a session while this one still appends to it: only its appends fail.
+      yield* sql`DELETE FROM dsh_sessions WHERE id = 'gone'`
+      const [lost, ...kept] = yield* Effect.all([
+        Effect.exit(gone.transcript.append(say("too late"))),
+        ...children.map((c) => Effect.exit(c.transcript.append(say(`${c.name} 4`))))
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(lost!._tag, "Failure", "the removed session's append fails")
+      assert.isTrue(kept.every((e) => e._tag === "Success"), "the other transcripts' appends succeed")
+      assert.strictEqual(Number((yield* rows("busy"))[0]!.n), 120)
+      const next = yield* Effect.exit(children[0]!.transcript.append(say("after")))
+      assert.strictEqual(next._tag, "Success", "later appends of the others are not held up by the failed one")
+    }))
+
   it.live("a server that is not there is one line naming host:port, without the password", () =>
     Effect.gen(function*() {
       const port = yield* closedPort

@@ -10,6 +10,7 @@ import { Deferred, Effect, Exit, type Scope, Semaphore } from "effect"
 import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
 import { makeLease } from "./lease.ts"
+import type { EventWriter } from "./eventWriter.ts"
 import { makePgTranscript, type PgTranscript } from "./transcript.ts"
 import { makeStateRows, SELECT_STATES, type StateRow, stateOfRow } from "./state.ts"
 import type { StateHub } from "./watch.ts"
@@ -29,7 +30,7 @@ export const readStateRow = (db: Db, id: string): Effect.Effect<SessionStore.Ses
     Effect.flatMap((found) => (found.length === 0 ? Effect.fail(StoreKit.notFound(id)) : stateOfRow(found[0]!, locationOf(db, id))))
   )
 
-const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<SessionStore.ChildStore & { readonly transcript: PgTranscript }, SessionError.SessionError> =>
+const makeChildStore = (db: Db, events: EventWriter, sessionId: string, name: string): Effect.Effect<SessionStore.ChildStore & { readonly transcript: PgTranscript }, SessionError.SessionError> =>
   Effect.gen(function*() {
     const location = locationOf(db, sessionId, name)
     // Registered at once, as the file store makes its directory: `children` lists it from now on.
@@ -41,7 +42,7 @@ const makeChildStore = (db: Db, sessionId: string, name: string): Effect.Effect<
     return {
       name,
       location,
-      transcript: yield* makePgTranscript(db, sessionId, name, location),
+      transcript: yield* makePgTranscript(db, events, sessionId, name, location),
       readMeta: run(
         db,
         `reading ${location}`,
@@ -92,7 +93,8 @@ export const makePgSessionHandle = (
   db: Db,
   id: string,
   hub: StateHub,
-  storeScope: Scope.Scope
+  storeScope: Scope.Scope,
+  events: EventWriter
 ): Effect.Effect<{ readonly handle: SessionStore.SessionHandle; readonly letGo: Effect.Effect<boolean> }> =>
   Effect.gen(function*() {
     const location = locationOf(db, id)
@@ -136,7 +138,7 @@ export const makePgSessionHandle = (
       StoreKit.checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
         const known = children.get(name)
         if (known !== undefined) return Effect.succeed(known)
-        return makeChildStore(db, id, name).pipe(Effect.map((made) => {
+        return makeChildStore(db, events, id, name).pipe(Effect.map((made) => {
           // Another fiber may have built the same child meanwhile: keep the first one.
           const first = children.get(name) ?? made
           children.set(name, first)
@@ -173,7 +175,7 @@ export const makePgSessionHandle = (
     const handle = {
       id,
       location,
-      transcript: yield* makePgTranscript(db, id, "", location),
+      transcript: yield* makePgTranscript(db, events, id, "", location),
       readState,
       updateState,
       watchState: hub.watch(id, rows.readSeen),

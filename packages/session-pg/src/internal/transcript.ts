@@ -1,8 +1,9 @@
 /**
  * A `Transcript` as rows of `dsh_events` (`agent` '' for the main agent, else the child's name),
  * written through: each `append` returns once its row is committed, so every reader sees it at
- * once; appends made while an INSERT of the transcript is in flight go in together with the next
- * one (group commit), so concurrent writers share round trips. Like the file store's write without fsync, that commit does not wait for the WAL
+ * once; appends made while an INSERT is in flight go in together with the next one, whichever of
+ * the store's transcripts they belong to (`eventWriter.ts`), so concurrent writers share round
+ * trips. Like the file store's write without fsync, that commit does not wait for the WAL
  * flush (`synchronous_commit` off for that statement alone); `sync` makes everything appended so
  * far durable with one synchronous commit. A failed INSERT keeps its events, and they go in with
  * the next append. `seq` continues from the highest stored one, read on first append; an
@@ -12,23 +13,12 @@ import { Events } from "@dsh/core"
 import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Effect, Semaphore } from "effect"
 import { archivedLines, parseLines, restoreChild } from "./archive.ts"
-import { type Db, run, toSessionError } from "./Db.ts"
+import { type Db, run } from "./Db.ts"
+import type { EventQueue, EventWriter } from "./eventWriter.ts"
 
 /** A transcript of this store; `forget` drops its cached numbering (after its rows were archived). */
 export interface PgTranscript extends SessionStore.Transcript {
   readonly forget: Effect.Effect<void>
-}
-
-/** Rows per INSERT at most (two parameters each, well under PostgreSQL's 65,535). */
-const MAX_ROWS = 1000
-
-/** One multi-row INSERT whose commit does not wait for the WAL flush. */
-const insertSql = (rows: number): string => {
-  const values = Array.from({ length: rows }, (_, i) => `($1, $2, $${3 + 2 * i}::bigint, $${4 + 2 * i})`).join(", ")
-  return `INSERT INTO dsh_events (session_id, agent, seq, record)
-SELECT v.session_id, v.agent, v.seq, v.record::json
-FROM (VALUES ${values}) AS v (session_id, agent, seq, record)
-CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`
 }
 
 /** The statements of one agent's transcript (`""` is the main agent's). */
@@ -42,56 +32,33 @@ const statements = (db: Db, sessionId: string, agent: string) => {
     (SELECT max(seq) FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}) AS last,
     ${agent !== ""} AND EXISTS (SELECT 1 FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS archived`
 
-  const insert = (batch: ReadonlyArray<Events.WireRecord>) => {
-    const params: Array<unknown> = [sessionId, agent]
-    for (const r of batch) params.push(String(r.seq), JSON.stringify(r))
-    return db.sql.unsafe(insertSql(batch.length), params)
-  }
-  return { storedSeq, startSql, insert }
+  return { storedSeq, startSql }
 }
 
-export const makePgTranscript = (db: Db, sessionId: string, agent: string, location: string): Effect.Effect<PgTranscript> =>
+export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string, agent: string, location: string): Effect.Effect<PgTranscript> =>
   Effect.gen(function*() {
     /** Numbering: the first append's read of the stored `seq`, and each append's number. */
     const lock = yield* Semaphore.make(1)
-    /** Writing: one INSERT of this transcript at a time. */
-    const writing = yield* Semaphore.make(1)
     /** The last `seq` handed out; read from the table on first append. */
     let seq: number | undefined
-    /** Records appended but not yet in the table (a failed INSERT keeps them here). */
-    let pending: Array<Events.WireRecord> = []
-    /** Commits since the last synchronous one. */
-    let unsynced = false
 
-    const { storedSeq, startSql, insert } = statements(db, sessionId, agent)
+    const { startSql, storedSeq } = statements(db, sessionId, agent)
 
-    /**
-     * Writes every pending record in one INSERT (group commit: appends made while the previous
-     * INSERT was in flight go in together, each returning once its own row is committed). Call
-     * only while holding `writing`; uninterruptible once started. Another writer may have taken
-     * our numbers (two processes appending to one transcript, which the lease is there to
-     * prevent): then the pending records are renumbered after its last one.
-     */
-    const flush: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => {
-      if (pending.length === 0) return Effect.void
-      const count = Math.min(pending.length, MAX_ROWS)
-      return insert(pending.slice(0, count)).pipe(
-        Effect.catchIf((e) => e.reason._tag === "UniqueViolation", () =>
-          lock.withPermit(Effect.gen(function*() {
-            let next = yield* storedSeq
-            pending = pending.map((r) => ({ ...r, seq: ++next }))
-            seq = next
-          })).pipe(Effect.andThen(Effect.suspend(() => insert(pending.slice(0, count)))))),
-        Effect.mapError(toSessionError(db, `appending to ${location}`)),
-        Effect.tap(() =>
-          Effect.sync(() => {
-            pending = pending.slice(count)
-            unsynced = true
-          })
-        ),
-        Effect.andThen(flush)
-      )
-    }).pipe(Effect.uninterruptible)
+    const queue: EventQueue = {
+      sessionId,
+      agent,
+      location,
+      pending: [],
+      unsynced: false,
+      alone: false,
+      // Another writer took our numbers (two processes appending to one transcript, which the
+      // lease is there to prevent): the pending records are numbered after its last one.
+      renumber: lock.withPermit(run(db, `reading ${location}`, storedSeq).pipe(Effect.map((last) => {
+        let next = last
+        queue.pending = queue.pending.map((r) => ({ ...r, seq: ++next }))
+        seq = next
+      })))
+    }
 
     const append = (event: Events.AgentEvent): Effect.Effect<void, SessionError.SessionError> =>
       Events.isEphemeral(event) ? Effect.void : lock.withPermit(Effect.gen(function*() {
@@ -105,23 +72,35 @@ export const makePgTranscript = (db: Db, sessionId: string, agent: string, locat
         }
         seq += 1
         const record: Events.WireRecord = { seq, ts: yield* StoreKit.nowIso, ...event }
-        pending.push(record)
+        queue.pending.push(record)
+        events.enqueue(queue)
         return record
       })).pipe(
         // Written through: returns once its row is committed, by this INSERT or one it joined.
-        Effect.flatMap((record) => writing.withPermit(Effect.suspend(() => (pending.includes(record) ? flush : Effect.void))))
+        Effect.flatMap((record) => events.written(queue, record))
       )
 
-    /** A synchronous commit: the WAL is flushed up to it, so every earlier commit is durable too. */
-    const sync = writing.withPermit(flush.pipe(Effect.andThen(Effect.suspend(() =>
-      unsynced
-        ? run(db, `syncing ${location}`, db.sql`SELECT pg_current_xact_id()::text`).pipe(Effect.tap(() => Effect.sync(() => (unsynced = false))))
+    /**
+     * A synchronous commit: the WAL is flushed up to it, so every earlier commit is durable too.
+     * It runs outside the writer's permit (other transcripts keep writing meanwhile); rows
+     * committed after the flag is cleared set it again, and their sync is the next one.
+     */
+    const sync = events.flushed(queue, Effect.sync(() => {
+      const due = queue.unsynced
+      queue.unsynced = false
+      return due
+    })).pipe(Effect.flatMap((due) =>
+      due
+        ? run(db, `syncing ${location}`, db.sql`SELECT pg_current_xact_id()::text`).pipe(
+          Effect.tapError(() => Effect.sync(() => void (queue.unsynced = true))),
+          Effect.asVoid
+        )
         : Effect.void
-    ))))
+    ))
 
     /** The records after `cursor` (a `seq`), archived ones first; flushed before reading. */
     const readAfter = (cursor: number): Effect.Effect<SessionStore.ReadResult, SessionError.SessionError> =>
-      writing.withPermit(flush).pipe(Effect.andThen(run(
+      events.flushed(queue, Effect.void).pipe(Effect.andThen(run(
         db,
         `reading ${location}`,
         // The rows and a child's archive in one statement (one round trip, one snapshot).
