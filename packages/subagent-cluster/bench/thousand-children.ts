@@ -31,7 +31,19 @@ const median = (xs: Array<number>): number => [...xs].sort((a, b) => a - b)[Math
 interface Body {
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string | null }>
 }
-const firstUser = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages.find((m) => m.role === "user")?.content ?? ""
+/**
+ * The child's task, from any of its user messages: a child resumed on another runner has its
+ * transcript's notices and the carry-on message before and after it (answering such a child the
+ * lead's 1,000 tool calls made the run after a kill do work no user's would).
+ */
+const childTask = (r: FakeOpenAIServer.FakeRequest): string | undefined => {
+  for (const m of (r.body as Body).messages) {
+    if (m.role !== "user") continue
+    const task = /CHILD \d+/.exec(typeof m.content === "string" ? m.content : JSON.stringify(m.content))?.[0]
+    if (task !== undefined) return task
+  }
+  return undefined
+}
 const step = (r: FakeOpenAIServer.FakeRequest) => (r.body as Body).messages.filter((m) => m.role === "assistant").length
 
 /** What the model saw: when each child asked (ms since start), and the parent's last request. */
@@ -45,10 +57,11 @@ const model = (seen: Seen, onChild: (count: number) => void) => {
   let count = 0
   return FakeOpenAIServer.startFakeOpenAIServer({
     respond: (r): FakeOpenAIServer.FakeReply => {
-      if (firstUser(r).startsWith("CHILD")) {
+      const task = childTask(r)
+      if (task !== undefined) {
         seen.times.push(performance.now())
         onChild(++count)
-        return { text: `done ${firstUser(r)}.` }
+        return { text: `done ${task}.` }
       }
       seen.last = r
       return step(r) === 0
