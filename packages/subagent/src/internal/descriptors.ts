@@ -1,6 +1,6 @@
 import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Clock, Deferred, Effect, Scope } from "effect"
-import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
+import { decodeDescriptors, decodeDescriptorsUnordered, logWarnings, type SubagentDescriptor } from "../Records.ts"
 import { markMetaLost } from "./childMeta.ts"
 
 const NOTE_DELAY = "25 millis"
@@ -157,7 +157,7 @@ export const makeDescriptorBook = (session: SessionStore.SessionHandle | undefin
     }
 
     const merge = (state: Readonly<Record<string, unknown>>) => {
-      for (const d of decodeDescriptors(state).records) {
+      for (const d of decodeDescriptorsUnordered(state).records) {
         if (mine.has(d.handle)) continue
         const known = book.get(d.handle)
         // The same decoded record as last time (its stored value did not change): nothing to learn.
