@@ -183,10 +183,9 @@ const firstLine = (message: string) => message.split("\n")[0] ?? message
 
 /** The children recorded in a session's `state.json` (`subagents`), oldest first. */
 export const decodeDescriptors = (state: Readonly<Record<string, unknown>>): Decoded<SubagentDescriptor> => {
-  const decoded = decodeDescriptorsUnordered(state)
-  const records = [...decoded.records]
-  records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.handle.localeCompare(b.handle))
-  return { records, warnings: decoded.warnings }
+  const decoded = decodeAll(state)
+  decoded.records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.handle.localeCompare(b.handle))
+  return decoded
 }
 
 /**
@@ -194,7 +193,9 @@ export const decodeDescriptors = (state: Readonly<Record<string, unknown>>): Dec
  * and follows every change of a state with thousands of children, the sort (with
  * `localeCompare`, a runner's costliest line of dsh code in a 1,000-child profile) is wasted.
  */
-export const decodeDescriptorsUnordered = (state: Readonly<Record<string, unknown>>): Decoded<SubagentDescriptor> => {
+export const decodeDescriptorsUnordered = (state: Readonly<Record<string, unknown>>): Decoded<SubagentDescriptor> => decodeAll(state)
+
+const decodeAll = (state: Readonly<Record<string, unknown>>): { readonly records: Array<SubagentDescriptor>; readonly warnings: ReadonlyArray<string> } => {
   const raw = state.subagents
   if (raw === undefined) return { records: [], warnings: [] }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {

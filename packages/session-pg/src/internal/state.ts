@@ -27,18 +27,26 @@ interface Row {
 
 /** The patches of one row (a JSON array, in order), `Corrupt` when one is not a patch. */
 const patchesOf = (row: { readonly patches: unknown }, id: string, location: string): Effect.Effect<ReadonlyArray<StoreKit.StatePatch>, SessionError.SessionError> => {
-  const raw = typeof row.patches === "string" ? JSON.parse(row.patches) as unknown : row.patches
+  let raw: unknown = row.patches
+  if (typeof raw === "string") {
+    try {
+      raw = JSON.parse(raw)
+    } catch {
+      raw = undefined
+    }
+  }
   const list = Array.isArray(raw) ? raw.map(StoreKit.decodeStatePatch) : [undefined]
   return list.every((p) => p !== undefined)
     ? Effect.succeed(list as ReadonlyArray<StoreKit.StatePatch>)
     : Effect.fail(new SessionError.SessionError({ reason: "Corrupt", detail: `${location}: a change of session "${id}" is not a state patch` }))
 }
 
-/** The patches after the document (`s.state_n`) of the row `s`, as a JSON array. */
-const PATCHES_AFTER_DOCUMENT = "(SELECT coalesce(json_agg(p.patch ORDER BY p.n), '[]'::json) FROM dsh_state_patches p WHERE p.session_id = s.id AND p.n > s.state_n)"
+/** The patches of the row `s` numbered above `bound` (an SQL expression), as a JSON array. */
+const patchesAfter = (bound: string): string =>
+  `(SELECT coalesce(json_agg(p.patch ORDER BY p.n), '[]'::json) FROM dsh_state_patches p WHERE p.session_id = s.id AND p.n > ${bound})`
 
 /** A row of `dsh_sessions` (`s`) with the patches after its document: every listing reads this. */
-export const SELECT_STATES = `SELECT s.id, s.state, ${PATCHES_AFTER_DOCUMENT} AS patches FROM dsh_sessions s`
+export const SELECT_STATES = `SELECT s.id, s.state, ${patchesAfter("s.state_n")} AS patches FROM dsh_sessions s`
 
 /** A row as `SELECT_STATES` reads it. */
 export interface StateRow {
@@ -61,8 +69,7 @@ const readFrom = (db: Db, id: string, location: string, known: Seen | undefined)
     const after = known?.n ?? -1
     const rows = yield* db.sql.unsafe<Row>(
       `SELECT s.state_n, s.patch_n, CASE WHEN s.state_n > $2 THEN s.state END AS state,
-        (SELECT coalesce(json_agg(p.patch ORDER BY p.n), '[]'::json) FROM dsh_state_patches p
-          WHERE p.session_id = s.id AND p.n > greatest(s.state_n, $2)) AS patches
+        ${patchesAfter("greatest(s.state_n, $2)")} AS patches
       FROM dsh_sessions s WHERE s.id = $1`,
       [id, after]
     )
