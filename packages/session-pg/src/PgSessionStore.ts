@@ -189,7 +189,8 @@ export const layer = (options: Options): Layer.Layer<SessionStore.SessionStore, 
     SessionStore.SessionStore,
     Effect.gen(function*() {
       const url = valueOf(options.url)
-      const config: PgClient.PgPoolConfig = { url: Redacted.make(url), applicationName: "dsh", maxConnections: options.maxConnections }
+      // Multiplexed: statements of concurrent fibers (children of one parent) share a connection's writes.
+      const config: PgClient.PgPoolConfig = { url: Redacted.make(url), applicationName: "dsh", maxConnections: options.maxConnections, multiplex: true }
       const sql = yield* PgClient.make(config).pipe(
         Effect.provide(Reactivity.layer),
         Effect.mapError(toSessionError(describeClient(config), "connecting"))

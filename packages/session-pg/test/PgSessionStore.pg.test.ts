@@ -7,6 +7,7 @@ import { FileSessionStore, SessionStore } from "@dsh/session"
 import { Samples } from "@dsh/session/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import * as Statement from "effect/sql/Statement"
 import { PgSessionStore, StoreLayer } from "../src/index.ts"
 import { lockKey } from "../src/internal/Db.ts"
 import { clientOf, freshSchema, pg, storeAt } from "./support.ts"
@@ -112,6 +113,71 @@ describe.skipIf(pg === undefined)("PgSessionStore across processes", () => {
       const got = yield* Fiber.join(fiber)
       assert.strictEqual(got._tag, "Some")
       assert.strictEqual(got._tag === "Some" ? got.value["request"] : undefined, "stop", "the owner sees the other process's change")
+    }))
+
+  it.live("a watcher follows changes from their notifications, reading only after a fold or a change too large to carry", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const writer = yield* (yield* storeAt(url)).create({ ...Samples.sampleSession, id: "followed" })
+      const other = yield* (yield* storeAt(url)).open("followed")
+      // Counts the statements a watcher's fiber sends that read the session (effect/sql's own hook).
+      const watchCounting = (handle: SessionStore.SessionHandle) =>
+        Effect.gen(function*() {
+          const reads = { n: 0 }
+          const counter: Statement.Transformer = (statement) =>
+            Effect.sync(() => {
+              if (/FROM dsh_sessions/.test(statement.compile()[0])) reads.n += 1
+              return statement
+            })
+          const first = yield* Deferred.make<void>()
+          const fiber = yield* handle.watchState.pipe(
+            Stream.tap(() => Deferred.succeed(first, undefined)),
+            Stream.takeUntil((s) => s.status === "completed"),
+            Stream.runCollect,
+            Effect.provideService(Statement.CurrentTransformer, counter),
+            Effect.forkChild
+          )
+          yield* Deferred.await(first)
+          return { reads, fiber }
+        })
+      const mine = yield* watchCounting(writer)
+      const theirs = yield* watchCounting(other)
+      for (let i = 1; i <= 30; i++) yield* writer.updateState((s) => ({ ...s, counter: i }))
+      yield* writer.updateState((s) => ({ ...s, counter: 31, note: "x".repeat(10_000) }))
+      yield* writer.updateState((s) => ({ ...s, counter: 32, status: "completed" }))
+      for (const watcher of [mine, theirs]) {
+        const states = yield* Fiber.join(watcher.fiber)
+        const counters = states.map(counterOf)
+        assert.deepStrictEqual(counters, [...counters].sort((a, b) => a - b), "states arrive in order")
+        assert.strictEqual(counters.at(-1), 32)
+        assert.deepStrictEqual(states.at(-1), yield* (yield* storeAt(url)).open("followed").pipe(Effect.flatMap((h) => h.readState)), "the last state is the stored one")
+        // The first read, the 10 KB change (over PostgreSQL's 8,000-byte payload) and the fold.
+        assert.isAtMost(watcher.reads.n, 3, `reads: ${watcher.reads.n}`)
+      }
+    }))
+
+  it.live("a transcript read from its start spares the first append's read of the stored seq; a clash with another writer is still renumbered", () =>
+    Effect.gen(function*() {
+      const url = yield* freshSchema
+      const first = yield* (yield* storeAt(url)).create({ ...Samples.sampleSession, id: "continued" })
+      for (let i = 1; i <= 3; i++) yield* first.transcript.append({ type: "notice", level: "info", message: `from the first store ${i}` })
+      const second = yield* (yield* storeAt(url)).open("continued")
+      const seqReads = { n: 0 }
+      const counter: Statement.Transformer = (statement) =>
+        Effect.sync(() => {
+          if (/max\(seq\)/.test(statement.compile()[0])) seqReads.n += 1
+          return statement
+        })
+      yield* Effect.gen(function*() {
+        assert.strictEqual((yield* second.transcript.read).records.length, 3)
+        yield* second.transcript.append({ type: "notice", level: "info", message: "from the second store" })
+      }).pipe(Effect.provideService(Statement.CurrentTransformer, counter))
+      assert.strictEqual(seqReads.n, 0, "the read told the numbering where the transcript ends")
+      // The first store appends again with its own numbering (4, taken): renumbered after the stored end.
+      yield* first.transcript.append({ type: "notice", level: "info", message: "from the first store again" })
+      const { records } = yield* (yield* (yield* storeAt(url)).open("continued")).transcript.read
+      assert.deepStrictEqual(records.map((r) => r.seq), [1, 2, 3, 4, 5])
+      assert.deepStrictEqual(records.map((r) => (r.type === "notice" ? r.message : "")).slice(3), ["from the second store", "from the first store again"])
     }))
 
   it.live("the lease of a process that was killed is free: owner is undefined and another process takes it", () =>

@@ -1,6 +1,6 @@
 import { Lane, Limits } from "@dsh/subagent"
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Duration, Effect, Layer, Queue, Schedule, Semaphore } from "effect"
+import { Deferred, Duration, Effect, Layer, Queue, Ref, Semaphore } from "effect"
 import { hostname } from "node:os"
 
 export interface ClusterLaneOptions {
@@ -13,6 +13,32 @@ export interface ClusterLaneOptions {
 }
 
 const CHANNEL = "dsh_lane"
+
+/**
+ * Claims the lowest free slot for `holder`, and counts the free slots as the statement's snapshot
+ * saw them (before its own claim): `slot` is null when none was free.
+ */
+const claimStatement = (sql: PgClient.PgClient, name: string, slots: number, leaseSeconds: number, holder: string) =>
+  sql<{ slot: number | null; free: number }>`
+    WITH free AS (
+      SELECT slot FROM dsh_lane_slots
+      WHERE lane = ${name} AND slot < ${slots} AND (holder IS NULL OR expires_at < now())
+      ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED),
+    claimed AS (
+      UPDATE dsh_lane_slots s SET holder = ${holder}, expires_at = now() + make_interval(secs => ${leaseSeconds})
+      FROM free WHERE s.lane = ${name} AND s.slot = free.slot
+      RETURNING s.slot)
+    SELECT (SELECT slot FROM claimed) AS slot,
+      (SELECT count(*)::int FROM dsh_lane_slots WHERE lane = ${name} AND slot < ${slots} AND (holder IS NULL OR expires_at < now())) AS free`
+
+/** Renews a held slot every `beat`, the first time one `beat` after the claim (which set the lease). */
+const heartbeat = (sql: PgClient.PgClient, name: string, leaseSeconds: number, beat: Duration.Duration, held: { readonly slot: number; readonly holder: string }) =>
+  Effect.sleep(beat).pipe(
+    Effect.andThen(sql`UPDATE dsh_lane_slots SET expires_at = now() + make_interval(secs => ${leaseSeconds})
+      WHERE lane = ${name} AND slot = ${held.slot} AND holder = ${held.holder}`),
+    Effect.ignore({ log: "Warn", message: "a lane heartbeat failed" }),
+    Effect.forever
+  )
 
 /**
  * The lane, shared by every process of a cluster through PostgreSQL: a slot is a row claimed
@@ -53,15 +79,28 @@ export const make = (options: ClusterLaneOptions = {}) =>
     })).pipe(Effect.ignore({ log: "Warn", message: "the lane no longer hears releases; waiters look again every few seconds" })))
 
     let serial = 0
+    /**
+     * The wake-up (`changed`) current when a claim last found the lane full: until the next
+     * release is heard, a claim here would fail, so none is sent (a lease that ran out is
+     * looked for after `beat`). Without it each child queued on a full lane cost a failed claim.
+     */
+    let fullSince: Deferred.Deferred<void> | undefined
+    /** Claims sent and not answered: a newcomer queues behind one (a burst of children would otherwise send a claim each, most failing). */
+    let claiming = 0
     const claim = (holder: string) =>
-      sql<{ slot: number }>`
-        WITH free AS (
-          SELECT slot FROM dsh_lane_slots
-          WHERE lane = ${name} AND slot < ${slots} AND (holder IS NULL OR expires_at < now())
-          ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
-        UPDATE dsh_lane_slots s SET holder = ${holder}, expires_at = now() + make_interval(secs => ${leaseSeconds})
-        FROM free WHERE s.lane = ${name} AND s.slot = free.slot
-        RETURNING s.slot`.pipe(Effect.map((rows) => rows[0]?.slot))
+      Effect.suspend(() => {
+        const seenAt = changed
+        claiming += 1
+        return claimStatement(sql, name, slots, leaseSeconds, holder).pipe(
+          Effect.ensuring(Effect.sync(() => void (claiming -= 1))),
+          Effect.map((rows) => {
+            const slot = rows[0]?.slot ?? undefined
+            if (slot === undefined || (rows[0]?.free ?? 0) <= 1) fullSince = seenAt
+            else if (fullSince === seenAt) fullSince = undefined
+            return slot
+          })
+        )
+      })
 
     /**
      * One waiter of this process at a time looks again (the others queue behind it, first come
@@ -70,23 +109,33 @@ export const make = (options: ClusterLaneOptions = {}) =>
      * slots had made 51 lane statements per child.
      */
     const turn = yield* Semaphore.make(1)
+    /** Waiters of this process queued for a slot: while there are any, a newcomer queues behind them. */
+    const waiting = yield* Ref.make(0)
 
     /** Claims a slot; claims are never cut short (no slot is left claimed by nobody), waiting is. */
     const acquire = (onQueued: Effect.Effect<void>, restore: <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>) =>
       Effect.gen(function*() {
         const holder = `${hostname()}:${process.pid}:${++serial}`
-        const first = yield* claim(holder)
+        const queueFirst = (yield* Ref.get(waiting)) > 0 || claiming > 0 || fullSince === changed
+        const first = queueFirst ? undefined : yield* claim(holder)
         if (first !== undefined) return { slot: first, holder }
-        yield* restore(onQueued)
-        yield* restore(turn.take(1))
+        yield* Ref.update(waiting, (n) => n + 1)
         return yield* Effect.gen(function*() {
-          while (true) {
-            const wake = changed
-            const slot = yield* claim(holder)
-            if (slot !== undefined) return { slot, holder }
-            yield* restore(Deferred.await(wake).pipe(Effect.timeoutOption(beat)))
-          }
-        }).pipe(Effect.ensuring(turn.release(1)))
+          yield* restore(onQueued)
+          yield* restore(turn.take(1))
+          return yield* Effect.gen(function*() {
+            while (true) {
+              const wake = changed
+              if (fullSince !== wake) {
+                const slot = yield* claim(holder)
+                if (slot !== undefined) return { slot, holder }
+              }
+              const woke = yield* restore(Deferred.await(wake).pipe(Effect.timeoutOption(beat)))
+              // No release heard for a beat: a holder that died may have left a slot whose lease ran out.
+              if (woke._tag === "None") fullSince = undefined
+            }
+          }).pipe(Effect.ensuring(turn.release(1)))
+        }).pipe(Effect.ensuring(Ref.update(waiting, (n) => n - 1)))
       })
 
     const release = (held: { readonly slot: number; readonly holder: string }) =>
@@ -98,19 +147,12 @@ export const make = (options: ClusterLaneOptions = {}) =>
         Effect.ignore({ log: "Warn", message: "could not release a lane slot; it frees itself when its lease ends" })
       )
 
-    const heartbeat = (held: { readonly slot: number; readonly holder: string }) =>
-      sql`UPDATE dsh_lane_slots SET expires_at = now() + make_interval(secs => ${leaseSeconds})
-          WHERE lane = ${name} AND slot = ${held.slot} AND holder = ${held.holder}`.pipe(
-        Effect.ignore({ log: "Warn", message: "a lane heartbeat failed" }),
-        Effect.repeat(Schedule.spaced(beat))
-      )
-
     const lane: Lane.LaneShape = {
       withSlot: (effect, onQueued) =>
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function*() {
             const held = yield* acquire(onQueued, restore).pipe(Effect.orDie)
-            return yield* restore(Effect.scoped(Effect.forkScoped(heartbeat(held)).pipe(Effect.andThen(effect)))).pipe(
+            return yield* restore(Effect.scoped(Effect.forkScoped(heartbeat(sql, name, leaseSeconds, beat, held)).pipe(Effect.andThen(effect)))).pipe(
               Effect.ensuring(release(held))
             )
           })

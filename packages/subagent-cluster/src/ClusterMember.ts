@@ -33,7 +33,9 @@ export const layer = (options: ClusterMemberOptions): Layer.Layer<
   SessionError.SessionError | SqlError.SqlError | Config.ConfigError | SocketServer.SocketServerError
 > => {
   const url = typeof options.url === "string" ? Redacted.make(options.url) : options.url
-  const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections })
+  // Multiplexed: the statements of a process's concurrent children are pipelined into shared
+  // writes (1,000 children on 3 runners: 60-64 -> 67-71 children/s, runners' CPU -12%).
+  const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections, multiplex: true })
   const sharding = options.runner === undefined ? clusterClientLayer(options) : clusterRunnerLayer({ ...options, ...options.runner })
   // A runner also watches for runners that died (see DeadRunnerWatch.ts): bounds the pause after a kill.
   const watch = options.runner === undefined

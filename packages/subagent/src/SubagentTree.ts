@@ -150,11 +150,13 @@ export const make = (options: SubagentTreeOptions): Effect.Effect<SubagentTree, 
     const limits = options.limits === undefined ? yield* SubagentLimits : normalizeLimits(options.limits)
     const lane = options.lane ?? Option.getOrUndefined(yield* Effect.serviceOption(Lane)) ?? (yield* makeMemoryLane(limits.maxConcurrent))
     const owner = options.owner !== false
-    const descriptors = yield* makeDescriptorBook(options.session, scope, owner)
+    // One read of the stored state for everything the tree loads from it (a runner builds a tree per run).
+    const stored = options.session === undefined ? undefined : yield* options.session.readState
+    const descriptors = yield* makeDescriptorBook(options.session, stored, scope, owner)
     // The archiver hears about delivered outcomes (a `cleanup: "delete"` child is archived then).
     let onDelivered: Effect.Effect<void> = Effect.void
     const announcements = yield* makeAnnouncements(options.session, Effect.suspend(() => onDelivered), owner, options.onAnnouncement)
-    const dynamicTypes = yield* makeDynamicTypes(options.session)
+    const dynamicTypes = yield* makeDynamicTypes(options.session, stored)
     const activations = makeActivations()
     const archiver = yield* makeArchiver({
       // Archiving is the owner's (it takes the lease); a tree hosting children for another owner does not.

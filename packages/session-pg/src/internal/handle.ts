@@ -178,7 +178,7 @@ export const makePgSessionHandle = (
       transcript: yield* makePgTranscript(db, events, id, "", location),
       readState,
       updateState,
-      watchState: hub.watch(id, rows.readSeen),
+      watchState: hub.watch(id, rows),
       acquire: lease.acquire,
       owner: lease.owner,
       child,

@@ -10,7 +10,7 @@
 import { SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Effect, Exit, Ref } from "effect"
 import { type Db, run } from "./Db.ts"
-import { CHANNEL, payloadOf, type Seen } from "./watch.ts"
+import { CHANNEL, changePayload, type HeardChange, payloadOf, type Seen } from "./watch.ts"
 
 /** Patches kept before the next change folds them into the document. */
 const FOLD_EVERY = 256
@@ -41,6 +41,15 @@ const patchesOf = (row: { readonly patches: unknown }, id: string, location: str
     : Effect.fail(new SessionError.SessionError({ reason: "Corrupt", detail: `${location}: a change of session "${id}" is not a state patch` }))
 }
 
+/** A patch as a notification carries it, `undefined` when it is not one. */
+const parsePatch = (text: string): StoreKit.StatePatch | undefined => {
+  try {
+    return StoreKit.decodeStatePatch(JSON.parse(text))
+  } catch {
+    return undefined
+  }
+}
+
 /** The patches of the row `s` numbered above `bound` (an SQL expression), as a JSON array. */
 const patchesAfter = (bound: string): string =>
   `(SELECT coalesce(json_agg(p.patch ORDER BY p.n), '[]'::json) FROM dsh_state_patches p WHERE p.session_id = s.id AND p.n > ${bound})`
@@ -60,24 +69,30 @@ export const stateOfRow = (row: StateRow, location: string): Effect.Effect<Sessi
   Effect.flatMap(StoreKit.decodeState(row.state, row.id, location), (state) =>
     Effect.map(patchesOf(row, row.id, location), (patches) => StoreKit.applyStatePatches(state, patches)))
 
+/** The columns of the state after change `$2` (-1: none known): the document only when it was folded past it, and the patches after it. */
+const STATE_AFTER = `s.state_n, s.patch_n, CASE WHEN s.state_n > $2 THEN s.state END AS state, ${patchesAfter("greatest(s.state_n, $2)")} AS patches`
+
 /**
- * The state now, from `known` on: the document only when it was folded past `known` (or there is
- * none known), and the patches after what is known.
+ * The state a `STATE_AFTER` row gives from `known` on, and whether the row held every patch up to
+ * its `patch_n` (a locking read that waited sees the row's newest version, but its patches as of
+ * the snapshot it took before waiting).
  */
-const readFrom = (db: Db, id: string, location: string, known: Seen | undefined): Effect.Effect<Seen & { readonly documentN: number }, SessionError.SessionError> =>
+const seenOfRow = (row: Row, id: string, location: string, known: Seen | undefined): Effect.Effect<Seen & { readonly documentN: number; readonly complete: boolean }, SessionError.SessionError> =>
   Effect.gen(function*() {
-    const after = known?.n ?? -1
-    const rows = yield* db.sql.unsafe<Row>(
-      `SELECT s.state_n, s.patch_n, CASE WHEN s.state_n > $2 THEN s.state END AS state,
-        ${patchesAfter("greatest(s.state_n, $2)")} AS patches
-      FROM dsh_sessions s WHERE s.id = $1`,
-      [id, after]
-    )
-    if (rows.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
-    const row = rows[0]!
+    const documentN = Number(row.state_n)
+    const n = Number(row.patch_n)
     const base = row.state === null || row.state === undefined ? known!.state : yield* StoreKit.decodeState(row.state, id, location)
     const patches = yield* patchesOf(row, id, location)
-    return { state: StoreKit.applyStatePatches(base, patches), n: Number(row.patch_n), documentN: Number(row.state_n) }
+    const complete = patches.length === n - Math.max(documentN, known?.n ?? -1)
+    return { state: StoreKit.applyStatePatches(base, patches), n, documentN, complete }
+  })
+
+/** The state now, from `known` on (one statement, one snapshot). */
+const readFrom = (db: Db, id: string, location: string, known: Seen | undefined): Effect.Effect<Seen & { readonly documentN: number }, SessionError.SessionError> =>
+  Effect.gen(function*() {
+    const rows = yield* db.sql.unsafe<Row>(`SELECT ${STATE_AFTER} FROM dsh_sessions s WHERE s.id = $1`, [id, known?.n ?? -1])
+    if (rows.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
+    return yield* seenOfRow(rows[0]!, id, location, known)
   }).pipe((effect) => run(db, `reading session "${id}"`, effect))
 
 /** How a handle reads and changes its session's state, with what it last saw kept between calls. */
@@ -102,16 +117,14 @@ export const makeStateRows = (db: Db, id: string, location: string) =>
      */
     const update = (updates: ReadonlyArray<(state: SessionStore.SessionState) => SessionStore.SessionState>) =>
       run(db, `updating session "${id}"`, db.sql.withTransaction(Effect.gen(function*() {
-        // The row locked first, then read: a read in the locking statement would use the snapshot
-        // taken before the lock was granted and miss the changes of the transaction it waited for.
-        const locked = yield* db.sql<{ readonly state_n: string | number; readonly patch_n: string | number }>`SELECT state_n, patch_n FROM dsh_sessions WHERE id = ${id} FOR NO KEY UPDATE`
-        if (locked.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
+        // The row locked and what changed since this handle's last look read in one statement
+        // (the usual case for a session's one writer: nothing); when the lock had to wait, the
+        // patches of the transaction it waited for are missing and are read once more.
         const known = yield* Ref.get(seen)
-        const documentN = Number(locked[0]!.state_n)
-        // Nothing changed since this handle's last look (the usual case for a session's one writer): no read at all.
-        const before = known !== undefined && Number(locked[0]!.patch_n) === known.n && documentN <= known.n
-          ? { ...known, documentN }
-          : yield* readFrom(db, id, location, known)
+        const locked = yield* db.sql.unsafe<Row>(`SELECT ${STATE_AFTER} FROM dsh_sessions s WHERE s.id = $1 FOR NO KEY UPDATE`, [id, known?.n ?? -1])
+        if (locked.length === 0) return yield* Effect.fail(StoreKit.notFound(id))
+        const row = yield* seenOfRow(locked[0]!, id, location, known)
+        const before = row.complete ? row : yield* readFrom(db, id, location, known)
         let state = before.state
         const exits: Array<Exit.Exit<SessionStore.SessionState>> = []
         for (const f of updates) {
@@ -131,11 +144,13 @@ export const makeStateRows = (db: Db, id: string, location: string) =>
               WHERE id = ${id} RETURNING id)
             SELECT pg_notify(${CHANNEL}, ${payloadOf(db, id)}) FROM written`
         } else {
+          // The patch rides in the notification: a watcher that saw change n - 1 applies it without a read.
+          const patchJson = JSON.stringify(patch)
           yield* db.sql`WITH added AS (
-              INSERT INTO dsh_state_patches (session_id, n, patch) VALUES (${id}, ${n}, ${JSON.stringify(patch)}::json) RETURNING session_id),
+              INSERT INTO dsh_state_patches (session_id, n, patch) VALUES (${id}, ${n}, ${patchJson}::json) RETURNING session_id),
             written AS (
               UPDATE dsh_sessions SET patch_n = ${n}, updated_at = ${state.updatedAt}::timestamptz WHERE id = ${id} AND EXISTS (SELECT 1 FROM added) RETURNING id)
-            SELECT pg_notify(${CHANNEL}, ${payloadOf(db, id)}) FROM written`
+            SELECT pg_notify(${CHANNEL}, ${changePayload(db, id, n, patchJson)}) FROM written`
         }
         return { exits, seen: { state, n } }
       }))).pipe(
@@ -145,5 +160,21 @@ export const makeStateRows = (db: Db, id: string, location: string) =>
         Effect.map((done) => done.exits)
       )
 
-    return { read, readSeen, update }
+    /**
+     * The state after a change heard with its patch, without a read: applied when this handle saw
+     * the change before it, the state it has when it already saw that one (or a later one), and
+     * `undefined` when it cannot tell (nothing seen, a change missed, a patch not understood).
+     */
+    const advance = (change: HeardChange): Effect.Effect<Seen | undefined> =>
+      Ref.modify(seen, (known): [Seen | undefined, Seen | undefined] => {
+        if (known === undefined) return [undefined, known]
+        if (known.n >= change.n) return [known, known]
+        if (known.n !== change.n - 1) return [undefined, known]
+        const patch = parsePatch(change.patch)
+        if (patch === undefined) return [undefined, known]
+        const next = { state: StoreKit.applyStatePatches(known.state, [patch]), n: change.n }
+        return [next, next]
+      })
+
+    return { read, readSeen, update, advance }
   })

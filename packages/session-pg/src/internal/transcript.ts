@@ -6,7 +6,8 @@
  * trips. Like the file store's write without fsync, that commit does not wait for the WAL
  * flush (`synchronous_commit` off for that statement alone); `sync` makes everything appended so
  * far durable with one synchronous commit. A failed INSERT keeps its events, and they go in with
- * the next append. `seq` continues from the highest stored one, read on first append; an
+ * the next append. `seq` continues from the highest stored one, read on first append (or known
+ * from a read of the whole transcript before it); an
  * archived transcript (`dsh_archive`) is read from its archive and restored by that first append.
  */
 import { Events } from "@dsh/core"
@@ -125,6 +126,12 @@ export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string,
             if (record === undefined) warnings.push(`${location}: skipped row ${i + 1}, which is not a record`)
             // Rows restored from an archive another reader still saw archived are not repeated.
             else if (record.seq > last) records.push(record)
+          }
+          // A read from the start (or one that found rows) knows the stored seq: the first
+          // append need not read it. One appended meanwhile elsewhere clashes and is renumbered.
+          if (archived === undefined && warnings.length === 0 && (cursor === 0 || rows.length > 0)) {
+            const stored = records.at(-1)?.seq ?? cursor
+            yield* lock.withPermit(Effect.sync(() => void (seq ??= stored)))
           }
           return { records, warnings }
         })

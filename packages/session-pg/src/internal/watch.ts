@@ -2,8 +2,10 @@
  * `watchState` pushed by PostgreSQL: `updateState` sends `NOTIFY dsh_session_state, '<schema>/<id>'`
  * in its transaction (delivered on commit, to every listening process), and each store keeps one
  * `LISTEN` connection, opened on the first `watchState`, whose notifications it fans out to its
- * watchers. A watcher re-reads the state on each notification for its session (only the changes
- * after what its handle saw, see state.ts). When the listening
+ * watchers. A notification of a patch carries it (`<schema>/<id>\n<n>\n<patch>`, when it fits in
+ * PostgreSQL's 8,000 bytes): a watcher whose handle saw the change before applies it without a
+ * read. Otherwise a watcher re-reads the state (only the changes after what its handle saw, see
+ * state.ts): after a fold, a missed change, or a notification of a writer that sends none. When the listening
  * connection is lost, the store listens again (after a second) and then tells every watcher to
  * re-read, since notifications sent meanwhile were missed.
  */
@@ -22,18 +24,50 @@ export interface Seen {
 /** Published after a reconnect: every watcher re-reads. */
 const EVERYONE = ""
 
-/** A notification as the hub's watchers get it: its payload and its number among that payload's. */
+/** A change as its notification carries it: its number and its patch (JSON). */
+export interface HeardChange {
+  readonly n: number
+  readonly patch: string
+}
+
+/** A notification as the hub's watchers get it: its session's payload, its number among that payload's, the change when carried. */
 interface Heard {
   readonly payload: string
   readonly n: number
+  readonly change?: HeardChange | undefined
 }
 
 /** The payload that names one session of this schema. */
 export const payloadOf = (db: Pick<Db, "schema">, sessionId: string): string => `${db.schema}/${sessionId}`
 
+/** PostgreSQL refuses a notification payload of 8,000 bytes or more. */
+const PAYLOAD_LIMIT = 7999
+
+/** The payload of change `n` of a session with its patch, or only the session's when it would not fit. */
+export const changePayload = (db: Pick<Db, "schema">, sessionId: string, n: number, patchJson: string): string => {
+  const payload = `${payloadOf(db, sessionId)}\n${n}\n${patchJson}`
+  return Buffer.byteLength(payload) <= PAYLOAD_LIMIT ? payload : payloadOf(db, sessionId)
+}
+
+/** A notification's session payload and the change it carries, if any. */
+const parseHeard = (raw: string): { readonly payload: string; readonly change?: HeardChange } => {
+  const first = raw.indexOf("\n")
+  if (first < 0) return { payload: raw }
+  const second = raw.indexOf("\n", first + 1)
+  const n = Number(raw.slice(first + 1, second))
+  const payload = raw.slice(0, first)
+  return second < 0 || !Number.isSafeInteger(n) ? { payload } : { payload, change: { n, patch: raw.slice(second + 1) } }
+}
+
+/** How a watcher learns its session's state: by reading it, or from a change it heard. */
+export interface StateSource {
+  readonly readSeen: Effect.Effect<Seen, SessionError.SessionError>
+  readonly advance: (change: HeardChange) => Effect.Effect<Seen | undefined>
+}
+
 export interface StateHub {
   /** The state of `sessionId` now, then after every change committed by any process. */
-  readonly watch: (sessionId: string, read: Effect.Effect<Seen, SessionError.SessionError>) => Stream.Stream<SessionStore.SessionState, SessionError.SessionError>
+  readonly watch: (sessionId: string, source: StateSource) => Stream.Stream<SessionStore.SessionState, SessionError.SessionError>
 }
 
 /** The hub of one store; its listener lives in `storeScope`. */
@@ -60,9 +94,10 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
         yield* Stream.fromQueue(queue).pipe(
           Stream.runForEach((heard) => {
             if (!heard.payload.startsWith(prefix)) return Effect.void
-            const n = (seen.get(heard.payload) ?? 0) + 1
-            seen.set(heard.payload, n)
-            return PubSub.publish(pubsub, { payload: heard.payload, n })
+            const { payload, change } = parseHeard(heard.payload)
+            const n = (seen.get(payload) ?? 0) + 1
+            seen.set(payload, n)
+            return PubSub.publish(pubsub, { payload, n, change })
           })
         )
       }))
@@ -106,7 +141,7 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
         }).pipe(Effect.uninterruptible)
       })
 
-    const watch: StateHub["watch"] = (sessionId, read) => {
+    const watch: StateHub["watch"] = (sessionId, { advance, readSeen: read }) => {
       const mine = payloadOf(db, sessionId)
       return Stream.unwrap(Effect.gen(function*() {
         // Subscribed (and listening) before the first read, so no change falls in between.
@@ -117,7 +152,13 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
           Stream.fromSubscription(subscription).pipe(Stream.filter((h) => h.payload === mine || h.payload === EVERYONE))
         ).pipe(
           // The first read and a reconnect's read are this watcher's own; others may be shared.
-          Stream.mapEffect((h) => (h.payload === EVERYONE ? read : sharedRead(mine, h.n, read))),
+          Stream.mapEffect((h) =>
+            h.payload === EVERYONE
+              ? read
+              : h.change === undefined
+              ? sharedRead(mine, h.n, read)
+              : Effect.flatMap(advance(h.change), (next) => next === undefined ? sharedRead(mine, h.n, read) : Effect.succeed(next))
+          ),
           // A notification whose change another one already showed reads the same state (the same
           // change number): skip it. Comparing the states themselves was O(children) per notification.
           Stream.changesWith((a, b) => a.n === b.n),

@@ -70,7 +70,7 @@ export const makeCounter = async (adminUrl: string) => {
           total += Number(r.calls)
         }
         const commits = (yield* commitsOf(sql, database)) - commitsBefore
-        const top = rows.slice(0, 12).map((r) => ({ calls: Number(r.calls), query: r.query.replace(/\s+/g, " ").slice(0, 140) }))
+        const top = rows.slice(0, Number(process.env.BENCH_TOP ?? 12)).map((r) => ({ calls: Number(r.calls), query: r.query.replace(/\s+/g, " ").slice(0, 140) }))
         return { byKind, total, commits, events, top }
       }))
     }

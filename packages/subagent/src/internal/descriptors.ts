@@ -118,11 +118,15 @@ const patchStored = (
  *
  * `recover`: this process owns the session, so children recorded as live belong to a process
  * that is gone and are marked lost. A process that hosts children for another owner (a
- * cluster runner) passes false.
+ * cluster runner) passes false. `state` is the session's stored state, as the tree read it.
  */
-export const makeDescriptorBook = (session: SessionStore.SessionHandle | undefined, scope: Scope.Scope, recover = true) =>
+export const makeDescriptorBook = (
+  session: SessionStore.SessionHandle | undefined,
+  state: SessionStore.SessionState | undefined,
+  scope: Scope.Scope,
+  recover = true
+) =>
   Effect.gen(function*() {
-    const state = session === undefined ? undefined : yield* session.readState
     const decoded = state === undefined ? { records: [], warnings: [] } : decodeDescriptors(state)
     yield* logWarnings(decoded.warnings)
     const book = new Map<string, SubagentDescriptor>(decoded.records.map((d) => [d.handle, d]))

@@ -36,9 +36,8 @@ export const toAgentType = (spec: DynamicAgentSpec, provider: string): AgentType
  * at once and persisted in `state.json`, so they are restored when the session is loaded.
  * A record that does not decode is skipped with a warning.
  */
-export const makeDynamicTypes = (session: SessionStore.SessionHandle | undefined) =>
+export const makeDynamicTypes = (session: SessionStore.SessionHandle | undefined, state: SessionStore.SessionState | undefined) =>
   Effect.gen(function*() {
-    const state = session === undefined ? undefined : yield* session.readState
     const specs = new Map<string, DynamicAgentSpec>()
     const stored = state?.[KEY]
     for (const raw of Array.isArray(stored) ? stored : []) {
