@@ -3,7 +3,7 @@ import { ModelRegistry } from "@dsh/llm"
 import { SessionStore } from "@dsh/session"
 import { Lane, Limits, Subagents, SubagentTree } from "@dsh/subagent"
 import { Hooks, PermissionPolicy, type PermissionRule, Permissions } from "@dsh/tools"
-import { Effect, Option, type Scope, Semaphore } from "effect"
+import { Effect, Option, RcMap, type Scope } from "effect"
 import type { BackendInput, Built, HarnessOptions } from "./HarnessOptions.ts"
 import { toHostError } from "./HostErrors.ts"
 import { sessionHooks } from "./internal/hooks.ts"
@@ -12,6 +12,9 @@ import { agentTypes, childContextFactory, type ContextPlan } from "./internal/co
 
 const built = <A, E, R>(value: Built<A, E, R>): Effect.Effect<A, E, R> => (Effect.isEffect(value) ? value : Effect.succeed(value))
 const asBackend = (b: BackendInput) => ("provider" in b ? b : { provider: b, types: [] })
+
+/** How long a session no hosted run uses stays loaded here (its next child is likely close behind). */
+const SESSION_LINGER = "30 seconds"
 
 /** Opens the hosting `Subagents` of one child of a session, for the calling scope. */
 export interface SessionHostShape {
@@ -47,8 +50,8 @@ const narrowedBy = (own: Permissions.PermissionsShape | undefined, parent: Reado
  * through the session's state so handles stay unique across processes. A child's own tree
  * holds what it starts (a grandchild here, even when the grandchild's run lands on this same
  * process). What every child of a session shares (its agents, its model, its permission rules)
- * is read once while any of them is hosted; a hosted run is decided by those rules narrowed by
- * the admitting process's.
+ * is read once while any of them is hosted and for `SESSION_LINGER` after the last (it lives in
+ * the calling scope); a hosted run is decided by those rules narrowed by the admitting process's.
  */
 export const make = <E = never, R = never>(options: HarnessOptions<E, R>) =>
   Effect.gen(function*() {
@@ -76,30 +79,15 @@ export const make = <E = never, R = never>(options: HarnessOptions<E, R>) =>
         const hooks = yield* sessionHooks(options, { id: sessionId, cwd: state.cwd, agent: state.agent, extra: state, transcriptPath: session.transcript.location })
         return { session, cwd: state.cwd, plan, model: yield* resolveModel(state.model), permissions, hooks }
       }))
-    type Loaded = Effect.Success<ReturnType<typeof load>>
-
-    const loaded = new Map<string, { readonly value: Loaded; users: number }>()
-    const lock = yield* Semaphore.make(1)
-    const sessionOf = (sessionId: string) =>
-      Effect.acquireRelease(
-        lock.withPermit(Effect.gen(function*() {
-          const existing = loaded.get(sessionId)
-          if (existing !== undefined) {
-            existing.users++
-            return existing
-          }
-          const entry = { value: yield* load(sessionId), users: 1 }
-          loaded.set(sessionId, entry)
-          return entry
-        })),
-        // The last hosted run of the session here is over: its handle is let go from memory too.
-        (entry) =>
-          lock.withPermit(Effect.suspend(() => {
-            if (--entry.users > 0 || loaded.get(sessionId) !== entry) return Effect.void
-            loaded.delete(sessionId)
-            return store.release === undefined ? Effect.void : store.release(sessionId)
-          }))
-      ).pipe(Effect.map((entry) => entry.value))
+    // What every hosted run of a session shares, loaded once while any is hosted and kept for a
+    // while after the last one (a stream of instant children is one load, not one per child:
+    // each load read and decoded the whole state, O(children) per child); then its handle is
+    // let go from memory too.
+    const loaded = yield* RcMap.make({
+      lookup: (sessionId: string) => Effect.acquireRelease(load(sessionId), () => store.release === undefined ? Effect.void : store.release(sessionId)),
+      idleTimeToLive: SESSION_LINGER
+    })
+    const sessionOf = (sessionId: string) => RcMap.get(loaded, sessionId)
 
     const host: SessionHostShape = {
       open: (sessionId, _handle, parentPermissions) =>
