@@ -128,8 +128,9 @@ export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string,
             else if (record.seq > last) records.push(record)
           }
           // A read from the start (or one that found rows) knows the stored seq: the first
-          // append need not read it. One appended meanwhile elsewhere clashes and is renumbered.
-          if (archived === undefined && warnings.length === 0 && (cursor === 0 || rows.length > 0)) {
+          // append need not read it (once numbered, reads take no lock). One appended meanwhile
+          // elsewhere clashes and is renumbered.
+          if (seq === undefined && archived === undefined && warnings.length === 0 && (cursor === 0 || rows.length > 0)) {
             const stored = records.at(-1)?.seq ?? cursor
             yield* lock.withPermit(Effect.sync(() => void (seq ??= stored)))
           }
