@@ -1,5 +1,5 @@
 import { ProcessLauncher } from "@dsh/subprocess"
-import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Context, Effect, Layer, Schema, type Scope, Semaphore } from "effect"
 import { rm } from "node:fs/promises"
 import { isAbsolute, join, relative, resolve } from "node:path"
 
@@ -67,6 +67,9 @@ export const make = (launcher: ProcessLauncher.ProcessLauncherShape): WorktreesS
       Effect.map((r) => ({ ok: r.exitCode === 0 && !r.timedOut, out: r.stdout.trim(), err: lastLine(r.stderr) || lastLine(r.stdout) })),
       Effect.catch((e) => Effect.succeed({ ok: false, out: "", err: e.message }))
     )
+  // One `git worktree add` at a time: parallel children adding worktrees to one repository race
+  // for git's lock files, and the loser's add failed.
+  const adding = Semaphore.makeUnsafe(1)
   const fail = (reason: WorktreeError["reason"], message: string) => Effect.fail(new WorktreeError({ reason, message }))
 
   const branchExists = (repo: string, branch: string) => Effect.map(git(repo, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}`]), (r) => r.ok)
@@ -104,7 +107,7 @@ export const make = (launcher: ProcessLauncher.ProcessLauncherShape): WorktreesS
       if (yield* branchExists(repo, branch)) {
         return yield* fail("AddFailed", `branch ${branch} already exists in ${repo}: delete it (git branch -D ${branch}) or prune the session that kept it`)
       }
-      const added = yield* git(repo, ["worktree", "add", "-b", branch, path, "HEAD"])
+      const added = yield* adding.withPermit(git(repo, ["worktree", "add", "-b", branch, path, "HEAD"]))
       if (!added.ok) {
         yield* undo(repo, path, branch)
         return yield* fail("AddFailed", `could not add a worktree for ${request.handle} at ${path}: ${added.err}`)
