@@ -37,3 +37,11 @@ export { decodeRecord } from "./internal/wire.ts"
  * per update instead of the whole state. A patch holds values, so applying it twice is harmless.
  */
 export { applyStatePatch, applyStatePatches, decodeStatePatch, diffState, type StatePatch } from "./internal/statePatch.ts"
+/**
+ * A frozen map with a few entries set (`withEntries`), and which entries may differ between two
+ * maps made that way from one another (`changedBetween`, `undefined` when it cannot tell): how a
+ * writer and a follower of a state with thousands of children compare O(changes), not O(children).
+ */
+export { changedBetween, withEntries } from "./internal/mapLineage.ts"
+/** One round at a time of work one caller does for all who wait (a group commit), without a lock's per-waiter cost. */
+export { makeRounds, type Rounds } from "./internal/rounds.ts"

@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { FileSessionStore, type SessionStore } from "../src/index.ts"
 import { Samples } from "../src/conformance.ts"
+import { changedBetween, withEntries } from "../src/internal/mapLineage.ts"
 import { applyStatePatch, applyStatePatches, diffState, type StatePatch } from "../src/internal/statePatch.ts"
 import { snapshot } from "../src/internal/state.ts"
 
@@ -186,6 +187,33 @@ describe("state patches", () => {
     const twoChanges = applyStatePatches(many, patches.slice(0, 2))
     assert.isTrue(Object.isFrozen(twoChanges) && Object.isFrozen(twoChanges.subagents))
     assert.strictEqual((twoChanges.subagents as Record<string, unknown>).c7, (many.subagents as Record<string, unknown>).c7, "untouched entries are shared")
+  })
+
+  it("a patch read from JSON is frozen where it lands, and the entries it did not touch are shared", () => {
+    const patch = JSON.parse(JSON.stringify({ entries: { subagents: { b: { n: 3, deep: { x: [1] } }, c: { n: 4 } } }, drop: { subagents: ["a"] } })) as StatePatch
+    const next = applyStatePatch(base, patch)
+    const subagents = next.subagents as Record<string, { readonly n: number; readonly deep?: { readonly x: ReadonlyArray<number> } }>
+    assert.deepStrictEqual(subagents, { b: { n: 3, deep: { x: [1] } }, c: { n: 4 } })
+    assert.isTrue(Object.isFrozen(subagents) && Object.isFrozen(subagents.b) && Object.isFrozen(subagents.b!.deep!.x), "deeply frozen")
+    const kept = applyStatePatch(base, { entries: { subagents: { c: { n: 4 } } } })
+    assert.strictEqual((kept.subagents as Record<string, unknown>).a, (base.subagents as Record<string, unknown>).a, "untouched entries are shared")
+    assert.isTrue(Object.isFrozen(base.subagents) && Object.isFrozen(base), "the state patched is left as it was")
+  })
+
+  it("a map made from another by a few entries is compared on those, and says so", () => {
+    const children = snapshot(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`c${i}`, { n: i }]))) as Readonly<Record<string, unknown>>
+    const many = snapshot({ ...base, subagents: children }) as SessionStore.SessionState
+    const written = withEntries(children, { c3: { n: 30 }, c60: { n: 60 }, c4: children.c4 })
+    assert.deepStrictEqual([...changedBetween(children, written)!].sort(), ["c3", "c4", "c60"], "the entries set, the unchanged one included")
+    const patched = applyStatePatch({ ...many, subagents: written } as SessionStore.SessionState, { entries: { subagents: { c7: { n: 70 } } }, drop: { subagents: ["c9"] } })
+    assert.deepStrictEqual([...changedBetween(children, patched.subagents as object)!].sort(), ["c3", "c4", "c60", "c7", "c9"], "across two copies")
+    assert.isUndefined(changedBetween(children, snapshot({ ...children, c1: { n: 10 } }) as object), "a map made elsewhere: cannot tell")
+    assert.deepStrictEqual(
+      diffState(many, patched),
+      { entries: { subagents: { c3: { n: 30 }, c60: { n: 60 }, c7: { n: 70 } } }, drop: { subagents: ["c9"] } },
+      "only what changed: the entry set to its own value is left out"
+    )
+    assert.isTrue(Object.isFrozen(written) && Object.isFrozen(written.c3), "frozen with its entries")
   })
 
   it("no change, no patch", () => {

@@ -195,6 +195,12 @@ export const decodeDescriptors = (state: Readonly<Record<string, unknown>>): Dec
  */
 export const decodeDescriptorsUnordered = (state: Readonly<Record<string, unknown>>): Decoded<SubagentDescriptor> => decodeAll(state)
 
+/** One stored entry of `subagents` decoded, or `undefined` when it is not a child's record. */
+export const decodeDescriptorEntry = (value: unknown): SubagentDescriptor | undefined => {
+  const decoded = decodeDescriptor(value)
+  return decoded._tag === "Success" ? decoded.success : undefined
+}
+
 const decodeAll = (state: Readonly<Record<string, unknown>>): { readonly records: Array<SubagentDescriptor>; readonly warnings: ReadonlyArray<string> } => {
   const raw = state.subagents
   if (raw === undefined) return { records: [], warnings: [] }

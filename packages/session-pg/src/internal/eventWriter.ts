@@ -11,8 +11,8 @@
  * is never another's; a transcript whose own INSERT failed writes alone until one succeeds.
  */
 import type { Events } from "@dsh/core"
-import type { SessionError } from "@dsh/session"
-import { Effect, Semaphore } from "effect"
+import { type SessionError, StoreKit } from "@dsh/session"
+import { Effect } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { type Db, run } from "./Db.ts"
 
@@ -28,7 +28,7 @@ FROM (VALUES ${values}) AS v (session_id, agent, seq, record)
 CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`
 }
 
-/** One transcript as the writer sees it. Its fields change only under the writer's permit (or its own numbering lock, for `pending.push`). */
+/** One transcript as the writer sees it. Its fields change only in the writer's rounds (or its own numbering lock, for `pending.push`). */
 export interface EventQueue {
   readonly sessionId: string
   readonly agent: string
@@ -48,7 +48,7 @@ export interface EventWriter {
   readonly enqueue: (queue: EventQueue) => void
   /** Returns once `record` of `queue` is in the table (written by this call or one it joined). */
   readonly written: (queue: EventQueue, record: Events.WireRecord) => Effect.Effect<void, SessionError.SessionError>
-  /** Writes everything `queue` has pending (before a read or a sync of it); `then` runs under the same permit. */
+  /** Writes everything `queue` has pending (before a read or a sync of it), then runs `then`. */
   readonly flushed: <A>(queue: EventQueue, then: Effect.Effect<A, SessionError.SessionError>) => Effect.Effect<A, SessionError.SessionError>
 }
 
@@ -59,7 +59,8 @@ interface Slice {
 
 export const makeEventWriter = (db: Db): Effect.Effect<EventWriter> =>
   Effect.gen(function*() {
-    const permit = yield* Semaphore.make(1)
+    // One INSERT at a time; an append waiting for it finds its row written once it ends.
+    const rounds = StoreKit.makeRounds()
     const waiting = new Set<EventQueue>()
 
     // The rows are read when it runs (after a renumbering, the new numbers).
@@ -133,8 +134,8 @@ export const makeEventWriter = (db: Db): Effect.Effect<EventWriter> =>
 
     return {
       enqueue: (queue) => void waiting.add(queue),
-      written: (queue, record) =>
-        permit.withPermit(Effect.suspend(() => queue.pending.includes(record) ? writeFor(queue) : Effect.void)),
-      flushed: (queue, then) => permit.withPermit(Effect.suspend(() => writeFor(queue)).pipe(Effect.andThen(then)))
+      written: (queue, record) => rounds.unlessDone(() => !queue.pending.includes(record), Effect.suspend(() => writeFor(queue))),
+      // Once nothing of `queue` is pending, its rows are committed (a round takes rows out of `pending` only then).
+      flushed: (queue, then) => rounds.unlessDone(() => queue.pending.length === 0, Effect.suspend(() => writeFor(queue))).pipe(Effect.andThen(then))
     }
   })

@@ -6,7 +6,7 @@
  * notification for every update queued meanwhile), without holding pool connections while waiting.
  */
 import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
-import { Deferred, Effect, Exit, type Scope, Semaphore } from "effect"
+import { Deferred, Effect, Exit, type Scope } from "effect"
 import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
 import { makeLease } from "./lease.ts"
@@ -98,14 +98,14 @@ export const makePgSessionHandle = (
 ): Effect.Effect<{ readonly handle: SessionStore.SessionHandle; readonly letGo: Effect.Effect<boolean> }> =>
   Effect.gen(function*() {
     const location = locationOf(db, id)
-    const stateLock = yield* Semaphore.make(1)
+    const rounds = StoreKit.makeRounds()
     const lease = yield* makeLease(db, id, storeScope)
     // One ChildStore per name, so every user of a child shares its transcript's numbering.
     const children = new Map<string, SessionStore.ChildStore & { readonly transcript: PgTranscript }>()
     const rows = yield* makeStateRows(db, id, location)
     const readState = rows.read
 
-    /** Updates asked for and not yet committed: whoever gets `stateLock` commits all of them at once. */
+    /** Updates asked for and not yet committed: whoever runs the next round commits all of them at once. */
     let queued: Array<QueuedUpdate> = []
 
     /**
@@ -127,7 +127,7 @@ export const makePgSessionHandle = (
       Effect.gen(function*() {
         const mine: QueuedUpdate = { f, done: yield* Deferred.make<SessionStore.SessionState, SessionError.SessionError>() }
         queued.push(mine)
-        yield* stateLock.withPermit(Effect.suspend(() => (queued.length === 0 ? Effect.void : commit(queued.splice(0))))).pipe(
+        yield* rounds.unlessDone(() => Deferred.isDoneUnsafe(mine.done), Effect.suspend(() => (queued.length === 0 ? Effect.void : commit(queued.splice(0))))).pipe(
           // Given up before any batch took it: it is not applied.
           Effect.onInterrupt(() => Effect.sync(() => (queued = queued.filter((u) => u !== mine))))
         )

@@ -83,7 +83,7 @@ export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string,
 
     /**
      * A synchronous commit: the WAL is flushed up to it, so every earlier commit is durable too.
-     * It runs outside the writer's permit (other transcripts keep writing meanwhile); rows
+     * It runs outside the writer's round (other transcripts keep writing meanwhile); rows
      * committed after the flag is cleared set it again, and their sync is the next one.
      */
     const sync = events.flushed(queue, Effect.sync(() => {

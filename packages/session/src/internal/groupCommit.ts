@@ -1,17 +1,18 @@
 /**
- * Group commit of state updates: an update queues its function, and whoever holds `permit` next
- * hands every queued function, in call order, to `commit` (one read of the state, one write for
+ * Group commit of state updates: an update queues its function, and whoever runs the next of
+ * `rounds` hands every queued function, in call order, to `commit` (one read of the state, one write for
  * all of them). Each caller still gets the state after its own function, written before it
  * returns. With 100 children in one turn their ~400 updates were 400 writes of a growing state.
  */
-import { Effect, Exit, type Semaphore } from "effect"
+import { Effect, Exit } from "effect"
 import type { SessionError } from "../SessionError.ts"
 import type { SessionState } from "../SessionStore.ts"
+import type { Rounds } from "./rounds.ts"
 
 type Update = (state: SessionState) => SessionState
 
 export const groupCommit = (
-  permit: Semaphore.Semaphore,
+  rounds: Rounds,
   commit: (batch: ReadonlyArray<Update>) => Effect.Effect<ReadonlyArray<Exit.Exit<SessionState, SessionError>>, SessionError>
 ) => {
   interface Queued {
@@ -35,17 +36,19 @@ export const groupCommit = (
     Effect.suspend(() => {
       const entry: Queued = { f, taken: false, result: undefined }
       queued.push(entry)
-      return permit.withPermit(Effect.suspend(() => {
-        if (entry.result !== undefined) return entry.result
+      return rounds.unlessDone(() => entry.result !== undefined, Effect.suspend(() => {
         const batch = queued
         queued = []
         for (const q of batch) q.taken = true
-        return run(batch).pipe(Effect.andThen(Effect.suspend(() => entry.result ?? Effect.die("state update not committed"))))
-      })).pipe(Effect.onInterrupt(() =>
-        Effect.sync(() => {
-          // Interrupted before any holder took it: it never happens.
-          if (!entry.taken) queued = queued.filter((q) => q !== entry)
-        })
-      ))
+        return run(batch)
+      })).pipe(
+        Effect.andThen(Effect.suspend(() => entry.result ?? Effect.die("state update not committed"))),
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            // Interrupted before any round took it: it never happens.
+            if (!entry.taken) queued = queued.filter((q) => q !== entry)
+          })
+        )
+      )
     })
 }

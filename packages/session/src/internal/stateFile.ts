@@ -10,7 +10,7 @@
  * lock, are cached under the files' identities and read only what was appended since.
  */
 import { join } from "node:path"
-import { Effect, Exit, Schedule, Semaphore } from "effect"
+import { Effect, Exit, Schedule } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { SessionState } from "../SessionStore.ts"
 import { io, ioSync } from "./fs.ts"
@@ -20,6 +20,7 @@ import { writeFileAtomic, writeFileAtomicFreshSync, writeFileAtomicGroup } from 
 import { type LeaseOwner, release, tryAcquire } from "./lease.ts"
 import { decodeState, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
 import { groupCommit } from "./groupCommit.ts"
+import { makeRounds } from "./rounds.ts"
 import { applyStatePatches, decodeStatePatch, diffState, type StatePatch } from "./statePatch.ts"
 
 /** The change log's name beside `state.json`. */
@@ -126,7 +127,8 @@ export interface StateFile {
 /** The state file of the session in `dir`; with `strict`, every write is fsynced on its own. */
 export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.Effect<StateFile> =>
   Effect.gen(function*() {
-    const stateLock = yield* Semaphore.make(1)
+    // Group commits and folds, one at a time.
+    const stateLock = makeRounds()
     const statePath = join(dir, "state.json")
     const logPath = join(dir, STATE_LOG)
     // Other processes update the same state (a `dsh subagents send` appends a request while the
@@ -231,7 +233,7 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
         }), unlock)
     )
 
-    const fold = stateLock.withPermit(Effect.suspend(() =>
+    const fold = stateLock.exclusive(Effect.suspend(() =>
       logStat.pipe(Effect.flatMap((log) =>
         log === undefined ? Effect.void : Effect.acquireUseRelease(takeStateLock, () => Effect.flatMap(readState, foldInto), unlock)
       ))

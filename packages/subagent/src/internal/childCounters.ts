@@ -26,13 +26,20 @@ export const makeChildCounters = (
   limits: SubagentLimitsShape
 ) => {
   const shared = sessionAdmission ? session : undefined
-  // Numbering continues after a restart: start from the highest number already persisted.
-  const counters = new Map<string, number>()
-  for (const d of descriptors.all()) {
-    const m = /^(.*)-(\d+)$/.exec(d.handle)
-    if (m?.[1] !== undefined) counters.set(m[1], Math.max(counters.get(m[1]) ?? 0, Number(m[2])))
+  // Numbering continues after a restart: from the highest number already persisted, counted
+  // when first needed (a tree that hosts one run for another owner mostly never needs it).
+  let numbered: Map<string, number> | undefined
+  const counters = (): Map<string, number> => {
+    if (numbered !== undefined) return numbered
+    numbered = new Map()
+    for (const d of descriptors.all()) {
+      const m = /^(.*)-(\d+)$/.exec(d.handle)
+      if (m?.[1] !== undefined) numbered.set(m[1], Math.max(numbered.get(m[1]) ?? 0, Number(m[2])))
+    }
+    return numbered
   }
-  const children = Ref.makeUnsafe(descriptors.all().length)
+  /** This process's count of the session's children (undefined: not counted yet). */
+  const children = Ref.makeUnsafe<number | undefined>(undefined)
   const full = (count: number) =>
     new SubagentError({
       reason: "ChildLimit",
@@ -43,8 +50,8 @@ export const makeChildCounters = (
     const prefix = handlePrefix(type)
     if (shared === undefined) {
       return Effect.sync(() => {
-        const n = (counters.get(prefix) ?? 0) + 1
-        counters.set(prefix, n)
+        const n = (counters().get(prefix) ?? 0) + 1
+        counters().set(prefix, n)
         return `${prefix}-${n}`
       })
     }
@@ -52,13 +59,13 @@ export const makeChildCounters = (
     let n = 0
     return shared.updateState((s) => {
       const handles = asCounts(s[HANDLES_KEY])
-      n = Math.max(handles[prefix] ?? 0, counters.get(prefix) ?? 0) + 1
+      n = Math.max(handles[prefix] ?? 0, counters().get(prefix) ?? 0) + 1
       return { ...s, [HANDLES_KEY]: { ...handles, [prefix]: n } }
     }).pipe(
       Effect.map(() => `${prefix}-${n}`),
       // The store is unreachable: a handle unique to this process still works (the run records its own failure).
-      Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters.get(prefix) ?? 0) + 1}`),
-      Effect.tap(() => Effect.sync(() => counters.set(prefix, Math.max(counters.get(prefix) ?? 0, n))))
+      Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters().get(prefix) ?? 0) + 1}`),
+      Effect.tap(() => Effect.sync(() => counters().set(prefix, Math.max(counters().get(prefix) ?? 0, n))))
     )
   }
 
@@ -79,7 +86,11 @@ export const makeChildCounters = (
 
   const reserveChild: Effect.Effect<void, SubagentError> = shared !== undefined
     ? reserveShared(shared)
-    : Effect.flatten(Ref.modify(children, (n): readonly [Effect.Effect<void, SubagentError>, number] => (n >= limits.maxChildren ? [Effect.fail(full(n)), n] : [Effect.void, n + 1])))
+    : Effect.flatten(Ref.modify(children, (counted): readonly [Effect.Effect<void, SubagentError>, number] => {
+      const n = counted ?? descriptors.all().length
+      return n >= limits.maxChildren ? [Effect.fail(full(n)), n] : [Effect.void, n + 1]
+    }))
 
-  return { allocateHandle, reserveChild, childCapacity: Effect.map(Ref.get(children), (n) => Math.max(0, limits.maxChildren - n)) }
+  const childCapacity = Effect.map(Ref.get(children), (n) => Math.max(0, limits.maxChildren - (n ?? descriptors.all().length)))
+  return { allocateHandle, reserveChild, childCapacity }
 }

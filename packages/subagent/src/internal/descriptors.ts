@@ -1,19 +1,17 @@
 import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Clock, Deferred, Effect, Scope } from "effect"
-import { decodeDescriptors, decodeDescriptorsUnordered, logWarnings, type SubagentDescriptor } from "../Records.ts"
+import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
 import { markMetaLost } from "./childMeta.ts"
+import { makeRecordMap, type RecordMap } from "./recordMap.ts"
 
 const NOTE_DELAY = "25 millis"
 
 const asRecord = (value: unknown): Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
 
-/** The stored map with `changed` over it, frozen (its descriptors too): one copy of the map. */
-const withDescriptors = (stored: unknown, changed: ReadonlyArray<SubagentDescriptor>): Readonly<Record<string, unknown>> => {
-  const out: Record<string, unknown> = Object.assign({}, asRecord(stored))
-  for (const d of changed) out[d.handle] = StoreKit.snapshot(d)
-  return Object.freeze(out)
-}
+/** The stored map with `changed` over it, frozen (its descriptors too): one copy of the map, which knows what it changed. */
+const withDescriptors = (stored: unknown, changed: ReadonlyArray<SubagentDescriptor>): Readonly<Record<string, unknown>> =>
+  StoreKit.withEntries(asRecord(stored), Object.fromEntries(changed.map((d) => [d.handle, d])))
 
 /** Statuses that mean "some process was running this child". */
 const LIVE = new Set(["queued", "running"])
@@ -25,7 +23,7 @@ const LIVE = new Set(["queued", "running"])
 const makeWriter = (
   session: SessionStore.SessionHandle | undefined,
   scope: Scope.Scope,
-  book: ReadonlyMap<string, SubagentDescriptor>,
+  book: Pick<RecordMap, "get">,
   dirty: Set<string>
 ) => {
   let version = 0
@@ -127,9 +125,11 @@ export const makeDescriptorBook = (
   recover = true
 ) =>
   Effect.gen(function*() {
-    const decoded = state === undefined ? { records: [], warnings: [] } : decodeDescriptors(state)
-    yield* logWarnings(decoded.warnings)
-    const book = new Map<string, SubagentDescriptor>(decoded.records.map((d) => [d.handle, d]))
+    // The owner decodes every record now (and reports those that do not decode); a hosting
+    // tree decodes the records its run asks for.
+    const decoded = !recover ? undefined : state === undefined ? { records: [], warnings: [] } : decodeDescriptors(state)
+    if (decoded !== undefined) yield* logWarnings(decoded.warnings)
+    const book = makeRecordMap(state, decoded)
     const dirty = new Set<string>()
     // Children this process recorded: another process's records never overwrite them here.
     const mine = new Set<string>()
@@ -142,7 +142,7 @@ export const makeDescriptorBook = (
     }
     const set = (d: SubagentDescriptor) =>
       Effect.sync(() => {
-        book.set(d.handle, d)
+        book.set(d)
         dirty.add(d.handle)
         mine.add(d.handle)
         changed()
@@ -151,7 +151,7 @@ export const makeDescriptorBook = (
 
     // A child recorded as queued or running belongs to a process that is gone (this one just
     // started): it is `lost` — a runtime fact, never a guess — and stays continuable.
-    const lost = recover ? [...book.values()].filter((d) => LIVE.has(d.status)) : []
+    const lost = recover ? book.values().filter((d) => LIVE.has(d.status)) : []
     if (lost.length > 0) {
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
       for (const d of lost) yield* set({ ...d, status: "lost", updatedAt: at })
@@ -161,12 +161,12 @@ export const makeDescriptorBook = (
     }
 
     const merge = (state: Readonly<Record<string, unknown>>) => {
-      for (const d of decodeDescriptorsUnordered(state).records) {
+      for (const d of book.changedIn(state)) {
         if (mine.has(d.handle)) continue
         const known = book.get(d.handle)
         // The same decoded record as last time (its stored value did not change): nothing to learn.
         if (known === d) continue
-        book.set(d.handle, d)
+        book.set(d)
         const same = known !== undefined && known.updatedAt === d.updatedAt && known.status === d.status && known.runId === d.runId && known.archivedAt === d.archivedAt
         if (!same) changedHere(d.handle)
       }
@@ -174,7 +174,7 @@ export const makeDescriptorBook = (
 
     return {
       get: (handle: string) => book.get(handle),
-      all: () => [...book.values()],
+      all: () => book.values(),
       /** Calls `listen` with the handle of every record changed from now on (here or merged). */
       onChange: (listen: (handle: string) => void) => void listeners.push(listen),
       /** Handles that were found running when this book was loaded, now marked lost. */
@@ -195,12 +195,12 @@ export const makeDescriptorBook = (
         Effect.gen(function*() {
           const local = book.get(handle)
           if (session === undefined) {
-            if (local !== undefined) book.set(handle, f(local))
+            if (local !== undefined) book.set(f(local))
             return
           }
           const patched = yield* patchStored(session, handle, local, f)
           if (patched !== undefined) {
-            book.set(handle, patched)
+            book.set(patched)
             changedHere(handle)
           }
         }),
