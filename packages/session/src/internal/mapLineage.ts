@@ -47,22 +47,32 @@ export const changedBetween = (from: object, to: object): ReadonlySet<string> | 
 }
 
 /**
- * `map` with `entries` set (each frozen as `snapshot` freezes; an `undefined` entry removes it),
- * as a frozen copy that shares every other entry and knows what it changed.
+ * `copy`, a copy of `from` whose entries `set` were set and `dropped` removed, frozen in place:
+ * the entries set are frozen as `snapshot` freezes (one that is `undefined` is removed), the rest
+ * are `from`'s, already frozen, so the map is not copied again; it knows what it changed. A copy
+ * of a map that was not frozen is snapshotted whole.
  */
+export const freezeCopy = (
+  from: Readonly<Record<string, unknown>>,
+  copy: Record<string, unknown>,
+  set: Iterable<string>,
+  dropped: Iterable<string> = []
+): Readonly<Record<string, unknown>> => {
+  if (!Object.isFrozen(from)) return snapshot(copy)
+  const setKeys = [...set]
+  for (const key of setKeys) {
+    if (!Object.prototype.hasOwnProperty.call(copy, key)) continue
+    const value = snapshot(copy[key])
+    if (value === undefined || typeof value === "function" || typeof value === "symbol") delete copy[key]
+    else copy[key] = value
+  }
+  Object.freeze(copy)
+  noteCopied(copy, from, [...setKeys, ...dropped])
+  return copy
+}
+
+/** `map` with `entries` set, as a frozen copy that shares every other entry and knows what it changed (see `freezeCopy`). */
 export const withEntries = (
   map: Readonly<Record<string, unknown>>,
   entries: Readonly<Record<string, unknown>>
-): Readonly<Record<string, unknown>> => {
-  const out: Record<string, unknown> = Object.assign({}, map)
-  const keys = Object.keys(entries)
-  for (const key of keys) {
-    const value = snapshot(entries[key])
-    if (value === undefined || typeof value === "function" || typeof value === "symbol") delete out[key]
-    else out[key] = value
-  }
-  if (!Object.isFrozen(map)) return snapshot(out)
-  Object.freeze(out)
-  noteCopied(out, map, keys)
-  return out
-}
+): Readonly<Record<string, unknown>> => freezeCopy(map, Object.assign({}, map, entries), Object.keys(entries))

@@ -8,7 +8,7 @@
  * a log of patches replayed over a state that already includes some of them is still right.
  */
 import type { SessionState } from "../SessionStore.ts"
-import { changedBetween, noteCopied } from "./mapLineage.ts"
+import { changedBetween, freezeCopy } from "./mapLineage.ts"
 import { snapshot } from "./state.ts"
 
 export interface StatePatch {
@@ -61,7 +61,9 @@ export const diffState = (prev: SessionState, next: SessionState): StatePatch | 
       }
     }
     for (const entry of candidates ?? Object.keys(before)) if (!hasOwn(after, entry) && hasOwn(before, entry)) dropHere.push(entry)
-    if ((count + dropHere.length) * 2 > 8 && (count + dropHere.length) * 2 > Object.keys(after).length + 8) {
+    // Mostly changed: set whole (the size is counted only when the change is not tiny).
+    const changes = (count + dropHere.length) * 2
+    if (changes > 8 && changes > Object.keys(after).length + 8) {
       set[key] = after
       continue
     }
@@ -89,30 +91,12 @@ export const diffState = (prev: SessionState, next: SessionState): StatePatch | 
  */
 export const applyStatePatch = (state: SessionState, patch: StatePatch): SessionState => applyStatePatches(state, [patch])
 
-/**
- * A map copied for patching, frozen in place: `snapshot` would copy it once more, though only
- * the entries the patches set need it (the rest come from a frozen state). A map that was not
- * frozen itself (set by a patch) is snapshotted whole.
- */
+/** A map copied for patching (mutable until the end, then frozen in place by `freezeCopy`). */
 interface Copied {
-  readonly from: object
+  readonly from: Readonly<Record<string, unknown>>
   readonly map: Record<string, unknown>
-  readonly whole: boolean
   readonly set: Set<string>
   readonly dropped: Set<string>
-}
-
-const frozenCopy = ({ from, map, whole, set, dropped }: Copied): Readonly<Record<string, unknown>> => {
-  if (whole) return snapshot(map)
-  for (const entry of set) {
-    if (!hasOwn(map, entry)) continue
-    const value = snapshot(map[entry])
-    if (value === undefined || typeof value === "function" || typeof value === "symbol") delete map[entry]
-    else map[entry] = value
-  }
-  Object.freeze(map)
-  noteCopied(map, from, [...set, ...dropped])
-  return map
 }
 
 /**
@@ -138,7 +122,7 @@ export const applyStatePatches = (state: SessionState, patches: ReadonlyArray<St
       let copy = copied.get(key)
       if (copy === undefined) {
         const base = isMap(out[key]) ? out[key] : {}
-        copy = { from: base, map: Object.assign({}, base), whole: !Object.isFrozen(base), set: new Set(), dropped: new Set() }
+        copy = { from: base, map: Object.assign({}, base), set: new Set(), dropped: new Set() }
         copied.set(key, copy)
         out[key] = copy.map
       }
@@ -153,7 +137,7 @@ export const applyStatePatches = (state: SessionState, patches: ReadonlyArray<St
       }
     }
   }
-  for (const [key, copy] of copied) out[key] = frozenCopy(copy)
+  for (const [key, copy] of copied) out[key] = freezeCopy(copy.from, copy.map, copy.set, copy.dropped)
   return snapshot(out as unknown as SessionState)
 }
 

@@ -2,12 +2,9 @@ import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Clock, Deferred, Effect, Scope } from "effect"
 import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
 import { markMetaLost } from "./childMeta.ts"
-import { makeRecordMap, type RecordMap } from "./recordMap.ts"
+import { asRecord, makeRecordMap, type RecordMap } from "./recordMap.ts"
 
 const NOTE_DELAY = "25 millis"
-
-const asRecord = (value: unknown): Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
 
 /** The stored map with `changed` over it, frozen (its descriptors too): one copy of the map, which knows what it changed. */
 const withDescriptors = (stored: unknown, changed: ReadonlyArray<SubagentDescriptor>): Readonly<Record<string, unknown>> =>

@@ -9,7 +9,8 @@
 import { type SessionStore, StoreKit } from "@dsh/session"
 import { type Decoded, decodeDescriptorEntry, decodeDescriptors, type SubagentDescriptor } from "../Records.ts"
 
-const asRecord = (value: unknown): Readonly<Record<string, unknown>> =>
+/** A stored value as a map (an empty one when it is not). */
+export const asRecord = (value: unknown): Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {}
 
 const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key)
