@@ -80,20 +80,18 @@ const startResident = (place: Place, server: string, name: string): void => {
  * The resident's messages, read from the moment of connecting: the answer to the start first,
  * then how the spare ended (which can come before the streams are all connected).
  */
-const residentMessages = (control: Socket) => {
+const residentMessages = (control: Connection) => {
   const received: Array<ResidentMessage> = []
   let wake: () => void = () => undefined
   let closed = false
-  onLines<ResidentMessage>(control, (message) => {
+  onLines<ResidentMessage>(control.socket, (message) => {
     received.push(message)
     wake()
   })
-  const onClosed = () => {
+  void control.ended.then(() => {
     closed = true
     wake()
-  }
-  control.once("end", onClosed)
-  control.once("close", onClosed)
+  })
   /** The next message, or undefined once the connection is closed and all are taken. */
   const next = (): Promise<ResidentMessage | undefined> =>
     received.length > 0
@@ -162,7 +160,7 @@ export const runInResident = async (entries: ResidentEntries): Promise<void> => 
     control.socket.destroy()
     return
   }
-  const next = residentMessages(control.socket)
+  const next = residentMessages(control)
   const start: Start = {
     argv: process.argv.slice(2),
     cwd,

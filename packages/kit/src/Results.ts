@@ -1,5 +1,6 @@
 import type { Events, Usage } from "@dsh/core"
 import type { Records } from "@dsh/subagent"
+import { Struct } from "effect"
 
 /** How a run ended (`completed | failed | timeout | cancelled | lost`): from the runtime, never from model text. */
 export type RunStatus = Events.RunStatus
@@ -75,14 +76,8 @@ export type ChildEvent = Events.AgentEvent & { readonly handle: string }
 export type ChildEventName = Events.AgentEvent["type"] | "*"
 
 export const toChildResult = (r: Records.SubagentResult): ChildResult => ({
-  handle: r.handle,
-  agent: r.agent,
-  status: r.status,
-  text: r.output,
-  usage: r.usage,
-  durationMs: r.durationMs,
-  ...(r.notes === undefined ? {} : { notes: r.notes }),
-  ...(r.cost === undefined ? {} : { cost: r.cost })
+  ...Struct.pick(r, ["handle", "agent", "status", "usage", "durationMs", "notes", "cost"]),
+  text: r.output
 })
 
 export const toChildInfo = (d: Records.SubagentDescriptor): ChildInfo => ({

@@ -1,5 +1,4 @@
-import { Endpoint, Http, LanguageModel, type ModelRegistry } from "@dsh/llm"
-import { Effect, Stream } from "effect"
+import { Http, type ModelRegistry } from "@dsh/llm"
 import { decodeStreamEvent, makeEventParser } from "./internal/events.ts"
 import { planRequest, PROVIDER } from "./internal/wire.ts"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "./names.ts"
@@ -24,39 +23,18 @@ export const AnthropicAdapter: ModelRegistry.ModelAdapter = {
   aliases: ANTHROPIC_ALIASES,
   modelIds: ANTHROPIC_MODEL_IDS,
   create: (model, config) =>
-    Effect.gen(function*() {
-      const { apiKey, model: name, url } = yield* Endpoint.resolveEndpoint(model, config, {
+    Http.makeSseModel(model, config, {
+      endpoint: {
         provider: PROVIDER,
         exampleSpec: "anthropic:claude-sonnet-4-5",
         apiKeyEnv: "ANTHROPIC_API_KEY",
         baseUrlEnv: "ANTHROPIC_BASE_URL",
         defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
         path: "/v1/messages"
-      })
-      return LanguageModel.make({
-        provider: PROVIDER,
-        model: name,
-        stream: (request) =>
-          Stream.suspend(() => {
-            const parser = makeEventParser()
-            const plan = planRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
-            const warnings = Stream.fromIterable(plan.warnings.map((message): LanguageModel.StreamPart => ({ type: "warning", message })))
-            return Stream.concat(warnings, Http.postSse({
-              provider: PROVIDER,
-              url,
-              headers: { "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION, accept: "text/event-stream" },
-              body: plan.body
-            }).pipe(
-              Stream.mapEffect((event) =>
-                Http.parseJsonEvent(PROVIDER, event.data).pipe(
-                  Effect.flatMap(decodeStreamEvent),
-                  Effect.flatMap(parser.push)
-                )
-              ),
-              Stream.concat(Stream.fromEffect(Effect.suspend(parser.end))),
-              Stream.flatMap((parts) => Stream.fromIterable(parts))
-            ))
-          })
-      })
+      },
+      headers: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION }),
+      plan: planRequest,
+      decode: decodeStreamEvent,
+      makeParser: makeEventParser
     })
 }

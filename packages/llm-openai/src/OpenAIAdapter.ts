@@ -1,5 +1,5 @@
-import { Endpoint, Http, LanguageModel, type ModelRegistry } from "@dsh/llm"
-import { Effect, Stream } from "effect"
+import { Http, type ModelRegistry } from "@dsh/llm"
+import { Effect } from "effect"
 import { decodeStreamChunk, makeChunkParser, PROVIDER, planRequest } from "./internal/wire.ts"
 import { OPENAI_MODEL_IDS } from "./names.ts"
 
@@ -18,40 +18,22 @@ export const OpenAIAdapter: ModelRegistry.ModelAdapter = {
   description: "OpenAI-compatible Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, Moonshot, OpenRouter)",
   modelIds: OPENAI_MODEL_IDS,
   create: (model, config) =>
-    Effect.gen(function*() {
-      const { apiKey, model: name, url } = yield* Endpoint.resolveEndpoint(model, config, {
+    Http.makeSseModel(model, config, {
+      endpoint: {
         provider: PROVIDER,
         exampleSpec: "openai:gpt-4.1-mini",
         apiKeyEnv: "OPENAI_API_KEY",
         baseUrlEnv: "OPENAI_BASE_URL",
         defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
         path: "/chat/completions"
-      })
-      return LanguageModel.make({
-        provider: PROVIDER,
-        model: name,
-        stream: (request) =>
-          Stream.suspend(() => {
-            const parser = makeChunkParser()
-            const plan = planRequest(name, request, { maxOutputTokens: config.maxOutputTokens })
-            const warnings = Stream.fromIterable(plan.warnings.map((message): LanguageModel.StreamPart => ({ type: "warning", message })))
-            return Stream.concat(warnings, Http.postSse({
-              provider: PROVIDER,
-              url,
-              headers: { authorization: `Bearer ${apiKey}`, accept: "text/event-stream" },
-              body: plan.body
-            }).pipe(
-              Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
-              Stream.mapEffect((event) =>
-                Http.parseJsonEvent(PROVIDER, event.data).pipe(
-                  Effect.flatMap(decodeStreamChunk),
-                  Effect.flatMap(parser.push)
-                )
-              ),
-              Stream.concat(Stream.sync(() => parser.end())),
-              Stream.flatMap((parts) => Stream.fromIterable(parts))
-            ))
-          })
-      })
+      },
+      headers: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
+      plan: planRequest,
+      decode: decodeStreamChunk,
+      makeParser: () => {
+        const parser = makeChunkParser()
+        return { push: parser.push, end: () => Effect.sync(parser.end) }
+      },
+      isEndMarker: (event) => event.data.trim() === "[DONE]"
     })
 }

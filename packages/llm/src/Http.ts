@@ -1,7 +1,10 @@
 import { Context, Duration, Effect, Exit, Ref, Schedule, Schema, Stream } from "effect"
 import type { IncomingMessage } from "node:http"
+import { type EndpointOptions, resolveEndpoint } from "./Endpoint.ts"
 import { makeSseDecoder, type SseEvent } from "./internal/sse.ts"
+import { type LanguageModelShape, make as makeLanguageModel, type ModelRequest, type StreamPart } from "./LanguageModel.ts"
 import { isContextOverflowText, isRetryableReason, LlmError, reasonForStatus } from "./LlmError.ts"
+import type { ModelConfig } from "./ModelRegistry.ts"
 
 export type { SseEvent } from "./internal/sse.ts"
 
@@ -214,3 +217,69 @@ export const makeEventDecoder = <A>(provider: string, schema: Schema.Decoder<A>,
       new LlmError({ reason: "BadResponse", provider, detail: `unexpected ${what}: ${error.message.slice(0, 300)}`, retryable: false })
     ))
 }
+
+/** Turns one provider's decoded stream events into stream parts; one per request, since it keeps state. */
+export interface StreamEventParser<Event> {
+  readonly push: (event: Event) => Effect.Effect<ReadonlyArray<StreamPart>, LlmError>
+  /** At the end of the stream: what is still pending, or a failure if the stream was cut short. */
+  readonly end: () => Effect.Effect<ReadonlyArray<StreamPart>, LlmError>
+}
+
+/** What sets one SSE-streaming HTTP adapter apart from another. */
+export interface SseModelOptions<Event> {
+  readonly endpoint: EndpointOptions
+  /** The provider's headers, the key among them (`accept: text/event-stream` is added). */
+  readonly headers: (apiKey: string) => Readonly<Record<string, string>>
+  /** The wire body of a request, and what it could not send (streamed first, as `warning` parts). */
+  readonly plan: (
+    model: string,
+    request: ModelRequest,
+    options: { readonly maxOutputTokens?: number | undefined }
+  ) => { readonly body: unknown; readonly warnings: ReadonlyArray<string> }
+  /** Validates one JSON-parsed event payload, e.g. a {@link makeEventDecoder}. */
+  readonly decode: (json: unknown) => Effect.Effect<Event, LlmError>
+  readonly makeParser: () => StreamEventParser<Event>
+  /** An event that marks the end of the stream and carries no payload (OpenAI's `[DONE]`). */
+  readonly isEndMarker?: ((event: SseEvent) => boolean) | undefined
+}
+
+/**
+ * The `create` of an HTTP adapter that streams server-sent events: resolves the endpoint, then
+ * each request is planned, its warnings streamed, and its events posted with {@link postSse},
+ * parsed, decoded and fed to a fresh parser.
+ */
+export const makeSseModel = <Event>(
+  model: string,
+  config: ModelConfig,
+  options: SseModelOptions<Event>
+): Effect.Effect<LanguageModelShape, LlmError> =>
+  Effect.map(resolveEndpoint(model, config, options.endpoint), ({ apiKey, model: name, url }) => {
+    const provider = options.endpoint.provider
+    const isEndMarker = options.isEndMarker ?? (() => false)
+    return makeLanguageModel({
+      provider,
+      model: name,
+      stream: (request) =>
+        Stream.suspend(() => {
+          const parser = options.makeParser()
+          const plan = options.plan(name, request, { maxOutputTokens: config.maxOutputTokens })
+          const warnings = Stream.fromIterable(plan.warnings.map((message): StreamPart => ({ type: "warning", message })))
+          return Stream.concat(warnings, postSse({
+            provider,
+            url,
+            headers: { ...options.headers(apiKey), accept: "text/event-stream" },
+            body: plan.body
+          }).pipe(
+            Stream.takeWhile((event) => !isEndMarker(event)),
+            Stream.mapEffect((event) =>
+              parseJsonEvent(provider, event.data).pipe(
+                Effect.flatMap(options.decode),
+                Effect.flatMap(parser.push)
+              )
+            ),
+            Stream.concat(Stream.fromEffect(Effect.suspend(parser.end))),
+            Stream.flatMap((parts) => Stream.fromIterable(parts))
+          ))
+        })
+    })
+  })

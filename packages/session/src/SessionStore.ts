@@ -1,5 +1,5 @@
 import type { Events } from "@dsh/core"
-import { Context, type Effect, type Scope, type Stream } from "effect"
+import { Context, Effect, type Scope, type Stream } from "effect"
 import type { SessionError } from "./SessionError.ts"
 
 /** Lifecycle of a session's main agent as `sessions list` shows it. */
@@ -187,3 +187,22 @@ export interface SessionStoreShape {
 
 /** The persistence service; see `FileSessionStore` (the default) and `MemorySessionStore` (persists nothing). */
 export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("@dsh/session/SessionStore") {}
+
+/**
+ * `updateState` that also returns a value computed from the state it changed (a number handed
+ * out, whether a limit admitted): `f` gives the value and the new state. `updateState`'s callback
+ * is synchronous and a store may call it again after a clash, so the value is the one of the call
+ * whose state was written.
+ */
+export const modifyState = <A>(
+  handle: Pick<SessionHandle, "updateState">,
+  f: (state: SessionState) => readonly [A, SessionState]
+): Effect.Effect<A, SessionError> =>
+  Effect.suspend(() => {
+    let last: { readonly value: A } | undefined
+    return handle.updateState((state) => {
+      const [value, next] = f(state)
+      last = { value }
+      return next
+    }).pipe(Effect.flatMap(() => last === undefined ? Effect.die("updateState returned without calling its function") : Effect.succeed(last.value)))
+  })

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Semaphore } from "effect"
+import { Context, Effect, Layer, Option, Semaphore } from "effect"
 import { SubagentLimits } from "./Limits.ts"
 
 /**
@@ -13,17 +13,13 @@ export interface LaneShape {
 export const makeMemory = (slots: number): Effect.Effect<LaneShape> =>
   Effect.gen(function*() {
     const semaphore = yield* Semaphore.make(slots)
-    let free = slots
+    const waiting = <A, E, R>(effect: Effect.Effect<A, E, R>, onQueued: Effect.Effect<void>) =>
+      onQueued.pipe(Effect.andThen(Semaphore.withPermit(semaphore, effect)))
     return {
+      // A free slot now runs at once; otherwise `onQueued` first, then the wait for a slot.
       withSlot: (effect, onQueued) =>
-        Effect.suspend(() => (free <= 0 ? onQueued : Effect.void)).pipe(
-          Effect.andThen(Semaphore.withPermit(semaphore)(
-            Effect.acquireUseRelease(
-              Effect.sync(() => free--),
-              () => effect,
-              () => Effect.sync(() => free++)
-            )
-          ))
+        Semaphore.withPermitsIfAvailable(semaphore, 1)(effect).pipe(
+          Effect.flatMap((ran) => Option.isSome(ran) ? Effect.succeed(ran.value) : waiting(effect, onQueued))
         )
     }
   })

@@ -44,13 +44,18 @@ export type ContinuationEnvelope = typeof ContinuationEnvelope.Type
 export const CleanupMode = Schema.Literals(["keep", "delete"])
 export type CleanupMode = typeof CleanupMode.Type
 
-/** What `state.json` → `subagents` keeps of every child, so lists, logs and resumes survive a restart. */
-export const SubagentDescriptor = Schema.Struct({
+/** Who a child is in its session's tree: its descriptor and its `meta.json` both say it. */
+export const ChildIdentity = Schema.Struct({
   handle: Schema.String,
   agent: Schema.String,
   provider: Schema.String,
   parent: Schema.String,
-  depth: Schema.Number,
+  depth: Schema.Number
+})
+
+/** What `state.json` → `subagents` keeps of every child, so lists, logs and resumes survive a restart. */
+export const SubagentDescriptor = Schema.Struct({
+  ...ChildIdentity.fields,
   status: DescriptorStatus,
   description: Schema.String,
   runId: Schema.String,
@@ -128,12 +133,8 @@ export type TaskRecord = typeof TaskRecord.Type
  * driver writes this one shape; out-of-process drivers fill the process fields.
  */
 export const ChildMeta = Schema.Struct({
-  handle: Schema.String,
+  ...ChildIdentity.fields,
   runId: Schema.String,
-  agent: Schema.String,
-  provider: Schema.String,
-  parent: Schema.String,
-  depth: Schema.Number,
   /** The model spec the child ran with (for out-of-process children, what it was asked to use). */
   model: Schema.String,
   /** The reasoning effort it was asked for. */

@@ -124,8 +124,8 @@ export const make = (launcher: ProcessLauncher.ProcessLauncherShape): WorktreesS
         const gone = yield* remove(record).pipe(Effect.result)
         return gone._tag === "Success" ? { kept: false } : { kept: true, notes: `could not remove the unchanged worktree ${path}: ${gone.failure.message}` }
       })
-      let settled: { readonly kept: boolean; readonly notes?: string | undefined } | undefined
-      const settle = Effect.suspend(() => settled !== undefined ? Effect.succeed(settled) : Effect.tap(decide, (s) => Effect.sync(() => (settled = s))))
+      // Decided once: by the run that reports it, or by the scope's end when no run asked.
+      const settle = yield* Effect.cached(decide)
       yield* Effect.addFinalizer(() => settle)
       return { ...record, cwd, settle } satisfies WorktreeLease
     })

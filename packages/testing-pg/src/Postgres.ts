@@ -83,24 +83,20 @@ export const startPostgres = (options: StartOptions = {}): Effect.Effect<Postgre
       Effect.mapError((e) => failed(`cannot connect to the test server: ${e.message}`))
     )
     let created = 0
-    const createDatabase = (name?: string) =>
+    /** `CREATE DATABASE` or `CREATE SCHEMA` of a checked name (`dsh_<n>` by default); `urlFor` it then. */
+    const create = (kind: "database" | "schema", name: string | undefined, urlFor: (object: string) => string) =>
       Effect.suspend(() => {
-        const database = name ?? `dsh_${++created}`
-        if (!/^[a-z_][a-z0-9_]{0,62}$/.test(database)) return Effect.fail(failed(`invalid database name "${database}"`))
-        return admin.unsafe(`CREATE DATABASE "${database}"`).pipe(
-          Effect.mapError((e) => failed(`CREATE DATABASE ${database}: ${e.message}`)),
-          Effect.as(urlOf(database))
+        const object = name ?? `dsh_${++created}`
+        if (!/^[a-z_][a-z0-9_]{0,62}$/.test(object)) return Effect.fail(failed(`invalid ${kind} name "${object}"`))
+        const statement = `CREATE ${kind.toUpperCase()}`
+        return admin.unsafe(`${statement} "${object}"`).pipe(
+          Effect.mapError((e) => failed(`${statement} ${object}: ${e.message}`)),
+          Effect.as(urlFor(object))
         )
       })
+    const createDatabase = (name?: string) => create("database", name, urlOf)
     const createSchema = (name?: string) =>
-      Effect.suspend(() => {
-        const schema = name ?? `dsh_${++created}`
-        if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) return Effect.fail(failed(`invalid schema name "${schema}"`))
-        return admin.unsafe(`CREATE SCHEMA "${schema}"`).pipe(
-          Effect.mapError((e) => failed(`CREATE SCHEMA ${schema}: ${e.message}`)),
-          Effect.as(`${urlOf("postgres")}?options=${encodeURIComponent(`-c search_path=${schema}`)}`)
-        )
-      })
+      create("schema", name, (schema) => `${urlOf("postgres")}?options=${encodeURIComponent(`-c search_path=${schema}`)}`)
     return {
       url: urlOf("postgres"),
       host: running.host,

@@ -14,21 +14,27 @@ export interface CreateSubagentOptions {
   readonly creatorTools: ReadonlyArray<string>
 }
 
+// The seed's parameter is `system_prompt`; `systemPrompt` stays accepted as an alias (earlier
+// releases and camelCase-minded models) wherever a prompt is taken.
+const promptFields = (description: string) => ({
+  system_prompt: z.string().optional().describe(description),
+  systemPrompt: z.string().optional().describe("Alias of system_prompt")
+})
+/** The prompt given under either name, `system_prompt` first. */
+const promptOf = (p: { readonly system_prompt?: string | undefined; readonly systemPrompt?: string | undefined }) =>
+  p.system_prompt ?? p.systemPrompt
+
 // Parameter schemas are built once: tools are made for every agent context.
-// The seed's parameters are `name` and `system_prompt`; `systemPrompt` stays accepted as an alias
-// (earlier releases and camelCase-minded models), and `description` is optional.
 const CreateParams = z.object({
   name: z.string().describe("kebab-case, unique, at most 64 characters, e.g. sql-reviewer"),
-  system_prompt: z.string().optional().describe("The agent's system prompt: its role, limits and output format"),
-  systemPrompt: z.string().optional().describe("Alias of system_prompt"),
+  ...promptFields("The agent's system prompt: its role, limits and output format"),
   description: z.string().optional().describe("What the agent is for (default: the system prompt's first sentence)"),
   tools: z.array(z.string()).optional().describe("Tools it may use, a subset of yours (default: all of yours)")
 })
 const UpdateParams = z.object({
   name: z.string().describe("The created agent type"),
   description: z.string().optional().describe("New description"),
-  system_prompt: z.string().optional().describe("New system prompt"),
-  systemPrompt: z.string().optional().describe("Alias of system_prompt"),
+  ...promptFields("New system prompt"),
   tools: z.array(z.string()).optional().describe("New tool subset (of your tools)")
 })
 const DeleteParams = z.object({ name: z.string().describe("The created agent type") })
@@ -96,7 +102,7 @@ const createTools = (subagents: Subagents.Subagents["Service"], parent: Vocabula
       Effect.gen(function*() {
         const invalid = AgentName.validateAgentName(p.name)
         if (invalid !== undefined) return yield* fail(invalid)
-        const systemPrompt = p.system_prompt ?? p.systemPrompt
+        const systemPrompt = promptOf(p)
         if (systemPrompt === undefined) return yield* fail("system_prompt is required: the new agent's role, limits and output format")
         const description = p.description ?? firstSentence(systemPrompt)
         yield* checkPrompt(systemPrompt, description)
@@ -123,7 +129,7 @@ const createTools = (subagents: Subagents.Subagents["Service"], parent: Vocabula
     execute: (p) =>
       Effect.gen(function*() {
         const spec = yield* mineOnly(p.name)
-        const prompt = p.system_prompt ?? p.systemPrompt
+        const prompt = promptOf(p)
         const next = { ...spec, ...(p.description === undefined ? {} : { description: p.description }), ...(prompt === undefined ? {} : { systemPrompt: prompt }) }
         yield* checkPrompt(next.systemPrompt, next.description)
         const tools = p.tools === undefined ? spec.tools : yield* narrowTools(p.tools, options.creatorTools)

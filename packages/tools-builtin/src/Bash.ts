@@ -2,6 +2,7 @@ import { Tool } from "@dsh/tools"
 import type { ProcessLauncher, Sandbox } from "@dsh/subprocess"
 import { Effect } from "effect"
 import * as z from "zod"
+import { planBash } from "./internal/bashPlan.ts"
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -58,17 +59,11 @@ export const makeBashTool = (launcher: ProcessLauncher.ProcessLauncherShape, opt
     execute: (params, context) =>
       Effect.gen(function*() {
         const timeoutMs = params.timeoutMs ?? BASH_DEFAULT_TIMEOUT_MS
-        const plan = options.sandbox === undefined
-          ? { _tag: "Unconfined" as const, warning: undefined }
-          : yield* options.sandbox.plan({ command: "bash", args: ["-c", params.command], cwd: context.cwd })
+        const plan = yield* planBash(options.sandbox, params.command, context)
         if (plan._tag === "Refused") return { content: `Bash is not available: ${plan.reason}.`, isError: true }
-        if (plan._tag === "Unconfined" && plan.warning !== undefined) {
-          yield* Effect.logWarning(plan.warning)
-          if (context.turn !== undefined) yield* context.turn.emit({ type: "notice", level: "warning", message: plan.warning })
-        }
         const result = yield* launcher.run({
-          command: plan._tag === "Confined" ? plan.command : "bash",
-          args: plan._tag === "Confined" ? plan.args : ["-c", params.command],
+          command: plan.command,
+          args: plan.args,
           cwd: context.cwd,
           timeout: timeoutMs,
           ...(options.env === undefined ? {} : { env: options.env })

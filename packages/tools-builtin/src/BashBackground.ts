@@ -3,6 +3,7 @@ import type { ProcessLauncher } from "@dsh/subprocess"
 import { Effect, Exit, Scope, Stream } from "effect"
 import * as z from "zod"
 import type { BashOptions } from "./Bash.ts"
+import { planBash } from "./internal/bashPlan.ts"
 
 /** Bytes of a command's output kept unread (older unread output is dropped, and the read says so). */
 export const BACKGROUND_KEPT_BYTES = 1024 * 1024
@@ -103,17 +104,11 @@ export const makeBackgroundShellTools = (launcher: ProcessLauncher.ProcessLaunch
         }
         // stderr joins stdout, so one stream keeps their order.
         const script = `exec 2>&1\n${params.command}`
-        const plan = options.sandbox === undefined
-          ? { _tag: "Unconfined" as const, warning: undefined }
-          : yield* options.sandbox.plan({ command: "bash", args: ["-c", script], cwd: context.cwd })
+        const plan = yield* planBash(options.sandbox, script, context)
         if (plan._tag === "Refused") return { content: `BashBackground is not available: ${plan.reason}.`, isError: true }
-        if (plan._tag === "Unconfined" && plan.warning !== undefined) {
-          yield* Effect.logWarning(plan.warning)
-          if (context.turn !== undefined) yield* context.turn.emit({ type: "notice", level: "warning", message: plan.warning })
-        }
         const handle = yield* launcher.spawn({
-          command: plan._tag === "Confined" ? plan.command : "bash",
-          args: plan._tag === "Confined" ? plan.args : ["-c", script],
+          command: plan.command,
+          args: plan.args,
           cwd: context.cwd,
           stdin: "ignore",
           ...(options.env === undefined ? {} : { env: options.env })

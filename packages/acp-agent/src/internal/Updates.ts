@@ -2,25 +2,13 @@ import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { Events, Usage } from "@dsh/core"
 import { isAbsolute, resolve } from "node:path"
 
+/** ACP tool kinds of dsh's built-in tools; any other tool is `other`. */
+const TOOL_KINDS: ReadonlyMap<string, acp.ToolKind> = new Map([
+  ["Read", "read"], ["Write", "edit"], ["Edit", "edit"], ["Bash", "execute"], ["Glob", "search"], ["Grep", "search"], ["WebFetch", "fetch"]
+])
+
 /** The ACP tool kind of a dsh tool, so editors pick the right icon and affordances. */
-export const toolKind = (name: string): acp.ToolKind => {
-  switch (name) {
-    case "Read":
-      return "read"
-    case "Write":
-    case "Edit":
-      return "edit"
-    case "Bash":
-      return "execute"
-    case "Glob":
-    case "Grep":
-      return "search"
-    case "WebFetch":
-      return "fetch"
-    default:
-      return "other"
-  }
-}
+export const toolKind = (name: string): acp.ToolKind => TOOL_KINDS.get(name) ?? "other"
 
 const parseInput = (input: string): unknown => {
   try {

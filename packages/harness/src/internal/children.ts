@@ -2,7 +2,7 @@ import { AgentHost } from "@dsh/agent"
 import { Usage } from "@dsh/core"
 import type { SessionError, SessionStore } from "@dsh/session"
 import { Detach, Records, SessionRequests } from "@dsh/subagent"
-import { Effect, Option } from "effect"
+import { Effect, Option, Struct } from "effect"
 import { childSummary } from "../ChildSummary.ts"
 import { toHostError } from "../HostErrors.ts"
 import { governed } from "./permissions.ts"
@@ -10,15 +10,7 @@ import { asLost, type RunningSessions } from "./sessions.ts"
 
 const replyOf = (handle: string, outcome: { readonly _tag: "Replied"; readonly result: Records.SubagentResult } | { readonly _tag: "Queued" | "Accepted" }): AgentHost.HostChildReply => {
   if (outcome._tag !== "Replied") return { handle, status: "queued", result: "", usage: Usage.emptyUsage, notes: `${handle} is running: it gets the message at its next step` }
-  const r = outcome.result
-  return {
-    handle: r.handle,
-    status: r.status,
-    result: r.output,
-    usage: r.usage,
-    ...(r.cost === undefined ? {} : { cost: r.cost }),
-    ...(r.notes === undefined ? {} : { notes: r.notes })
-  }
+  return { ...Struct.pick(outcome.result, ["handle", "status", "usage", "cost", "notes"]), result: outcome.result.output }
 }
 
 /** The host's calls on a session's children: here when this process runs it, through its owner otherwise. */

@@ -55,26 +55,34 @@ export const toResponseParts = (response: LanguageModel.ModelResponse): Array<Re
  */
 export const makeStreamEncoder = () => {
   let counter = 0
-  let text: string | undefined
-  let thought: string | undefined
+  // The id of the open block of each kind, if one is open.
+  const open: { text: string | undefined; reasoning: string | undefined } = { text: undefined, reasoning: undefined }
 
   const closeText = (): Array<Response.StreamPartEncoded> => {
-    if (text === undefined) return []
-    const id = text
-    text = undefined
+    if (open.text === undefined) return []
+    const id = open.text
+    open.text = undefined
     return [{ type: "text-end", id }]
   }
   const closeAll = (): Array<Response.StreamPartEncoded> => {
     const parts = closeText()
-    if (thought !== undefined) parts.push({ type: "reasoning-end", id: thought })
-    thought = undefined
+    if (open.reasoning !== undefined) parts.push({ type: "reasoning-end", id: open.reasoning })
+    open.reasoning = undefined
     return parts
+  }
+  /** A delta under the open block of its kind, opening one first if none is open. */
+  const delta = (kind: "text" | "reasoning", text: string): Array<Response.StreamPartEncoded> => {
+    const id = open[kind]
+    if (id !== undefined) return [{ type: `${kind}-delta`, id, delta: text }]
+    const opened = `${kind}-${counter++}`
+    open[kind] = opened
+    return [{ type: `${kind}-start`, id: opened }, { type: `${kind}-delta`, id: opened, delta: text }]
   }
   const reasoning = (part: Messages.ReasoningPart): Array<Response.StreamPartEncoded> => {
     const metadata = reasoningMetadata(part)
-    if (thought !== undefined) {
-      const id = thought
-      thought = undefined
+    if (open.reasoning !== undefined) {
+      const id = open.reasoning
+      open.reasoning = undefined
       return [{ type: "reasoning-end", id, metadata }]
     }
     const id = `reasoning-${counter++}`
@@ -83,22 +91,10 @@ export const makeStreamEncoder = () => {
 
   const push = (part: LanguageModel.StreamPart): Array<Response.StreamPartEncoded> => {
     switch (part.type) {
-      case "text-delta": {
-        const opening: Array<Response.StreamPartEncoded> = []
-        if (text === undefined) {
-          text = `text-${counter++}`
-          opening.push({ type: "text-start", id: text })
-        }
-        return [...opening, { type: "text-delta", id: text, delta: part.text }]
-      }
-      case "reasoning-delta": {
-        const opening: Array<Response.StreamPartEncoded> = []
-        if (thought === undefined) {
-          thought = `reasoning-${counter++}`
-          opening.push({ type: "reasoning-start", id: thought })
-        }
-        return [...opening, { type: "reasoning-delta", id: thought, delta: part.text }]
-      }
+      case "text-delta":
+        return delta("text", part.text)
+      case "reasoning-delta":
+        return delta("reasoning", part.text)
       case "reasoning":
         return reasoning(part.part)
       case "tool-call":

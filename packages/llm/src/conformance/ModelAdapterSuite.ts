@@ -11,7 +11,7 @@ import { RetryPolicy } from "../Http.ts"
 import type { ModelRequest, StreamPart } from "../LanguageModel.ts"
 import { LlmError } from "../LlmError.ts"
 import { type ModelAdapter, type ModelConfig, ModelRegistry, provide as modelRegistryProvide, layer as modelRegistryLayer } from "../ModelRegistry.ts"
-import type { FakeServer, FakeServerOptions } from "../testing/FakeSseServer.ts"
+import type { FakeReply, FakeServer, FakeServerOptions } from "../testing/FakeSseServer.ts"
 
 const test = effectTests(it)
 
@@ -69,7 +69,23 @@ const suiteContext = (fixture: ModelAdapterFixture) => {
       return { server, lm }
     })
 
-  return { fixture, model, configFor, fakeServer, awaitAbort, setup }
+  /** A fake that gives every request this reply, and the error one `generate` against it ends in. */
+  const failEveryTime = (reply: FakeReply) =>
+    Effect.gen(function*() {
+      const { lm, server } = yield* setup({ respond: () => reply })
+      const error = yield* Effect.flip(lm.generate(ask("hi")))
+      return { error, server }
+    })
+
+  /** A fake that first fails with `failure`, then answers `text`, and the response of one `generate`. */
+  const answerAfter = (failure: FakeReply, text: string) =>
+    Effect.gen(function*() {
+      const { lm, server } = yield* setup({ replies: [failure, { text }] })
+      const response = yield* lm.generate(ask("hi"))
+      return { response, server }
+    })
+
+  return { fixture, model, configFor, fakeServer, awaitAbort, setup, failEveryTime, answerAfter }
 }
 
 type SuiteContext = ReturnType<typeof suiteContext>
@@ -138,11 +154,10 @@ const answerTests = ({ setup }: SuiteContext): void => {
 }
 
 /** Retries: which failures are retried, how often, and what surfaces when they run out. */
-const retryTests = ({ setup }: SuiteContext): void => {
+const retryTests = ({ answerAfter, failEveryTime }: SuiteContext): void => {
   test.live("retries a 500 exactly maxRetries times, then fails with ServerError", () =>
     Effect.gen(function*() {
-      const { lm, server } = yield* setup({ respond: () => ({ status: 500 }) })
-      const error = yield* Effect.flip(lm.generate(ask("hi")))
+      const { error, server } = yield* failEveryTime({ status: 500 })
       assert.instanceOf(error, LlmError, "failures are LlmErrors")
       assert.strictEqual(error.reason, "ServerError", "a 5xx is a ServerError")
       assert.strictEqual(error.status, 500, "the error carries the HTTP status")
@@ -150,54 +165,48 @@ const retryTests = ({ setup }: SuiteContext): void => {
       assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
     }).pipe(fastRetries))
 
-  test.live("retries a 429 and returns the answer that follows", () =>
-    Effect.gen(function*() {
-      const { lm, server } = yield* setup({ replies: [{ status: 429 }, { text: "finally" }] })
-      const response = yield* lm.generate(ask("hi"))
-      assert.strictEqual(response.message.content, "finally", "the answer after the 429")
-      assert.strictEqual(server.requests.length, 2, "the 429 was retried once")
-    }).pipe(fastRetries))
+  // A failure the next attempt gets past: the answer that follows, after one retry.
+  const retriedOnce = [
+    { name: "retries a 429 and returns the answer that follows", failure: { status: 429 }, text: "finally", answer: "the answer after the 429", retried: "the 429 was retried once" },
+    { name: "retries a connection dropped before the first byte", failure: { disconnect: true }, text: "after the drop", answer: "the answer of the retried request", retried: "the dropped request was retried once" }
+  ] as const
+  for (const c of retriedOnce) {
+    test.live(c.name, () =>
+      Effect.gen(function*() {
+        const { response, server } = yield* answerAfter(c.failure, c.text)
+        assert.strictEqual(response.message.content, c.text, c.answer)
+        assert.strictEqual(server.requests.length, 2, c.retried)
+      }).pipe(fastRetries))
+  }
 
-  test.live("a 429 on every attempt fails with RateLimited after maxRetries", () =>
-    Effect.gen(function*() {
-      const { lm, server } = yield* setup({ respond: () => ({ status: 429 }) })
-      const error = yield* Effect.flip(lm.generate(ask("hi")))
-      assert.strictEqual(error.reason, "RateLimited", "exhausted 429 retries surface as RateLimited")
-      assert.strictEqual(error.status, 429, "the error carries the HTTP status")
-      assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
-    }).pipe(fastRetries))
-
-  test.live("retries a connection dropped before the first byte", () =>
-    Effect.gen(function*() {
-      const { lm, server } = yield* setup({ replies: [{ disconnect: true }, { text: "after the drop" }] })
-      const response = yield* lm.generate(ask("hi"))
-      assert.strictEqual(response.message.content, "after the drop", "the answer of the retried request")
-      assert.strictEqual(server.requests.length, 2, "the dropped request was retried once")
-    }).pipe(fastRetries))
-
-  test.live("a connection dropped on every attempt fails with Network after maxRetries", () =>
-    Effect.gen(function*() {
-      const { lm, server } = yield* setup({ respond: () => ({ disconnect: true }) })
-      const error = yield* Effect.flip(lm.generate(ask("hi")))
-      assert.strictEqual(error.reason, "Network", "exhausted network retries surface as Network")
-      assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
-    }).pipe(fastRetries))
+  // A failure on every attempt: the reason it surfaces as once the retries run out.
+  const exhausted = [
+    { name: "a 429 on every attempt fails with RateLimited after maxRetries", failure: { status: 429 }, reason: "RateLimited", why: "exhausted 429 retries surface as RateLimited", status: 429 },
+    { name: "a connection dropped on every attempt fails with Network after maxRetries", failure: { disconnect: true }, reason: "Network", why: "exhausted network retries surface as Network", status: undefined }
+  ] as const
+  for (const c of exhausted) {
+    test.live(c.name, () =>
+      Effect.gen(function*() {
+        const { error, server } = yield* failEveryTime(c.failure)
+        assert.strictEqual(error.reason, c.reason, c.why)
+        if (c.status !== undefined) assert.strictEqual(error.status, c.status, "the error carries the HTTP status")
+        assert.strictEqual(server.requests.length, 3, "one attempt plus RetryPolicy.maxRetries (2) retries")
+      }).pipe(fastRetries))
+  }
 
   test.live("maxRetries 0 sends one request only", () =>
     Effect.gen(function*() {
-      const { lm, server } = yield* setup({ respond: () => ({ status: 503 }) })
-      const error = yield* Effect.flip(lm.generate(ask("hi")))
+      const { error, server } = yield* failEveryTime({ status: 503 })
       assert.strictEqual(error.reason, "ServerError", "a 503 is a ServerError")
       assert.strictEqual(server.requests.length, 1, "RetryPolicy.maxRetries 0 disables retrying")
     }).pipe(Effect.provideService(RetryPolicy, { maxRetries: 0, baseDelay: "5 millis", maxDelay: "5 millis" })))
 }
 
 /** Failures that are not retried, aborts on interruption, and the registry. */
-const failureTests = ({ fixture, model, configFor, fakeServer, awaitAbort, setup }: SuiteContext): void => {
+const failureTests = ({ fixture, model, configFor, fakeServer, awaitAbort, setup, failEveryTime }: SuiteContext): void => {
   test.live("fails a 401 with Authentication, without retrying, with the server's message", () =>
     Effect.gen(function*() {
-      const { lm, server } = yield* setup({ respond: () => ({ status: 401 }) })
-      const error = yield* Effect.flip(lm.generate(ask("hi")))
+      const { error, server } = yield* failEveryTime({ status: 401 })
       assert.strictEqual(error.reason, "Authentication", "a 401 is an Authentication failure")
       assert.isFalse(error.retryable, "an Authentication failure is not retryable")
       assert.strictEqual(error.status, 401, "the error carries the HTTP status")

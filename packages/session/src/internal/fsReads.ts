@@ -3,13 +3,18 @@ import { readFileSync, statSync } from "node:fs"
 import { type FileHandle, open, readFile } from "node:fs/promises"
 import { errorCode } from "./fs.ts"
 
+/** A missing file (ENOENT) reads as `undefined`; any other failure is the caller's to see. */
+const missingAsUndefined = (cause: unknown): undefined => {
+  if (errorCode(cause) === "ENOENT") return undefined
+  throw cause
+}
+
 /** The file's text, or `undefined` when it does not exist (synchronous, see `ioSync`). */
 export const readTextIfExistsSync = (path: string): string | undefined => {
   try {
     return readFileSync(path, "utf8")
   } catch (cause) {
-    if (errorCode(cause) === "ENOENT") return undefined
-    throw cause
+    return missingAsUndefined(cause)
   }
 }
 
@@ -20,64 +25,45 @@ export const fileIdentitySync = (path: string): string | undefined => {
 }
 
 /** The file's text, or `undefined` when it does not exist. */
-export const readTextIfExists = async (path: string): Promise<string | undefined> => {
-  try {
-    return await readFile(path, "utf8")
-  } catch (cause) {
-    if (errorCode(cause) === "ENOENT") return undefined
-    throw cause
-  }
-}
+export const readTextIfExists = (path: string): Promise<string | undefined> => readFile(path, "utf8").catch(missingAsUndefined)
 
 /** A file opened for reading, or `undefined` when it does not exist. */
-export const openIfExists = async (path: string): Promise<FileHandle | undefined> => {
+export const openIfExists = (path: string): Promise<FileHandle | undefined> => open(path, "r").catch(missingAsUndefined)
+
+/** Up to `length` bytes from `position`: fewer only when the file is shorter than it was when measured. */
+const readRange = async (handle: FileHandle, position: number, length: number): Promise<Buffer> => {
+  const buffer = Buffer.alloc(length)
+  let read = 0
+  while (read < length) {
+    const { bytesRead } = await handle.read(buffer, read, length - read, position + read)
+    if (bytesRead === 0) break
+    read += bytesRead
+  }
+  return buffer.subarray(0, read)
+}
+
+/** `f` over the opened file and its size, closed after; `undefined` when the file does not exist. */
+const withOpenFile = async <A>(path: string, f: (handle: FileHandle, size: number) => Promise<A>): Promise<A | undefined> => {
+  const handle = await openIfExists(path)
+  if (handle === undefined) return undefined
   try {
-    return await open(path, "r")
-  } catch (cause) {
-    if (errorCode(cause) === "ENOENT") return undefined
-    throw cause
+    return await f(handle, (await handle.stat()).size)
+  } finally {
+    await handle.close().catch(() => undefined)
   }
 }
 
 /** The last `bytes` of a file (all of it if smaller), or `undefined` when it does not exist. */
-export const readTail = async (
+export const readTail = (
   path: string,
   bytes: number
-): Promise<{ readonly text: string; readonly size: number; readonly whole: boolean } | undefined> => {
-  const handle = await openIfExists(path)
-  if (handle === undefined) return undefined
-  try {
-    const { size } = await handle.stat()
+): Promise<{ readonly text: string; readonly size: number; readonly whole: boolean } | undefined> =>
+  withOpenFile(path, async (handle, size) => {
     const length = Math.min(size, bytes)
-    const buffer = Buffer.alloc(length)
-    let read = 0
-    while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, length - read, size - length + read)
-      if (bytesRead === 0) break
-      read += bytesRead
-    }
-    return { text: buffer.subarray(0, read).toString("utf8"), size, whole: length === size }
-  } finally {
-    await handle.close().catch(() => undefined)
-  }
-}
+    const text = (await readRange(handle, size - length, length)).toString("utf8")
+    return { text, size, whole: length === size }
+  })
 
 /** The bytes of a file from `offset` to its end, or `undefined` when it does not exist. */
-export const readFromOffset = async (path: string, offset: number): Promise<Buffer | undefined> => {
-  const handle = await openIfExists(path)
-  if (handle === undefined) return undefined
-  try {
-    const { size } = await handle.stat()
-    const length = Math.max(0, size - offset)
-    const buffer = Buffer.alloc(length)
-    let read = 0
-    while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, length - read, offset + read)
-      if (bytesRead === 0) break
-      read += bytesRead
-    }
-    return buffer.subarray(0, read)
-  } finally {
-    await handle.close().catch(() => undefined)
-  }
-}
+export const readFromOffset = (path: string, offset: number): Promise<Buffer | undefined> =>
+  withOpenFile(path, (handle, size) => readRange(handle, offset, Math.max(0, size - offset)))

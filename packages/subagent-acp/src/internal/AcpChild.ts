@@ -70,12 +70,10 @@ const guarded = <A>(child: AcpChild, effect: Effect.Effect<A, AcpChildError>): E
 
 /** The handoff of one permission request's call between the turn's consumer and the request's answer. */
 const askedFor = (asked: Map<string, Deferred.Deferred<AskedCall>>, toolCallId: string): Effect.Effect<Deferred.Deferred<AskedCall>> =>
-  Effect.gen(function*() {
-    const known = asked.get(toolCallId)
-    if (known !== undefined) return known
-    const made = yield* Deferred.make<AskedCall>()
-    asked.set(toolCallId, made)
-    return made
+  Effect.sync(() => {
+    const handoff = asked.get(toolCallId) ?? Deferred.makeUnsafe<AskedCall>()
+    asked.set(toolCallId, handoff)
+    return handoff
   })
 
 /**

@@ -1,4 +1,4 @@
-import type { SessionStore } from "@dsh/session"
+import { SessionStore } from "@dsh/session"
 import { Effect, Ref } from "effect"
 import type { SubagentLimitsShape } from "../Limits.ts"
 import { SubagentError } from "../SubagentError.ts"
@@ -55,34 +55,27 @@ export const makeChildCounters = (
         return `${prefix}-${n}`
       })
     }
-    // Set by the state update's callback, read once it is written.
-    let n = 0
-    return shared.updateState((s) => {
+    return SessionStore.modifyState(shared, (s) => {
       const handles = asCounts(s[HANDLES_KEY])
-      n = Math.max(handles[prefix] ?? 0, counters().get(prefix) ?? 0) + 1
-      return { ...s, [HANDLES_KEY]: { ...handles, [prefix]: n } }
+      const n = Math.max(handles[prefix] ?? 0, counters().get(prefix) ?? 0) + 1
+      return [n, { ...s, [HANDLES_KEY]: { ...handles, [prefix]: n } }] as const
     }).pipe(
-      Effect.map(() => `${prefix}-${n}`),
+      Effect.tap((n) => Effect.sync(() => counters().set(prefix, Math.max(counters().get(prefix) ?? 0, n)))),
+      Effect.map((n) => `${prefix}-${n}`),
       // The store is unreachable: a handle unique to this process still works (the run records its own failure).
-      Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters().get(prefix) ?? 0) + 1}`),
-      Effect.tap(() => Effect.sync(() => counters().set(prefix, Math.max(counters().get(prefix) ?? 0, n))))
+      Effect.orElseSucceed(() => `${prefix}-${process.pid}-${(counters().get(prefix) ?? 0) + 1}`)
     )
   }
 
   const reserveShared = (session: SessionStore.SessionHandle) =>
-    Effect.suspend(() => {
-      // Set by the state update's callback, read once it is written.
-      let count = 0
-      let admitted = false
-      return session.updateState((s) => {
-        count = typeof s[CHILD_COUNT_KEY] === "number" ? s[CHILD_COUNT_KEY] : descriptors.all().length
-        admitted = count < limits.maxChildren
-        return admitted ? { ...s, [CHILD_COUNT_KEY]: count + 1 } : s
-      }).pipe(
-        Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot admit a child: ${e.message}` })),
-        Effect.flatMap(() => (admitted ? Effect.void : Effect.fail(full(count))))
-      )
-    })
+    SessionStore.modifyState(session, (s) => {
+      const count = typeof s[CHILD_COUNT_KEY] === "number" ? s[CHILD_COUNT_KEY] : descriptors.all().length
+      return count < limits.maxChildren ? [undefined, { ...s, [CHILD_COUNT_KEY]: count + 1 }] as const : [count, s] as const
+    }).pipe(
+      Effect.mapError((e) => new SubagentError({ reason: "InvalidRequest", message: `cannot admit a child: ${e.message}` })),
+      // What the update gives back: nothing when admitted, the count that was full when refused.
+      Effect.flatMap((refused) => (refused === undefined ? Effect.void : Effect.fail(full(refused))))
+    )
 
   const reserveChild: Effect.Effect<void, SubagentError> = shared !== undefined
     ? reserveShared(shared)

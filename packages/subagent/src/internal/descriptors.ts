@@ -1,5 +1,5 @@
-import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
-import { Clock, Deferred, Effect, Scope } from "effect"
+import { type SessionError, SessionStore, StoreKit } from "@dsh/session"
+import { Clock, Effect, Ref, type Scope } from "effect"
 import { decodeDescriptors, logWarnings, type SubagentDescriptor } from "../Records.ts"
 import { markMetaLost } from "./childMeta.ts"
 import { asRecord, makeRecordMap, type RecordMap } from "./recordMap.ts"
@@ -23,65 +23,53 @@ const makeWriter = (
   book: Pick<RecordMap, "get">,
   dirty: Set<string>
 ) => {
-  let version = 0
-  let written = 0
+  // Changes counted, and the count the last completed write included.
+  const version = Ref.makeUnsafe(0)
+  const written = Ref.makeUnsafe(0)
+  const rounds = StoreKit.makeRounds()
 
   // A write copies the stored map once (a plain object, as every reader expects), so the
   // changes waiting are taken together: a write first lets every fiber that is ready record
-  // its change, and while one is under way later callers wait for its end (one waiter list,
-  // not a queue of writers on a semaphore), then the first of them to run writes for all the
-  // others. 10,000 children finishing at once share a few writes, and no caller writes for
-  // others for longer than one write. The new map is frozen with its descriptors, so the
-  // store's snapshot does not walk it again.
-  const writeOnce: Effect.Effect<void, SessionError.SessionError> = Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
-    if (written >= version || session === undefined) return Effect.void
-    const target = version
-    const changed: Array<SubagentDescriptor> = []
-    for (const h of dirty) {
-      const d = book.get(h)
-      if (d !== undefined) changed.push(d)
-    }
-    dirty.clear()
-    return session.updateState((s) => ({ ...s, subagents: withDescriptors(s.subagents, changed) })).pipe(
-      // Failed or interrupted: the changes wait for the next write.
-      Effect.onError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
-      Effect.andThen(Effect.sync(() => (written = Math.max(written, target))))
-    )
-  })))
-  let writing = false
-  /** Completed when the write under way ends. */
-  let ended: Deferred.Deferred<void> | undefined
-  /** Returns once a write that includes every change made before `target` has completed. */
-  const writeUpTo = (target: number): Effect.Effect<void, SessionError.SessionError> => Effect.suspend(() => {
-    if (written >= target || session === undefined) return Effect.void
-    if (writing) {
-      ended ??= Deferred.makeUnsafe<void>()
-      return Deferred.await(ended).pipe(Effect.andThen(writeUpTo(target)))
-    }
-    writing = true
-    return writeOnce.pipe(Effect.ensuring(Effect.sync(() => {
-      writing = false
-      const waiting = ended
-      ended = undefined
-      if (waiting !== undefined) Deferred.doneUnsafe(waiting, Effect.void)
+  // its change, and while one is under way later callers wait for its end (one round at a
+  // time), then the first of them to run writes for all the others. 10,000 children finishing
+  // at once share a few writes, and no caller writes for others for longer than one write. The
+  // new map is frozen with its descriptors, so the store's snapshot does not walk it again.
+  const writeOnce = (session: SessionStore.SessionHandle): Effect.Effect<void, SessionError.SessionError> =>
+    Effect.yieldNow.pipe(Effect.andThen(Effect.suspend(() => {
+      const target = Ref.getUnsafe(version)
+      if (Ref.getUnsafe(written) >= target) return Effect.void
+      const changed: Array<SubagentDescriptor> = []
+      for (const h of dirty) {
+        const d = book.get(h)
+        if (d !== undefined) changed.push(d)
+      }
+      dirty.clear()
+      // Nothing waits (the writes that took the changes have completed): nothing to copy.
+      if (changed.length === 0) return Ref.update(written, (n) => Math.max(n, target))
+      return session.updateState((s) => ({ ...s, subagents: withDescriptors(s.subagents, changed) })).pipe(
+        // Failed or interrupted: the changes wait for the next write.
+        Effect.onError(() => Effect.sync(() => changed.forEach((d) => dirty.add(d.handle)))),
+        Effect.andThen(Ref.update(written, (n) => Math.max(n, target)))
+      )
     })))
+  /** Returns once a write that includes every change made so far has completed. */
+  const write: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => {
+    if (session === undefined) return Effect.void
+    const target = Ref.getUnsafe(version)
+    return rounds.unlessDone(() => Ref.getUnsafe(written) >= target, writeOnce(session))
   })
-  const write: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => writeUpTo(version))
 
-  let scheduled = false
-  const later = Effect.suspend(() => {
-    if (scheduled) return Effect.void
-    scheduled = true
-    return Effect.forkIn(
+  const scheduled = Ref.makeUnsafe(false)
+  const later = Effect.flatMap(Ref.getAndSet(scheduled, true), (already) =>
+    already ? Effect.void : Effect.forkIn(
       Effect.sleep(NOTE_DELAY).pipe(
-        Effect.andThen(Effect.sync(() => (scheduled = false))),
+        Effect.andThen(Ref.set(scheduled, false)),
         Effect.andThen(write),
         Effect.ignore({ log: "Warn", message: "could not write child descriptors to state.json (retried with the next change)" })
       ),
       scope
-    ).pipe(Effect.asVoid)
-  })
-  return { changed: () => void version++, write, later }
+    ).pipe(Effect.asVoid))
+  return { changed: Ref.update(version, (n) => n + 1), write, later }
 }
 
 /** One child's stored record changed in one read-modify-write, without writing the rest of the book. */
@@ -91,14 +79,11 @@ const patchStored = (
   local: SubagentDescriptor | undefined,
   f: (d: SubagentDescriptor) => SubagentDescriptor
 ): Effect.Effect<SubagentDescriptor | undefined, SessionError.SessionError> =>
-  Effect.suspend(() => {
-    let patched: SubagentDescriptor | undefined
-    return session.updateState((s) => {
-      const stored = decodeDescriptors({ subagents: { [handle]: asRecord(s.subagents)[handle] } }).records[0] ?? local
-      if (stored === undefined) return s
-      patched = f(stored)
-      return { ...s, subagents: withDescriptors(s.subagents, [patched]) }
-    }).pipe(Effect.map(() => patched))
+  SessionStore.modifyState(session, (s) => {
+    const stored = decodeDescriptors({ subagents: { [handle]: asRecord(s.subagents)[handle] } }).records[0] ?? local
+    if (stored === undefined) return [undefined, s] as const
+    const patched = f(stored)
+    return [patched, { ...s, subagents: withDescriptors(s.subagents, [patched]) }] as const
   })
 
 /**
@@ -142,9 +127,7 @@ export const makeDescriptorBook = (
         book.set(d)
         dirty.add(d.handle)
         mine.add(d.handle)
-        changed()
-        changedHere(d.handle)
-      })
+      }).pipe(Effect.andThen(changed), Effect.andThen(Effect.sync(() => changedHere(d.handle))))
 
     // A child recorded as queued or running belongs to a process that is gone (this one just
     // started): it is `lost` — a runtime fact, never a guess — and stays continuable.

@@ -22,6 +22,32 @@ const launcherProvider = (launcher: Layer.Layer<ProcessLauncher>) => <A, E, R>(e
 
 type WithLauncher = ReturnType<typeof launcherProvider>
 
+/** `bash -c script`, with `args` as its `$0 $1 …`: most children here are shell scripts. */
+const bash = (script: string, ...args: ReadonlyArray<string>) => ({ command: "bash", args: ["-c", script, ...args] })
+
+/** `run` of a bash child that starts two grandchildren (`grandchildScript(mode)`); `pids` is where they are recorded. */
+const runGrandparent = (mode: Parameters<typeof grandchildScript>[0], timeout?: Duration.Input) =>
+  Effect.gen(function*() {
+    const pids = yield* tempPidFile
+    const launcher = yield* ProcessLauncher
+    const result = yield* launcher.run({ ...bash(grandchildScript(mode), "bash", pids), timeout })
+    return { pids, result }
+  })
+
+/** The grandchildren's pids the script recorded; fewer than both would make a survivor check vacuous. */
+const recordedGrandchildren = (pids: string): Array<number> => {
+  const recorded = readPids(pids)
+  assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
+  return recorded
+}
+
+/** Both recorded grandchildren, and `others`, are gone (within `survivors`' polling). */
+const assertGrandchildrenGone = (pids: string, message: string, others: ReadonlyArray<number> = []) =>
+  Effect.gen(function*() {
+    const recorded = recordedGrandchildren(pids)
+    assert.deepStrictEqual(yield* survivors([...others, ...recorded]), [], message)
+  })
+
 /** `run`: stdio, exit codes and signals, timeout, leftover grandchildren, output cap, environment, spawn failures. */
 const runTests = (withLauncher: WithLauncher): void => {
   beforeAll(() => {
@@ -34,7 +60,7 @@ const runTests = (withLauncher: WithLauncher): void => {
   test.live("collects stdout, stderr and the exit code; feeds input", () =>
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
-      const result = yield* launcher.run({ command: "bash", args: ["-c", "cat; echo oops >&2; exit 7"], input: "hello\n" })
+      const result = yield* launcher.run({ ...bash("cat; echo oops >&2; exit 7"), input: "hello\n" })
       assert.strictEqual(result.stdout, "hello\n", "stdout is the input, echoed by cat")
       assert.strictEqual(result.stderr, "oops\n", "stderr is collected apart from stdout")
       assert.strictEqual(result.exitCode, 7, "a non-zero exit code is data")
@@ -46,7 +72,7 @@ const runTests = (withLauncher: WithLauncher): void => {
   test.live("reports the signal that ended a process", () =>
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
-      const result = yield* launcher.run({ command: "bash", args: ["-c", "echo before; kill -USR1 $$"] })
+      const result = yield* launcher.run(bash("echo before; kill -USR1 $$"))
       assert.strictEqual(result.signal, "SIGUSR1", "the signal that ended the process")
       assert.isNull(result.exitCode, "a process ended by a signal has no exit code")
       assert.strictEqual(result.stdout, "before\n", "output written before the signal is kept")
@@ -55,42 +81,26 @@ const runTests = (withLauncher: WithLauncher): void => {
 
   test.live("timeout stops the whole tree and is reported as timedOut, not an error", () =>
     withLauncher(Effect.gen(function*() {
-      const pids = yield* tempPidFile
-      const launcher = yield* ProcessLauncher
-      const result = yield* launcher.run({
-        command: "bash",
-        args: ["-c", grandchildScript("wait"), "bash", pids],
-        timeout: "2 seconds"
-      })
+      const { pids, result } = yield* runGrandparent("wait", "2 seconds")
       assert.isTrue(result.timedOut, "a command still running at the timeout is timedOut")
       assert.strictEqual(result.signal, "SIGTERM", "the ladder's SIGTERM ended it")
       assert.strictEqual(result.stdout, "ready\n", "output written before the timeout is kept")
-      const recorded = readPids(pids)
-      assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
-      assert.deepStrictEqual(yield* survivors(recorded), [], "no grandchild outlives the timeout")
+      yield* assertGrandchildrenGone(pids, "no grandchild outlives the timeout")
     })))
 
   test.live("returns when the command exits even if background grandchildren hold its pipes, and ends them", () =>
     withLauncher(Effect.gen(function*() {
-      const pids = yield* tempPidFile
-      const launcher = yield* ProcessLauncher
-      const result = yield* launcher.run({ command: "bash", args: ["-c", grandchildScript("exit"), "bash", pids] })
+      const { pids, result } = yield* runGrandparent("exit")
       assert.isFalse(result.timedOut, "no timeout was set")
       assert.strictEqual(result.exitCode, 0, "the command's own exit code")
       assert.strictEqual(result.stdout, "ready\n", "the command's output")
-      const recorded = readPids(pids)
-      assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
-      assert.deepStrictEqual(yield* survivors(recorded), [], "background grandchildren do not outlive run")
+      yield* assertGrandchildrenGone(pids, "background grandchildren do not outlive run")
     })))
 
   test.live("caps output at maxOutputBytes and sets truncated", () =>
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
-      const result = yield* launcher.run({
-        command: "bash",
-        args: ["-c", "head -c 200000 /dev/zero | tr '\\0' a"],
-        maxOutputBytes: 1000
-      })
+      const result = yield* launcher.run({ ...bash("head -c 200000 /dev/zero | tr '\\0' a"), maxOutputBytes: 1000 })
       assert.isTrue(result.truncated, "200000 bytes over a 1000-byte cap is truncated")
       assert.strictEqual(result.stdout, "a".repeat(1000), "exactly the first maxOutputBytes bytes are kept")
       assert.strictEqual(result.exitCode, 0, "truncation does not change the exit code")
@@ -148,7 +158,7 @@ const spawnStdioTests = (withLauncher: WithLauncher): void => {
   test.live("a stream ending into stdin is EOF for the child; stdout ends after the last byte", () =>
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
-      const child = yield* launcher.spawn({ command: "bash", args: ["-c", "cat; echo done"] })
+      const child = yield* launcher.spawn(bash("cat; echo done"))
       const lines = ["one\n", "two\n"].map((l) => new TextEncoder().encode(l))
       yield* Stream.run(Stream.fromIterable(lines), child.stdin)
       const out = yield* Stream.mkString(Stream.decodeText(child.stdout))
@@ -159,7 +169,7 @@ const spawnStdioTests = (withLauncher: WithLauncher): void => {
   test.live("stdout and stderr written before the first read are not lost", () =>
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
-      const child = yield* launcher.spawn({ command: "bash", args: ["-c", "echo out; echo err >&2"], stdin: "ignore" })
+      const child = yield* launcher.spawn({ ...bash("echo out; echo err >&2"), stdin: "ignore" })
       // Read only after the child is gone: everything it wrote must still be there.
       yield* child.exit
       const [out, err] = yield* Effect.all([
@@ -175,7 +185,7 @@ const spawnStdioTests = (withLauncher: WithLauncher): void => {
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
       const size = 8 * 1024 * 1024
-      const child = yield* launcher.spawn({ command: "bash", args: ["-c", `head -c ${size} /dev/zero; echo finished >&2`], stdin: "ignore" })
+      const child = yield* launcher.spawn({ ...bash(`head -c ${size} /dev/zero; echo finished >&2`), stdin: "ignore" })
       // Unread, a pipe holds far less than 8 MiB: the writer must wait (backpressure), not exit.
       const early = yield* Effect.timeoutOption(child.exit, "300 millis")
       assert.isTrue(early._tag === "None", "the child waits while its output is not read")
@@ -188,9 +198,9 @@ const spawnStdioTests = (withLauncher: WithLauncher): void => {
   test.live("exit reports the exit code, or the signal that ended the process", () =>
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
-      const coded = yield* launcher.spawn({ command: "bash", args: ["-c", "exit 5"], stdin: "ignore" })
+      const coded = yield* launcher.spawn({ ...bash("exit 5"), stdin: "ignore" })
       assert.deepStrictEqual(yield* coded.exit, { exitCode: 5, signal: null }, "a process that exits has its code and no signal")
-      const signalled = yield* launcher.spawn({ command: "bash", args: ["-c", "kill -USR1 $$"], stdin: "ignore" })
+      const signalled = yield* launcher.spawn({ ...bash("kill -USR1 $$"), stdin: "ignore" })
       assert.deepStrictEqual(yield* signalled.exit, { exitCode: null, signal: "SIGUSR1" }, "a process ended by a signal has the signal and no code")
     })))
 }
@@ -199,7 +209,7 @@ const spawnStdioTests = (withLauncher: WithLauncher): void => {
 const spawnGrandparent = (pids: string, mode: Parameters<typeof grandchildScript>[0], killGrace?: Duration.Input) =>
   Effect.gen(function*() {
     const launcher = yield* ProcessLauncher
-    const child = yield* launcher.spawn({ command: "bash", args: ["-c", grandchildScript(mode), "bash", pids], killGrace })
+    const child = yield* launcher.spawn({ ...bash(grandchildScript(mode), "bash", pids), killGrace })
     yield* readUntil(child.stdout, "ready")
     return child
   })
@@ -210,9 +220,7 @@ const spawnStopTests = (withLauncher: WithLauncher): void => {
     withLauncher(Effect.gen(function*() {
       const pids = yield* tempPidFile
       const parent = yield* Effect.scoped(Effect.map(spawnGrandparent(pids, "wait"), (child) => child.pid!))
-      const recorded = readPids(pids)
-      assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
-      assert.deepStrictEqual(yield* survivors([parent, ...recorded]), [], "the child and its grandchildren are gone once the scope closed")
+      yield* assertGrandchildrenGone(pids, "the child and its grandchildren are gone once the scope closed", [parent])
     })))
 
   test.live("stop ends grandchildren whose parent already exited", () =>
@@ -221,8 +229,7 @@ const spawnStopTests = (withLauncher: WithLauncher): void => {
       const child = yield* spawnGrandparent(pids, "exit")
       const exit = yield* child.exit
       assert.strictEqual(exit.exitCode, 0, "the parent exited by itself")
-      const recorded = readPids(pids)
-      assert.lengthOf(recorded, 2, "the script recorded both grandchildren")
+      const recorded = recordedGrandchildren(pids)
       assert.isFalse(recorded.some(isGone), "the orphaned grandchildren are still running before stop")
       yield* child.stop
       assert.deepStrictEqual(yield* survivors(recorded), [], "stop ended the orphaned grandchildren")
@@ -253,8 +260,7 @@ const spawnStopTests = (withLauncher: WithLauncher): void => {
     withLauncher(Effect.gen(function*() {
       const launcher = yield* ProcessLauncher
       const child = yield* launcher.spawn({
-        command: "bash",
-        args: ["-c", "for i in $(seq 1 3000); do echo \"line $i\" >&2; done; exit 3"],
+        ...bash("for i in $(seq 1 3000); do echo \"line $i\" >&2; done; exit 3"),
         stdin: "ignore",
         stderrTailBytes: 1024
       })

@@ -24,8 +24,8 @@ export class LauncherTransport implements Transport {
 
   start(): Promise<void> {
     const framer = new LineFramer.LineFramer(MAX_MESSAGE_BYTES)
+    // The framer hands over non-blank lines only.
     const deliver = (text: string) => {
-      if (text.trim() === "") return
       let message: unknown
       try {
         message = JSON.parse(text)

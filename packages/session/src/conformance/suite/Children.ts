@@ -2,7 +2,7 @@
 import { assert } from "vitest"
 import { Effect } from "effect"
 import { sampleTurnEvents } from "../../testing/Samples.ts"
-import { appendAll, type Fixture, init, manyTurns, seqs, test } from "./Support.ts"
+import { appendSynced, type Fixture, init, manyTurns, seqs, sessionWithChild, test } from "./Support.ts"
 
 /** Children and task records are kept per name/run id across a restart. */
 export const childTests = (fixture: Fixture): void => {
@@ -13,8 +13,7 @@ export const childTests = (fixture: Fixture): void => {
       const child = yield* handle.child("explore-1")
       assert.strictEqual(yield* handle.child("explore-1"), child, "child(name) returns the same ChildStore each time")
       assert.isUndefined(yield* child.readMeta, "a new child has no meta")
-      yield* appendAll(child.transcript, sampleTurnEvents(1))
-      yield* child.transcript.sync
+      yield* appendSynced(child.transcript, sampleTurnEvents(1))
       yield* child.writeMeta({ agent: "explore", provider: "spawn" })
       yield* handle.child("reviewer-2")
       assert.strictEqual((yield* Effect.flip(handle.child("../x"))).reason, "InvalidId", "an unsafe child name fails with InvalidId")
@@ -57,10 +56,7 @@ export const archiveTests = (fixture: Fixture): void => {
   test.effect("an archived child reads back unchanged, is listed with its sizes and stays archived across a restart", () =>
     Effect.gen(function*() {
       const { start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "arch" })
-      const child = yield* handle.child("explore-1")
-      yield* appendAll(child.transcript, manyTurns(40))
-      yield* child.transcript.sync
+      const { child, handle } = yield* sessionWithChild(yield* start, "arch", "explore-1", manyTurns(40))
       yield* child.writeMeta({ agent: "explore" })
       const before = (yield* child.transcript.read).records
       const archived = yield* handle.archiveChild("explore-1")
@@ -85,15 +81,11 @@ export const archiveTests = (fixture: Fixture): void => {
   test.effect("appending to an archived child restores it first: seq continues and nothing is lost", () =>
     Effect.gen(function*() {
       const { start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "cont" })
-      const child = yield* handle.child("coder-1")
-      yield* appendAll(child.transcript, sampleTurnEvents(1))
-      yield* child.transcript.sync
+      const { child, handle } = yield* sessionWithChild(yield* start, "cont", "coder-1", sampleTurnEvents(1))
       yield* handle.archiveChild("coder-1")
       // Continued by another process (after a restart), as `send` to an archived child is.
       const later = yield* (yield* (yield* start).open("cont")).child("coder-1")
-      yield* appendAll(later.transcript, sampleTurnEvents(2))
-      yield* later.transcript.sync
+      yield* appendSynced(later.transcript, sampleTurnEvents(2))
       const read = yield* (yield* (yield* start).open("cont")).child("coder-1").pipe(Effect.flatMap((c) => c.transcript.read))
       assert.deepStrictEqual(read.records.map((r) => r.seq), seqs(12), "the restored records come first and seq continues after them")
       assert.deepStrictEqual(read.records.slice(6).map(({ seq: _s, ts: _t, ...e }) => e), sampleTurnEvents(2), "the new events follow")
@@ -109,10 +101,7 @@ export const archiveTests = (fixture: Fixture): void => {
   test.effect("restoreChild brings an archive back; a dry run reports without changing anything", () =>
     Effect.gen(function*() {
       const { start } = yield* fixture
-      const handle = yield* (yield* start).create({ ...init, id: "restore" })
-      const child = yield* handle.child("plan-1")
-      yield* appendAll(child.transcript, manyTurns(10))
-      yield* child.transcript.sync
+      const { handle } = yield* sessionWithChild(yield* start, "restore", "plan-1", manyTurns(10))
       const dry = yield* handle.archiveChild("plan-1", { dryRun: true })
       assert.isBelow(dry?.archivedBytes ?? Infinity, dry?.bytes ?? 0, "a dry run reports the compressed size")
       assert.deepStrictEqual(yield* handle.archivedChildren, [], "a dry run archives nothing")
@@ -130,8 +119,7 @@ export const archiveTests = (fixture: Fixture): void => {
       const handle = yield* store.create(init)
       const empty = yield* handle.footprint
       const child = yield* handle.child("big-1")
-      yield* appendAll(child.transcript, manyTurns(40))
-      yield* child.transcript.sync
+      yield* appendSynced(child.transcript, manyTurns(40))
       const full = yield* handle.footprint
       assert.isAbove(full, empty, "a transcript adds to the footprint")
       const archived = yield* handle.archiveChild("big-1")

@@ -2,17 +2,14 @@
 import { assert } from "vitest"
 import { Effect, Exit, Scope } from "effect"
 import { sampleTurnEvents } from "../../testing/Samples.ts"
-import { appendAll, type Fixture, init, test } from "./Support.ts"
+import { appendAll, type Fixture, init, sessionWithChild, test } from "./Support.ts"
 
 /** The lease is exclusive across stores and shared within one; archive and remove respect it. */
 export const ownershipTests = (fixture: Fixture): void => {
   test.effect("archiving is the owner's: refused while another process holds the lease", () =>
     Effect.gen(function*() {
       const { start } = yield* fixture
-      const owner = yield* (yield* start).create({ ...init, id: "busy" })
-      const child = yield* owner.child("explore-1")
-      yield* appendAll(child.transcript, sampleTurnEvents(1))
-      yield* child.transcript.sync
+      const { handle: owner } = yield* sessionWithChild(yield* start, "busy", "explore-1", sampleTurnEvents(1))
       yield* owner.acquire
       const other = yield* (yield* start).open("busy")
       assert.strictEqual((yield* Effect.flip(other.archiveChild("explore-1"))).reason, "Owned", "another process may not archive")

@@ -3,7 +3,7 @@ import { assert } from "vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { sampleTurnEvents } from "../../testing/Samples.ts"
-import { appendAll, counterOf, type Fixture, init, seqs, test } from "./Support.ts"
+import { appendAll, appendSynced, counterOf, type Fixture, init, seqs, test } from "./Support.ts"
 
 /** A session is created, survives a restart, is released and updated without losing writes. */
 export const sessionLifecycleTests = (fixture: Fixture): void => {
@@ -24,8 +24,7 @@ export const sessionLifecycleTests = (fixture: Fixture): void => {
     Effect.gen(function*() {
       const { start } = yield* fixture
       const first = yield* (yield* start).create({ ...init, id: "s1" })
-      yield* appendAll(first.transcript, sampleTurnEvents(1))
-      yield* first.transcript.sync
+      yield* appendSynced(first.transcript, sampleTurnEvents(1))
       const second = yield* (yield* start).open("s1")
       const read = yield* second.transcript.read
       assert.deepStrictEqual(read.warnings, [], "a clean transcript reads back without warnings")
@@ -39,8 +38,7 @@ export const sessionLifecycleTests = (fixture: Fixture): void => {
         read.records.every((r) => typeof r.ts === "string" && !Number.isNaN(Date.parse(r.ts))),
         "every record's ts is a parseable time string"
       )
-      yield* appendAll(second.transcript, sampleTurnEvents(2))
-      yield* second.transcript.sync
+      yield* appendSynced(second.transcript, sampleTurnEvents(2))
       const third = yield* (yield* start).open("s1")
       assert.deepStrictEqual(
         (yield* third.transcript.read).records.map((r) => r.seq),

@@ -3,7 +3,8 @@ import type { Events } from "@dsh/core"
 import { effectTests } from "@dsh/core/testing"
 import { it } from "vitest"
 import { Effect, type Scope } from "effect"
-import type { SessionState, Transcript } from "../../SessionStore.ts"
+import type { SessionError } from "../../SessionError.ts"
+import type { ChildStore, SessionHandle, SessionState, SessionStoreShape, Transcript } from "../../SessionStore.ts"
 import { sampleSession, type SessionStoreFixture, sampleTurnEvents } from "../../testing/Samples.ts"
 
 export const test = effectTests(it)
@@ -17,6 +18,24 @@ export const counterOf = (state: SessionState): number => typeof state["counter"
 
 export const appendAll = (transcript: Transcript, events: ReadonlyArray<Events.AgentEvent>) =>
   Effect.forEach(events, (e) => transcript.append(e), { discard: true })
+
+/** Appends `events` and syncs them, so that a restarted store (another process) sees them. */
+export const appendSynced = (transcript: Transcript, events: ReadonlyArray<Events.AgentEvent>) =>
+  Effect.andThen(appendAll(transcript, events), transcript.sync)
+
+/** Arrange step of the child tests: a new session `id` whose child `name` holds `events`, synced. */
+export const sessionWithChild = (
+  store: SessionStoreShape,
+  id: string,
+  name: string,
+  events: ReadonlyArray<Events.AgentEvent>
+): Effect.Effect<{ readonly handle: SessionHandle; readonly child: ChildStore }, SessionError> =>
+  Effect.gen(function*() {
+    const handle = yield* store.create({ ...init, id })
+    const child = yield* handle.child(name)
+    yield* appendSynced(child.transcript, events)
+    return { handle, child }
+  })
 
 export const seqs = (n: number, from = 1): Array<number> => Array.from({ length: n }, (_, i) => from + i)
 
