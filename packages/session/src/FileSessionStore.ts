@@ -19,7 +19,7 @@ import { rename, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { Ids } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
-import { makeFileSessionHandle, readStateFile, type ReleasableHandle } from "./internal/FileSessionHandle.ts"
+import { makeFileSessionHandle, readStateFile, readStateSeed, type ReleasableHandle, writtenSeed } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
 import { io, ioSync } from "./internal/fs.ts"
@@ -66,17 +66,18 @@ const makeCreate = ({ dirOf, remember, scope, sessionsDir, strict }: StoreContex
     const made = yield* strict ? io("create", dir, () => makeDirIfAbsent(dir)) : ioSync("create", dir, () => makeDirIfAbsentSync(dir))
     if (!made) return yield* new SessionError({ reason: "Exists", detail: `session "${id}" already exists` })
     const state = initialState(id, init, yield* nowIso)
+    const text = encodeJson(state)
     const statePath = join(dir, "state.json")
     // Strict: the state file and the new directory's entry are flushed at once (two concurrent
     // flushes cost about one), both on disk before `create` returns. Group: the first
     // transcript sync of the session commits them.
     yield* strict
       ? Effect.all([
-        io("write", statePath, () => writeFileAtomic(statePath, encodeJson(state))),
+        io("write", statePath, () => writeFileAtomic(statePath, text)),
         io("sync", sessionsDir, () => syncDir(sessionsDir))
       ], { concurrency: 2, discard: true })
-      : ioSync("write", statePath, () => writeFileAtomicFreshSync(statePath, encodeJson(state)))
-    return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict, true))
+      : ioSync("write", statePath, () => writeFileAtomicFreshSync(statePath, text))
+    return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict, true, yield* writtenSeed(dir, state, text.length)))
   })
 
 const makeRecover = (
@@ -149,8 +150,8 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
      * `state.json`, or why not: a missing one beside a transcript (children, tasks) is
      * `StateMissing`, not `NotFound` — the session is there, only its state was lost.
      */
-    const readState = (id: string) =>
-      readStateFile(dirOf(id), id).pipe(Effect.catchIf(
+    const readSeed = (id: string) =>
+      readStateSeed(dirOf(id), id).pipe(Effect.catchIf(
         (e) => e.reason === "NotFound",
         (e) =>
           io("list", dirOf(id), () => holdsSessionData(dirOf(id))).pipe(Effect.flatMap((held) =>
@@ -159,6 +160,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
               : Effect.fail(e)
           ))
       ))
+    const readState = (id: string) => Effect.map(readSeed(id), (seed) => seed.view.state)
 
     const ctx: StoreContext = { scope, sessionsDir, dirOf, strict, handles, remember, readState }
     const create = makeCreate(ctx)
@@ -167,8 +169,9 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
       checkId("session id", id).pipe(Effect.andThen(Effect.suspend(() => {
         const known = handles.get(id)
         if (known !== undefined) return Effect.succeed(known)
-        return readState(id).pipe(
-          Effect.andThen(makeFileSessionHandle(dirOf(id), id, scope, strict)),
+        // What the existence check read is the new handle's first state (not read twice).
+        return readSeed(id).pipe(
+          Effect.flatMap((seed) => makeFileSessionHandle(dirOf(id), id, scope, strict, false, seed)),
           Effect.flatMap(remember)
         )
       })))

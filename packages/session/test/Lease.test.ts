@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -39,7 +39,27 @@ describe("lease: a lock created in place", () => {
       assert.deepStrictEqual(readdirSync(dir), ["owner.lock"])
       if (outcome._tag !== "Acquired") return
       assert.strictEqual((JSON.parse(readFileSync(lock, "utf8")) as { token: string }).token, outcome.owner.token)
-      release(lock, outcome.owner)
+      release(lock, outcome.held)
+      assert.deepStrictEqual(readdirSync(dir), [])
+    }))
+
+  it.live("a release leaves alone the lock a taker put in its place, even with the same content", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const lock = join(dir, "owner.lock")
+      const outcome = tryAcquire(lock, new Date())
+      if (outcome._tag !== "Acquired") return assert.fail(`not acquired: ${outcome._tag}`)
+      // A taker judged this process dead: it removed the lock and wrote its own (here, byte for byte the same).
+      const content = readFileSync(lock, "utf8")
+      rmSync(lock)
+      writeFileSync(lock, content)
+      release(lock, outcome.held)
+      assert.strictEqual(readFileSync(lock, "utf8"), content, "the taker's lock is still there")
+      // Its own lock, released: gone.
+      rmSync(lock)
+      const again = tryAcquire(lock, new Date())
+      if (again._tag !== "Acquired") return assert.fail(`not acquired: ${again._tag}`)
+      release(lock, again.held)
       assert.deepStrictEqual(readdirSync(dir), [])
     }))
 

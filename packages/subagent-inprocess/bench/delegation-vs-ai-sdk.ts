@@ -27,7 +27,7 @@ import { SpawnProvider } from "../src/index.ts"
 const ROUNDS = 5
 const PER_ROUND = 10
 const FAN = 100
-const FAN_ROUNDS = 7
+const FAN_ROUNDS = 9
 const LEAD = "You lead."
 const RESEARCHER = "You research one question."
 
@@ -91,7 +91,7 @@ const viaDsh = (runtime: ReturnType<typeof dshRuntime>["runtime"], prompt: strin
     return result.result
   }))
 
-const time = async (f: () => Promise<unknown>) => {
+const time = async (f: () => PromiseLike<unknown>) => {
   const start = performance.now()
   await f()
   return performance.now() - start
@@ -152,23 +152,33 @@ const cases = {
   dshMemory: viaDsh(memory.runtime, one)
 }
 for (const f of Object.values(cases)) for (let i = 0; i < 5; i++) await f() // warm-up
-const rounds: Record<keyof typeof cases, Array<number>> = { aiSdk: [], dshFile: [], dshFileStrict: [], dshMemory: [] }
-for (let r = 0; r < ROUNDS; r++) {
-  for (const [name, f] of Object.entries(cases) as Array<[keyof typeof cases, () => Promise<unknown>]>) {
-    const xs: Array<number> = []
-    for (let i = 0; i < PER_ROUND; i++) xs.push(await time(f))
-    rounds[name].push(median(xs))
+
+/**
+ * Every case once per pass, in a rotating order, so that the machine's load (shared, 2 cores)
+ * falls on all of them alike; each case's figure is the median over the passes, and each ratio
+ * also the median of the ratios within a pass (paired with the AI SDK run of the same pass).
+ */
+const interleaved = async <K extends string>(fs: Record<K, () => PromiseLike<unknown>>, passes: number) => {
+  const names = Object.keys(fs) as Array<K>
+  const times = Object.fromEntries(names.map((n) => [n, [] as Array<number>])) as Record<K, Array<number>>
+  for (let pass = 0; pass < passes; pass++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(pass + i) % names.length]!
+      times[name].push(await time(fs[name]))
+    }
   }
+  const medians = Object.fromEntries(names.map((n) => [n, median(times[n])])) as Record<K, number>
+  const paired = (name: K, base: K) => median(times[name].map((t, i) => t / times[base][i]!))
+  return { medians, paired }
 }
-const oneMs = { aiSdk: median(rounds.aiSdk), dshFile: median(rounds.dshFile), dshFileStrict: median(rounds.dshFileStrict), dshMemory: median(rounds.dshMemory) }
+
+const ones = await interleaved(cases, ROUNDS * PER_ROUND)
+const oneMs = ones.medians
 
 const fanCases = { aiSdk: viaAiSdk(fan), dshFile: viaDsh(file.runtime, fan), dshMemory: viaDsh(memory.runtime, fan) }
 for (const f of Object.values(fanCases)) await f()
-const fanRounds: Record<keyof typeof fanCases, Array<number>> = { aiSdk: [], dshFile: [], dshMemory: [] }
-for (let r = 0; r < FAN_ROUNDS; r++) {
-  for (const [name, f] of Object.entries(fanCases) as Array<[keyof typeof fanCases, () => Promise<unknown>]>) fanRounds[name].push(await time(f))
-}
-const fanMs = { aiSdk: median(fanRounds.aiSdk), dshFile: median(fanRounds.dshFile), dshMemory: median(fanRounds.dshMemory) }
+const fans = await interleaved(fanCases, FAN_ROUNDS)
+const fanMs = fans.medians
 await file.runtime.dispose()
 await strict.runtime.dispose()
 await memory.runtime.dispose()
@@ -180,18 +190,21 @@ await server.close()
 const traced = traceOne()
 const ratio = (a: number, b: number) => (a / b).toFixed(2)
 const load = loadavg().map((x) => x.toFixed(2)).join(" ")
-console.log(`one delegation (lead -> child -> lead, new session), median of ${ROUNDS} rounds x ${PER_ROUND}: AI SDK ${oneMs.aiSdk.toFixed(2)} ms; dsh file store ${oneMs.dshFile.toFixed(2)} ms (${ratio(oneMs.dshFile, oneMs.aiSdk)}x, target <= 1.5x); dsh file store with sync: "strict" ${oneMs.dshFileStrict.toFixed(2)} ms (${ratio(oneMs.dshFileStrict, oneMs.aiSdk)}x); dsh memory store ${oneMs.dshMemory.toFixed(2)} ms (${ratio(oneMs.dshMemory, oneMs.aiSdk)}x, target <= 1.0x)`)
-console.log(`${FAN} parallel children in one turn, median of ${FAN_ROUNDS}: AI SDK ${fanMs.aiSdk.toFixed(1)} ms; dsh file store ${fanMs.dshFile.toFixed(1)} ms (${ratio(fanMs.dshFile, fanMs.aiSdk)}x, target <= 1.0x); dsh memory store ${fanMs.dshMemory.toFixed(1)} ms (${ratio(fanMs.dshMemory, fanMs.aiSdk)}x)`)
+console.log(`one delegation (lead -> child -> lead, new session), median of ${ROUNDS * PER_ROUND} interleaved passes: AI SDK ${oneMs.aiSdk.toFixed(2)} ms; dsh file store ${oneMs.dshFile.toFixed(2)} ms (${ratio(oneMs.dshFile, oneMs.aiSdk)}x, paired ${ones.paired("dshFile", "aiSdk").toFixed(2)}x, target <= 1.5x); dsh file store with sync: "strict" ${oneMs.dshFileStrict.toFixed(2)} ms (${ratio(oneMs.dshFileStrict, oneMs.aiSdk)}x); dsh memory store ${oneMs.dshMemory.toFixed(2)} ms (${ratio(oneMs.dshMemory, oneMs.aiSdk)}x, paired ${ones.paired("dshMemory", "aiSdk").toFixed(2)}x, target <= 1.0x)`)
+console.log(`${FAN} parallel children in one turn, median of ${FAN_ROUNDS} interleaved passes: AI SDK ${fanMs.aiSdk.toFixed(1)} ms; dsh file store ${fanMs.dshFile.toFixed(1)} ms (${ratio(fanMs.dshFile, fanMs.aiSdk)}x, paired ${fans.paired("dshFile", "aiSdk").toFixed(2)}x, target <= 1.0x); dsh memory store ${fanMs.dshMemory.toFixed(1)} ms (${ratio(fanMs.dshMemory, fanMs.aiSdk)}x)`)
 console.log(`one file-store delegation under strace: ${traced} (target fsyncs <= 2); load average ${load}`)
 console.log(JSON.stringify({
   bench: "delegation-vs-ai-sdk",
   oneDelegationMs: Object.fromEntries(Object.entries(oneMs).map(([k, v]) => [k, Number(v.toFixed(2))])),
   fileVsAiSdk: Number(ratio(oneMs.dshFile, oneMs.aiSdk)),
+  fileVsAiSdkPaired: Number(ones.paired("dshFile", "aiSdk").toFixed(2)),
+  memoryVsAiSdkPaired: Number(ones.paired("dshMemory", "aiSdk").toFixed(2)),
   strictFileVsAiSdk: Number(ratio(oneMs.dshFileStrict, oneMs.aiSdk)),
   memoryVsAiSdk: Number(ratio(oneMs.dshMemory, oneMs.aiSdk)),
   fanOut: FAN,
   fanOutMs: Object.fromEntries(Object.entries(fanMs).map(([k, v]) => [k, Number(v.toFixed(1))])),
   fanOutFileVsAiSdk: Number(ratio(fanMs.dshFile, fanMs.aiSdk)),
+  fanOutFileVsAiSdkPaired: Number(fans.paired("dshFile", "aiSdk").toFixed(2)),
   fanOutMemoryVsAiSdk: Number(ratio(fanMs.dshMemory, fanMs.aiSdk)),
   strace: traced.startsWith("{") ? JSON.parse(traced) : traced,
   loadAverage: load

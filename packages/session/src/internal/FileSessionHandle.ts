@@ -15,8 +15,8 @@ import { readTextIfExists } from "./fsReads.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { makeHandleLease } from "./handleLease.ts"
 import { checkId, nowIso } from "./state.ts"
-import { makeStateFile, writeJson } from "./stateFile.ts"
-export { readStateFile } from "./stateFile.ts"
+import { makeStateFile, type StateSeed, writeJson } from "./stateFile.ts"
+export { readStateFile, readStateSeed, writtenSeed } from "./stateFile.ts"
 import { pollState } from "./watch.ts"
 
 /** How often `watchState` looks at `state.json`. */
@@ -75,14 +75,16 @@ export interface ReleasableHandle {
  * Builds the handle for a session directory. The files the handle's transcripts keep open are
  * closed by `letGo`, or when `storeScope` (the store's) closes. With `strict`, every metadata
  * write (state, meta, tasks, new directories) is fsynced on its own; without, only transcript
- * syncs are (see `SyncPolicy`). With `fresh`, the directory was just created for a new session.
+ * syncs are (see `SyncPolicy`). With `fresh`, the directory was just created for a new session;
+ * `seed` is its state as the caller just read or wrote it.
  */
 export const makeFileSessionHandle = (
   dir: string,
   id: string,
   storeScope: Scope.Scope,
   strict = true,
-  fresh = false
+  fresh = false,
+  seed?: StateSeed
 ): Effect.Effect<ReleasableHandle, SessionError> =>
   Effect.gen(function*() {
     // The handle's own: closing it drops the transcripts' finalizers from the store's scope too.
@@ -93,7 +95,7 @@ export const makeFileSessionHandle = (
     // One ChildStore per name, so every user of a child shares its transcript buffer.
     const children = new Map<string, FileChildStore>()
 
-    const state = yield* makeStateFile(dir, id, strict)
+    const state = yield* makeStateFile(dir, id, strict, seed)
 
     const child = (name: string) =>
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {

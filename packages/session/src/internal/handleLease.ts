@@ -4,7 +4,7 @@ import { Clock, Effect, Schedule, type Scope, Semaphore } from "effect"
 import { SessionError } from "../SessionError.ts"
 import type { SessionOwner } from "../SessionStore.ts"
 import { ioSync } from "./fs.ts"
-import { isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
+import { type HeldLock, isAlive, type LeaseOwner, readOwner, release, tryAcquire } from "./lease.ts"
 
 /** A handle's lease: what `makeHandleLease` gives the handle. */
 export interface HandleLease {
@@ -22,7 +22,7 @@ export const makeHandleLease = (dir: string, id: string, beforeRelease: Effect.E
     const lockPath = join(dir, "owner.lock")
     const leaseLock = yield* Semaphore.make(1)
     // This process's hold on the lease: shared by every user of the handle, counted.
-    let held: { owner: LeaseOwner; users: number } | undefined
+    let held: { lock: HeldLock; owner: LeaseOwner; users: number } | undefined
     const takeLease = leaseLock.withPermit(Effect.gen(function*() {
       if (held !== undefined) {
         held.users++
@@ -36,16 +36,16 @@ export const makeHandleLease = (dir: string, id: string, beforeRelease: Effect.E
         return yield* new SessionError({ reason: "Owned", detail: `session "${id}" is being run by another process (pid ${outcome.owner.pid} on ${outcome.owner.host}, since ${outcome.owner.acquiredAt})` })
       }
       if (outcome._tag === "Contended") return yield* new SessionError({ reason: "Io", detail: `${lockPath}: could not take the session's lease (another process keeps taking it over)` })
-      held = { owner: outcome.owner, users: 1 }
+      held = { lock: outcome.held, owner: outcome.owner, users: 1 }
       return outcome.owner
     }))
     const giveLease = leaseLock.withPermit(Effect.suspend(() => {
       if (held === undefined || --held.users > 0) return Effect.void
-      const owner = held.owner
+      const lock = held.lock
       held = undefined
       return beforeRelease.pipe(
         Effect.ignore({ log: "Warn", message: `could not fold the state of session "${id}" before giving up its lease` }),
-        Effect.andThen(ioSync("unlock", lockPath, () => release(lockPath, owner))),
+        Effect.andThen(ioSync("unlock", lockPath, () => release(lockPath, lock))),
         Effect.ignore({ log: "Warn", message: `could not release ${lockPath}` })
       )
     }))

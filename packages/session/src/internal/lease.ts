@@ -13,7 +13,7 @@
  * state write).
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { type BigIntStats, closeSync, fstatSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { hostname } from "node:os"
 import { errorCode, PRIVATE_FILE } from "./fs.ts"
 
@@ -86,29 +86,44 @@ export const readOwner = (path: string): LeaseOwner | undefined => {
  * one call. Readers may see it empty in between (see `YOUNG_MS`). It used to be a temp file
  * hard-linked into place, never seen half written but four more calls and a new directory entry
  * per lock: five temp files per delegation. A writer stopped longer than `YOUNG_MS` before its
- * write may have lost the file to a taker; it checks that the path is still its file and
- * otherwise gives up (`false`: contended, try again). It is not fsynced: a lock only matters
- * while its process lives, and one a power loss left empty reads as unreadable, then stale.
+ * write may have lost the file to a taker; one that took that long checks that the path is still
+ * its file and otherwise gives up (`undefined`: contended, try again). It is not fsynced: a lock
+ * only matters while its process lives, and one a power loss left empty reads as unreadable, then
+ * stale. Returns the created file's identity, which `release` compares instead of reading it back.
  */
-const createExclusive = (path: string, content: string): boolean => {
+const createExclusive = (path: string, content: string): string | undefined => {
   let fd: number
   try {
     fd = openSync(path, "wx", PRIVATE_FILE)
   } catch (cause) {
-    if (errorCode(cause) === "EEXIST") return false
+    if (errorCode(cause) === "EEXIST") return undefined
     throw cause
   }
+  const opened = performance.now()
   let written = false
   try {
     writeSync(fd, content)
     written = true
-    return statSync(path, { throwIfNoEntry: false })?.ino === fstatSync(fd).ino
+    const mine = identityOf(fstatSync(fd, { bigint: true }))
+    // Written well within `YOUNG_MS` of its creation: no taker can have found it empty and old.
+    if (performance.now() - opened < YOUNG_MS / 2) return mine
+    return identityAt(path) === mine ? mine : undefined
   } finally {
     // Unwritten (the write threw) it would hold everyone off for `YOUNG_MS`: remove it if it is
     // still this file (never another taker's).
-    if (!written && statSync(path, { throwIfNoEntry: false })?.ino === fstatSync(fd).ino) unlinkQuietly(path)
+    if (!written && identityAt(path) === identityOf(fstatSync(fd, { bigint: true }))) unlinkQuietly(path)
     closeSync(fd)
   }
+}
+
+/**
+ * A file's identity: its inode and change time in nanoseconds. A taker's new lock may reuse the
+ * inode number of the one it removed, but not its change time as well.
+ */
+const identityOf = (stats: BigIntStats): string => `${stats.ino}:${stats.ctimeNs}`
+const identityAt = (path: string): string | undefined => {
+  const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
+  return stats === undefined ? undefined : identityOf(stats)
 }
 
 const unlinkQuietly = (path: string): void => {
@@ -130,8 +145,14 @@ const thisProcess = () =>
     ? processSide
     : (processSide = { startTime: processStartTime(process.pid), host: hostname(), token: `${process.pid}.${randomBytes(8).toString("hex")}.`, taken: 0 })
 
+/** A lock this process created: who it says holds it, and the file's identity (see `release`). */
+export interface HeldLock {
+  readonly owner: LeaseOwner
+  readonly file: string
+}
+
 export type AcquireOutcome =
-  | { readonly _tag: "Acquired"; readonly owner: LeaseOwner }
+  | { readonly _tag: "Acquired"; readonly owner: LeaseOwner; readonly held: HeldLock }
   | { readonly _tag: "Owned"; readonly owner: LeaseOwner }
   | { readonly _tag: "Contended" }
 
@@ -149,7 +170,9 @@ export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
     token: `${self.token}${(self.taken++).toString(36)}`
   }
   const content = `${JSON.stringify(owner)}\n`
-  if (createExclusive(path, content)) return { _tag: "Acquired", owner }
+  const acquired = (file: string | undefined): AcquireOutcome => file === undefined ? { _tag: "Contended" } : { _tag: "Acquired", owner, held: { owner, file } }
+  const created = createExclusive(path, content)
+  if (created !== undefined) return acquired(created)
   const current = readOwner(path)
   // Released between our attempt and this read: try again (taking over "nothing" could remove
   // the lock another process creates meanwhile).
@@ -158,7 +181,7 @@ export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
   if (current === UNREADABLE && isYoung(path)) return { _tag: "Contended" }
   // Stale: take it over, one taker at a time.
   const guard = `${path}.takeover`
-  if (!createExclusive(guard, content)) {
+  if (createExclusive(guard, content) === undefined) {
     const mtime = statSync(guard, { throwIfNoEntry: false })?.mtimeMs
     if (mtime !== undefined && now.getTime() - mtime > GUARD_STALE_MS) unlinkQuietly(guard)
     return { _tag: "Contended" }
@@ -174,7 +197,7 @@ export const tryAcquire = (path: string, now: Date): AcquireOutcome => {
     } catch (cause) {
       if (errorCode(cause) !== "ENOENT") throw cause
     }
-    return createExclusive(path, content) ? { _tag: "Acquired", owner } : { _tag: "Contended" }
+    return acquired(createExclusive(path, content))
   } finally {
     unlinkQuietly(guard)
   }
@@ -189,13 +212,17 @@ const isYoung = (path: string): boolean => {
   return mtime !== undefined && Date.now() - mtime < YOUNG_MS
 }
 
-/** Gives the lease up, if it is still this owner's. */
-export const release = (path: string, owner: LeaseOwner): void => {
-  let current: LeaseOwner | undefined
+/**
+ * Gives the lock up, if it is still the file this process created: its identity is compared
+ * (one stat) instead of its content read back (four calls). Only a taker replaces the file, and
+ * only once this process looks dead or the file has been empty for `YOUNG_MS`.
+ */
+export const release = (path: string, held: HeldLock): void => {
+  let now: string | undefined
   try {
-    current = readOwner(path)
+    now = identityAt(path)
   } catch {
     return
   }
-  if (current?.token === owner.token) unlinkQuietly(path)
+  if (now === held.file) unlinkQuietly(path)
 }

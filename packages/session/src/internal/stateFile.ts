@@ -17,7 +17,7 @@ import { io, ioSync } from "./fs.ts"
 import { appendLogSync, logStatSync, readLogSync, removeLogSync } from "./fsLog.ts"
 import { fileIdentitySync, readTextIfExistsSync } from "./fsReads.ts"
 import { writeFileAtomic, writeFileAtomicFreshSync, writeFileAtomicGroup } from "./fsWrites.ts"
-import { type LeaseOwner, release, tryAcquire } from "./lease.ts"
+import { type HeldLock, release, tryAcquire } from "./lease.ts"
 import { decodeState, encodeJson, notFound, nowIso, parseState, snapshot } from "./state.ts"
 import { groupCommit } from "./groupCommit.ts"
 import { makeRounds } from "./rounds.ts"
@@ -112,6 +112,25 @@ const applyChecked = (state: SessionState, patches: ReadonlyArray<StatePatch>, i
 export const readStateFile = (dir: string, id: string): Effect.Effect<SessionState, SessionError> =>
   Effect.map(readFresh(dir, id), (r) => r.view.state)
 
+/**
+ * What a state file starts from instead of a read: the state as just read (`open` checks that the
+ * session exists) or just written (`create`), under the identity of `state.json` then.
+ */
+export interface StateSeed {
+  readonly key: string | undefined
+  readonly view: Omit<View, "stateKey">
+}
+
+/** `readStateFile`, keeping what was read as a seed for the handle's cache. */
+export const readStateSeed = (dir: string, id: string): Effect.Effect<StateSeed, SessionError> => readFresh(dir, id)
+
+/** The seed of a state just written whole to `dir`'s `state.json` (a new session's). */
+export const writtenSeed = (dir: string, state: SessionState, bytes: number): Effect.Effect<StateSeed> =>
+  Effect.map(
+    ioSync("stat", join(dir, "state.json"), () => fileIdentitySync(join(dir, "state.json"))).pipe(Effect.orElseSucceed(() => undefined)),
+    (key) => ({ key, view: { stateBytes: bytes, log: undefined, state: snapshot(state) } })
+  )
+
 /** The state file of one session: what `makeStateFile` gives the handle. */
 export interface StateFile {
   /** Both files' identities now: what `watchState` polls. */
@@ -124,8 +143,12 @@ export interface StateFile {
   readonly forget: () => void
 }
 
-/** The state file of the session in `dir`; with `strict`, every write is fsynced on its own. */
-export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.Effect<StateFile> =>
+/**
+ * The state file of the session in `dir`; with `strict`, every write is fsynced on its own. A
+ * `seed` is the state as the caller just read or wrote it: the first read checks the files'
+ * identities instead of reading them again.
+ */
+export const makeStateFile = (dir: string, id: string, strict: boolean, seed?: StateSeed): Effect.Effect<StateFile> =>
   Effect.gen(function*() {
     // Group commits and folds, one at a time.
     const stateLock = makeRounds()
@@ -141,10 +164,10 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
         Effect.repeat({ schedule: Schedule.spaced("5 millis"), while: (o) => o._tag !== "Acquired", times: 2000 })
       )
       if (outcome._tag !== "Acquired") return yield* new SessionError({ reason: "Io", detail: `${stateLockPath}: held by pid ${outcome._tag === "Owned" ? outcome.owner.pid : "?"} for too long` })
-      return outcome.owner
+      return outcome.held
     })
-    const unlock = (owner: LeaseOwner) =>
-      ioSync("unlock", stateLockPath, () => release(stateLockPath, owner)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
+    const unlock = (held: HeldLock) =>
+      ioSync("unlock", stateLockPath, () => release(stateLockPath, held)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
     const stateKey = ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
     const logStat = ioSync("stat", logPath, () => logStatSync(logPath))
     const probe = Effect.gen(function*() {
@@ -152,7 +175,7 @@ export const makeStateFile = (dir: string, id: string, strict: boolean): Effect.
       return `${(yield* stateKey) ?? "-"}|${log === undefined ? "-" : `${log.ino}:${log.size}`}`
     })
 
-    let cached: View | undefined
+    let cached: View | undefined = seed?.key === undefined ? undefined : { ...seed.view, stateKey: seed.key }
     const remember = (key: string | undefined, view: Omit<View, "stateKey">) => {
       cached = key === undefined ? undefined : { ...view, stateKey: key }
       return view.state
