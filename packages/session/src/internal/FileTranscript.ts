@@ -135,12 +135,14 @@ const makeReaders = (
   path: string,
   archivePath: string | undefined,
   lock: Semaphore.Semaphore,
-  flush: Effect.Effect<void, SessionError>
+  flush: Effect.Effect<void, SessionError>,
+  knownEmpty: () => boolean
 ): Pick<Transcript, "read" | "readFrom"> => {
   /** The transcript's text: the live file, else the archive (a reader never restores). */
   // A transcript with neither a live file nor an archive (a child about to start) is told
-  // by synchronous checks, without two failing opens through the thread pool.
-  const nothingOnDisk = ioSync("read", path, () => !existsSync(path) && (archivePath === undefined || !existsSync(archivePath)))
+  // by synchronous checks, without two failing opens through the thread pool; one this
+  // process made and never wrote to, without looking at all.
+  const nothingOnDisk = ioSync("read", path, () => knownEmpty() || (!existsSync(path) && (archivePath === undefined || !existsSync(archivePath))))
   const content = nothingOnDisk.pipe(Effect.flatMap((none) =>
     none ? Effect.succeed("") : io("read", path, () => readTextIfExists(path)).pipe(
       Effect.flatMap((text) =>
@@ -208,7 +210,8 @@ export const makeFileTranscript = (
       dirReady: fresh || tail.exists,
       entrySynced: tail.exists,
       unsynced: false,
-      archiveUnchecked: !tail.exists && archivePath !== undefined
+      // A directory made here has never held a transcript, so none was archived from it.
+      archiveUnchecked: !fresh && !tail.exists && archivePath !== undefined
     }
     yield* Scope.addFinalizer(
       scope,
@@ -264,7 +267,8 @@ export const makeFileTranscript = (
           }))))
         })
 
-    const { read, readFrom } = makeReaders(path, archivePath, lock, writePending(false))
+    // Made here and never appended to (an archive needs appends first): nothing on disk yet.
+    const { read, readFrom } = makeReaders(path, archivePath, lock, writePending(false), () => fresh && live.seq === 0)
 
     const archive = (dryRun: boolean): Effect.Effect<ArchiveResult | undefined, SessionError> =>
       archivePath === undefined ? Effect.succeed(undefined) : lock.withPermit(
