@@ -117,8 +117,9 @@ const createExclusive = (path: string, content: string): string | undefined => {
 }
 
 /**
- * A file's identity: its inode and change time in nanoseconds. A taker's new lock may reuse the
- * inode number of the one it removed, but not its change time as well.
+ * A file's identity: its inode and change time. A file whose inode number was reused by a
+ * replacement still differs in its change time, unless both fell in one tick of the kernel's
+ * clock; and a lock is only replaced once its holder looks dead or it stayed empty for `YOUNG_MS`.
  */
 const identityOf = (stats: BigIntStats): string => `${stats.ino}:${stats.ctimeNs}`
 const identityAt = (path: string): string | undefined => {
