@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -55,10 +55,11 @@ describe("lease: a lock created in place", () => {
       writeFileSync(lock, content)
       release(lock, outcome.held)
       assert.strictEqual(readFileSync(lock, "utf8"), content, "the taker's lock is still there")
-      // Its own lock, released: gone.
+      // Its own lock, its mode changed meanwhile (`chmod -R go-rwx` of the home), released: gone.
       rmSync(lock)
       const again = tryAcquire(lock, new Date())
       if (again._tag !== "Acquired") return assert.fail(`not acquired: ${again._tag}`)
+      chmodSync(lock, 0o400)
       release(lock, again.held)
       assert.deepStrictEqual(readdirSync(dir), [])
     }))

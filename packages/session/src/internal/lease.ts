@@ -117,11 +117,12 @@ const createExclusive = (path: string, content: string): string | undefined => {
 }
 
 /**
- * A file's identity: its inode and change time. A file whose inode number was reused by a
- * replacement still differs in its change time, unless both fell in one tick of the kernel's
- * clock; and a lock is only replaced once its holder looks dead or it stayed empty for `YOUNG_MS`.
+ * A file's identity: its inode and birth time (a `chmod -R` of the home, as the privacy warning
+ * advises, changes the change time, never these). A replacement that reuses the inode number
+ * still differs in its birth time where the file system records one; and a lock is only replaced
+ * once its holder looks dead or it stayed empty for `YOUNG_MS`.
  */
-const identityOf = (stats: BigIntStats): string => `${stats.ino}:${stats.ctimeNs}`
+const identityOf = (stats: BigIntStats): string => `${stats.ino}:${stats.birthtimeNs}`
 const identityAt = (path: string): string | undefined => {
   const stats = statSync(path, { bigint: true, throwIfNoEntry: false })
   return stats === undefined ? undefined : identityOf(stats)
@@ -215,8 +216,7 @@ const isYoung = (path: string): boolean => {
 
 /**
  * Gives the lock up, if it is still the file this process created: its identity is compared
- * (one stat) instead of its content read back (four calls). Only a taker replaces the file, and
- * only once this process looks dead or the file has been empty for `YOUNG_MS`.
+ * (one stat) instead of its content read back (four calls).
  */
 export const release = (path: string, held: HeldLock): void => {
   let now: string | undefined
