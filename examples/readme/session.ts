@@ -16,6 +16,10 @@ const write = Effect.gen(function*() {
 
   // The state: read-modify-write, serialized; the change is appended to state.changes.jsonl.
   yield* session.updateState((state) => ({ ...state, status: "completed" }))
+  // A value from the state it writes (a number handed out), right even when updates race.
+  const tickets = (state: SessionStore.SessionState) => (typeof state.tickets === "number" ? state.tickets : 0)
+  const ticket = yield* SessionStore.modifyState(session, (state) => [tickets(state) + 1, { ...state, tickets: tickets(state) + 1 }] as const)
+  console.log(`ticket ${ticket}`) // ticket 1
 
   // A child's own directory: agents/explore-1/{wire.jsonl,meta.json}.
   const child = yield* session.child("explore-1")

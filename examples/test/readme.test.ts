@@ -54,7 +54,7 @@ const EXPECTED: Readonly<Record<string, ReadonlyArray<string | RegExp>>> = {
   "mcp-server": ["subagent, send_message, list_agents, wait, stop", "The answer is 42.", "researcher-1/transcript"],
   "llm-scripted": ["Reading src/answer.ts. Read {\"path\":\"src/answer.ts\"}", "`export const answer = 42` looks fine. 128", "I only review files."],
   "sdk": ["main: subagent-start", "researcher-1: turn-end", "main: turn-end", "completed The answer is 42. [ 'researcher-1' ]"],
-  "session": ["1 turn-start, 2 message", "completed explore-1"],
+  "session": ["ticket 1", "1 turn-start, 2 message", "completed explore-1"],
   "session-pg": ["reader sees: 1 turn-start, 2 message", "reader may not run it: Owned", "runner heard: stop", "sessions: completed"],
   "subagent": [
     "[ 'coder' ]",
