@@ -1,5 +1,5 @@
 import type { Events } from "@dsh/core"
-import { Context, Effect, type Scope, type Stream } from "effect"
+import { Context, Effect, MutableRef, type Scope, type Stream } from "effect"
 import type { SessionError } from "./SessionError.ts"
 
 /** Lifecycle of a session's main agent as `sessions list` shows it. */
@@ -199,10 +199,14 @@ export const modifyState = <A>(
   f: (state: SessionState) => readonly [A, SessionState]
 ): Effect.Effect<A, SessionError> =>
   Effect.suspend(() => {
-    let last: { readonly value: A } | undefined
+    // Set by each call of the (synchronous) function; the last one's state is the one written.
+    const last = MutableRef.make<{ readonly value: A } | undefined>(undefined)
     return handle.updateState((state) => {
       const [value, next] = f(state)
-      last = { value }
+      MutableRef.set(last, { value })
       return next
-    }).pipe(Effect.flatMap(() => last === undefined ? Effect.die("updateState returned without calling its function") : Effect.succeed(last.value)))
+    }).pipe(Effect.flatMap(() => {
+      const called = MutableRef.get(last)
+      return called === undefined ? Effect.die("updateState returned without calling its function") : Effect.succeed(called.value)
+    }))
   })
