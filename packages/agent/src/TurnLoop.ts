@@ -203,40 +203,39 @@ const callModel = (
   capture: boolean
 ) =>
   Effect.gen(function*() {
-    let text = ""
-    const calls: Array<Messages.ToolCall> = []
-    const reasoning: Array<Messages.ReasoningPart> = []
-    let usage: Usage.Usage = Usage.emptyUsage
-    yield* model.stream(request).pipe(
-      Stream.runForEach((part) => {
+    // What the stream said, folded part by part (calls and reasoning appended in place: one
+    // response may carry a thousand calls).
+    const heard = yield* model.stream(request).pipe(
+      Stream.runFoldEffect((): Heard => ({ text: "", usage: Usage.emptyUsage, calls: [], reasoning: [] }), (acc, part): Effect.Effect<Heard> => {
         switch (part.type) {
           case "text-delta":
-            text += part.text
-            return emit({ type: "text-delta", text: part.text })
+            return Effect.as(emit({ type: "text-delta", text: part.text }), { ...acc, text: acc.text + part.text })
           case "tool-call":
-            calls.push(part.call)
-            return Effect.void
+            acc.calls.push(part.call)
+            return Effect.succeed(acc)
           case "finish":
-            usage = part.usage
-            return Effect.annotateCurrentSpan({
-              "gen_ai.response.finish_reasons": [part.reason],
-              "gen_ai.usage.input_tokens": part.usage.inputTokens,
-              "gen_ai.usage.output_tokens": part.usage.outputTokens
-            })
+            return Effect.as(
+              Effect.annotateCurrentSpan({
+                "gen_ai.response.finish_reasons": [part.reason],
+                "gen_ai.usage.input_tokens": part.usage.inputTokens,
+                "gen_ai.usage.output_tokens": part.usage.outputTokens
+              }),
+              { ...acc, usage: part.usage }
+            )
           case "reasoning":
-            reasoning.push(part.part)
-            return Effect.void
+            acc.reasoning.push(part.part)
+            return Effect.succeed(acc)
           case "warning":
-            return warn(`${model.provider}:${model.model}: ${part.message}`)
+            return Effect.as(warn(`${model.provider}:${model.model}: ${part.message}`), acc)
           case "reasoning-delta":
-            return Effect.void
+            return Effect.succeed(acc)
         }
       }),
-      Effect.andThen(Effect.suspend(() =>
+      Effect.tap((h) =>
         capture
-          ? Effect.annotateCurrentSpan("gen_ai.output.messages", JSON.stringify([{ role: "assistant", content: text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }]))
+          ? Effect.annotateCurrentSpan("gen_ai.output.messages", JSON.stringify([{ role: "assistant", content: h.text, ...(h.calls.length > 0 ? { tool_calls: h.calls } : {}) }]))
           : Effect.void
-      )),
+      ),
       // OpenTelemetry GenAI conventions: `chat <model>`, text only when the harness captures content.
       Effect.withSpan(`chat ${model.model}`, {
         kind: "client",
@@ -251,12 +250,20 @@ const callModel = (
     )
     const message: Messages.AssistantMessage = {
       role: "assistant",
-      content: text,
-      ...(calls.length > 0 ? { toolCalls: calls } : {}),
-      ...(reasoning.length > 0 ? { reasoning } : {})
+      content: heard.text,
+      ...(heard.calls.length > 0 ? { toolCalls: heard.calls } : {}),
+      ...(heard.reasoning.length > 0 ? { reasoning: heard.reasoning } : {})
     }
-    return { message, usage }
+    return { message, usage: heard.usage }
   })
+
+/** What one model call's stream said so far. */
+interface Heard {
+  readonly text: string
+  readonly usage: Usage.Usage
+  readonly calls: Array<Messages.ToolCall>
+  readonly reasoning: Array<Messages.ReasoningPart>
+}
 
 const runTool = (
   toolbox: Toolbox.Toolbox,
