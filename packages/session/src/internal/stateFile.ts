@@ -81,6 +81,10 @@ interface View {
   readonly state: SessionState
 }
 
+/** The identity `state.json` has now, what a cached state is kept under (`undefined`: none). */
+const stateKeyOf = (statePath: string): Effect.Effect<string | undefined> =>
+  ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
+
 /**
  * `state.json` with the log applied, read without the cache: the log first, so that a fold
  * in between (a new `state.json` holding the log, then the log removed) is read as the new
@@ -91,7 +95,7 @@ const readFresh = (dir: string, id: string) =>
     const statePath = join(dir, "state.json")
     const logPath = join(dir, STATE_LOG)
     const log = yield* ioSync("read", logPath, () => readLogSync(logPath, 0))
-    const key = yield* ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
+    const key = yield* stateKeyOf(statePath)
     const text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
     if (text === undefined) return yield* notFound(id)
     const base = snapshot(yield* parseState(text, id, statePath))
@@ -127,7 +131,7 @@ export const readStateSeed = (dir: string, id: string): Effect.Effect<StateSeed,
 /** The seed of a state just written whole to `dir`'s `state.json` (a new session's). */
 export const writtenSeed = (dir: string, state: SessionState, bytes: number): Effect.Effect<StateSeed> =>
   Effect.map(
-    ioSync("stat", join(dir, "state.json"), () => fileIdentitySync(join(dir, "state.json"))).pipe(Effect.orElseSucceed(() => undefined)),
+    stateKeyOf(join(dir, "state.json")),
     (key) => ({ key, view: { stateBytes: bytes, log: undefined, state: snapshot(state) } })
   )
 
@@ -168,7 +172,7 @@ export const makeStateFile = (dir: string, id: string, strict: boolean, seed?: S
     })
     const unlock = (held: HeldLock) =>
       ioSync("unlock", stateLockPath, () => release(stateLockPath, held)).pipe(Effect.ignore({ log: "Warn", message: `could not release ${stateLockPath}` }))
-    const stateKey = ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
+    const stateKey = stateKeyOf(statePath)
     const logStat = ioSync("stat", logPath, () => logStatSync(logPath))
     const probe = Effect.gen(function*() {
       const log = yield* logStat
