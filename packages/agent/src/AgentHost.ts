@@ -1,5 +1,5 @@
 import type { Tool, Toolbox } from "@dsh/tools"
-import type { Events, Messages, Usage } from "@dsh/core"
+import { type Events, type Messages, Usage } from "@dsh/core"
 import { Context, type Effect, Schema, type Scope } from "effect"
 
 /**
@@ -12,35 +12,38 @@ export class HostError extends Schema.TaggedError<HostError>()("HostError", {
   message: Schema.String
 }) {}
 
-export interface HostSessionInfo {
-  readonly id: string
+/** A session as a host reports it (and the SDK's `SessionInfo`, which leaves out `error`). */
+export const HostSessionInfo = Schema.Struct({
+  id: Schema.String,
   /** Why the session cannot be read (a corrupt or missing state file); the other fields are then empty. */
-  readonly error?: string | undefined
-  readonly agent: string
-  readonly cwd: string
-  readonly model: string
-  readonly status: string
-  readonly createdAt: string
-  readonly updatedAt: string
-}
+  error: Schema.optional(Schema.String),
+  agent: Schema.String,
+  cwd: Schema.String,
+  model: Schema.String,
+  status: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String
+})
+export type HostSessionInfo = typeof HostSessionInfo.Type
 
-/** A child as a host reports it (the CLI contract's `subagents list` fields). */
-export interface HostChildSummary {
-  readonly name: string
-  readonly agent: string
-  readonly provider: string
-  readonly status: string
-  readonly parent: string
-  readonly depth: number
+/** A child as a host reports it (the CLI contract's `subagents list` fields; the SDK's `ChildSummary`). */
+export const HostChildSummary = Schema.Struct({
+  name: Schema.String,
+  agent: Schema.String,
+  provider: Schema.String,
+  status: Schema.String,
+  parent: Schema.String,
+  depth: Schema.Number,
   /** Of its latest run. */
-  readonly usage: Usage.Usage
+  usage: Usage.Usage,
   /** What its latest run cost in US dollars, where pricing is configured. */
-  readonly cost?: number | undefined
+  cost: Schema.optional(Schema.Number),
   /** The model its latest run used (`provider:model`). */
-  readonly model?: string | undefined
+  model: Schema.optional(Schema.String),
   /** Set when the child's transcript is in the session's archive (it stays continuable). */
-  readonly archived?: boolean | undefined
-}
+  archived: Schema.optional(Schema.Boolean)
+})
+export type HostChildSummary = typeof HostChildSummary.Type
 
 export interface HostPromptOptions {
   readonly sessionId: string

@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import type { Message } from "./Messages.ts"
 import type { Usage } from "./Usage.ts"
 
@@ -9,7 +10,8 @@ export interface TodoItem {
 }
 
 /** How a run ended. Always decided by the runtime, never by model text. */
-export type RunStatus = "completed" | "failed" | "timeout" | "cancelled" | "lost"
+export const RunStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
+export type RunStatus = typeof RunStatus.Type
 
 /**
  * Everything an agent does, as one stream of events. All but `text-delta` are persisted

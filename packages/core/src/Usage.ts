@@ -1,19 +1,24 @@
+import { Schema } from "effect"
+
 /**
  * Token usage of one model call, or summed over a run. `inputTokens` counts every input token,
  * cached ones included; the cache fields say how many of them the provider read from or wrote
- * to its prompt cache (present only when the provider reported any).
+ * to its prompt cache (present only when the provider reported any). A Schema, because every
+ * record that carries usage (descriptors, task records, cluster messages, the SDK's wire)
+ * decodes it: one declaration, so none of them drops a field the others keep.
  */
-export interface Usage {
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly totalTokens: number
+export const Usage = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  totalTokens: Schema.Number,
   /** Of `inputTokens`: read from the provider's prompt cache. */
-  readonly cacheReadTokens?: number | undefined
+  cacheReadTokens: Schema.optional(Schema.Number),
   /** Of `inputTokens`: written to the provider's prompt cache. */
-  readonly cacheWriteTokens?: number | undefined
+  cacheWriteTokens: Schema.optional(Schema.Number),
   /** Of `outputTokens`: spent on reasoning (present only when the provider reported any). */
-  readonly reasoningTokens?: number | undefined
-}
+  reasoningTokens: Schema.optional(Schema.Number)
+})
+export type Usage = typeof Usage.Type
 
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 

@@ -1,4 +1,4 @@
-import { Http, type ModelRegistry } from "@dsh/llm"
+import { Endpoint, Http, type ModelRegistry } from "@dsh/llm"
 import { decodeStreamEvent, makeEventParser } from "./internal/events.ts"
 import { planRequest, PROVIDER } from "./internal/wire.ts"
 import { ANTHROPIC_ALIASES, ANTHROPIC_MODEL_IDS } from "./names.ts"
@@ -24,14 +24,7 @@ export const AnthropicAdapter: ModelRegistry.ModelAdapter = {
   modelIds: ANTHROPIC_MODEL_IDS,
   create: (model, config) =>
     Http.makeSseModel(model, config, {
-      endpoint: {
-        provider: PROVIDER,
-        exampleSpec: "anthropic:claude-sonnet-4-5",
-        apiKeyEnv: "ANTHROPIC_API_KEY",
-        baseUrlEnv: "ANTHROPIC_BASE_URL",
-        defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL,
-        path: "/v1/messages"
-      },
+      endpoint: Endpoint.conventional(PROVIDER, { exampleModel: "claude-sonnet-4-5", defaultBaseUrl: DEFAULT_ANTHROPIC_BASE_URL, path: "/v1/messages" }),
       headers: (apiKey) => ({ "x-api-key": apiKey, "anthropic-version": ANTHROPIC_VERSION }),
       plan: planRequest,
       decode: decodeStreamEvent,

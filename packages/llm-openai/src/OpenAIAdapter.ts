@@ -1,4 +1,4 @@
-import { Http, type ModelRegistry } from "@dsh/llm"
+import { Endpoint, Http, type ModelRegistry } from "@dsh/llm"
 import { Effect } from "effect"
 import { decodeStreamChunk, makeChunkParser, PROVIDER, planRequest } from "./internal/wire.ts"
 import { OPENAI_MODEL_IDS } from "./names.ts"
@@ -19,14 +19,7 @@ export const OpenAIAdapter: ModelRegistry.ModelAdapter = {
   modelIds: OPENAI_MODEL_IDS,
   create: (model, config) =>
     Http.makeSseModel(model, config, {
-      endpoint: {
-        provider: PROVIDER,
-        exampleSpec: "openai:gpt-4.1-mini",
-        apiKeyEnv: "OPENAI_API_KEY",
-        baseUrlEnv: "OPENAI_BASE_URL",
-        defaultBaseUrl: DEFAULT_OPENAI_BASE_URL,
-        path: "/chat/completions"
-      },
+      endpoint: Endpoint.conventional(PROVIDER, { exampleModel: "gpt-4.1-mini", defaultBaseUrl: DEFAULT_OPENAI_BASE_URL, path: "/chat/completions" }),
       headers: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
       plan: planRequest,
       decode: decodeStreamChunk,

@@ -18,6 +18,26 @@ export interface EndpointOptions {
   readonly path: string
 }
 
+/**
+ * The options of an adapter that follows the usual naming: `<PROVIDER>_API_KEY` and
+ * `<PROVIDER>_BASE_URL` (the provider's name upper-cased, `-` as `_`), and `<provider>:<model>`
+ * as the example spec.
+ */
+export const conventional = (
+  provider: string,
+  settings: { readonly exampleModel: string; readonly defaultBaseUrl: string; readonly path: string }
+): EndpointOptions => {
+  const prefix = provider.toUpperCase().replaceAll("-", "_")
+  return {
+    provider,
+    exampleSpec: `${provider}:${settings.exampleModel}`,
+    apiKeyEnv: `${prefix}_API_KEY`,
+    baseUrlEnv: `${prefix}_BASE_URL`,
+    defaultBaseUrl: settings.defaultBaseUrl,
+    path: settings.path
+  }
+}
+
 /** A model name, key and URL ready for requests. */
 export interface Endpoint {
   /** The model name, trimmed (never empty). */

@@ -1,4 +1,4 @@
-import type { Events, Messages, Usage } from "@dsh/core"
+import { Events, type Messages, Usage } from "@dsh/core"
 import { Schema, Tuple } from "effect"
 
 /**
@@ -6,17 +6,6 @@ import { Schema, Tuple } from "effect"
  * receive. The compile-time checks at the bottom keep these in step with the core types: a
  * change there that is not mirrored here fails the build.
  */
-
-export const UsageSchema = Schema.Struct({
-  inputTokens: Schema.Number,
-  outputTokens: Schema.Number,
-  totalTokens: Schema.Number,
-  cacheReadTokens: Schema.optional(Schema.Number),
-  cacheWriteTokens: Schema.optional(Schema.Number),
-  reasoningTokens: Schema.optional(Schema.Number)
-})
-
-export const RunStatusSchema = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
 
 const ToolCallSchema = Schema.Struct({ id: Schema.String, name: Schema.String, arguments: Schema.String })
 
@@ -79,13 +68,13 @@ const eventCases = [
     isError: Schema.Boolean,
     durationMs: Schema.Number
   }),
-  Schema.Struct({ type: Schema.Literal("usage"), model: Schema.String, usage: UsageSchema, cost: Schema.optional(Schema.Number) }),
+  Schema.Struct({ type: Schema.Literal("usage"), model: Schema.String, usage: Usage.Usage, cost: Schema.optional(Schema.Number) }),
   Schema.Struct({
     type: Schema.Literal("turn-end"),
     turn: Schema.Number,
-    status: RunStatusSchema,
+    status: Events.RunStatus,
     result: Schema.String,
-    usage: UsageSchema,
+    usage: Usage.Usage,
     durationMs: Schema.Number,
     error: Schema.optional(Schema.String)
   }),
@@ -102,8 +91,8 @@ const eventCases = [
     type: Schema.Literal("subagent-end"),
     handle: Schema.String,
     runId: Schema.String,
-    status: RunStatusSchema,
-    usage: UsageSchema,
+    status: Events.RunStatus,
+    usage: Usage.Usage,
     durationMs: Schema.Number,
     result: Schema.String
   }),
@@ -149,7 +138,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const agree = <T extends true>(): T | undefined => undefined
 agree<Same<typeof AgentEventSchema.Type, Events.AgentEvent>>()
 agree<Same<typeof MessageSchema.Type, Messages.Message>>()
-agree<Same<typeof UsageSchema.Type, Usage.Usage>>()
 agree<Same<typeof ContentPartSchema.Type, Messages.ContentPart>>()
 agree<Same<typeof ReasoningPartSchema.Type, Messages.ReasoningPart>>()
 agree<Same<typeof WireRecordSchema.Type, Events.WireRecord>>()

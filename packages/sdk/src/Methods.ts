@@ -1,5 +1,7 @@
-import { Schema } from "effect"
-import { AgentEventSchema, ContentPartSchema, RunStatusSchema, UsageSchema, WireRecordSchema } from "./EventSchema.ts"
+import { AgentHost } from "@dsh/agent"
+import { Events, Usage } from "@dsh/core"
+import { Schema, Struct } from "effect"
+import { AgentEventSchema, ContentPartSchema, WireRecordSchema } from "./EventSchema.ts"
 import { RequestId } from "./Protocol.ts"
 
 /**
@@ -8,29 +10,12 @@ import { RequestId } from "./Protocol.ts"
  * results and notifications with them before handing them over. PROTOCOL.md documents them.
  */
 
-export const SessionInfo = Schema.Struct({
-  id: Schema.String,
-  agent: Schema.String,
-  cwd: Schema.String,
-  model: Schema.String,
-  status: Schema.String,
-  createdAt: Schema.String,
-  updatedAt: Schema.String
-})
+/** `AgentHost.HostSessionInfo` on the wire; an unreadable session's `error` stays with the server. */
+export const SessionInfo = AgentHost.HostSessionInfo.mapFields((fields) => Struct.omit(fields, ["error"]))
 export type SessionInfo = typeof SessionInfo.Type
 
-export const ChildSummary = Schema.Struct({
-  name: Schema.String,
-  agent: Schema.String,
-  provider: Schema.String,
-  status: Schema.String,
-  parent: Schema.String,
-  depth: Schema.Number,
-  usage: UsageSchema,
-  /** US dollars, where the server has pricing for the model. */
-  cost: Schema.optional(Schema.Number),
-  model: Schema.optional(Schema.String)
-})
+/** `AgentHost.HostChildSummary` on the wire, as PROTOCOL.md lists it (without `archived`). */
+export const ChildSummary = AgentHost.HostChildSummary.mapFields((fields) => Struct.omit(fields, ["archived"]))
 export type ChildSummary = typeof ChildSummary.Type
 
 const Empty = Schema.Struct({})
@@ -112,12 +97,12 @@ export type SessionPromptParams = typeof SessionPromptParams.Type
 export const PromptResult = Schema.Struct({
   sessionId: Schema.String,
   /** From the runtime, never from model text; `cancelled` after `session.cancel`. */
-  status: RunStatusSchema,
+  status: Events.RunStatus,
   result: Schema.String,
   /** The main agent's own model usage in this turn. */
-  usage: UsageSchema,
+  usage: Usage.Usage,
   /** `usage` plus every descendant's usage during this turn (rolled up). */
-  totalUsage: UsageSchema,
+  totalUsage: Usage.Usage,
   /** What `usage` cost in US dollars, where the server has pricing for the model. */
   cost: Schema.optional(Schema.Number),
   subagents: Schema.Array(ChildSummary),
@@ -130,9 +115,9 @@ export const ChildrenSendParams = Schema.Struct({ sessionId: Schema.String, hand
 /** `queued`: the child was running; it gets the message at its next step. */
 export const ChildReply = Schema.Struct({
   handle: Schema.String,
-  status: Schema.Union([RunStatusSchema, Schema.Literal("queued")]),
+  status: Schema.Union([Events.RunStatus, Schema.Literal("queued")]),
   result: Schema.String,
-  usage: UsageSchema,
+  usage: Usage.Usage,
   cost: Schema.optional(Schema.Number),
   notes: Schema.optional(Schema.String)
 })

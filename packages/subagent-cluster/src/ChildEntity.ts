@@ -1,4 +1,4 @@
-import { Records } from "@dsh/subagent"
+import { Events, Usage } from "@dsh/core"
 import { PermissionRule } from "@dsh/tools"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
@@ -32,9 +32,9 @@ export const PermissionSettingsRecord = Schema.Struct({
 
 /** How a hosted run ended: what the parent's provider returns. */
 export const OutcomeRecord = Schema.Struct({
-  status: Records.RunStatus,
+  status: Events.RunStatus,
   output: Schema.String,
-  usage: Records.UsageRecord,
+  usage: Usage.Usage,
   notes: Schema.optional(Schema.String)
 })
 export type OutcomeRecord = typeof OutcomeRecord.Type

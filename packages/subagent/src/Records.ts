@@ -1,4 +1,5 @@
-import { Effect, Schema } from "effect"
+import { Events, Usage } from "@dsh/core"
+import { Effect, Schema, Struct } from "effect"
 import { WorktreeRecord } from "./Worktrees.ts"
 
 /**
@@ -6,22 +7,12 @@ import { WorktreeRecord } from "./Worktrees.ts"
  * another version or a crash left behind is skipped with a warning, never cast and trusted).
  */
 
-export const UsageRecord = Schema.Struct({
-  inputTokens: Schema.Number,
-  outputTokens: Schema.Number,
-  totalTokens: Schema.Number,
-  cacheReadTokens: Schema.optional(Schema.Number),
-  cacheWriteTokens: Schema.optional(Schema.Number)
-})
-
-/** How a run ended. Always decided by the runtime, never by model text. */
-export const RunStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost"])
 
 /** Provider-neutral reasoning effort (`ModelRequest.thinking`). */
 export const ThinkingLevel = Schema.Literals(["off", "low", "medium", "high"])
 export type ThinkingLevel = typeof ThinkingLevel.Type
 
-export const DescriptorStatus = Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost", "queued", "running"])
+export const DescriptorStatus = Schema.Literals([...Events.RunStatus.literals, "queued", "running"])
 export type DescriptorStatus = typeof DescriptorStatus.Type
 
 /**
@@ -61,7 +52,7 @@ export const SubagentDescriptor = Schema.Struct({
   runId: Schema.String,
   createdAt: Schema.String,
   updatedAt: Schema.String,
-  usage: UsageRecord,
+  usage: Usage.Usage,
   /** Where the child's transcript lives (a path for the file store). */
   transcript: Schema.optional(Schema.String),
   continuation: Schema.optional(ContinuationEnvelope),
@@ -89,10 +80,10 @@ export type SubagentDescriptor = typeof SubagentDescriptor.Type
 
 /** The result a parent receives. Every result carries the child's handle, failures included. */
 export const SubagentResult = Schema.Struct({
-  status: RunStatus,
+  status: Events.RunStatus,
   /** The child's final message (or the result it reported); partial output when it was stopped. */
   output: Schema.String,
-  usage: UsageRecord,
+  usage: Usage.Usage,
   /** Why it failed, stderr tails, protocol faults: what a parent needs to decide what next. */
   notes: Schema.optional(Schema.String),
   handle: Schema.String,
@@ -116,10 +107,8 @@ export type SubagentResult = typeof SubagentResult.Type
 /** `tasks/<runId>.json`: a background run's lifecycle, written before anything is announced. */
 export const TaskRecord = Schema.Struct({
   runId: Schema.String,
-  handle: Schema.String,
-  agent: Schema.String,
-  parent: Schema.String,
-  status: Schema.Literals(["completed", "failed", "timeout", "cancelled", "lost", "running"]),
+  ...Struct.pick(ChildIdentity.fields, ["handle", "agent", "parent"]),
+  status: Schema.Literals([...Events.RunStatus.literals, "running"]),
   createdAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
   result: Schema.optional(SubagentResult),
@@ -139,7 +128,7 @@ export const ChildMeta = Schema.Struct({
   model: Schema.String,
   /** The reasoning effort it was asked for. */
   thinking: Schema.optional(ThinkingLevel),
-  status: Schema.Literals(["starting", "running", "completed", "failed", "timeout", "cancelled", "lost"]),
+  status: Schema.Literals(["starting", "running", ...Events.RunStatus.literals]),
   startedAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
   notes: Schema.optional(Schema.String),
