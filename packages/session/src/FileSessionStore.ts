@@ -19,7 +19,8 @@ import { rename, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { Ids } from "@dsh/core"
 import { Clock, Effect, Layer, type Scope } from "effect"
-import { makeFileSessionHandle, readStateFile, readStateSeed, type ReleasableHandle, writtenSeed } from "./internal/FileSessionHandle.ts"
+import { defaultLimit, makeDescriptorBudget } from "./internal/descriptors.ts"
+import { type HandleFiles, makeFileSessionHandle, readStateFile, readStateSeed, type ReleasableHandle, writtenSeed } from "./internal/FileSessionHandle.ts"
 import { checkId, decodeState, encodeJson, initialState, latestOf, newestFirst, nowIso } from "./internal/state.ts"
 import { makeHandleCache } from "./internal/handles.ts"
 import { io, ioSync } from "./internal/fs.ts"
@@ -43,11 +44,19 @@ export interface Options {
    * @since 0.2.0
    */
   readonly sync?: "group" | "strict" | undefined
+  /**
+   * How many transcripts the store keeps open between appends (default: half the process's
+   * open-file limit). Past it, the least recently used idle one is closed and opened again on
+   * its next append, so a session with more children than descriptors loses nothing.
+   *
+   * @since 0.3.0
+   */
+  readonly maxOpenTranscripts?: number | undefined
 }
 
 /** What the store's operations share, built once by `make`; `create`, `recover` and `remove` are made from it. */
 interface StoreContext {
-  readonly scope: Scope.Scope
+  readonly files: HandleFiles
   readonly sessionsDir: string
   readonly dirOf: (id: string) => string
   readonly strict: boolean
@@ -56,7 +65,7 @@ interface StoreContext {
   readonly readState: (id: string) => Effect.Effect<SessionState, SessionError>
 }
 
-const makeCreate = ({ dirOf, remember, scope, sessionsDir, strict }: StoreContext): SessionStoreShape["create"] => (init) =>
+const makeCreate = ({ dirOf, files, remember, sessionsDir, strict }: StoreContext): SessionStoreShape["create"] => (init) =>
   Effect.gen(function*() {
     const id = init.id ?? Ids.makeId(new Date(yield* Clock.currentTimeMillis))
     yield* checkId("session id", id)
@@ -77,11 +86,11 @@ const makeCreate = ({ dirOf, remember, scope, sessionsDir, strict }: StoreContex
         io("sync", sessionsDir, () => syncDir(sessionsDir))
       ], { concurrency: 2, discard: true })
       : ioSync("write", statePath, () => writeFileAtomicFreshSync(statePath, text))
-    return yield* remember(yield* makeFileSessionHandle(dir, id, scope, strict, true, yield* writtenSeed(dir, state, text.length)))
+    return yield* remember(yield* makeFileSessionHandle(dir, id, files, true, yield* writtenSeed(dir, state, text.length)))
   })
 
 const makeRecover = (
-  { dirOf, handles, readState, remember, scope, strict }: StoreContext,
+  { dirOf, files, handles, readState, remember, strict }: StoreContext,
   open: SessionStoreShape["open"]
 ): NonNullable<SessionStoreShape["recover"]> => (id, rebuild) =>
   Effect.gen(function*() {
@@ -93,7 +102,7 @@ const makeRecover = (
     if (!missing) return yield* open(id)
     const dir = dirOf(id)
     const statePath = join(dir, "state.json")
-    const made = handles.get(id) === undefined ? yield* makeFileSessionHandle(dir, id, scope, strict) : undefined
+    const made = handles.get(id) === undefined ? yield* makeFileSessionHandle(dir, id, files) : undefined
     const handle = handles.get(id) ?? made!.handle
     // A live owner is still writing the session: a state rebuilt under it would race its updates.
     const owner = yield* handle.owner
@@ -128,7 +137,8 @@ const makeRemove = ({ dirOf, handles, sessionsDir }: StoreContext, open: Session
 /**
  * Builds a file store. Handles are cached for the store's lifetime: `open` of the same id
  * returns the same object, so every part of a process shares one append buffer per
- * transcript. Each transcript written to keeps its file open for appends until the scope
+ * transcript. Each transcript written to keeps its file open for appends (up to
+ * `maxOpenTranscripts` at once, least recently used closed first) until the scope
  * closes. Two stores (or processes) on one home do not coordinate their writes.
  *
  * @since 0.1.0
@@ -162,7 +172,10 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
       ))
     const readState = (id: string) => Effect.map(readSeed(id), (seed) => seed.view.state)
 
-    const ctx: StoreContext = { scope, sessionsDir, dirOf, strict, handles, remember, readState }
+    const limit = options.maxOpenTranscripts
+    const descriptors = makeDescriptorBudget(() => limit === undefined ? defaultLimit() : Math.max(1, Math.floor(limit)))
+    const files: HandleFiles = { scope, strict, descriptors }
+    const ctx: StoreContext = { files, sessionsDir, dirOf, strict, handles, remember, readState }
     const create = makeCreate(ctx)
 
     const open: SessionStoreShape["open"] = (id) =>
@@ -171,7 +184,7 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
         if (known !== undefined) return Effect.succeed(known)
         // What the existence check read is the new handle's first state (not read twice).
         return readSeed(id).pipe(
-          Effect.flatMap((seed) => makeFileSessionHandle(dirOf(id), id, scope, strict, false, seed)),
+          Effect.flatMap((seed) => makeFileSessionHandle(dirOf(id), id, files, false, seed)),
           Effect.flatMap(remember)
         )
       })))

@@ -14,6 +14,7 @@ import { ensureDir, ensureDirSync, listDir, treeBytes } from "./fsDirs.ts"
 import { readTextIfExists } from "./fsReads.ts"
 import { type FileTranscript, makeFileTranscript } from "./FileTranscript.ts"
 import { makeHandleLease } from "./handleLease.ts"
+import type { DescriptorBudget } from "./descriptors.ts"
 import { checkId, nowIso } from "./state.ts"
 import { makeStateFile, type StateSeed, writeJson } from "./stateFile.ts"
 export { readStateFile, readStateSeed, writtenSeed } from "./stateFile.ts"
@@ -40,11 +41,19 @@ interface FileChildStore extends ChildStore {
   readonly transcript: FileTranscript
 }
 
-const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, strict: boolean): Effect.Effect<FileChildStore, SessionError> =>
+/** What the store's handles share: its scope, its write policy and its budget of open transcripts. */
+export interface HandleFiles {
+  readonly scope: Scope.Scope
+  /** Every metadata write fsynced on its own (see `SyncPolicy`). */
+  readonly strict: boolean
+  readonly descriptors: DescriptorBudget
+}
+
+const makeChildStore = (dir: string, name: string, archivePath: string, scope: Scope.Scope, { descriptors, strict }: HandleFiles): Effect.Effect<FileChildStore, SessionError> =>
   Effect.gen(function*() {
     // A directory made here holds nothing yet: no transcript to scan, no meta.json to replace.
     const fresh = yield* strict ? io("create", dir, () => ensureDir(dir, true)) : ioSync("create", dir, () => ensureDirSync(dir))
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, archivePath, strict, fresh)
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, descriptors, archivePath, strict, fresh)
     const metaPath = join(dir, "meta.json")
     let metaWritten = !fresh
     return {
@@ -73,23 +82,23 @@ export interface ReleasableHandle {
 
 /**
  * Builds the handle for a session directory. The files the handle's transcripts keep open are
- * closed by `letGo`, or when `storeScope` (the store's) closes. With `strict`, every metadata
- * write (state, meta, tasks, new directories) is fsynced on its own; without, only transcript
- * syncs are (see `SyncPolicy`). With `fresh`, the directory was just created for a new session;
+ * closed by `letGo`, or when the store's scope closes (and by the store's budget while idle).
+ * With `strict`, every metadata write (state, meta, tasks, new directories) is fsynced on its
+ * own; without, only transcript syncs are (see `SyncPolicy`). With `fresh`, the directory was just created for a new session;
  * `seed` is its state as the caller just read or wrote it.
  */
 export const makeFileSessionHandle = (
   dir: string,
   id: string,
-  storeScope: Scope.Scope,
-  strict = true,
+  files: HandleFiles,
   fresh = false,
   seed?: StateSeed
 ): Effect.Effect<ReleasableHandle, SessionError> =>
   Effect.gen(function*() {
     // The handle's own: closing it drops the transcripts' finalizers from the store's scope too.
-    const scope = yield* Scope.fork(storeScope)
-    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, undefined, strict, fresh)
+    const { descriptors, strict } = files
+    const scope = yield* Scope.fork(files.scope)
+    const transcript = yield* makeFileTranscript(join(dir, "wire.jsonl"), scope, descriptors, undefined, strict, fresh)
     const agentsDir = join(dir, "agents")
     const tasksDir = join(dir, "tasks")
     // One ChildStore per name, so every user of a child shares its transcript buffer.
@@ -101,7 +110,7 @@ export const makeFileSessionHandle = (
       checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
         const known = children.get(name)
         if (known !== undefined) return Effect.succeed(known)
-        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope, strict).pipe(Effect.map((made) => {
+        return makeChildStore(join(agentsDir, name), name, archivePathOf(dir, name), scope, files).pipe(Effect.map((made) => {
           // Another fiber may have built the same child meanwhile: keep the first one.
           const first = children.get(name) ?? made
           children.set(name, first)

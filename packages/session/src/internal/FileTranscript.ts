@@ -15,6 +15,7 @@ import type { SessionError } from "../SessionError.ts"
 import type { ReadFromResult, ReadResult, Transcript } from "../SessionStore.ts"
 import { type ArchiveResult, archiveTranscript, readArchive, restoreTranscript } from "./archive.ts"
 import { io, ioError, ioSync } from "./fs.ts"
+import type { DescriptorBudget } from "./descriptors.ts"
 import { type Appender, makeAppender } from "./fsAppender.ts"
 import { ensureDir, ensureDirSync } from "./fsDirs.ts"
 import { readFromOffset, readTail, readTextIfExists } from "./fsReads.ts"
@@ -193,6 +194,7 @@ const makeReaders = (
 export const makeFileTranscript = (
   path: string,
   scope: Scope.Scope,
+  descriptors: DescriptorBudget,
   archivePath?: string,
   strict = true,
   fresh = false
@@ -201,7 +203,7 @@ export const makeFileTranscript = (
     const tail = fresh ? ABSENT : yield* scanTailOf(path)
     const lock = yield* Semaphore.make(1)
     const live: LiveFile = {
-      appender: makeAppender(path),
+      appender: makeAppender(path, descriptors),
       scopeClosed: false,
       seq: tail.lastSeq,
       pending: "",
@@ -281,7 +283,7 @@ export const makeFileTranscript = (
               Effect.andThen(io("archive", path, () => archiveTranscript(path, archivePath, false))),
               Effect.tap(() =>
                 Effect.sync(() => {
-                  live.appender = makeAppender(path)
+                  live.appender = makeAppender(path, descriptors)
                   // After the store closed, appends open the file for each write (as before).
                   if (live.scopeClosed) void live.appender.close()
                   live.exists = false

@@ -1,6 +1,7 @@
 /** The transcript's appender: one kept descriptor, synchronous writes, fdatasync off the event loop. */
 import { closeSync, fdatasync, openSync, writeSync } from "node:fs"
 import { dirname } from "node:path"
+import type { DescriptorBudget, Holder } from "./descriptors.ts"
 import { PRIVATE_FILE } from "./fs.ts"
 import { syncDir } from "./fsDirs.ts"
 
@@ -15,6 +16,8 @@ export interface SyncOutcome {
  * through the thread pool, or even a resolved Promise per event, costs more than the write); a
  * sync fdatasyncs off the event loop. Calls must not overlap a `sync` in flight (the
  * transcript's lock serializes them). After `close`, writes still work and open the file for each.
+ * The descriptor counts against the store's `budget`, which may close it while idle (it is
+ * opened again on the next call; an fdatasync covers the file's data whichever descriptor wrote it).
  */
 export interface Appender {
   /** Appends `data` (O_APPEND). Throws when it failed: nothing, or a torn tail, reached the file. */
@@ -30,20 +33,53 @@ export interface Appender {
 
 const datasync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())))
 
-export const makeAppender = (path: string): Appender => {
+const tooManyOpen = (e: unknown) => {
+  const code = (e as { readonly code?: unknown } | undefined)?.code
+  return code === "EMFILE" || code === "ENFILE"
+}
+
+export const makeAppender = (path: string, budget: DescriptorBudget): Appender => {
   let kept: number | undefined
   let closed = false
-  const drop = (fd: number) => {
-    if (kept === fd) kept = undefined
+  let syncing = false
+  const closeQuietly = (fd: number) => {
     try {
       closeSync(fd)
     } catch {
       // already closed
     }
   }
+  const holder: Holder = {
+    release: () => {
+      if (syncing) return false
+      if (kept !== undefined) closeQuietly(kept)
+      kept = undefined
+      return true
+    }
+  }
+  const drop = (fd: number) => {
+    if (kept === fd) {
+      kept = undefined
+      budget.forget(holder)
+    }
+    closeQuietly(fd)
+  }
+  const openFile = () => {
+    try {
+      return openSync(path, "a", PRIVATE_FILE)
+    } catch (cause) {
+      if (!tooManyOpen(cause)) throw cause
+      // Out of descriptors: give back idle ones, then try once more.
+      budget.shed()
+      return openSync(path, "a", PRIVATE_FILE)
+    }
+  }
   const descriptor = () => {
-    const fd = kept ?? openSync(path, "a", PRIVATE_FILE)
-    if (!closed) kept = fd
+    const fd = kept ?? openFile()
+    if (!closed) {
+      kept = fd
+      budget.touch(holder)
+    }
     return fd
   }
   return {
@@ -61,19 +97,22 @@ export const makeAppender = (path: string): Appender => {
         if (closed) drop(fd)
       }
     },
-    sync: async (syncEntry) => {
-      let fd: number | undefined
-      try {
-        fd = descriptor()
-        await datasync(fd)
-        if (syncEntry) await syncDir(dirname(path))
-        return {}
-      } catch (syncError) {
-        return { syncError }
-      } finally {
-        if (closed && fd !== undefined) drop(fd)
-      }
-    },
+    sync: (syncEntry) =>
+      budget.syncTurn(async () => {
+        let fd: number | undefined
+        try {
+          fd = descriptor()
+          syncing = true
+          await datasync(fd)
+          if (syncEntry) await syncDir(dirname(path))
+          return {}
+        } catch (syncError) {
+          return { syncError }
+        } finally {
+          syncing = false
+          if (closed && fd !== undefined) drop(fd)
+        }
+      }),
     close: async () => {
       closed = true
       if (kept !== undefined) drop(kept)

@@ -6,7 +6,7 @@ import { FileSessionStore, MemorySessionStore, SessionStore } from "@dsh/session
 import { type Limits, Subagents, SubagentTree } from "@dsh/subagent"
 import { LocalProcessLauncher } from "@dsh/subprocess"
 import { BuiltinTools } from "@dsh/tools-builtin"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -41,6 +41,17 @@ export const setup = (options: {
   readonly store?: "file" | "memory"
 }) =>
   Effect.gen(function*() {
+    // The store lives as long as the caller's scope, as a host's store lives as long as the host:
+    // provided only to this set-up, its scope would close here and every append would reopen its file.
+    const context = yield* Layer.build(Layer.mergeAll(
+      options.store === "memory" ? MemorySessionStore.layer : FileSessionStore.layer({ home: options.home }),
+      LocalProcessLauncher.layer()
+    ))
+    return yield* Effect.provideContext(build(options), context)
+  })
+
+const build = (options: Parameters<typeof setup>[0]) =>
+  Effect.gen(function*() {
     const store = yield* SessionStore.SessionStore
     const session = yield* store.create({ agent: "agent", cwd: options.cwd, model: "scripted" })
     const tools = yield* BuiltinTools.make
@@ -52,7 +63,4 @@ export const setup = (options: {
     })
     const subagents = yield* Subagents.make({ tree, providers: [SpawnProvider.SpawnProvider], types: [{ name: "coder", description: "writes code", provider: "spawn", definition: coder }] })
     return { subagents, tree, session }
-  }).pipe(Effect.provide([
-    options.store === "memory" ? MemorySessionStore.layer : FileSessionStore.layer({ home: options.home }),
-    LocalProcessLauncher.layer()
-  ]))
+  })
