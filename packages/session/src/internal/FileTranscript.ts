@@ -185,6 +185,21 @@ const makeReaders = (
   return { read, readFrom }
 }
 
+/** The live file as found: `tail` is what a scan of it saw (nothing, for a `fresh` one). */
+const liveFileOf = (appender: Appender, tail: TailState, fresh: boolean, archivePath: string | undefined): LiveFile => ({
+  appender,
+  scopeClosed: false,
+  seq: tail.lastSeq,
+  pending: "",
+  needsNewline: tail.needsNewline,
+  exists: tail.exists,
+  dirReady: fresh || tail.exists,
+  entrySynced: tail.exists,
+  unsynced: false,
+  // A directory made here has never held a transcript, so none was archived from it.
+  archiveUnchecked: !fresh && !tail.exists && archivePath !== undefined
+})
+
 /**
  * Opens (without creating) the transcript at `path`; the directory is created on first
  * write. The file handle kept open for appends is closed when `scope` (the store's) closes.
@@ -202,19 +217,7 @@ export const makeFileTranscript = (
   Effect.gen(function*() {
     const tail = fresh ? ABSENT : yield* scanTailOf(path)
     const lock = yield* Semaphore.make(1)
-    const live: LiveFile = {
-      appender: makeAppender(path, descriptors),
-      scopeClosed: false,
-      seq: tail.lastSeq,
-      pending: "",
-      needsNewline: tail.needsNewline,
-      exists: tail.exists,
-      dirReady: fresh || tail.exists,
-      entrySynced: tail.exists,
-      unsynced: false,
-      // A directory made here has never held a transcript, so none was archived from it.
-      archiveUnchecked: !fresh && !tail.exists && archivePath !== undefined
-    }
+    const live = liveFileOf(makeAppender(path, descriptors), tail, fresh, archivePath)
     yield* Scope.addFinalizer(
       scope,
       lock.withPermit(Effect.suspend(() => {
