@@ -2,10 +2,11 @@ import { AgentCatalog, AgentHost } from "@dsh/agent"
 import { ModelRegistry } from "@dsh/llm"
 import { ScriptedAdapter } from "@dsh/llm-scripted"
 import { FileSessionStore } from "@dsh/session"
+import { OpenFiles } from "@dsh/session/testing"
 import { FixtureProvider, Fixtures } from "@dsh/subagent/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { mkdtempSync, readdirSync, readlinkSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Harness } from "../src/index.ts"
@@ -20,17 +21,6 @@ const adapter = ScriptedAdapter.make({
   }
 })
 const fixture = FixtureProvider.make({ name: "fixture", reply: ({ prompt }) => ({ output: `done: ${prompt}` }) })
-
-/** The files this process has open under `dir` (what a host that never lets sessions go piles up). */
-const openFilesUnder = (dir: string) =>
-  readdirSync("/proc/self/fd").flatMap((fd) => {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`)
-      return target.startsWith(dir) ? [target] : []
-    } catch {
-      return []
-    }
-  })
 
 describe("a long-lived host lets finished sessions go", () => {
   it.effect("keeps no file of a finished session open, and continues it and its child from the store", () => {
@@ -50,7 +40,7 @@ describe("a long-lived host lets finished sessions go", () => {
         assert.deepStrictEqual(first.subagents.map((c) => [c.name, c.status]), [["coder-1", "completed"]])
         ids.push(id)
       }
-      assert.deepStrictEqual(openFilesUnder(join(home, "sessions")), [], "no transcript of a finished session is kept open")
+      assert.deepStrictEqual(OpenFiles.under(join(home, "sessions")), [], "no transcript of a finished session is kept open")
       // Released, not lost: the finished child takes a message, the session another prompt.
       const reply = yield* host.sendToChild({ sessionId: ids[0]!, handle: "coder-1", message: "once more" })
       assert.strictEqual(reply.status, "completed")
@@ -60,7 +50,7 @@ describe("a long-lived host lets finished sessions go", () => {
       const loaded = yield* host.loadSession(ids[0]!)
       const seqs = loaded.records.map((r) => r.seq)
       assert.deepStrictEqual(seqs, seqs.map((_, i) => i + 1), "the transcript's numbering goes on after the release, without a gap or a repeat")
-      assert.deepStrictEqual(openFilesUnder(join(home, "sessions")), [])
+      assert.deepStrictEqual(OpenFiles.under(join(home, "sessions")), [])
     }).pipe(Effect.scoped, Effect.provide(layer))
   })
 })

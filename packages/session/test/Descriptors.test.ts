@@ -1,22 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readlinkSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FileSessionStore } from "../src/index.ts"
-import { Samples } from "../src/testing.ts"
-
-/** The files this process has open under `dir`. */
-const openUnder = (dir: string) =>
-  readdirSync("/proc/self/fd").flatMap((fd) => {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`)
-      return target.startsWith(dir) ? [target] : []
-    } catch {
-      return []
-    }
-  })
+import { OpenFiles, Samples } from "../src/testing.ts"
 
 describe("FileSessionStore's open transcripts", () => {
   it.effect("keeps at most maxOpenTranscripts open, and every event of every child reaches its file", () =>
@@ -28,14 +17,14 @@ describe("FileSessionStore's open transcripts", () => {
       const events = Samples.sampleTurnEvents(1)
       for (const event of events) {
         yield* Effect.forEach(children, (child) => child.transcript.append(event), { discard: true })
-        assert.isAtMost(openUnder(home).length, 4)
+        assert.isAtMost(OpenFiles.under(home).length, 4)
       }
       yield* Effect.forEach(children, (child) => child.transcript.sync, { concurrency: "unbounded", discard: true })
       for (const child of children) {
         const { records } = yield* child.transcript.read
         assert.deepStrictEqual(records.map((r) => [r.seq, r.type]), events.map((e, i) => [i + 1, e.type]))
       }
-      assert.isAtMost(openUnder(home).length, 4)
+      assert.isAtMost(OpenFiles.under(home).length, 4)
     }))
 
   it("loses nothing when a session has more children than the process may open files", () => {
