@@ -4,7 +4,7 @@ import type { SessionStore } from "@dsh/session"
 import { Records, SessionRecovery } from "@dsh/subagent"
 import { InheritedDisallow, Toolbox } from "@dsh/tools"
 import { Effect, Ref } from "effect"
-import { stat } from "node:fs/promises"
+import { statSync } from "node:fs"
 import type { HarnessOptions } from "../HarnessOptions.ts"
 import { toHostError } from "../HostErrors.ts"
 import { sessionPermissions } from "../SessionPermissions.ts"
@@ -23,9 +23,13 @@ const info = (s: SessionStore.SessionState): AgentHost.HostSessionInfo => ({
   updatedAt: s.updatedAt
 })
 
-/** A missing working directory is the caller's input to fix, found before anything is written. */
+/**
+ * A missing working directory is the caller's input to fix, found before anything is written.
+ * One synchronous `stat` (microseconds) rather than a round trip through the thread pool, which a
+ * busy host makes late for every new session.
+ */
 const checkDirectory = (cwd: string) =>
-  Effect.tryPromise({ try: () => stat(cwd), catch: () => new AgentHost.HostError({ reason: "InvalidInput", message: `${cwd}: no such directory` }) }).pipe(
+  Effect.try({ try: () => statSync(cwd), catch: () => new AgentHost.HostError({ reason: "InvalidInput", message: `${cwd}: no such directory` }) }).pipe(
     Effect.flatMap((s) => s.isDirectory() ? Effect.void : Effect.fail(new AgentHost.HostError({ reason: "InvalidInput", message: `${cwd} is not a directory` })))
   )
 
