@@ -1,6 +1,6 @@
 import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
 import { Postgres } from "@dsh/testing-pg"
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { firstUser, hostedBy, mentions, messages, readChildren, shardHolders, startRunner, step, stoppedAfterEach, until } from "./cluster-support.ts"
@@ -54,6 +54,42 @@ describe.skipIf(pg === undefined)("children on a cluster of dsh runners (--clust
     const [child] = await readChildren(c.url, jsonOf(run.stdout).sessionId, ["explore-1"])
     expect(child!.records.filter((x) => x.type === "hook")).toMatchObject([{ event: "PreToolUse", outcome: "block", message: "no globbing on runners" }])
     expect(child!.records.some((x) => x.type === "tool-result" && x.output === "no globbing on runners")).toBe(true)
+  }, 120_000)
+
+  it("a child hosted on a runner keeps its agent file's hooks and its requester's subagentDefaults", async () => {
+    const guard = join(tempDir("dsh-hook-"), "guard.sh")
+    writeFileSync(guard, "#!/bin/sh\necho 'guarded agents do not glob' >&2\nexit 2\n", { mode: 0o755 })
+    const tools = (r: FakeOpenAIServer.FakeRequest) => ((r.body as { tools?: ReadonlyArray<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name)
+    const respond = (r: FakeOpenAIServer.FakeRequest): FakeOpenAIServer.FakeReply =>
+      firstUser(r).startsWith("CHILD")
+        ? step(r) === 0 ? { toolCalls: [{ name: "Glob", arguments: { pattern: "*" } }] } : { text: "child done" }
+        : step(r) === 0
+        ? spawnCalls(["CHILD look"], { agent: "guarded" })
+        : { text: "all done" }
+    const c = await cluster(respond, "", 1)
+    const cwd = tempDir()
+    mkdirSync(join(cwd, ".dsh", "agents"), { recursive: true })
+    writeFileSync(join(cwd, ".dsh", "agents", "lead.md"), "---\ndescription: leads\nsubagentDefaults:\n  disallowedTools: [Bash]\n---\nYou lead.\n")
+    writeFileSync(join(cwd, ".dsh", "agents", "guarded.md"), [
+      "---",
+      "description: looks around",
+      "hooks:",
+      "  PreToolUse:",
+      "    - matcher: Glob",
+      "      hooks:",
+      "        - type: command",
+      `          command: ${JSON.stringify(guard)}`,
+      "---",
+      "You look.",
+      ""
+    ].join("\n"))
+    const run = await runDsh(["run", "--cluster", "--store", c.url, "--model", "openai:any", "--agent", "lead", "--allow", "subagent", "--output-format", "json", "PARENT look"], { env: c.env, cwd })
+    expect(run.code, run.stderr).toBe(0)
+    const [child] = await readChildren(c.url, jsonOf(run.stdout).sessionId, ["guarded-1"])
+    expect(child!.records.filter((x) => x.type === "hook")).toMatchObject([{ event: "PreToolUse", outcome: "block", message: "guarded agents do not glob" }])
+    const asked = c.server.requests.find((r) => firstUser(r).startsWith("CHILD"))!
+    expect(tools(asked)).toContain("Glob")
+    expect(tools(asked)).not.toContain("Bash")
   }, 120_000)
 
   it("delegates through two runners (each child's log names its runner), then continues a child on the other runner once its first one stopped", async () => {

@@ -1,24 +1,9 @@
+import { AgentDefinition } from "@dsh/agent"
 import { Events, Usage } from "@dsh/core"
 import { PermissionRule } from "@dsh/tools"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-
-/** An agent definition as it travels to the runner that hosts the child. */
-export const AgentDefinitionRecord = Schema.Struct({
-  name: Schema.String,
-  description: Schema.String,
-  whenToUse: Schema.optional(Schema.String),
-  systemPrompt: Schema.String,
-  tools: Schema.optional(Schema.Array(Schema.String)),
-  disallowedTools: Schema.optional(Schema.Array(Schema.String)),
-  subagents: Schema.optional(Schema.Array(Schema.String)),
-  model: Schema.optional(Schema.String),
-  override: Schema.Boolean,
-  mode: Schema.optional(Schema.Literals(["primary", "subagent", "all"])),
-  scope: Schema.Literals(["explicit", "project", "extra", "user", "plugin", "builtin", "runtime"]),
-  source: Schema.String
-})
 
 /** Permission settings as the admitting process holds them (`PermissionsShape.settings`). */
 export const PermissionSettingsRecord = Schema.Struct({
@@ -53,7 +38,9 @@ export const Run = Rpc.make("Run", {
     /** The child's agent type: its name, the provider that runs it on the runner, its definition. */
     agent: Schema.String,
     provider: Schema.String,
-    definition: AgentDefinitionRecord,
+    // The whole definition: the child's own hooks, its `isolation` and the `subagentDefaults` it
+    // gives its children hold on the runner as in process.
+    definition: AgentDefinition.AgentDefinition,
     prompt: Schema.String,
     description: Schema.String,
     model: Schema.optional(Schema.String),
@@ -76,7 +63,7 @@ export const Run = Rpc.make("Run", {
       cwd: Schema.String,
       /** The parent's model spec: the child's model when neither request nor type names one. */
       model: Schema.String,
-      definition: AgentDefinitionRecord
+      definition: AgentDefinition.AgentDefinition
     })
   },
   success: OutcomeRecord,
