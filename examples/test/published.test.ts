@@ -161,6 +161,14 @@ describe("examples/harness installed from the tarballs", () => {
     expect(out).toContain("deleted 2 sessions; 0 left")
   })
 
+  it("a wide fan-out from the library: 300 children in one session under a budget of 16 open transcripts", () => {
+    const out = must("node", ["src/wide.ts"], app)
+    expect(out).toContain("all counted: 300 of 300 children completed, 300 transcripts whole")
+    const most = Number(/open transcripts at most: (\d+) \(budget 16\)/.exec(out)?.[1])
+    expect(most).toBeGreaterThan(0)
+    expect(most).toBeLessThanOrEqual(16)
+  })
+
   it("errors made in one package are instances of the class another package exports", () => {
     const script = `
       import { LlmError } from "@dsh/llm"
