@@ -1,19 +1,9 @@
 import { AgentDefinition } from "@dsh/agent"
 import { Events, Usage } from "@dsh/core"
-import { PermissionRule } from "@dsh/tools"
+import { PermissionPolicy } from "@dsh/tools"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-
-/** Permission settings as the admitting process holds them (`PermissionsShape.settings`). */
-export const PermissionSettingsRecord = Schema.Struct({
-  mode: Schema.optional(Schema.Literals(PermissionRule.PERMISSION_MODES)),
-  allow: Schema.optional(Schema.Array(Schema.String)),
-  ask: Schema.optional(Schema.Array(Schema.String)),
-  deny: Schema.optional(Schema.Array(Schema.String)),
-  /** `disallowedTools`: an ancestor agent's disallowedTools, as deny rules over its subtree. */
-  origin: Schema.optional(Schema.Literal("disallowedTools"))
-})
 
 /** How a hosted run ended: what the parent's provider returns. */
 export const OutcomeRecord = Schema.Struct({
@@ -51,7 +41,7 @@ export const Run = Rpc.make("Run", {
     /** Continue the child with this message instead of starting it. */
     message: Schema.optional(Schema.String),
     /** The admitting process's permission rules: the runner decides the child by its own narrowed by these. */
-    permissions: Schema.optional(Schema.Array(PermissionSettingsRecord)),
+    permissions: Schema.optional(Schema.Array(PermissionPolicy.PermissionSettings)),
     /** The disallowedTools of the child's ancestors (`InheritedDisallowedTools`): they bind it and its subtree. */
     inheritedDisallowedTools: Schema.optional(Schema.Array(Schema.String)),
     continuation: Schema.optional(Schema.Unknown),

@@ -1,23 +1,25 @@
-import { Effect } from "effect"
-import { type CompiledRule, compileRule, parsePermissionMode, type PermissionMode, type PermissionRule, PermissionRuleError, parsePermissionRule } from "./PermissionRule.ts"
+import { Effect, Schema } from "effect"
+import { type CompiledRule, compileRule, parsePermissionMode, PermissionMode, type PermissionRule, PermissionRuleError, parsePermissionRule } from "./PermissionRule.ts"
 import { type PermissionSubject, subjectForms } from "./PermissionSubject.ts"
 
 /**
  * Permission settings as a user writes them (`[permissions]` in config.toml, `--allow`, …).
- * Precedence: `deny` > `ask` > `allow` > the mode's default.
+ * Precedence: `deny` > `ask` > `allow` > the mode's default. A Schema, so settings that travel
+ * (to the cluster runner that hosts a child) keep every field.
  */
-export interface PermissionSettings {
-  readonly mode?: PermissionMode | undefined
-  readonly allow?: ReadonlyArray<string> | undefined
-  readonly ask?: ReadonlyArray<string> | undefined
-  readonly deny?: ReadonlyArray<string> | undefined
+export const PermissionSettings = Schema.Struct({
+  mode: Schema.optional(PermissionMode),
+  allow: Schema.optional(Schema.Array(Schema.String)),
+  ask: Schema.optional(Schema.Array(Schema.String)),
+  deny: Schema.optional(Schema.Array(Schema.String)),
   /**
    * Where the settings come from, when not from a user's rules: `disallowedTools` are an
    * agent's `disallowedTools` as deny rules over its subtree (`bindDisallowedTools`); a
    * denial then says so (`disallowedTools: Bash`).
    */
-  readonly origin?: "disallowedTools" | undefined
-}
+  origin: Schema.optional(Schema.Literal("disallowedTools"))
+})
+export type PermissionSettings = typeof PermissionSettings.Type
 
 /** Settings whose rules have been parsed. */
 export interface PermissionPolicy {

@@ -6,10 +6,11 @@ import picomatch from "picomatch"
  * else asks; `acceptEdits`: file edits inside the working directory run too; `plan`: nothing
  * that changes anything runs; `bypass`: everything runs except what a `deny` rule names.
  */
-export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypass"
+export const PermissionMode = Schema.Literals(["default", "acceptEdits", "plan", "bypass"])
+export type PermissionMode = typeof PermissionMode.Type
 
 /** Every mode, for flags and config checks. */
-export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = ["default", "acceptEdits", "plan", "bypass"]
+export const PERMISSION_MODES: ReadonlyArray<PermissionMode> = PermissionMode.literals
 
 /** A mode name as a user may write it (`bypassPermissions` is Claude Code's spelling of `bypass`). */
 export const parsePermissionMode = (text: string): PermissionMode | undefined =>
