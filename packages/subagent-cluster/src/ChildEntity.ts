@@ -1,5 +1,6 @@
 import { AgentDefinition } from "@dsh/agent"
 import { Events, Usage } from "@dsh/core"
+import { Records } from "@dsh/subagent"
 import { PermissionPolicy } from "@dsh/tools"
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
@@ -36,7 +37,7 @@ export const Run = Rpc.make("Run", {
     model: Schema.optional(Schema.String),
     /** The model the admitting process chose for the child (`provider:model`); default the parent's. */
     childModel: Schema.optional(Schema.String),
-    thinking: Schema.optional(Schema.Literals(["off", "low", "medium", "high"])),
+    thinking: Schema.optional(Records.ThinkingLevel),
     resultSchema: Schema.optional(Schema.Record(Schema.String, Schema.Unknown)),
     /** Continue the child with this message instead of starting it. */
     message: Schema.optional(Schema.String),
