@@ -1,5 +1,6 @@
 import { AgentHost } from "@dsh/agent"
 import { Events, Usage } from "@dsh/core"
+import { PermissionPolicy } from "@dsh/tools"
 import { Schema, Struct } from "effect"
 import { AgentEventSchema, ContentPartSchema, WireRecordSchema } from "./EventSchema.ts"
 import { RequestId } from "./Protocol.ts"
@@ -49,14 +50,11 @@ export const InitializeResult = Schema.Struct({
 export type InitializeResult = typeof InitializeResult.Type
 
 /** Permission settings as a parent passes them: `{mode?, allow?, ask?, deny?}`. */
-export const PermissionSettingsSchema = Schema.Struct({
-  mode: Schema.optional(Schema.String),
-  allow: Schema.optional(Schema.Array(Schema.String)),
-  ask: Schema.optional(Schema.Array(Schema.String)),
-  deny: Schema.optional(Schema.Array(Schema.String)),
-  /** `disallowedTools`: an ancestor agent's disallowedTools, as deny rules over its subtree. */
-  origin: Schema.optional(Schema.Literal("disallowedTools"))
-})
+/**
+ * `PermissionPolicy.PermissionSettings` on the wire, its `mode` as text: the server reads it as a
+ * user's mode (`bypassPermissions` too) and refuses a session whose mode it does not know.
+ */
+export const PermissionSettingsSchema = PermissionPolicy.PermissionSettings.mapFields((fields) => ({ ...fields, mode: Schema.optional(Schema.String) }))
 
 export const SessionCreateParams = Schema.Struct({
   /** Working directory of the session; default: the server's. */
