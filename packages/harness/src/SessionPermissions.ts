@@ -1,6 +1,6 @@
 import { AgentHost } from "@dsh/agent"
-import { type PermissionPolicy, Permissions } from "@dsh/tools"
-import { Effect } from "effect"
+import { PermissionPolicy, PermissionRule, Permissions } from "@dsh/tools"
+import { Effect, Result, Schema } from "effect"
 import type { CatalogRequest } from "./CatalogRequest.ts"
 
 /**
@@ -20,20 +20,22 @@ export type PermissionsSource =
  */
 export const PARENT_PERMISSIONS_KEY = "parentPermissions"
 
-const strings = (v: unknown): v is ReadonlyArray<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
+const decodeWritten = Schema.decodeUnknownResult(Schema.Array(PermissionPolicy.PermissionSettingsAsWritten))
 
-/** A parent's settings as a session's state holds them; anything malformed is refused. */
+/** A parent's settings as a session's state holds them, modes read; anything malformed is refused. */
 export const decodeParentPermissions = (value: unknown): ReadonlyArray<PermissionPolicy.PermissionSettings> | AgentHost.HostError => {
   if (value === undefined) return []
-  const bad = new AgentHost.HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?, origin?}` })
-  if (!Array.isArray(value)) return bad
+  const decoded = decodeWritten(value)
+  if (Result.isFailure(decoded)) {
+    return new AgentHost.HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY} must be a list of {mode?, allow?, ask?, deny?, origin?}` })
+  }
   const out: Array<PermissionPolicy.PermissionSettings> = []
-  for (const entry of value as ReadonlyArray<unknown>) {
-    if (typeof entry !== "object" || entry === null) return bad
-    const { mode, allow, ask, deny, origin } = entry as Record<string, unknown>
-    if ((mode !== undefined && typeof mode !== "string") || [allow, ask, deny].some((l) => l !== undefined && !strings(l))) return bad
-    if (origin !== undefined && origin !== "disallowedTools") return bad
-    out.push(entry as PermissionPolicy.PermissionSettings)
+  for (const { mode, ...rest } of decoded.success) {
+    const read = mode === undefined ? undefined : PermissionRule.parsePermissionMode(mode)
+    if (mode !== undefined && read === undefined) {
+      return new AgentHost.HostError({ reason: "InvalidInput", message: `${PARENT_PERMISSIONS_KEY}: unknown permission mode "${mode}" (${PermissionRule.PERMISSION_MODES.join(", ")})` })
+    }
+    out.push(read === undefined ? rest : { ...rest, mode: read })
   }
   return out
 }

@@ -43,6 +43,18 @@ describe("a session's permissions", () => {
       assert.include(bad.message, "\"Bash(\"")
       assert.strictEqual((yield* Effect.flip(SessionPermissions.sessionPermissions(undefined, request({ [SessionPermissions.PARENT_PERMISSIONS_KEY]: "all" })))).reason, "InvalidInput")
     }))
+
+  it.effect("a parent's mode as a user writes it is read (Claude Code's bypassPermissions), an unknown one refused by name", () =>
+    Effect.gen(function*() {
+      const request = (extra: Record<string, unknown>) => ({ cwd: "/w", extra })
+      const parent = yield* SessionPermissions.sessionPermissions(undefined, request({ [SessionPermissions.PARENT_PERMISSIONS_KEY]: [{ mode: "bypassPermissions", deny: ["Bash(rm*)"] }] }))
+      // The settings a child passes on (to a runner, to its own children) hold the mode's own name.
+      assert.deepStrictEqual(parent!.settings.at(-1), { mode: "bypass", deny: ["Bash(rm*)"] })
+      assert.isTrue((yield* parent!.decide({ agent: "main", cwd: "/w", subject: bash("ls") })).allowed)
+      const unknown = yield* Effect.flip(SessionPermissions.sessionPermissions(undefined, request({ [SessionPermissions.PARENT_PERMISSIONS_KEY]: [{ mode: "yolo" }] })))
+      assert.strictEqual(unknown.reason, "InvalidInput")
+      assert.strictEqual(unknown.message, "parentPermissions: unknown permission mode \"yolo\" (default, acceptEdits, plan, bypass)")
+    }))
 })
 
 describe("terminalAsker", () => {

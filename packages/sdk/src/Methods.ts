@@ -50,11 +50,8 @@ export const InitializeResult = Schema.Struct({
 export type InitializeResult = typeof InitializeResult.Type
 
 /** Permission settings as a parent passes them: `{mode?, allow?, ask?, deny?}`. */
-/**
- * `PermissionPolicy.PermissionSettings` on the wire, its `mode` as text: the server reads it as a
- * user's mode (`bypassPermissions` too) and refuses a session whose mode it does not know.
- */
-export const PermissionSettingsSchema = PermissionPolicy.PermissionSettings.mapFields((fields) => ({ ...fields, mode: Schema.optional(Schema.String) }))
+/** A permission settings entry on the wire (`PermissionPolicy.PermissionSettingsAsWritten`: the mode as text). */
+export const PermissionSettingsSchema = PermissionPolicy.PermissionSettingsAsWritten
 
 export const SessionCreateParams = Schema.Struct({
   /** Working directory of the session; default: the server's. */

@@ -21,6 +21,14 @@ export const PermissionSettings = Schema.Struct({
 })
 export type PermissionSettings = typeof PermissionSettings.Type
 
+/**
+ * Settings as a user or a parent process writes them down: the mode as text (Claude Code's
+ * `bypassPermissions` too), read with `parsePermissionMode`. What the SDK's `session.create`
+ * and a child session's `parentPermissions` carry.
+ */
+export const PermissionSettingsAsWritten = PermissionSettings.mapFields((fields) => ({ ...fields, mode: Schema.optional(Schema.String) }))
+export type PermissionSettingsAsWritten = typeof PermissionSettingsAsWritten.Type
+
 /** Settings whose rules have been parsed. */
 export interface PermissionPolicy {
   readonly mode: PermissionMode
