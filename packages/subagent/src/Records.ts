@@ -7,7 +7,6 @@ import { WorktreeRecord } from "./Worktrees.ts"
  * another version or a crash left behind is skipped with a warning, never cast and trusted).
  */
 
-
 /** Provider-neutral reasoning effort (`ModelRequest.thinking`). */
 export const ThinkingLevel = Schema.Literals(["off", "low", "medium", "high"])
 export type ThinkingLevel = typeof ThinkingLevel.Type

@@ -84,8 +84,8 @@ export interface ReleasableHandle {
  * Builds the handle for a session directory. The files the handle's transcripts keep open are
  * closed by `letGo`, or when the store's scope closes (and by the store's budget while idle).
  * With `strict`, every metadata write (state, meta, tasks, new directories) is fsynced on its
- * own; without, only transcript syncs are (see `SyncPolicy`). With `fresh`, the directory was just created for a new session;
- * `seed` is its state as the caller just read or wrote it.
+ * own; without, only transcript syncs are (see `SyncPolicy`). With `fresh`, the directory was
+ * just created for a new session; `seed` is its state as the caller just read or wrote it.
  */
 export const makeFileSessionHandle = (
   dir: string,

@@ -1,5 +1,4 @@
 import { Usage } from "@dsh/core"
-import { Hooks } from "@dsh/tools"
 import { Cause, Clock, Effect, Exit, Fiber } from "effect"
 import type { SubagentResult } from "../Records.ts"
 import { SubagentError } from "../SubagentError.ts"
@@ -42,9 +41,7 @@ export const hostActivation = (tree: SubagentTree, provider: SubagentProvider, s
     )
     const progress = makeProgress()
     const started = yield* Clock.currentTimeMillis
-    // As in the admitting process (`run.ts`): the child runs under its agent type's own hooks too.
-    const hooks = (yield* Hooks.Hooks).forAgent(spec.type.name, spec.type.definition.hooks)
-    const fiber = yield* Effect.forkChild(callProvider({ ...spec, tree, provider, store, activation }, progress).pipe(Effect.provideService(Hooks.Hooks, hooks)))
+    const fiber = yield* Effect.forkChild(callProvider({ ...spec, tree, provider, store, activation }, progress))
     yield* setFiber(activation, fiber)
     const exit = yield* Fiber.await(fiber).pipe(Effect.onInterrupt(() =>
       Fiber.interrupt(fiber).pipe(

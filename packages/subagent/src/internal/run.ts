@@ -98,9 +98,14 @@ export const callProvider = (spec: ContextSpec, progress: ReturnType<typeof make
   return (spec.message !== undefined && provider.continue !== undefined
     ? provider.continue({ ...context, message: spec.message })
     : provider.start(context)
-  ).pipe(Effect.withSpan(spec.message !== undefined ? "SubagentProvider.continue" : "SubagentProvider.start", {
-    attributes: { provider: provider.name, handle, agent: type.name, runId }
-  }))
+  ).pipe(
+    // The child runs under its agent type's own hooks (frontmatter) besides the tree's, whether
+    // it was admitted here or is hosted for another process.
+    Effect.provideServiceEffect(Hooks.Hooks, Effect.map(Hooks.Hooks, (hooks) => hooks.forAgent(type.name, type.definition.hooks))),
+    Effect.withSpan(spec.message !== undefined ? "SubagentProvider.continue" : "SubagentProvider.start", {
+      attributes: { provider: provider.name, handle, agent: type.name, runId }
+    })
+  )
 }
 
 export const firstLine = (cause: Cause.Cause<unknown>) => Cause.pretty(cause).split("\n")[0] ?? "unknown cause"
@@ -244,8 +249,7 @@ export const runActivation = (spec: RunSpec): Effect.Effect<SubagentResult> =>
       const cap = yield* makeOutputCap(tree.limits.maxChildOutputBytes, handle)
       // Past the cap the child is stopped (its provider's own stop: cancel, then its cleanup) and failed.
       const hook = Effect.raceFirst(
-        // The child runs under its agent type's own hooks (frontmatter) besides the tree's.
-        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress).pipe(Effect.provideService(Hooks.Hooks, hooks.forAgent(type.name, type.definition.hooks))),
+        callProvider({ ...spec, request: runRequest, model: chosen, cap }, progress),
         cap.tripped.pipe(Effect.as<ChildOutcome>({ status: "failed", output: "", usage: Usage.emptyUsage, notes: cap.notes }))
       ).pipe(Effect.tap(() =>
         !cap.isOver() || store === undefined ? Effect.void : Clock.currentTimeMillis.pipe(
