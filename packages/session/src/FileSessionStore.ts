@@ -173,7 +173,10 @@ export const make = (options: Options): Effect.Effect<SessionStoreShape, never, 
     const readState = (id: string) => Effect.map(readSeed(id), (seed) => seed.view.state)
 
     const limit = options.maxOpenTranscripts
-    const descriptors = makeDescriptorBudget(() => limit === undefined ? defaultLimit() : Math.max(1, Math.floor(limit)))
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+      return yield* Effect.die(new RangeError(`FileSessionStore: maxOpenTranscripts must be a whole number of at least 1, not ${limit}`))
+    }
+    const descriptors = makeDescriptorBudget(() => limit ?? defaultLimit())
     const files: HandleFiles = { scope, strict, descriptors }
     const ctx: StoreContext = { files, sessionsDir, dirOf, strict, handles, remember, readState }
     const create = makeCreate(ctx)

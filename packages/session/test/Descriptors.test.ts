@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -25,6 +25,15 @@ describe("FileSessionStore's open transcripts", () => {
         assert.deepStrictEqual(records.map((r) => [r.seq, r.type]), events.map((e, i) => [i + 1, e.type]))
       }
       assert.isAtMost(OpenFiles.under(home).length, 4)
+    }))
+
+  it.effect("refuses a budget that is not a whole number of at least 1, naming it", () =>
+    Effect.gen(function*() {
+      const home = mkdtempSync(join(tmpdir(), "dsh-descriptors-"))
+      for (const bad of [0, -3, 2.5, Number.NaN]) {
+        const exit = yield* Effect.exit(Effect.scoped(FileSessionStore.make({ home, maxOpenTranscripts: bad })))
+        assert.isTrue(exit._tag === "Failure" && String(Cause.squash(exit.cause)).includes(`maxOpenTranscripts must be a whole number of at least 1, not ${bad}`))
+      }
     }))
 
   it("loses nothing when a session has more children than the process may open files", () => {
