@@ -1,6 +1,6 @@
 import type { Tool, Toolbox } from "@dsh/tools"
 import { type Events, type Messages, Usage } from "@dsh/core"
-import { Context, type Effect, Schema, type Scope } from "effect"
+import { Context, type Effect, Schema, type Scope, Struct } from "effect"
 
 /**
  * Why a host operation was refused or failed. `InvalidInput` and `NotFound` are the caller's to
@@ -26,14 +26,21 @@ export const HostSessionInfo = Schema.Struct({
 })
 export type HostSessionInfo = typeof HostSessionInfo.Type
 
-/** A child as a host reports it (the CLI contract's `subagents list` fields; the SDK's `ChildSummary`). */
+/**
+ * Who a child is in its session's tree: its descriptor, its `meta.json` and a host's summary of
+ * it all say it (`Records.SubagentDescriptor`, `Records.ChildMeta`, `HostChildSummary`).
+ */
+export const ChildIdentity = Schema.Struct({ handle: Schema.String, agent: Schema.String, provider: Schema.String, parent: Schema.String, depth: Schema.Number })
+export type ChildIdentity = typeof ChildIdentity.Type
+
+/**
+ * A child as a host reports it (the CLI contract's `subagents list` fields; the SDK's
+ * `ChildSummary`): its identity, with the handle as `name`.
+ */
 export const HostChildSummary = Schema.Struct({
   name: Schema.String,
-  agent: Schema.String,
-  provider: Schema.String,
+  ...Struct.omit(ChildIdentity.fields, ["handle"]),
   status: Schema.String,
-  parent: Schema.String,
-  depth: Schema.Number,
   /** Of its latest run. */
   usage: Usage.Usage,
   /** What its latest run cost in US dollars, where pricing is configured. */

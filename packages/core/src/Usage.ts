@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 
 /**
  * Token usage of one model call, or summed over a run. `inputTokens` counts every input token,
@@ -11,12 +11,15 @@ export const Usage = Schema.Struct({
   inputTokens: Schema.Number,
   outputTokens: Schema.Number,
   totalTokens: Schema.Number,
-  /** Of `inputTokens`: read from the provider's prompt cache. */
-  cacheReadTokens: Schema.optional(Schema.Number),
-  /** Of `inputTokens`: written to the provider's prompt cache. */
-  cacheWriteTokens: Schema.optional(Schema.Number),
-  /** Of `outputTokens`: spent on reasoning (present only when the provider reported any). */
-  reasoningTokens: Schema.optional(Schema.Number)
+  // Each present only when the provider reported any.
+  ...Struct.map({
+    /** Of `inputTokens`: read from the provider's prompt cache. */
+    cacheReadTokens: Schema.Number,
+    /** Of `inputTokens`: written to the provider's prompt cache. */
+    cacheWriteTokens: Schema.Number,
+    /** Of `outputTokens`: spent on reasoning. */
+    reasoningTokens: Schema.Number
+  }, Schema.optional)
 })
 export type Usage = typeof Usage.Type
 

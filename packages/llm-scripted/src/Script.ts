@@ -1,18 +1,18 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 
-/** The conditions under which a rule answers. All given conditions must hold. */
+/** The conditions under which a rule answers: each one optional; all given conditions must hold. */
 export const ScriptWhen = Schema.Struct({
   /** Regex tested against the system prompt. */
-  system: Schema.optional(Schema.String),
+  system: Schema.String,
   /** Regex tested against the latest user message; its capture groups fill `{{1}}`, `{{2}}`, … */
-  lastUser: Schema.optional(Schema.String),
+  lastUser: Schema.String,
   /** Regex tested against the latest tool result. */
-  lastTool: Schema.optional(Schema.String),
+  lastTool: Schema.String,
   /** Model calls already made since the latest user message (0 for the first call of a turn). */
-  step: Schema.optional(Schema.Number),
+  step: Schema.Number,
   /** Whether a tool with this name is offered. */
-  hasTool: Schema.optional(Schema.String)
-})
+  hasTool: Schema.String
+}).mapFields(Struct.map(Schema.optional))
 export type ScriptWhen = typeof ScriptWhen.Type
 
 export const ScriptToolCall = Schema.Struct({

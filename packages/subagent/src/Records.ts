@@ -1,3 +1,4 @@
+import { AgentHost } from "@dsh/agent"
 import { Events, Usage } from "@dsh/core"
 import { Effect, Schema, Struct } from "effect"
 import { WorktreeRecord } from "./Worktrees.ts"
@@ -34,18 +35,9 @@ export type ContinuationEnvelope = typeof ContinuationEnvelope.Type
 export const CleanupMode = Schema.Literals(["keep", "delete"])
 export type CleanupMode = typeof CleanupMode.Type
 
-/** Who a child is in its session's tree: its descriptor and its `meta.json` both say it. */
-export const ChildIdentity = Schema.Struct({
-  handle: Schema.String,
-  agent: Schema.String,
-  provider: Schema.String,
-  parent: Schema.String,
-  depth: Schema.Number
-})
-
 /** What `state.json` → `subagents` keeps of every child, so lists, logs and resumes survive a restart. */
 export const SubagentDescriptor = Schema.Struct({
-  ...ChildIdentity.fields,
+  ...AgentHost.ChildIdentity.fields,
   status: DescriptorStatus,
   description: Schema.String,
   runId: Schema.String,
@@ -106,7 +98,7 @@ export type SubagentResult = typeof SubagentResult.Type
 /** `tasks/<runId>.json`: a background run's lifecycle, written before anything is announced. */
 export const TaskRecord = Schema.Struct({
   runId: Schema.String,
-  ...Struct.pick(ChildIdentity.fields, ["handle", "agent", "parent"]),
+  ...Struct.pick(AgentHost.ChildIdentity.fields, ["handle", "agent", "parent"]),
   status: Schema.Literals([...Events.RunStatus.literals, "running"]),
   createdAt: Schema.String,
   endedAt: Schema.optional(Schema.String),
@@ -121,7 +113,7 @@ export type TaskRecord = typeof TaskRecord.Type
  * driver writes this one shape; out-of-process drivers fill the process fields.
  */
 export const ChildMeta = Schema.Struct({
-  ...ChildIdentity.fields,
+  ...AgentHost.ChildIdentity.fields,
   runId: Schema.String,
   /** The model spec the child ran with (for out-of-process children, what it was asked to use). */
   model: Schema.String,
