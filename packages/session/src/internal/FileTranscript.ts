@@ -235,6 +235,21 @@ export const makeFileTranscript = (
       live.unsynced = false
     }))
 
+    /**
+     * Runs `effect`, which renames a file over the live one or removes it: the kept descriptor
+     * would go on writing to the old file, so it is closed first and a new appender kept after.
+     * Call while holding `lock`.
+     */
+    const replacingLiveFile = <A>(effect: Effect.Effect<A, SessionError>): Effect.Effect<A, SessionError> =>
+      io("close", path, live.appender.close).pipe(
+        Effect.andThen(effect),
+        Effect.ensuring(Effect.sync(() => {
+          live.appender = makeAppender(path, descriptors)
+          // After the store closed, appends open the file for each write (as before).
+          if (live.scopeClosed) void live.appender.close()
+        }))
+      )
+
     /** Before the first append to a transcript without a live file: restore it if it is archived. */
     const restoreIfArchived: Effect.Effect<boolean, SessionError> = Effect.suspend(() => {
       if (!live.archiveUnchecked || archivePath === undefined) return Effect.succeed(false)
@@ -243,7 +258,8 @@ export const makeFileTranscript = (
         live.archiveUnchecked = false
         return Effect.succeed(false)
       }
-      return io("restore", archivePath, () => restoreTranscript(archivePath, path)).pipe(
+      // A live file started afresh beside the archive (after a crash) is merged with it and replaced.
+      return replacingLiveFile(io("restore", archivePath, () => restoreTranscript(archivePath, path))).pipe(
         Effect.tap((restored) => {
           live.archiveUnchecked = false
           return restored ? rescan : Effect.void
@@ -280,15 +296,10 @@ export const makeFileTranscript = (
         writePending(true).pipe(
           Effect.andThen(Effect.suspend(() => {
             if (dryRun) return io("archive", path, () => archiveTranscript(path, archivePath, true))
-            // The kept descriptor would write to the removed file: close it, and let the next
-            // append (a continuation) restore the transcript first.
-            return io("close", path, live.appender.close).pipe(
-              Effect.andThen(io("archive", path, () => archiveTranscript(path, archivePath, false))),
+            // The next append (a continuation) restores the transcript first.
+            return replacingLiveFile(io("archive", path, () => archiveTranscript(path, archivePath, false))).pipe(
               Effect.tap(() =>
                 Effect.sync(() => {
-                  live.appender = makeAppender(path, descriptors)
-                  // After the store closed, appends open the file for each write (as before).
-                  if (live.scopeClosed) void live.appender.close()
                   live.exists = false
                   live.entrySynced = false
                   live.needsNewline = false

@@ -19,8 +19,12 @@ export interface Holder {
 }
 
 export interface DescriptorBudget {
-  /** `holder` opened or used its descriptor: it is now the most recently used (may close others). */
-  readonly touch: (holder: Holder) => void
+  /**
+   * `holder` opened or used its descriptor: it is now the most recently used (may close others).
+   * False when it may not keep a newly opened one: every other open one is busy syncing, so the
+   * budget is full; the caller closes it after its call.
+   */
+  readonly touch: (holder: Holder) => boolean
   /** `holder` closed its descriptor itself. */
   readonly forget: (holder: Holder) => void
   /** After `EMFILE`: closes half of the idle descriptors, so that a retried open can succeed. */
@@ -75,10 +79,16 @@ export const makeDescriptorBudget = (limit: () => number): DescriptorBudget => {
   }
   return {
     touch: (holder) => {
-      if (open.delete(holder)) return void open.add(holder)
+      if (open.delete(holder)) {
+        open.add(holder)
+        return true
+      }
       open.add(holder)
       max ??= limit()
       if (open.size > max) closeIdle(max, holder)
+      if (open.size <= max) return true
+      open.delete(holder)
+      return false
     },
     forget: (holder) => void open.delete(holder),
     shed: () => closeIdle(Math.floor(open.size / 2)),

@@ -17,7 +17,8 @@ export interface SyncOutcome {
  * sync fdatasyncs off the event loop. Calls must not overlap a `sync` in flight (the
  * transcript's lock serializes them). After `close`, writes still work and open the file for each.
  * The descriptor counts against the store's `budget`, which may close it while idle (it is
- * opened again on the next call; an fdatasync covers the file's data whichever descriptor wrote it).
+ * opened again on the next call; an fdatasync covers the file's data whichever descriptor wrote it);
+ * with the budget full of descriptors busy syncing, a call opens the file for itself and closes it after.
  */
 export interface Appender {
   /** Appends `data` (O_APPEND). Throws when it failed: nothing, or a torn tail, reached the file. */
@@ -74,13 +75,19 @@ export const makeAppender = (path: string, budget: DescriptorBudget): Appender =
       return openSync(path, "a", PRIVATE_FILE)
     }
   }
+  /** The kept descriptor, or one opened for this call only (after `close`, or with the budget full of syncs). */
   const descriptor = () => {
-    const fd = kept ?? openFile()
-    if (!closed) {
-      kept = fd
+    if (kept !== undefined) {
       budget.touch(holder)
+      return kept
     }
+    const fd = openFile()
+    if (!closed && budget.touch(holder)) kept = fd
     return fd
+  }
+  /** After a call: a descriptor opened for it alone is closed (once: a failed call has dropped it already). */
+  const settle = (fd: number) => {
+    if (fd !== kept) closeQuietly(fd)
   }
   return {
     write: (data) => {
@@ -93,9 +100,8 @@ export const makeAppender = (path: string, budget: DescriptorBudget): Appender =
         // A descriptor that failed a write is not trusted again; the next write reopens the file.
         drop(fd)
         throw cause
-      } finally {
-        if (closed) drop(fd)
       }
+      settle(fd)
     },
     sync: (syncEntry) =>
       budget.syncTurn(async () => {
@@ -110,7 +116,7 @@ export const makeAppender = (path: string, budget: DescriptorBudget): Appender =
           return { syncError }
         } finally {
           syncing = false
-          if (closed && fd !== undefined) drop(fd)
+          if (fd !== undefined) settle(fd)
         }
       }),
     close: async () => {
