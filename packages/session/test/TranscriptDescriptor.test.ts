@@ -123,4 +123,26 @@ describe("a transcript's descriptor", () => {
       yield* Fiber.join(syncing)
       assert.isAtMost(open, 1, "two transcripts open under a budget of one")
     }))
+  it.effect("after a failed fsync every later sync of the transcript fails too (a retry could pass with events missing)", () =>
+    Effect.gen(function*() {
+      const home = mkdtempSync(join(tmpdir(), "dsh-descriptor-"))
+      const store = yield* FileSessionStore.make({ home })
+      const session = yield* store.create({ ...Samples.sampleSession, id: "s" })
+      const child = yield* session.child("c")
+      yield* child.transcript.append(event("written, then lost to the disk"))
+      hooks.held = []
+      const held = nextHeld
+      const first = yield* Effect.forkChild(Effect.exit(child.transcript.sync))
+      yield* held
+      const eio = Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })
+      for (const h of hooks.held) h.done(eio)
+      hooks.held = undefined
+      const failed = yield* Fiber.join(first)
+      assert.strictEqual(failed._tag, "Failure")
+      // The kernel would now report success for a new fdatasync: the store must not.
+      yield* child.transcript.append(event("after the failure"))
+      const again = yield* Effect.exit(child.transcript.sync)
+      assert.strictEqual(again._tag, "Failure")
+      assert.include(String(again._tag === "Failure" ? again.cause : ""), "EIO")
+    }))
 })

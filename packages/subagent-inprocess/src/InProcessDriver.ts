@@ -70,8 +70,14 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<Vocabulary.ChildO
       startedAt: iso(yield* Clock.currentTimeMillis)
     }
     const ended = yield* Ref.make<Records.ChildMeta["status"]>("cancelled")
+    // The outcome is announced anyway (the parent has it in hand); the parent hears that the child's record may be incomplete.
+    const unsaved = yield* Ref.make<string | undefined>(undefined)
     const cleanup = Effect.gen(function*() {
-      yield* transcript.sync.pipe(Effect.ignore({ log: "Warn", message: `could not sync ${handle}'s transcript` }))
+      yield* transcript.sync.pipe(Effect.catch((e) =>
+        Effect.logWarning(`could not sync ${handle}'s transcript: ${e.message}`).pipe(
+          Effect.andThen(Ref.set(unsaved, `${handle}'s transcript may be incomplete on disk: ${e.message}`))
+        )
+      ))
       if (context.store !== undefined) {
         const endedAt = iso(yield* Clock.currentTimeMillis)
         yield* context.store.writeMeta({ ...meta, status: yield* Ref.get(ended), endedAt } satisfies Records.ChildMeta).pipe(
@@ -124,7 +130,8 @@ export const runInProcess = (run: InProcessRun): Effect.Effect<Vocabulary.ChildO
       : undefined
     const report = yield* Ref.get(reported)
     // The parent hears what the child's model could not be sent, next to any error.
-    const notes = [...(result.error === undefined ? [] : [result.error]), ...(result.warnings ?? [])]
+    const trouble = yield* Ref.get(unsaved)
+    const notes = [...(result.error === undefined ? [] : [result.error]), ...(result.warnings ?? []), ...(trouble === undefined ? [] : [trouble])]
     return {
       status: result.status,
       output: report === undefined ? result.result : ReportedOutput.reportedOutput(report),

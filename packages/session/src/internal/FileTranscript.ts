@@ -79,6 +79,12 @@ interface LiveFile {
   entrySynced: boolean
   /** Bytes were written since the last successful fsync. */
   unsynced: boolean
+  /**
+   * A failed fsync of this file. Linux reports a writeback error once and may then drop the
+   * pages it could not write, so a retried fsync can succeed while events are missing on disk:
+   * every later sync fails with this one until the file is written anew (a restore, an archive).
+   */
+  syncFailure: SessionError | undefined
   /** No live file, and the archive was not looked at yet: the first append must look (and restore). */
   archiveUnchecked: boolean
 }
@@ -117,9 +123,12 @@ const writePendingOf = (path: string, strict: boolean, live: LiveFile) => (durab
     )
     // Strict: a new file's directory entry is fsynced too. Otherwise the file's own fdatasync
     // is trusted to commit the journal transaction that created it (see `SyncPolicy`).
-    const sync = !durable ? Effect.void : Effect.suspend(() => io("fsync", path, () => live.appender.sync(strict && !live.entrySynced))).pipe(
+    const sync = !durable ? Effect.void : live.syncFailure !== undefined ? Effect.fail(live.syncFailure) : Effect.suspend(() => io("fsync", path, () => live.appender.sync(strict && !live.entrySynced))).pipe(
       Effect.flatMap((outcome) => {
-        if (outcome.syncError !== undefined) return Effect.fail(ioError("fsync", path, outcome.syncError))
+        if (outcome.syncError !== undefined) {
+          live.syncFailure = ioError("fsync", path, outcome.syncError)
+          return Effect.fail(live.syncFailure)
+        }
         live.unsynced = false
         live.entrySynced = true
         return Effect.void
@@ -196,6 +205,7 @@ const liveFileOf = (appender: Appender, tail: TailState, fresh: boolean, archive
   dirReady: fresh || tail.exists,
   entrySynced: tail.exists,
   unsynced: false,
+  syncFailure: undefined,
   // A directory made here has never held a transcript, so none was archived from it.
   archiveUnchecked: !fresh && !tail.exists && archivePath !== undefined
 })
@@ -233,6 +243,8 @@ export const makeFileTranscript = (
       live.dirReady = live.dirReady || t.exists
       live.entrySynced = t.exists
       live.unsynced = false
+      // Written anew and fsynced (a restore).
+      live.syncFailure = undefined
     }))
 
     /**
@@ -301,6 +313,8 @@ export const makeFileTranscript = (
               Effect.tap(() =>
                 Effect.sync(() => {
                   live.exists = false
+                  // What it held is in the archive, written anew and fsynced.
+                  live.syncFailure = undefined
                   live.entrySynced = false
                   live.needsNewline = false
                   live.archiveUnchecked = true
