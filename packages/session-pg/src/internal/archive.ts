@@ -76,8 +76,8 @@ export const archivedChildren = (db: Db, sessionId: string): Effect.Effect<Reado
 export const archiveChild = (db: Db, sessionId: string, name: string, dryRun: boolean): Effect.Effect<SessionStore.ArchivedChild | undefined, SessionError.SessionError> =>
   run(db, `archiving ${name} of session "${sessionId}"`, db.sql.withTransaction(Effect.gen(function*() {
     const live = yield* (dryRun
-      ? db.sql<{ readonly line: string }>`SELECT record::text AS line FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name} ORDER BY seq`
-      : db.sql<{ readonly line: string }>`SELECT record::text AS line FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name} ORDER BY seq FOR UPDATE`)
+      ? db.sql<{ readonly n: string; readonly line: string }>`SELECT seq::text AS n, record::text AS line FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name} ORDER BY seq`
+      : db.sql<{ readonly n: string; readonly line: string }>`SELECT seq::text AS n, record::text AS line FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name} ORDER BY seq FOR UPDATE`)
     if (live.length === 0) return undefined
     const earlier = yield* archiveData(db, sessionId, name)
     const lines = [...(earlier === undefined ? [] : yield* archivedLines(earlier, name)), ...live.map((r) => r.line)]
@@ -89,7 +89,8 @@ export const archiveChild = (db: Db, sessionId: string, name: string, dryRun: bo
     yield* db.sql`INSERT INTO dsh_archive (session_id, name, bytes, archived_at, data)
       VALUES (${sessionId}, ${name}, ${archived.bytes}, ${archivedAt}::timestamptz, ${data})
       ON CONFLICT (session_id, name) DO UPDATE SET bytes = EXCLUDED.bytes, archived_at = EXCLUDED.archived_at, data = EXCLUDED.data`
-    yield* db.sql`DELETE FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name}`
+    // Only what was read: a row committed meanwhile (FOR UPDATE locks no row that did not exist) stays live, after the archive.
+    yield* db.sql`DELETE FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${name} AND seq <= ${live.at(-1)!.n}::bigint`
     return archived
   })))
 

@@ -39,7 +39,12 @@ export interface EventQueue {
   unsynced: boolean
   /** Its last INSERT failed: it writes alone until one succeeds. */
   alone: boolean
-  /** Numbers `pending` after the highest stored `seq` (another writer took ours). */
+  /**
+   * After a clash on `seq`: drops the leading pending records that are stored already, to the
+   * letter (an INSERT that committed although its reply was lost), and numbers the rest after
+   * the highest stored `seq` (another writer took ours). Keeps the record objects: callers wait
+   * for those very objects to leave `pending`.
+   */
   readonly renumber: Effect.Effect<void, SessionError.SessionError>
 }
 
@@ -85,19 +90,29 @@ export const makeEventWriter = (db: Db): Effect.Effect<EventWriter> =>
         }
       })
 
-    /** Everything `queue` has pending, in INSERTs of its own (renumbered once on a conflict). */
-    const writeAlone = (queue: EventQueue): Effect.Effect<void, SessionError.SessionError> =>
+    /**
+     * Everything `queue` has pending, in INSERTs of its own. On a clash the transcript's numbers
+     * are looked at once (`renumber`: rows already ours are taken as written, the rest numbered
+     * after the stored end) and the pending rows are sliced again, since that can remove some.
+     */
+    const writeAlone = (queue: EventQueue, renumbered = false): Effect.Effect<void, SessionError.SessionError> =>
       Effect.suspend(() => {
         if (queue.pending.length === 0) return Effect.void
         const slice = [{ queue, count: Math.min(queue.pending.length, MAX_ROWS) }]
         return run(
           db,
           `appending to ${queue.location}`,
-          insert(slice).pipe(Effect.catchIf((e) => e.reason._tag === "UniqueViolation", () => queue.renumber.pipe(Effect.andThen(insert(slice)))))
+          insert(slice).pipe(
+            Effect.as(true),
+            Effect.catchIf((e) => !renumbered && e.reason._tag === "UniqueViolation", () => Effect.succeed(false))
+          )
         ).pipe(
-          Effect.tapError(() => Effect.sync(() => void (queue.alone = true))),
-          Effect.andThen(committed(slice)),
-          Effect.andThen(Effect.suspend(() => writeAlone(queue)))
+          Effect.flatMap((inserted) =>
+            inserted
+              ? committed(slice).pipe(Effect.andThen(Effect.suspend(() => writeAlone(queue))))
+              : queue.renumber.pipe(Effect.andThen(Effect.suspend(() => writeAlone(queue, true))))
+          ),
+          Effect.tapError(() => Effect.sync(() => void (queue.alone = true)))
         )
       })
 

@@ -33,7 +33,30 @@ const statements = (db: Db, sessionId: string, agent: string) => {
     (SELECT max(seq) FROM dsh_events WHERE session_id = ${sessionId} AND agent = ${agent}) AS last,
     ${agent !== ""} AND EXISTS (SELECT 1 FROM dsh_archive WHERE session_id = ${sessionId} AND name = ${agent}) AS archived`
 
-  return { storedSeq, startSql }
+  /** The stored records' text (`json` keeps it as written) from `first` to `last`, by `seq`. */
+  const storedText = (first: number, last: number) =>
+    db.sql<{ readonly n: string; readonly line: string }>`SELECT seq::text AS n, record::text AS line FROM dsh_events
+      WHERE session_id = ${sessionId} AND agent = ${agent} AND seq BETWEEN ${first} AND ${last}`
+      .pipe(Effect.map((rows) => new Map(rows.map((r) => [Number(r.n), r.line]))))
+
+  return { storedSeq, startSql, storedText }
+}
+
+/**
+ * Drops the leading pending records stored already to the letter (committed by an INSERT whose
+ * reply was lost) and numbers the rest after `stored`, in place (an append waits until its own
+ * record object has left `pending`). Returns the last number handed out.
+ */
+const renumbered = (queue: EventQueue, stored: number, texts: ReadonlyMap<number, string>): number => {
+  let ours = 0
+  while (ours < queue.pending.length && texts.get(queue.pending[ours]!.seq) === JSON.stringify(queue.pending[ours])) ours++
+  if (ours > 0) {
+    queue.pending = queue.pending.slice(ours)
+    queue.unsynced = true
+  }
+  let next = stored
+  for (const r of queue.pending) (r as { seq: number }).seq = ++next
+  return next
 }
 
 export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string, agent: string, location: string): Effect.Effect<PgTranscript> =>
@@ -43,7 +66,7 @@ export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string,
     /** The last `seq` handed out; read from the table on first append. */
     let seq: number | undefined
 
-    const { startSql, storedSeq } = statements(db, sessionId, agent)
+    const { startSql, storedSeq, storedText } = statements(db, sessionId, agent)
 
     const queue: EventQueue = {
       sessionId,
@@ -53,12 +76,12 @@ export const makePgTranscript = (db: Db, events: EventWriter, sessionId: string,
       unsynced: false,
       alone: false,
       // Another writer took our numbers (two processes appending to one transcript, which the
-      // lease is there to prevent): the pending records are numbered after its last one.
-      renumber: lock.withPermit(run(db, `reading ${location}`, storedSeq).pipe(Effect.map((last) => {
-        let next = last
-        queue.pending = queue.pending.map((r) => ({ ...r, seq: ++next }))
-        seq = next
-      })))
+      // lease is there to prevent), or our own INSERT committed and its reply was lost.
+      renumber: lock.withPermit(Effect.suspend(() =>
+        run(db, `reading ${location}`, Effect.all([storedSeq, storedText(queue.pending[0]?.seq ?? 0, queue.pending.at(-1)?.seq ?? 0)])).pipe(
+          Effect.map(([stored, texts]) => void (seq = Math.max(seq ?? 0, renumbered(queue, stored, texts))))
+        )
+      ))
     }
 
     const append = (event: Events.AgentEvent): Effect.Effect<void, SessionError.SessionError> =>

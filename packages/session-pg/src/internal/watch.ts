@@ -159,10 +159,11 @@ export const makeStateHub = (db: Db, storeScope: Scope.Scope): Effect.Effect<Sta
               ? sharedRead(mine, h.n, read)
               : Effect.flatMap(advance(h.change), (next) => next === undefined ? sharedRead(mine, h.n, read) : Effect.succeed(next))
           ),
-          // A notification whose change another one already showed reads the same state (the same
-          // change number): skip it. Comparing the states themselves was O(children) per notification.
-          Stream.changesWith((a, b) => a.n === b.n),
-          Stream.map((seen) => seen.state)
+          // Change numbers only grow (a fold keeps them), so a state at or below the last one shown
+          // is skipped: the same change again, or an older shared read (one that began before this
+          // handle learned of a newer change) answering a later notification. Comparing the states
+          // themselves was O(children) per notification.
+          Stream.mapAccum(() => -1, (shown: number, seen: Seen) => seen.n > shown ? [seen.n, [seen.state]] as const : [shown, []] as const)
         )
       }))
     }

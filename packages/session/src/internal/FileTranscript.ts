@@ -211,6 +211,21 @@ const liveFileOf = (appender: Appender, tail: TailState, fresh: boolean, archive
 })
 
 /**
+ * Runs `effect`, which renames a file over the live one or removes it: the kept descriptor
+ * would go on writing to the old file, so it is closed first and a new appender kept after.
+ * Call while holding the transcript's lock.
+ */
+const replacingLiveFileOf = (path: string, live: LiveFile, descriptors: DescriptorBudget) => <A>(effect: Effect.Effect<A, SessionError>): Effect.Effect<A, SessionError> =>
+  io("close", path, live.appender.close).pipe(
+    Effect.andThen(effect),
+    Effect.ensuring(Effect.sync(() => {
+      live.appender = makeAppender(path, descriptors)
+      // After the store closed, appends open the file for each write (as before).
+      if (live.scopeClosed) void live.appender.close()
+    }))
+  )
+
+/**
  * Opens (without creating) the transcript at `path`; the directory is created on first
  * write. The file handle kept open for appends is closed when `scope` (the store's) closes.
  * With `archivePath`, the transcript may live archived there (children's transcripts). With
@@ -228,6 +243,7 @@ export const makeFileTranscript = (
     const tail = fresh ? ABSENT : yield* scanTailOf(path)
     const lock = yield* Semaphore.make(1)
     const live = liveFileOf(makeAppender(path, descriptors), tail, fresh, archivePath)
+    const replacingLiveFile = replacingLiveFileOf(path, live, descriptors)
     yield* Scope.addFinalizer(
       scope,
       lock.withPermit(Effect.suspend(() => {
@@ -246,21 +262,6 @@ export const makeFileTranscript = (
       // Written anew and fsynced (a restore).
       live.syncFailure = undefined
     }))
-
-    /**
-     * Runs `effect`, which renames a file over the live one or removes it: the kept descriptor
-     * would go on writing to the old file, so it is closed first and a new appender kept after.
-     * Call while holding `lock`.
-     */
-    const replacingLiveFile = <A>(effect: Effect.Effect<A, SessionError>): Effect.Effect<A, SessionError> =>
-      io("close", path, live.appender.close).pipe(
-        Effect.andThen(effect),
-        Effect.ensuring(Effect.sync(() => {
-          live.appender = makeAppender(path, descriptors)
-          // After the store closed, appends open the file for each write (as before).
-          if (live.scopeClosed) void live.appender.close()
-        }))
-      )
 
     /** Before the first append to a transcript without a live file: restore it if it is archived. */
     const restoreIfArchived: Effect.Effect<boolean, SessionError> = Effect.suspend(() => {
