@@ -4,7 +4,7 @@ import { SessionStore } from "@dsh/session"
 import { Samples } from "@dsh/session/testing"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Queue, Redacted, Stream } from "effect"
+import { Effect, Exit, Fiber, Queue, Redacted, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { clientOf, pg, storeAt } from "./support.ts"
 
