@@ -3,19 +3,15 @@
  * delivers its outcome, and its parent is told that the child's record may be incomplete.
  * `node:fs` is wrapped so that the child's transcript's fdatasync fails; everything else is real.
  */
-import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
-import { Harness } from "@dsh/harness"
-import { ModelRegistry } from "@dsh/llm"
-import { OpenAIAdapter } from "@dsh/llm-openai"
+import { AgentHost } from "@dsh/agent"
 import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { FileSessionStore } from "@dsh/session"
 import { assert, describe, it } from "@effect/vitest"
 import { vi } from "vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
 import { mkdtempSync, readlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { SpawnProvider } from "../src/index.ts"
+import { leadAndResearcher, type Message } from "./support.ts"
 
 vi.mock("node:fs", async (importOriginal) => {
   const actual = await importOriginal<typeof import("node:fs")>()
@@ -31,16 +27,6 @@ vi.mock("node:fs", async (importOriginal) => {
     fdatasync: (fd: number, cb: (e: Error | null) => void) =>
       childTranscript(fd) ? cb(Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" })) : actual.fdatasync(fd, cb)
   }
-})
-
-type Message = { readonly role: string; readonly content?: unknown }
-const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition => ({
-  name,
-  description: name,
-  systemPrompt,
-  override: false,
-  scope: "runtime",
-  source: "test"
 })
 
 describe("a child whose transcript cannot be synced", () => {
@@ -59,15 +45,7 @@ describe("a child whose transcript cannot be synced", () => {
       }
     })
     const home = mkdtempSync(join(tmpdir(), "dsh-unsynced-"))
-    const host = ManagedRuntime.make(
-      Harness.layer({
-        agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research.")] })),
-        backends: [SpawnProvider.SpawnProvider],
-        tools: [],
-        model: "openai:m",
-        modelConfig: { baseUrl: server.url, apiKey: "sk" }
-      }).pipe(Layer.provide(Layer.mergeAll(FileSessionStore.layer({ home }), ModelRegistry.layerWith([OpenAIAdapter.OpenAIAdapter]))))
-    )
+    const host = leadAndResearcher(home, server.url)
     try {
       const result = await host.runPromise(Effect.gen(function*() {
         const dsh = yield* AgentHost.AgentHost

@@ -1,25 +1,11 @@
-import { AgentCatalog, type AgentDefinition, AgentHost } from "@dsh/agent"
-import { Harness } from "@dsh/harness"
-import { ModelRegistry } from "@dsh/llm"
-import { OpenAIAdapter } from "@dsh/llm-openai"
+import { AgentHost } from "@dsh/agent"
 import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { FileSessionStore } from "@dsh/session"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { SpawnProvider } from "../src/index.ts"
-
-type Message = { readonly role: string; readonly content?: unknown }
-const agent = (name: string, systemPrompt: string): AgentDefinition.AgentDefinition => ({
-  name,
-  description: name,
-  systemPrompt,
-  override: false,
-  scope: "runtime",
-  source: "test"
-})
+import { leadAndResearcher, type Message } from "./support.ts"
 
 describe("a child's usage as the store keeps it", () => {
   it("reads back the reasoning tokens a child's model reported, in a new host over the same home", async () => {
@@ -34,16 +20,7 @@ describe("a child's usage as the store keeps it", () => {
       }
     })
     const home = mkdtempSync(join(tmpdir(), "dsh-usage-"))
-    const host = () =>
-      ManagedRuntime.make(
-        Harness.layer({
-          agents: () => Effect.succeed(AgentCatalog.staticCatalog({ main: agent("lead", "You lead."), delegates: [agent("researcher", "You research.")] })),
-          backends: [SpawnProvider.SpawnProvider],
-          tools: [],
-          model: "openai:m",
-          modelConfig: { baseUrl: server.url, apiKey: "sk" }
-        }).pipe(Layer.provide(Layer.mergeAll(FileSessionStore.layer({ home }), ModelRegistry.layerWith([OpenAIAdapter.OpenAIAdapter]))))
-      )
+    const host = () => leadAndResearcher(home, server.url)
     try {
       const first = host()
       const sessionId = await first.runPromise(Effect.gen(function*() {
