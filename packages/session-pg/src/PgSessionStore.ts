@@ -15,12 +15,13 @@
 import { Ids } from "@dsh/core"
 import { SessionError, SessionStore, StoreKit, StoreSpec } from "@dsh/session"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Effect, Layer, Redacted, type Scope } from "effect"
+import { Clock, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { type Db, run, toSessionError } from "./internal/Db.ts"
 import { makeEventWriter } from "./internal/eventWriter.ts"
 import { locationOf, makePgSessionHandle, readStateRow } from "./internal/handle.ts"
 import { makeLease } from "./internal/lease.ts"
+import { addressOf, makeConnector } from "./internal/liveness.ts"
 import { migrate } from "./internal/migrations.ts"
 import { SELECT_STATES, type StateRow, stateOfRow } from "./internal/state.ts"
 import { makeStateHub } from "./internal/watch.ts"
@@ -34,9 +35,56 @@ export interface Options {
   readonly url: string | Redacted.Redacted<string>
   /** The connection pool's size (default 10). A held lease uses a connection of its own. */
   readonly maxConnections?: number | undefined
+  /**
+   * TCP keepalive on every connection, after this much idle time (default 10 seconds; whole
+   * seconds; `Duration.infinity` for none): a server host that vanished ends an idle connection
+   * (a held lease's, the listener's) after it and ten unanswered probes a second apart.
+   */
+  readonly keepAlive?: Duration.Input | undefined
+  /**
+   * How long a statement may wait for the first byte of its answer before the store checks
+   * that the server still answers (default 2 seconds; `Duration.infinity` for no check). The
+   * check is a fresh connection's SSLRequest, which PostgreSQL answers before any login; with
+   * no answer within the same time the connections still waiting are ended and their statements
+   * fail with a `SessionError` (`Io`). This is not a statement timeout: while the server answers,
+   * a slow statement (one waiting for a row lock) runs on, checked again less and less often.
+   * A server that stopped answering fails a statement after about twice this time.
+   */
+  readonly unansweredTimeout?: Duration.Input | undefined
 }
 
 const valueOf = (url: string | Redacted.Redacted<string>): string => (typeof url === "string" ? url : Redacted.value(url))
+
+/** `input` in milliseconds, undefined for infinity; a failure naming `option` when it is not a positive duration. */
+const millisOf = (target: string, option: string, input: Duration.Input) => {
+  const duration = Duration.fromInput(input)
+  if (Option.isNone(duration) || Duration.toMillis(duration.value) <= 0) {
+    return Effect.fail(new SessionError.SessionError({ reason: "Io", detail: `${target}: ${option} must be a positive duration, not ${String(input)}` }))
+  }
+  return Effect.succeed(Duration.isFinite(duration.value) ? Duration.toMillis(duration.value) : undefined)
+}
+
+/**
+ * The pool configuration `layer` uses for `options`: dsh's application name, multiplexing, and
+ * connections with `keepAlive` and the `unansweredTimeout` check. For a client of your own
+ * (`make`, `layerClient`): `PgClient.make(yield* PgSessionStore.clientConfig(options))`.
+ *
+ * @since 0.1.0
+ */
+export const clientConfig = (options: Options): Effect.Effect<PgClient.PgPoolConfig, SessionError.SessionError> =>
+  Effect.gen(function*() {
+    const url = valueOf(options.url)
+    // Multiplexed: statements of concurrent fibers (children of one parent) share a connection's writes.
+    const config: PgClient.PgPoolConfig = { url: Redacted.make(url), applicationName: "dsh", maxConnections: options.maxConnections, multiplex: true }
+    const { target } = describeClient(config)
+    const keepAliveMillis = yield* millisOf(target, "keepAlive", options.keepAlive ?? "10 seconds")
+    const unansweredMillis = yield* millisOf(target, "unansweredTimeout", options.unansweredTimeout ?? "2 seconds")
+    const keepAlive = keepAliveMillis === undefined ? undefined : Math.max(1, Math.floor(keepAliveMillis / 1000)) * 1000
+    const address = addressOf(url)
+    // Without the check (or for an address the client reads otherwise, several hosts) the client's own sockets do.
+    if (unansweredMillis === undefined || address === undefined) return { ...config, keepAlive: keepAlive === undefined ? undefined : Duration.millis(keepAlive) }
+    return { ...config, stream: makeConnector({ address, keepAliveMillis: keepAlive, unansweredMillis }) }
+  })
 
 /** Where a client points, without its password: for `location` and for messages. */
 const describeClient = (config: PgClient.PgClientConfig): Pick<Db, "target" | "address"> => {
@@ -59,9 +107,10 @@ const describeClient = (config: PgClient.PgClientConfig): Pick<Db, "target" | "a
 
 /**
  * Builds the store over a client (its pool serves every statement; a lease and the state
- * listener each take a connection of their own): checks the connection, runs the migrations,
- * and returns the store. Handles are cached for the store's lifetime (`open` of an id returns one
- * object); leases and the listener end with the calling scope.
+ * listener each take a connection of their own, configured as the client is): checks the
+ * connection, runs the migrations, and returns the store. A client made with `clientConfig`
+ * gets keepalive and the `unansweredTimeout` check. Handles are cached for the store's lifetime
+ * (`open` of an id returns one object); leases and the listener end with the calling scope.
  *
  * @since 0.1.0
  */
@@ -178,9 +227,9 @@ export const layerClient: Layer.Layer<SessionStore.SessionStore, SessionError.Se
 )
 
 /**
- * The store as the `SessionStore` service, over a pool of its own to `url`. Building the layer
- * fails with a one-line `SessionError` (`Io`) when the server cannot be reached or the login is
- * refused.
+ * The store as the `SessionStore` service, over a pool of its own to `url` (`clientConfig`).
+ * Building the layer fails with a one-line `SessionError` (`Io`) when the server cannot be
+ * reached or the login is refused.
  *
  * @since 0.1.0
  */
@@ -188,9 +237,7 @@ export const layer = (options: Options): Layer.Layer<SessionStore.SessionStore, 
   Layer.effect(
     SessionStore.SessionStore,
     Effect.gen(function*() {
-      const url = valueOf(options.url)
-      // Multiplexed: statements of concurrent fibers (children of one parent) share a connection's writes.
-      const config: PgClient.PgPoolConfig = { url: Redacted.make(url), applicationName: "dsh", maxConnections: options.maxConnections, multiplex: true }
+      const config = yield* clientConfig(options)
       const sql = yield* PgClient.make(config).pipe(
         Effect.provide(Reactivity.layer),
         Effect.mapError(toSessionError(describeClient(config), "connecting"))

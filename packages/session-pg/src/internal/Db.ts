@@ -21,7 +21,7 @@ export interface Db {
 const firstLine = (text: string): string => text.split("\n")[0] ?? text
 
 /** The underlying error's message: `connect ECONNREFUSED 127.0.0.1:5999`, `password authentication failed …`. */
-const causeText = (error: SqlError): string => {
+export const causeText = (error: SqlError): string => {
   const cause = (error.reason as { readonly cause?: unknown }).cause
   const inner = cause instanceof Error ? cause.message : typeof cause === "string" ? cause : undefined
   return firstLine(inner ?? error.reason.message ?? error.message)

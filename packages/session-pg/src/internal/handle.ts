@@ -4,12 +4,13 @@
  * processes queue up instead of losing updates; it notifies watchers on commit. Within a process
  * concurrent updates are committed together (group commit: one transaction, one write, one
  * notification for every update queued meanwhile), without holding pool connections while waiting.
+ * The session's writes first check that a lease this process took was not lost (`lease.ts`).
  */
 import { type SessionError, type SessionStore, StoreKit } from "@dsh/session"
 import { Deferred, Effect, Exit, type Scope } from "effect"
 import * as Archive from "./archive.ts"
 import { type Db, run } from "./Db.ts"
-import { makeLease } from "./lease.ts"
+import { type Lease, makeLease } from "./lease.ts"
 import type { EventWriter } from "./eventWriter.ts"
 import { makePgTranscript, type PgTranscript } from "./transcript.ts"
 import { makeStateRows, SELECT_STATES, type StateRow, stateOfRow } from "./state.ts"
@@ -30,7 +31,13 @@ export const readStateRow = (db: Db, id: string): Effect.Effect<SessionStore.Ses
     Effect.flatMap((found) => (found.length === 0 ? Effect.fail(StoreKit.notFound(id)) : stateOfRow(found[0]!, locationOf(db, id))))
   )
 
-const makeChildStore = (db: Db, events: EventWriter, sessionId: string, name: string): Effect.Effect<SessionStore.ChildStore & { readonly transcript: PgTranscript }, SessionError.SessionError> =>
+/** `transcript` whose appends fail once the lease this process took is lost. */
+const leased = (lease: Lease, transcript: PgTranscript): PgTranscript => ({
+  ...transcript,
+  append: (event) => Effect.andThen(lease.intact, transcript.append(event))
+})
+
+const makeChildStore = (db: Db, events: EventWriter, lease: Lease, sessionId: string, name: string): Effect.Effect<SessionStore.ChildStore & { readonly transcript: PgTranscript }, SessionError.SessionError> =>
   Effect.gen(function*() {
     const location = locationOf(db, sessionId, name)
     // Registered at once, as the file store makes its directory: `children` lists it from now on.
@@ -42,26 +49,26 @@ const makeChildStore = (db: Db, events: EventWriter, sessionId: string, name: st
     return {
       name,
       location,
-      transcript: yield* makePgTranscript(db, events, sessionId, name, location),
+      transcript: leased(lease, yield* makePgTranscript(db, events, sessionId, name, location)),
       readMeta: run(
         db,
         `reading ${location}`,
         db.sql<{ readonly meta: unknown }>`SELECT meta FROM dsh_children WHERE session_id = ${sessionId} AND name = ${name}`
       ).pipe(Effect.map((rows) => rows[0]?.meta ?? undefined)),
       writeMeta: (meta) =>
-        run(
+        Effect.andThen(lease.intact, run(
           db,
           `writing ${location}`,
           db.sql`INSERT INTO dsh_children (session_id, name, meta) VALUES (${sessionId}, ${name}, ${JSON.stringify(meta ?? null)}::jsonb)
             ON CONFLICT (session_id, name) DO UPDATE SET meta = EXCLUDED.meta`
-        )
+        ))
     } satisfies SessionStore.ChildStore
   })
 
 /** A session's background task records, one row per run. */
-const taskRecords = (db: Db, id: string) => {
+const taskRecords = (db: Db, lease: Lease, id: string) => {
   const writeTask = (runId: string, record: unknown) =>
-    StoreKit.checkId("run id", runId).pipe(Effect.andThen(run(
+    StoreKit.checkId("run id", runId).pipe(Effect.andThen(lease.intact), Effect.andThen(run(
       db,
       `writing task ${runId} of session "${id}"`,
       db.sql`INSERT INTO dsh_tasks (session_id, run_id, record) VALUES (${id}, ${runId}, ${JSON.stringify(record ?? null)}::jsonb)
@@ -125,6 +132,7 @@ export const makePgSessionHandle = (
 
     const updateState = (f: (state: SessionStore.SessionState) => SessionStore.SessionState) =>
       Effect.gen(function*() {
+        yield* lease.intact
         const mine: QueuedUpdate = { f, done: yield* Deferred.make<SessionStore.SessionState, SessionError.SessionError>() }
         queued.push(mine)
         yield* rounds.unlessDone(() => Deferred.isDoneUnsafe(mine.done), Effect.suspend(() => (queued.length === 0 ? Effect.void : commit(queued.splice(0))))).pipe(
@@ -138,7 +146,7 @@ export const makePgSessionHandle = (
       StoreKit.checkId("child name", name).pipe(Effect.andThen(Effect.suspend(() => {
         const known = children.get(name)
         if (known !== undefined) return Effect.succeed(known)
-        return makeChildStore(db, events, id, name).pipe(Effect.map((made) => {
+        return makeChildStore(db, events, lease, id, name).pipe(Effect.map((made) => {
           // Another fiber may have built the same child meanwhile: keep the first one.
           const first = children.get(name) ?? made
           children.set(name, first)
@@ -152,7 +160,7 @@ export const makePgSessionHandle = (
       db.sql<{ readonly name: string }>`SELECT name FROM dsh_children WHERE session_id = ${id}`
     ).pipe(Effect.map((rows) => rows.map((r) => r.name).sort()))
 
-    const { writeTask, readTasks, readTask } = taskRecords(db, id)
+    const { writeTask, readTasks, readTask } = taskRecords(db, lease, id)
 
     /** Archiving is the owner's: the lease is taken for the call (shared when this handle holds it). */
     const archiveChild: SessionStore.SessionHandle["archiveChild"] = (name, options) =>
@@ -175,7 +183,7 @@ export const makePgSessionHandle = (
     const handle = {
       id,
       location,
-      transcript: yield* makePgTranscript(db, events, id, "", location),
+      transcript: leased(lease, yield* makePgTranscript(db, events, id, "", location)),
       readState,
       updateState,
       watchState: hub.watch(id, rows),

@@ -1,26 +1,36 @@
 /**
  * The ownership lease as a session-level advisory lock (`pg_try_advisory_lock`) held on a
- * connection of its own, opened for the lease and closed when it is given up: PostgreSQL releases
- * the lock when that connection ends, so the lease of a process that died (its connections
- * closed) is free again without any liveness check of ours, and the store's pool never lends out
- * a connection that holds a lock. The holder's identity ({pid, host, acquiredAt}) is written to the
- * session's row for others to read; `owner` reports it only while the lock is really held, as
- * `pg_locks` shows. Within one store the lease is shared and counted, like the file store's.
+ * connection of its own (`leaseLink.ts`), opened for the lease and closed when it is given up:
+ * PostgreSQL releases the lock when that connection ends, so the lease of a process that died
+ * (its connections closed) is free again without any liveness check of ours, and the store's pool
+ * never lends out a connection that holds a lock. The holder's identity ({pid, host, acquiredAt},
+ * with a token of this take) is written to the session's row for others to read; `owner` reports
+ * it only while the lock is really held, as `pg_locks` shows. Within one store the lease is shared
+ * and counted, like the file store's.
+ *
+ * The lock ends with its connection even while its holder runs on (a network blip, a terminated
+ * backend, a server restart, `idle_session_timeout`). The holder notices at once and takes the
+ * lock back on a new connection if nobody took it meanwhile (the row still carries its token);
+ * otherwise the lease is lost: `owner` stops reporting this process, and `intact` — which the
+ * holder's writes pass — fails with why. Writes wait while the lock is being taken back.
  */
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SessionError, type SessionStore, StoreKit } from "@dsh/session"
-import { Effect, Exit, Scope, Semaphore } from "effect"
-import { PgClient } from "@effect/sql-pg"
-import { Reactivity } from "effect/reactivity"
+import { Deferred, Effect, Exit, Schedule, Scope, Semaphore } from "effect"
 import { type Db, lockKey, lockKeyHalves, run } from "./Db.ts"
+import { type Link, lockOn } from "./leaseLink.ts"
 
 interface Held {
   readonly owner: SessionStore.SessionOwner
   readonly token: string
   readonly scope: Scope.Closeable
-  readonly connection: PgClient.PgClient
+  link: Link
   users: number
+  /** Completed once the lock, whose connection ended, is taken back or lost. */
+  retaking: Deferred.Deferred<void> | undefined
+  /** Why this process no longer holds the lease it took. */
+  lost: SessionError.SessionError | undefined
 }
 
 export interface Lease {
@@ -28,7 +38,12 @@ export interface Lease {
   readonly owner: Effect.Effect<SessionStore.SessionOwner | undefined, SessionError.SessionError>
   /** Whether this process holds the lease now (some scope of it has not closed). */
   readonly held: Effect.Effect<boolean>
+  /** Fails when this process took the lease and lost it since; a write of the session runs after it. */
+  readonly intact: Effect.Effect<void, SessionError.SessionError>
 }
+
+/** A server restart takes seconds: the lock is tried again for that long before the lease counts as lost. */
+const RETAKE = Schedule.exponential("100 millis").pipe(Schedule.upTo({ duration: "10 seconds" }))
 
 const asOwner = (value: unknown): SessionStore.SessionOwner | undefined => {
   if (typeof value !== "object" || value === null) return undefined
@@ -36,51 +51,104 @@ const asOwner = (value: unknown): SessionStore.SessionOwner | undefined => {
   return typeof pid === "number" && typeof host === "string" && typeof acquiredAt === "string" ? { pid, host, acquiredAt } : undefined
 }
 
+const describe = (owner: SessionStore.SessionOwner | undefined): string =>
+  owner === undefined ? "another process" : `another process (pid ${owner.pid} on ${owner.host}, since ${owner.acquiredAt})`
+
+/** The owner recorded in the row and the backend holding the advisory lock, if some session holds it right now. */
+const lockedOwnerOf = (db: Db, sessionId: string, key: string) => {
+  const { classid, objid } = lockKeyHalves(key)
+  return run(
+    db,
+    `reading the owner of session "${sessionId}"`,
+    db.sql<{ readonly owner: unknown; readonly holder: number | null }>`
+      SELECT s.owner, (
+        SELECT l.pid FROM pg_locks l
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+          AND l.classid = ${classid}::oid AND l.objid = ${objid}::oid
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        LIMIT 1
+      ) AS holder
+      FROM dsh_sessions s WHERE s.id = ${sessionId}`
+  ).pipe(Effect.map((rows) => (typeof rows[0]?.holder === "number" ? { owner: asOwner(rows[0].owner), holder: rows[0].holder } : undefined)))
+}
+
+/** Why a lease is lost: its connection ended (`why`) and `error` came of taking it back. */
+const lostLease = (db: Db, sessionId: string, why: string, error: SessionError.SessionError) =>
+  new SessionError.SessionError({
+    reason: error.reason === "Owned" ? "Owned" : "Io",
+    detail: `${db.target}: this process lost the lease of session "${sessionId}": its connection ended (${why}), and ${
+      error.reason === "Owned" ? error.detail : `it could not be taken back (${error.detail})`
+    }; check the network to the server and its idle_session_timeout`
+  })
+
 /** `storeScope` is the store's: a lease still held when it closes is given up with it. */
 export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): Effect.Effect<Lease> =>
   Effect.gen(function*() {
     const key = lockKey(db, "session", sessionId)
-    const { classid, objid } = lockKeyHalves(key)
+    const lockedOwner = lockedOwnerOf(db, sessionId, key)
     const guard = yield* Semaphore.make(1)
     let held: Held | undefined
 
-    /** The owner recorded in the row, if the advisory lock is held by some session right now. */
-    const lockedOwner = run(
-      db,
-      `reading the owner of session "${sessionId}"`,
-      db.sql<{ readonly owner: unknown; readonly locked: boolean }>`
-        SELECT s.owner, EXISTS (
-          SELECT 1 FROM pg_locks l
-          WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-            AND l.classid = ${classid}::oid AND l.objid = ${objid}::oid
-            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        ) AS locked
-        FROM dsh_sessions s WHERE s.id = ${sessionId}`
-    ).pipe(Effect.map((rows) => (rows[0]?.locked === true ? { owner: asOwner(rows[0].owner) } : undefined)))
+    const someoneElse = Effect.map(lockedOwner, (current) => describe(current?.owner))
+
+    /** The lock on a new connection, undefined when another session holds it; retried while the ended connection's backend still does. */
+    const lockAgain = (h: Held) =>
+      Effect.retry(
+        Effect.gen(function*() {
+          const link = yield* lockOn(db, sessionId, key, h.scope)
+          if (link !== undefined || (yield* lockedOwner)?.holder !== h.link.pid) return link
+          // Its client hears of the end before that backend has exited and released its locks.
+          return yield* new SessionError.SessionError({ reason: "Io", detail: `the ended connection's backend (pid ${h.link.pid}) still holds the lock` })
+        }),
+        RETAKE
+      )
+
+    /** Takes the lock back after its connection ended (`why`), or records the lease as lost. */
+    const retake = (h: Held, why: string) =>
+      Effect.gen(function*() {
+        yield* Scope.close(h.link.scope, Exit.void)
+        const link = yield* lockAgain(h)
+        if (link === undefined) {
+          return yield* new SessionError.SessionError({ reason: "Owned", detail: `${yield* someoneElse} took it meanwhile` })
+        }
+        const rows = yield* link.query(`checking the owner of session "${sessionId}"`, "SELECT owner->>'token' AS token FROM dsh_sessions WHERE id = $1", [sessionId])
+        if (rows[0]?.["token"] !== h.token) {
+          // Someone took the lease and gave it up meanwhile: what it wrote is not ours to continue.
+          yield* Scope.close(link.scope, Exit.void)
+          return yield* new SessionError.SessionError({ reason: "Owned", detail: "another process ran the session meanwhile" })
+        }
+        h.link = link
+      }).pipe(
+        Effect.catch((error) => Effect.sync(() => void (h.lost = lostLease(db, sessionId, why, error))))
+      )
+
+    /** The holder's side of the lock's connection: runs for as long as the lease is held. */
+    const watch = (h: Held) =>
+      Effect.gen(function*() {
+        while (h.lost === undefined) {
+          const why = yield* h.link.ended
+          const settled = yield* Deferred.make<void>()
+          h.retaking = settled
+          yield* guard.withPermit(retake(h, why)).pipe(
+            Effect.ensuring(Effect.suspend(() => {
+              h.retaking = undefined
+              return Deferred.succeed(settled, undefined)
+            }))
+          )
+        }
+      })
 
     const take = guard.withPermit(Effect.gen(function*() {
       if (held !== undefined) {
+        if (held.lost !== undefined) return yield* held.lost
         held.users++
         return held.owner
       }
       const scope = yield* Scope.fork(storeScope)
       const taken = yield* Effect.gen(function*() {
-        const connection = yield* run(
-          db,
-          `connecting for the lease of session "${sessionId}"`,
-          PgClient.makeClient(db.sql.config).pipe(Effect.provide(Reactivity.layer))
-        ).pipe(Scope.provide(scope))
-        const rows = yield* run(
-          db,
-          `taking the lease of session "${sessionId}"`,
-          connection<{ readonly locked: boolean }>`SELECT pg_try_advisory_lock(${key}::bigint) AS locked`
-        )
-        if (rows[0]?.locked !== true) {
-          const current = yield* lockedOwner
-          const who = current?.owner === undefined
-            ? "another process"
-            : `another process (pid ${current.owner.pid} on ${current.owner.host}, since ${current.owner.acquiredAt})`
-          return yield* new SessionError.SessionError({ reason: "Owned", detail: `session "${sessionId}" is being run by ${who}` })
+        const link = yield* lockOn(db, sessionId, key, scope)
+        if (link === undefined) {
+          return yield* new SessionError.SessionError({ reason: "Owned", detail: `session "${sessionId}" is being run by ${yield* someoneElse}` })
         }
         const owner: SessionStore.SessionOwner = { pid: process.pid, host: hostname(), acquiredAt: yield* StoreKit.nowIso }
         const token = randomBytes(8).toString("hex")
@@ -89,7 +157,9 @@ export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): E
           `recording the owner of session "${sessionId}"`,
           db.sql`UPDATE dsh_sessions SET owner = ${JSON.stringify({ ...owner, token })}::jsonb WHERE id = ${sessionId}`
         )
-        return { owner, token, scope, connection, users: 1 } satisfies Held
+        const h: Held = { owner, token, scope, link, users: 1, retaking: undefined, lost: undefined }
+        yield* Effect.forkIn(watch(h), scope)
+        return h
       }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))
       held = taken
       return taken.owner
@@ -97,25 +167,36 @@ export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): E
 
     const give = guard.withPermit(Effect.suspend(() => {
       if (held === undefined || --held.users > 0) return Effect.void
-      const { token, scope, connection } = held
+      const { token, scope, link, lost } = held
       held = undefined
-      return run(
+      // A lost lease has no lock to release, and the row names whoever took it.
+      const release = lost !== undefined ? Effect.void : run(
         db,
         `releasing the lease of session "${sessionId}"`,
-        db.sql`UPDATE dsh_sessions SET owner = NULL WHERE id = ${sessionId} AND owner->>'token' = ${token}`.pipe(
-          // Unlocked before the connection closes, so a taker that comes right after us finds it free.
-          Effect.andThen(connection`SELECT pg_advisory_unlock(${key}::bigint)`)
-        )
+        db.sql`UPDATE dsh_sessions SET owner = NULL WHERE id = ${sessionId} AND owner->>'token' = ${token}`
       ).pipe(
+        // Unlocked before the connection closes, so a taker that comes right after us finds it free.
+        Effect.andThen(link.query(`releasing the lease of session "${sessionId}"`, "SELECT pg_advisory_unlock($1::bigint)", [key]))
+      )
+      return release.pipe(
         Effect.ignore({ log: "Warn", message: `could not release the lease of session "${sessionId}"` }),
         // Closing the lease's connection ends the advisory lock in any case.
         Effect.ensuring(Scope.close(scope, Exit.void))
       )
     }))
 
+    const intact: Effect.Effect<void, SessionError.SessionError> = Effect.suspend(() => {
+      if (held === undefined) return Effect.void
+      if (held.retaking !== undefined) return Effect.andThen(Deferred.await(held.retaking), intact)
+      return held.lost === undefined ? Effect.void : Effect.fail(held.lost)
+    })
+
     return {
       acquire: Effect.acquireRelease(take, () => give),
-      owner: Effect.suspend(() => held !== undefined ? Effect.succeed(held.owner) : Effect.map(lockedOwner, (found) => found?.owner)),
-      held: Effect.sync(() => held !== undefined)
+      owner: Effect.suspend(() =>
+        held !== undefined && held.lost === undefined ? Effect.succeed(held.owner) : Effect.map(lockedOwner, (found) => found?.owner)
+      ),
+      held: Effect.sync(() => held !== undefined),
+      intact
     } satisfies Lease
   })
