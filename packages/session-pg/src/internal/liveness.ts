@@ -26,11 +26,23 @@ export interface LivenessOptions {
   readonly keepAliveMillis: number | undefined
   /** How long a connection waits for an answer before the server is checked, and the check's bound. */
   readonly unansweredMillis: number
+  /** Whether the client may start TLS on its connections (the URL's `sslmode` is other than `disable`). */
+  readonly tls: boolean
 }
 
 /** `SSLRequest`: length 8, code 80877103. */
 const SSL_REQUEST = Buffer.from([0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f])
 const MAX_RECHECK_MILLIS = 60_000
+
+/** Whether the client may start TLS for `url`: its `sslmode` is set and is not `disable`, as the client reads it. */
+export const mayUseTls = (url: string): boolean => {
+  try {
+    const mode = new URL(url).searchParams.get("sslmode")
+    return mode !== null && mode !== "disable"
+  } catch {
+    return true
+  }
+}
 
 /** The server's address in a `postgres://` URL as the client reads it (`?host=`/`?port=` win; a host starting with `/` is a socket directory). */
 export const addressOf = (url: string): Address | undefined => {
@@ -74,8 +86,25 @@ interface Watch {
   readonly closed: (connection: Duplex) => void
 }
 
-/** `socket` as the client sees it, telling `watch` what passes. */
-const watched = (socket: Net.Socket, watch: Watch): Duplex => {
+/**
+ * `socket` itself, telling `watch` what passes: its `write` wrapped and a `data` listener beside
+ * the client's. No stream in between, so a statement costs what it did unwatched. Only for
+ * connections without TLS: the client hands a TLS connection's socket to `tls.connect`, whose
+ * native layer reads and writes the socket's handle without passing through either.
+ */
+const watchedInPlace = (socket: Net.Socket, watch: Watch): Duplex => {
+  const write = socket.write
+  socket.write = function(this: Net.Socket, ...args: Parameters<typeof write>) {
+    watch.wrote(socket)
+    return write.apply(this, args)
+  } as typeof write
+  socket.on("data", () => watch.heard(socket))
+  socket.on("close", () => watch.closed(socket))
+  return socket
+}
+
+/** `socket` behind a stream of its own that tells `watch` what passes: what TLS connections get. */
+const watchedThrough = (socket: Net.Socket, watch: Watch): Duplex => {
   const connection: Duplex = new Duplex({
     read: () => void socket.resume(),
     write: (chunk, encoding, callback) => {
@@ -99,15 +128,25 @@ const watched = (socket: Net.Socket, watch: Watch): Duplex => {
   return connection
 }
 
-/** A `stream` factory for `PgClient`/`PgConnection`: every connection it opens shares one check of the server. */
+/** A connection waiting for an answer: when it began to, and when the server is checked for it. */
+interface Waiting {
+  due: number
+  delay: number
+}
+
+/**
+ * A `stream` factory for `PgClient`/`PgConnection`: every connection it opens shares one check of
+ * the server, and one timer looks at the waiting connections (a timer per statement cost the
+ * store a tenth of its appends).
+ */
 export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
-  const { address, keepAliveMillis, unansweredMillis } = options
+  const { address, keepAliveMillis, unansweredMillis, tls } = options
   const seconds = `${unansweredMillis / 1000} s`
-  /** The connections waiting for an answer, each with the timer of its next check. */
-  const waiting = new Map<Duplex, ReturnType<typeof setTimeout>>()
+  const waiting = new Map<Duplex, Waiting>()
   /** The last check got no answer, and no connection has heard from the server since. */
   let unanswered = false
   let checking: Promise<boolean> | undefined
+  let ticker: ReturnType<typeof setInterval> | undefined
 
   const check = () =>
     checking ??= answers(address, unansweredMillis).then((answered) => {
@@ -120,28 +159,46 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
       return answered
     })
 
-  const arm = (connection: Duplex, delay: number) => {
-    const timer = setTimeout(() =>
-      void check().then((answered) => {
-        if (answered && waiting.get(connection) === timer) arm(connection, Math.min(Math.max(delay, unansweredMillis) * 2, MAX_RECHECK_MILLIS))
-      }), delay)
-    // A wait alone never keeps the process running: its socket does, while it is open.
-    timer.unref()
-    waiting.set(connection, timer)
-  }
-
-  const stop = (connection: Duplex) => {
-    clearTimeout(waiting.get(connection))
-    waiting.delete(connection)
+  /** Checks the server for the connections due; an answer puts each off twice as long as before. */
+  const tick = () => {
+    if (waiting.size === 0) {
+      clearInterval(ticker)
+      ticker = undefined
+      return
+    }
+    const now = performance.now()
+    const due = [...waiting].filter(([, w]) => w.due <= now)
+    if (due.length === 0) return
+    // Not due again while the check runs.
+    for (const [, w] of due) w.due = Number.POSITIVE_INFINITY
+    void check().then((answered) => {
+      if (!answered) return
+      const later = performance.now()
+      for (const [connection, w] of due) {
+        if (waiting.get(connection) !== w) continue
+        w.delay = Math.min(w.delay * 2, MAX_RECHECK_MILLIS)
+        w.due = later + w.delay
+      }
+    })
   }
 
   const watch: Watch = {
-    wrote: (connection) => void (waiting.has(connection) || arm(connection, unanswered ? 0 : unansweredMillis)),
+    wrote: (connection) => {
+      if (waiting.has(connection)) return
+      waiting.set(connection, { due: performance.now() + (unanswered ? 0 : unansweredMillis), delay: unansweredMillis })
+      if (ticker === undefined) {
+        // A quarter of the bound: a check starts between 1 and 1.25 times it after the wait began.
+        ticker = setInterval(tick, Math.max(1, Math.floor(unansweredMillis / 4)))
+        // A wait alone never keeps the process running: its socket does, while it is open.
+        ticker.unref()
+      }
+      if (unanswered) tick()
+    },
     heard: (connection) => {
       unanswered = false
-      stop(connection)
+      waiting.delete(connection)
     },
-    closed: stop
+    closed: (connection) => void waiting.delete(connection)
   }
-  return () => watched(open(address, keepAliveMillis), watch)
+  return () => (tls ? watchedThrough : watchedInPlace)(open(address, keepAliveMillis), watch)
 }
