@@ -5,6 +5,9 @@
 // summary), duplicate announcements (a child's answer more than once in the parent's last
 // request), and the PostgreSQL statements (round trips) per child by kind, counted by the server
 // itself (`pg_stat_statements`). The model is the fake OpenAI-compatible server on 127.0.0.1.
+// The floor, in the same run: bare Effect Cluster (`lib/bare-cluster.ts`) on the same settings,
+// as many persisted messages at the same concurrency to an entity that answers at once, three
+// runners, one killed half-way; dsh's time is printed as a ratio to it.
 //
 //   pnpm bench thousand-children                       # 1,000 children
 //   node --conditions=@dsh/source packages/subagent-cluster/bench/thousand-children.ts --children 10000
@@ -17,6 +20,7 @@ import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from "nod
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { parseArgs } from "node:util"
+import { type BareResult, measureBare } from "./lib/bare-floor.ts"
 import { makeCounter, type RoundTrips } from "./lib/round-trips.ts"
 
 const ROOT = resolve(import.meta.dirname, "../../..")
@@ -176,6 +180,7 @@ const pg = await Postgres.startPostgresAsync({ durable: true, settings: ["shared
 const counter = await makeCounter(pg.url)
 const local: Array<Result> = []
 const cluster: Array<Result & { readonly pauseMs: number; readonly trips: RoundTrips }> = []
+const bare: Array<BareResult> = []
 try {
   for (let i = 0; i < RUNS; i++) {
     // In process, file store.
@@ -212,6 +217,8 @@ try {
       await server.close()
       cluster.push({ ...result, pauseMs: pauseAfter(killedAt, seen.times), trips: await counter.read(database, url) })
     }
+    // Bare Effect Cluster, the same number of messages, lane-sized concurrency (`max_concurrent`).
+    bare.push(await measureBare(await pg.createDatabase(`bare_${i}`), CHILDREN, 64, cpuSeconds))
   }
 } finally {
   await pg.stop()
@@ -227,6 +234,9 @@ const trips = [...cluster].sort((a, b) => a.ms - b.ms)[Math.floor(cluster.length
 const perChild = (n: number) => Number((n / CHILDREN).toFixed(2))
 console.log(`${CHILDREN} children, in process on the file store: median ${(l / 1000).toFixed(2)} s, ${(CHILDREN / (l / 1000)).toFixed(0)} children/s`)
 console.log(`${CHILDREN} children on 3 runners over PostgreSQL, one killed half-way: median ${(c / 1000).toFixed(2)} s, ${(CHILDREN / (c / 1000)).toFixed(1)} children/s; ratio ${(c / l).toFixed(2)}x the in-process time; pause after the kill ${(pause / 1000).toFixed(2)} s; lost results: ${lost}; duplicate announcements: ${dup}; ${RUNS} run(s)`)
+const b = median(bare.map((r) => r.ms))
+const bareRun = [...bare].sort((x, y) => x.ms - y.ms)[Math.floor(bare.length / 2)]!
+console.log(`bare Effect Cluster, same settings, ${CHILDREN} persisted messages to an entity that answers at once, one runner killed half-way: median ${(b / 1000).toFixed(2)} s, ${(CHILDREN / (b / 1000)).toFixed(1)} messages/s; dsh's cluster children take ${(c / b).toFixed(2)}x its time (CPU: client ${bareRun.clientCpu.toFixed(1)} s, runners ${bareRun.runnersCpu.toFixed(1)} s)`)
 const medianRun = [...cluster].sort((a, b) => a.ms - b.ms)[Math.floor(cluster.length / 2)]!
 const localRun = [...local].sort((a, b) => a.ms - b.ms)[Math.floor(local.length / 2)]!
 console.log(`CPU: in process ${localRun.parentCpu.toFixed(1)} s; cluster parent ${medianRun.parentCpu.toFixed(1)} s, runners ${medianRun.runnersCpu.toFixed(1)} s (the killed one until its kill)`)
@@ -243,6 +253,10 @@ console.log(JSON.stringify({
   inProcessPerSecond: Number((CHILDREN / (l / 1000)).toFixed(1)),
   clusterPerSecond: Number((CHILDREN / (c / 1000)).toFixed(1)),
   ratio: Number((c / l).toFixed(2)),
+  bareClusterMs: Number(b.toFixed(0)),
+  bareClusterPerSecond: Number((CHILDREN / (b / 1000)).toFixed(1)),
+  ratioToBareCluster: Number((c / b).toFixed(2)),
+  bareCpuSeconds: { client: bareRun.clientCpu, runners: Number(bareRun.runnersCpu.toFixed(2)) },
   pauseAfterKillMs: Number(pause.toFixed(0)),
   runsPauseAfterKillMs: cluster.map((r) => Number(r.pauseMs.toFixed(0))),
   runsClusterMs: cluster.map((r) => Number(r.ms.toFixed(0))),

@@ -2,7 +2,7 @@ import type { SessionError, SessionStore } from "@dsh/session"
 import { PgSessionStore } from "@dsh/session-pg"
 import type { Lane } from "@dsh/subagent"
 import { PgClient } from "@effect/sql-pg"
-import { type Config, Layer, Redacted } from "effect"
+import { type Config, Effect, Layer, type Redacted } from "effect"
 import type { MessageStorage, Runners, Sharding } from "effect/cluster"
 import type { SocketServer } from "effect/socket"
 import type { SqlClient, SqlError } from "effect/sql"
@@ -32,10 +32,13 @@ export const layer = (options: ClusterMemberOptions): Layer.Layer<
   Lane.Lane | SessionStore.SessionStore | Sharding.Sharding | Runners.Runners | MessageStorage.MessageStorage | PgClient.PgClient | SqlClient.SqlClient,
   SessionError.SessionError | SqlError.SqlError | Config.ConfigError | SocketServer.SocketServerError
 > => {
-  const url = typeof options.url === "string" ? Redacted.make(options.url) : options.url
-  // Multiplexed: the statements of a process's concurrent children are pipelined into shared
-  // writes (1,000 children on 3 runners: 60-64 -> 67-71 children/s, runners' CPU -12%).
-  const pg = PgClient.layer({ url, applicationName: "dsh-cluster", maxConnections: options.maxConnections, multiplex: true })
+  // The session store's pool configuration: multiplexed (the statements of a process's concurrent
+  // children are pipelined into shared writes: 1,000 children on 3 runners, 60-64 -> 67-71
+  // children/s, runners' CPU -12%), keepalive, and statements failed when the server goes silent.
+  const pg = Layer.unwrap(Effect.map(
+    PgSessionStore.clientConfig({ url: options.url, maxConnections: options.maxConnections }),
+    (config) => PgClient.layer({ ...config, applicationName: "dsh-cluster" })
+  ))
   const sharding = options.runner === undefined ? clusterClientLayer(options) : clusterRunnerLayer({ ...options, ...options.runner })
   // A runner also watches for runners that died (see DeadRunnerWatch.ts): bounds the pause after a kill.
   const watch = options.runner === undefined
