@@ -1,7 +1,8 @@
 import { Lane, Limits } from "@dsh/subagent"
 import { PgClient } from "@effect/sql-pg"
-import { Deferred, Duration, Effect, Layer, Queue, Ref, Semaphore } from "effect"
+import { Deferred, Duration, Effect, Layer, Queue, Ref } from "effect"
 import { hostname } from "node:os"
+import { makeTurn } from "./internal/turn.ts"
 
 export interface ClusterLaneOptions {
   /** The lane's name: processes that name the same lane share its slots. Default `default`. */
@@ -108,7 +109,7 @@ export const make = (options: ClusterLaneOptions = {}) =>
      * release anywhere wakes every process's looking waiter, and 1,000 children queued on 64
      * slots had made 51 lane statements per child.
      */
-    const turn = yield* Semaphore.make(1)
+    const turn = makeTurn()
     /** Waiters of this process queued for a slot: while there are any, a newcomer queues behind them. */
     const waiting = yield* Ref.make(0)
 
@@ -122,7 +123,7 @@ export const make = (options: ClusterLaneOptions = {}) =>
         yield* Ref.update(waiting, (n) => n + 1)
         return yield* Effect.gen(function*() {
           yield* restore(onQueued)
-          yield* restore(turn.take(1))
+          yield* restore(turn.take)
           return yield* Effect.gen(function*() {
             while (true) {
               const wake = changed
@@ -134,7 +135,7 @@ export const make = (options: ClusterLaneOptions = {}) =>
               // No release heard for a beat: a holder that died may have left a slot whose lease ran out.
               if (woke._tag === "None") fullSince = undefined
             }
-          }).pipe(Effect.ensuring(turn.release(1)))
+          }).pipe(Effect.ensuring(turn.release))
         }).pipe(Effect.ensuring(Ref.update(waiting, (n) => n - 1)))
       })
 

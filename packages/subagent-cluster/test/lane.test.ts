@@ -59,4 +59,33 @@ describe.skipIf(pg === undefined)("ClusterLane", () => {
       const [free] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM dsh_lane_slots WHERE lane = 'counted' AND holder IS NULL`
       assert.strictEqual(free!.n, 1, "the slot is free again")
     }))
+
+  it.live("a queued child that is stopped while it has the turn to look for a slot does not hold up the ones behind it", () =>
+    Effect.gen(function*() {
+      const url = yield* Effect.promise(() => pg!.createDatabase())
+      const sql = yield* PgClient.make({ url: Redacted.make(url) }).pipe(Effect.provide(Reactivity.layer))
+      const lane = yield* ClusterLane.make({ name: "stopped", slots: 1, lease: "60 seconds" }).pipe(Effect.provideService(PgClient.PgClient, sql))
+      const gate = yield* Deferred.make<void>()
+      const holding = yield* Deferred.make<void>()
+      const ran: Array<string> = []
+      const first = yield* lane.withSlot(Deferred.succeed(holding, undefined).pipe(Effect.andThen(Deferred.await(gate))), Effect.void).pipe(Effect.forkChild)
+      yield* Deferred.await(holding)
+      const queue = (name: string) =>
+        Effect.gen(function*() {
+          const queued = yield* Deferred.make<void>()
+          const fiber = yield* lane.withSlot(Effect.sync(() => void ran.push(name)), Deferred.succeed(queued, undefined).pipe(Effect.asVoid)).pipe(Effect.forkChild)
+          yield* Deferred.await(queued)
+          return fiber
+        })
+      // The first in the queue has the turn (it waits for a release); the other two wait for the turn.
+      const stopped = yield* queue("stopped")
+      const second = yield* queue("second")
+      const third = yield* queue("third")
+      yield* Fiber.interrupt(stopped)
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      yield* Fiber.join(third)
+      assert.deepStrictEqual(ran, ["second", "third"], "the two behind the stopped one run, in their order")
+    }))
 })

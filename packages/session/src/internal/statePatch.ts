@@ -8,7 +8,7 @@
  * a log of patches replayed over a state that already includes some of them is still right.
  */
 import type { SessionState } from "../SessionStore.ts"
-import { changedBetween, freezeCopy } from "./mapLineage.ts"
+import { changedBetween, copyMap, freezeCopy } from "./mapLineage.ts"
 import { snapshot } from "./state.ts"
 
 export interface StatePatch {
@@ -122,7 +122,7 @@ export const applyStatePatches = (state: SessionState, patches: ReadonlyArray<St
       let copy = copied.get(key)
       if (copy === undefined) {
         const base = isMap(out[key]) ? out[key] : {}
-        copy = { from: base, map: Object.assign({}, base), set: new Set(), dropped: new Set() }
+        copy = { from: base, map: copyMap(base), set: new Set(), dropped: new Set() }
         copied.set(key, copy)
         out[key] = copy.map
       }

@@ -87,7 +87,10 @@ export const forwardFrom = (a: Activation, deliver: Forward): Effect.Effect<void
  */
 export const makeActivations = () => {
   const running = new Map<string, Activation>()
+  const onEnd: Array<(handle: string) => void> = []
   return {
+    /** Tells `f` the handle of every Activation that ends from now on (after it is no longer running). */
+    onEnd: (f: (handle: string) => void) => void onEnd.push(f),
     get: (handle: string) => running.get(handle),
     /** Registers a new Activation; fails (returns undefined) if the child already has one. */
     begin: (handle: string) =>
@@ -100,7 +103,10 @@ export const makeActivations = () => {
       }),
     end: (activation: Activation, result: SubagentResult) =>
       Effect.suspend(() => {
-        if (running.get(activation.handle) === activation) running.delete(activation.handle)
+        if (running.get(activation.handle) === activation) {
+          running.delete(activation.handle)
+          for (const f of onEnd) f(activation.handle)
+        }
         return Deferred.succeed(activation.done, result)
       }),
     /** Hands a message to the child's running Activation (forwarded or queued): false when it has none. */

@@ -83,6 +83,9 @@ export const makeArchiver = (options: {
     // (children of an earlier process).
     const fresh = new Set<string>()
     descriptors.onChange((handle) => fresh.add(handle))
+    // A child seen running is looked at again once its run has ended (which pokes); looking at
+    // every running child on each sweep made a fan-out of thousands quadratic.
+    activations.onEnd((handle) => fresh.add(handle))
     const undelivered = new Set<string>()
     const timed = new Set<string>()
     let everything = true
@@ -114,8 +117,6 @@ export const makeArchiver = (options: {
         timed.delete(d.handle)
       }
       if (timeCame || timed.size === 0) nextDue = undefined
-      // A child still running is looked at again next time (its run's end pokes).
-      for (const d of looked) if (activations.get(d.handle) !== undefined) fresh.add(d.handle)
       const candidates = looked.filter(idle)
       const marked: Array<SubagentDescriptor> = []
       for (const d of candidates) {
