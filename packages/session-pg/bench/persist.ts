@@ -107,8 +107,8 @@ const bufferedRun = (url: string) =>
     let seq = 0
     const started = performance.now()
     for (const events of script) {
-      const rows = events.map((event) => ({ session_id: id, seq: ++seq, record: JSON.stringify({ seq, ts: new Date().toISOString(), ...event }) }))
-      yield* sql`INSERT INTO buffered ${sql.insert(rows)}`
+      const [first, ...rest] = events.map((event) => ({ session_id: id, seq: ++seq, record: JSON.stringify({ seq, ts: new Date().toISOString(), ...event }) }))
+      if (first !== undefined) yield* sql`INSERT INTO buffered ${sql.insert([first, ...rest])}`
     }
     return eventsPerRun / ((performance.now() - started) / 1000)
   })).pipe(Effect.provide(Reactivity.layer))
