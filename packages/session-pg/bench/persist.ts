@@ -53,22 +53,32 @@ const fileRun = Effect.gen(function*() {
   return rate
 })
 
-/** The naive write-through: one INSERT per event, each commit waiting for the WAL flush. */
-const naiveRun = (url: string) =>
+/** A stored record of the raw runs below. */
+type RawRow = {
+  readonly session_id: string
+  readonly seq: number
+  readonly record: string
+}
+
+/** A run over a raw client into a table of its own; `turn` sends one turn's rows. */
+const rawRun = (url: string, table: string, turn: (sql: PgClient.PgClient, rows: readonly [RawRow, ...Array<RawRow>]) => Effect.Effect<void, unknown>) =>
   Effect.scoped(Effect.gen(function*() {
     const sql = yield* PgClient.make({ url: Redacted.make(url) })
-    yield* sql`CREATE TABLE IF NOT EXISTS naive (session_id text, seq bigint, record json, PRIMARY KEY (session_id, seq))`
-    const id = `naive-${Math.random().toString(36).slice(2)}`
+    yield* sql.unsafe(`CREATE TABLE IF NOT EXISTS ${table} (session_id text, seq bigint, record json, PRIMARY KEY (session_id, seq))`)
+    const id = `${table}-${Math.random().toString(36).slice(2)}`
     let seq = 0
     const started = performance.now()
     for (const events of script) {
-      for (const event of events) {
-        seq += 1
-        yield* sql`INSERT INTO naive VALUES (${id}, ${seq}, ${JSON.stringify({ seq, ts: new Date().toISOString(), ...event })}::json)`
-      }
+      const [first, ...rest] = events.map((event): RawRow => ({ session_id: id, seq: ++seq, record: JSON.stringify({ seq, ts: new Date().toISOString(), ...event }) }))
+      if (first !== undefined) yield* turn(sql, [first, ...rest])
     }
     return eventsPerRun / ((performance.now() - started) / 1000)
-  })).pipe(Effect.provide(Reactivity.layer))
+  })).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+
+/** The naive write-through: one INSERT per event, each commit waiting for the WAL flush. */
+const naiveRun = (url: string) =>
+  rawRun(url, "naive", (sql, rows) =>
+    Effect.forEach(rows, (r) => sql`INSERT INTO naive VALUES (${r.session_id}, ${r.seq}, ${r.record}::json)`, { discard: true }))
 
 /**
  * The floor under the durability promise (kill -9 loses at most the event being written, so each
@@ -77,41 +87,19 @@ const naiveRun = (url: string) =>
  * store's protocol, on a raw client.
  */
 const floorRun = (url: string) =>
-  Effect.scoped(Effect.gen(function*() {
-    const sql = yield* PgClient.make({ url: Redacted.make(url) })
-    yield* sql`CREATE TABLE IF NOT EXISTS floor (session_id text, seq bigint, record json, PRIMARY KEY (session_id, seq))`
-    const id = `floor-${Math.random().toString(36).slice(2)}`
-    let seq = 0
-    const started = performance.now()
-    for (const events of script) {
-      for (const event of events) {
-        seq += 1
-        yield* sql`INSERT INTO floor SELECT ${id}, ${seq}, ${JSON.stringify({ seq, ts: new Date().toISOString(), ...event })}::json
-          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`
-      }
-      yield* sql`SELECT pg_current_xact_id()::text`
-    }
-    return eventsPerRun / ((performance.now() - started) / 1000)
-  })).pipe(Effect.provide(Reactivity.layer))
+  rawRun(url, "floor", (sql, rows) =>
+    Effect.forEach(rows, (r) =>
+      sql`INSERT INTO floor SELECT ${r.session_id}, ${r.seq}, ${r.record}::json
+        FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`, { discard: true }).pipe(
+      Effect.andThen(sql`SELECT pg_current_xact_id()::text`)
+    ))
 
 /**
  * What breaking the promise would buy: a turn's events held in the process and sent in one
  * INSERT whose commit waits for the WAL flush at the turn's end (a kill -9 loses the whole turn,
  * and other processes see nothing of it until then). The store does not do this.
  */
-const bufferedRun = (url: string) =>
-  Effect.scoped(Effect.gen(function*() {
-    const sql = yield* PgClient.make({ url: Redacted.make(url) })
-    yield* sql`CREATE TABLE IF NOT EXISTS buffered (session_id text, seq bigint, record json, PRIMARY KEY (session_id, seq))`
-    const id = `buffered-${Math.random().toString(36).slice(2)}`
-    let seq = 0
-    const started = performance.now()
-    for (const events of script) {
-      const [first, ...rest] = events.map((event) => ({ session_id: id, seq: ++seq, record: JSON.stringify({ seq, ts: new Date().toISOString(), ...event }) }))
-      if (first !== undefined) yield* sql`INSERT INTO buffered ${sql.insert([first, ...rest])}`
-    }
-    return eventsPerRun / ((performance.now() - started) / 1000)
-  })).pipe(Effect.provide(Reactivity.layer))
+const bufferedRun = (url: string) => rawRun(url, "buffered", (sql, rows) => sql`INSERT INTO buffered ${sql.insert(rows)}`)
 
 const median = (xs: ReadonlyArray<number>): number => {
   const sorted = [...xs].sort((a, b) => a - b)

@@ -1,27 +1,11 @@
 // Concurrency of the PostgreSQL store under faults a real server shows: a clash on numbers, a reply lost after a commit, an append during an archive, notifications that outrun a read. Triggers and advisory locks set the interleavings; nothing is timed.
-import { createServer, connect, type Socket } from "node:net"
 import { SessionStore } from "@dsh/session"
 import { Samples } from "@dsh/session/testing"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Queue, Redacted, Stream } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { clientOf, pg, storeAt } from "./support.ts"
+import { Effect, Exit, Fiber, Queue, Stream } from "effect"
+import { clientOf, freshDatabase, makeProxy, pg, singleClient, storeAt, waitUntil } from "./support.ts"
 
-const freshDatabase = Effect.promise(() => pg!.createDatabase())
-
-/** One connection of its own (for a session-level advisory lock held by the test). */
-const singleClient = (url: string) => PgClient.makeClient({ url: Redacted.make(url) }).pipe(Effect.provide(Reactivity.layer))
-
-/** Polls `check` (a state of the server, never a timer) until it holds; fails after ~10 s. */
-const waitUntil = (what: string, check: Effect.Effect<boolean, unknown>) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 1000; i++) {
-      if (yield* check) return
-      yield* Effect.sleep("10 millis")
-    }
-    return yield* Effect.die(new Error(`never happened: ${what}`))
-  })
 
 /** Someone waits for advisory lock `key` (a small bigint key). */
 const waitingFor = (sql: PgClient.PgClient, key: number) =>
@@ -35,62 +19,8 @@ const messageOf = (r: { readonly type: string }) => (r as { readonly message?: u
 
 const counterOf = (state: SessionStore.SessionState): number => typeof state["counter"] === "number" ? state["counter"] : 0
 
-/**
- * A TCP proxy in front of the server. `cutAfterInsert()` arms it: the next `INSERT` the server
- * completes (its CommandComplete and the ReadyForQuery after it, so the row is committed) is not
- * passed on; the client's connection is dropped instead, as a network cut right after the commit.
- */
-const makeProxy = (port: number) =>
-  Effect.acquireRelease(
-    Effect.promise(() =>
-      new Promise<{ readonly port: number; readonly cutAfterInsert: () => void; readonly blackhole: () => void; readonly cuts: () => number; readonly close: () => void }>((resolve) => {
-        const sockets = new Set<Socket>()
-        let armed = false
-        let silent = false
-        let cuts = 0
-        const server = createServer((client) => {
-          const upstream = connect(port, "127.0.0.1")
-          sockets.add(client).add(upstream)
-          client.on("error", () => undefined)
-          upstream.on("error", () => undefined)
-          client.on("close", () => upstream.destroy())
-          upstream.on("close", () => client.destroy())
-          client.on("data", (d: Buffer) => void (silent || upstream.write(d)))
-          let held: Buffer | undefined
-          upstream.on("data", (d: Buffer) => {
-            if (held === undefined && armed) {
-              const at = d.indexOf("INSERT 0 ")
-              if (at >= 0) held = d.subarray(at)
-            } else if (held !== undefined) held = Buffer.concat([held, d])
-            if (held === undefined) return void client.write(d)
-            if (held.indexOf(Buffer.from([0x5a, 0, 0, 0, 5])) >= 0) {
-              armed = false
-              cuts++
-              held = undefined
-              client.destroy()
-              upstream.destroy()
-            }
-          })
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resolve({
-            port: typeof address === "object" && address !== null ? address.port : 0,
-            cutAfterInsert: () => void (armed = true),
-            blackhole: () => void (silent = true),
-            cuts: () => cuts,
-            close: () => {
-              for (const s of sockets) s.destroy()
-              server.close()
-            }
-          })
-        })
-      })
-    ),
-    (proxy) => Effect.sync(() => proxy.close())
-  )
-
-describe.skipIf(pg === undefined)("a PostgreSQL store under concurrent writers", () => {  it.live("an append whose record was renumbered by a failed retry does not report success before its row is in", () =>
+describe.skipIf(pg === undefined)("a PostgreSQL store under concurrent writers", () => {
+  it.live("an append whose record was renumbered by a failed retry does not report success before its row is in", () =>
     Effect.gen(function*() {
       const url = yield* freshDatabase
       const sql = yield* clientOf(url)

@@ -1,30 +1,14 @@
 // Connection faults of PgSessionStore: a lease whose connection ends (taken back when nobody took
 // it meanwhile, lost with failing writes when someone did), and a server that stops answering in
 // the middle of an append. Each test failed while the bug it names was there.
-import { createServer, connect, type Socket } from "node:net"
 import { SessionStore } from "@dsh/session"
 import { Samples } from "@dsh/session/testing"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Redacted, Result } from "effect"
-import { Reactivity } from "effect/reactivity"
+import { Context, Deferred, Effect, Fiber, Layer, Result } from "effect"
 import { PgSessionStore } from "../src/index.ts"
-import { clientOf, pg, storeAt } from "./support.ts"
+import { clientOf, freshDatabase, makeProxy, pg, singleClient, storeAt, waitUntil } from "./support.ts"
 
-const freshDatabase = Effect.promise(() => pg!.createDatabase())
-
-/** One connection of its own (for a session-level advisory lock held by the test). */
-const singleClient = (url: string) => PgClient.makeClient({ url: Redacted.make(url) }).pipe(Effect.provide(Reactivity.layer))
-
-/** Polls `check` (a state of the server or the store, never a timer) until it holds; fails after ~10 s. */
-const waitUntil = (what: string, check: Effect.Effect<boolean, unknown>) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 1000; i++) {
-      if (yield* check) return
-      yield* Effect.sleep("10 millis")
-    }
-    return yield* Effect.die(new Error(`never happened: ${what}`))
-  })
 
 /** The backends holding an advisory lock in this database: the lease's connection. */
 const lockHolders = (sql: PgClient.PgClient) =>
@@ -35,39 +19,6 @@ const lockHolders = (sql: PgClient.PgClient) =>
   )
 
 const say = (text: string) => ({ type: "notice", level: "info", message: text }) as const
-
-/** A TCP proxy in front of the server. `blackhole()` makes it swallow everything clients send, as a host that vanished. */
-const makeProxy = (port: number) =>
-  Effect.acquireRelease(
-    Effect.promise(() =>
-      new Promise<{ readonly port: number; readonly blackhole: () => void; readonly close: () => void }>((resolve) => {
-        const sockets = new Set<Socket>()
-        let silent = false
-        const server = createServer((client) => {
-          const upstream = connect(port, "127.0.0.1")
-          sockets.add(client).add(upstream)
-          client.on("error", () => undefined)
-          upstream.on("error", () => undefined)
-          client.on("close", () => upstream.destroy())
-          upstream.on("close", () => client.destroy())
-          client.on("data", (d: Buffer) => void (silent || upstream.write(d)))
-          upstream.on("data", (d: Buffer) => void client.write(d))
-        })
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.address()
-          resolve({
-            port: typeof address === "object" && address !== null ? address.port : 0,
-            blackhole: () => void (silent = true),
-            close: () => {
-              for (const s of sockets) s.destroy()
-              server.close()
-            }
-          })
-        })
-      })
-    ),
-    (proxy) => Effect.sync(() => proxy.close())
-  )
 
 describe.skipIf(pg === undefined)("a PostgreSQL store whose connection fails", () => {
   it.live("a lease whose connection dropped is not handed to a second process while the first still holds it", () =>
