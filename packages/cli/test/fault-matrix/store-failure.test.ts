@@ -1,5 +1,5 @@
 import { FakeOpenAIServer } from "@dsh/llm-openai/testing"
-import { Postgres } from "@dsh/testing-pg"
+import { FaultProxy, Postgres } from "@dsh/testing-pg"
 import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -100,6 +100,36 @@ describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
       expect(doc).toMatchObject({ status: "failed" })
     } finally {
       if (!stopped) await pg.stop()
+    }
+  })
+
+  it("PostgreSQL whose host vanishes mid-run (nothing answers, nothing is refused): one stderr line naming the store and what happened, instead of a hang", async (ctx) => {
+    const pg = await Postgres.postgresForTests()
+    if (pg === undefined) return ctx.skip()
+    const proxy = await FaultProxy.start(pg.port)
+    try {
+      const url = (await pg.createSchema()).replace(`:${pg.port}/`, `:${proxy.port}/`)
+      const server = await FakeOpenAIServer.startFakeOpenAIServer({
+        respond: () => {
+          // From here on every byte to the server is swallowed, as by a host that is gone.
+          proxy.blackhole()
+          return { text: "an answer the store cannot take" }
+        }
+      })
+      servers.push(server)
+      const r = await runDsh(["run", "--store", url, "--model", "openai:any", "--output-format", "json", "hello"], {
+        env: { DSH_HOME: makeHome(), DSH_RESIDENT: "0", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+      })
+      expect(r.code).toBe(1)
+      const lines = r.stderr.split("\n").filter((l) => l !== "")
+      expect(lines, r.stderr).toHaveLength(1)
+      expect(lines[0]).toMatch(/session store \(postgres/i)
+      expect(lines[0]).toContain("no answer")
+      expect(lines[0]).not.toContain(pg.password)
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "failed" })
+    } finally {
+      proxy.close()
+      await pg.stop()
     }
   })
 })

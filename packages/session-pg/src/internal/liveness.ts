@@ -145,16 +145,20 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
   const waiting = new Map<Duplex, Waiting>()
   /** The last check got no answer, and no connection has heard from the server since. */
   let unanswered = false
+  /** When that check ended: for as long again, a connection that starts to wait fails at once. */
+  let unansweredAt = 0
   let checking: Promise<boolean> | undefined
   let ticker: ReturnType<typeof setInterval> | undefined
+
+  const silence = () => new Error(`no answer for ${seconds}, nor to a new connection within ${seconds} (the store's unansweredTimeout)`)
 
   const check = () =>
     checking ??= answers(address, unansweredMillis).then((answered) => {
       checking = undefined
       unanswered = !answered
       if (!answered) {
-        const ended = [...waiting.keys()]
-        for (const connection of ended) connection.destroy(new Error(`no answer for ${seconds}, nor to a new connection within ${seconds} (the store's unansweredTimeout)`))
+        unansweredAt = performance.now()
+        for (const connection of [...waiting.keys()]) connection.destroy(silence())
       }
       return answered
     })
@@ -185,6 +189,11 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
   const watch: Watch = {
     wrote: (connection) => {
       if (waiting.has(connection)) return
+      // The server just went unanswered: the statements of a shutdown fail at once, not a check each.
+      if (unanswered && performance.now() - unansweredAt < unansweredMillis) {
+        setImmediate(() => connection.destroy(silence()))
+        return
+      }
       waiting.set(connection, { due: performance.now() + (unanswered ? 0 : unansweredMillis), delay: unansweredMillis })
       if (ticker === undefined) {
         // A quarter of the bound: a check starts between 1 and 1.25 times it after the wait began.
