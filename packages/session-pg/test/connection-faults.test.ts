@@ -41,6 +41,28 @@ describe.skipIf(pg === undefined)("a PostgreSQL store whose connection fails", (
       }))
     }))
 
+  it.live("a lease whose connection the client gave up while its backend lives on (a partition) is taken back: that backend is ended", () =>
+    Effect.gen(function*() {
+      const url = yield* freshDatabase
+      const sql = yield* clientOf(url)
+      const proxy = yield* makeProxy(pg!.port)
+      const viaProxy = url.replace(`:${pg!.port}/`, `:${proxy.port}/`)
+      const first = yield* (yield* storeAt(viaProxy)).create({ ...Samples.sampleSession, id: "partitioned" })
+      const second = yield* (yield* storeAt(url)).open("partitioned")
+      yield* Effect.scoped(Effect.gen(function*() {
+        const mine = yield* first.acquire
+        const [old] = yield* lockHolders(sql)
+        // The client's side of every connection ends; the server's stays, its backend holding the lock.
+        proxy.dropClients()
+        yield* waitUntil("the lease is held on a new connection", Effect.map(lockHolders(sql), (pids) => pids.length === 1 && pids[0] !== old))
+        const alive = yield* sql<{ readonly n: string }>`SELECT count(*) AS n FROM pg_stat_activity WHERE pid = ${old!}`
+        assert.strictEqual(Number(alive[0]!.n), 0, "the old connection's backend was ended")
+        assert.deepStrictEqual(yield* first.owner, mine, "the first process still runs the session")
+        assert.strictEqual((yield* Effect.flip(Effect.scoped(second.acquire))).reason, "Owned")
+        yield* first.updateState((s) => ({ ...s, counter: 1 }))
+      }))
+    }))
+
   it.live("a lease taken by another process while its holder's connection was down is lost: the holder's writes fail", () =>
     Effect.gen(function*() {
       const url = yield* freshDatabase

@@ -81,6 +81,57 @@ const lostLease = (db: Db, sessionId: string, why: string, error: SessionError.S
     }; check the network to the server and its idle_session_timeout`
   })
 
+/** Who holds the lock now, as a message says it. */
+const whoHolds = (lockedOwner: ReturnType<typeof lockedOwnerOf>) => Effect.map(lockedOwner, (current) => describe(current?.owner))
+
+/** Taking a lease's lock back after its connection ended, for `makeLease`. */
+const retaker = (db: Db, sessionId: string, key: string, lockedOwner: ReturnType<typeof lockedOwnerOf>) => {
+  const someoneElse = whoHolds(lockedOwner)
+
+  /**
+   * The lock on a new connection, undefined when another session holds it; retried while the
+   * ended connection's backend still does. Its client hears of the end before that backend has
+   * exited, and after a network partition the backend may not notice for hours (the server's TCP
+   * keepalive): this process ended that connection, so it ends its backend (if the server lets a
+   * role end its own backends), named by pid and start time, never another's that reused the pid.
+   */
+  const lockAgain = (h: Held) =>
+    Effect.retry(
+      Effect.gen(function*() {
+        const link = yield* lockOn(db, sessionId, key, h.scope)
+        if (link !== undefined || (yield* lockedOwner)?.holder !== h.link.pid) return link
+        yield* run(
+          db,
+          `ending the lease's old connection of session "${sessionId}"`,
+          db.sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ${h.link.pid} AND backend_start::text = ${h.link.started}`
+        ).pipe(Effect.ignore)
+        return yield* new SessionError.SessionError({ reason: "Io", detail: `the ended connection's backend (pid ${h.link.pid}) still holds the lock` })
+      }),
+      RETAKE
+    )
+
+  /** Takes the lock back after its connection ended (`why`), or records the lease as lost. */
+  return (h: Held, why: string) =>
+    Effect.gen(function*() {
+      yield* Scope.close(h.link.scope, Exit.void)
+      const link = yield* lockAgain(h)
+      if (link === undefined) {
+        return yield* new SessionError.SessionError({ reason: "Owned", detail: `${yield* someoneElse} took it meanwhile` })
+      }
+      // A lock this lease does not keep is given back at once, whatever fails from here on.
+      yield* Effect.gen(function*() {
+        const rows = yield* link.query(`checking the owner of session "${sessionId}"`, "SELECT owner->>'token' AS token FROM dsh_sessions WHERE id = $1", [sessionId])
+        if (rows[0]?.["token"] !== h.token) {
+          // Someone took the lease and gave it up meanwhile: what it wrote is not ours to continue.
+          return yield* new SessionError.SessionError({ reason: "Owned", detail: "another process ran the session meanwhile" })
+        }
+      }).pipe(Effect.onError(() => Scope.close(link.scope, Exit.void)))
+      h.link = link
+    }).pipe(
+      Effect.catch((error) => Effect.sync(() => void (h.lost = lostLease(db, sessionId, why, error))))
+    )
+}
+
 /** `storeScope` is the store's: a lease still held when it closes is given up with it. */
 export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): Effect.Effect<Lease> =>
   Effect.gen(function*() {
@@ -89,51 +140,27 @@ export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): E
     const guard = yield* Semaphore.make(1)
     let held: Held | undefined
 
-    const someoneElse = Effect.map(lockedOwner, (current) => describe(current?.owner))
+    const someoneElse = whoHolds(lockedOwner)
 
-    /** The lock on a new connection, undefined when another session holds it; retried while the ended connection's backend still does. */
-    const lockAgain = (h: Held) =>
-      Effect.retry(
-        Effect.gen(function*() {
-          const link = yield* lockOn(db, sessionId, key, h.scope)
-          if (link !== undefined || (yield* lockedOwner)?.holder !== h.link.pid) return link
-          // Its client hears of the end before that backend has exited and released its locks.
-          return yield* new SessionError.SessionError({ reason: "Io", detail: `the ended connection's backend (pid ${h.link.pid}) still holds the lock` })
-        }),
-        RETAKE
-      )
-
-    /** Takes the lock back after its connection ended (`why`), or records the lease as lost. */
-    const retake = (h: Held, why: string) =>
-      Effect.gen(function*() {
-        yield* Scope.close(h.link.scope, Exit.void)
-        const link = yield* lockAgain(h)
-        if (link === undefined) {
-          return yield* new SessionError.SessionError({ reason: "Owned", detail: `${yield* someoneElse} took it meanwhile` })
-        }
-        const rows = yield* link.query(`checking the owner of session "${sessionId}"`, "SELECT owner->>'token' AS token FROM dsh_sessions WHERE id = $1", [sessionId])
-        if (rows[0]?.["token"] !== h.token) {
-          // Someone took the lease and gave it up meanwhile: what it wrote is not ours to continue.
-          yield* Scope.close(link.scope, Exit.void)
-          return yield* new SessionError.SessionError({ reason: "Owned", detail: "another process ran the session meanwhile" })
-        }
-        h.link = link
-      }).pipe(
-        Effect.catch((error) => Effect.sync(() => void (h.lost = lostLease(db, sessionId, why, error))))
-      )
+    const retake = retaker(db, sessionId, key, lockedOwner)
 
     /** The holder's side of the lock's connection: runs for as long as the lease is held. */
     const watch = (h: Held) =>
       Effect.gen(function*() {
         while (h.lost === undefined) {
           const why = yield* h.link.ended
-          const settled = yield* Deferred.make<void>()
-          h.retaking = settled
-          yield* guard.withPermit(retake(h, why)).pipe(
-            Effect.ensuring(Effect.suspend(() => {
-              h.retaking = undefined
-              return Deferred.succeed(settled, undefined)
-            }))
+          // Marked and settled in one uninterruptible step: a writer waiting on `retaking` is always woken.
+          yield* Effect.uninterruptibleMask((restore) =>
+            Effect.gen(function*() {
+              const settled = yield* Deferred.make<void>()
+              h.retaking = settled
+              yield* restore(guard.withPermit(retake(h, why))).pipe(
+                Effect.ensuring(Effect.suspend(() => {
+                  h.retaking = undefined
+                  return Deferred.succeed(settled, undefined)
+                }))
+              )
+            })
           )
         }
       })
@@ -158,6 +185,12 @@ export const makeLease = (db: Db, sessionId: string, storeScope: Scope.Scope): E
           db.sql`UPDATE dsh_sessions SET owner = ${JSON.stringify({ ...owner, token })}::jsonb WHERE id = ${sessionId}`
         )
         const h: Held = { owner, token, scope, link, users: 1, retaking: undefined, lost: undefined }
+        // The store closed under a held lease (its scope ends the lock): nothing is held any more.
+        yield* Scope.addFinalizer(scope, Effect.sync(() => {
+          if (held === h && h.lost === undefined) {
+            h.lost = new SessionError.SessionError({ reason: "Io", detail: `${db.target}: the store was closed while session "${sessionId}" was held` })
+          }
+        }))
         yield* Effect.forkIn(watch(h), scope)
         return h
       }).pipe(Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause))))

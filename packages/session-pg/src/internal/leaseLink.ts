@@ -15,6 +15,8 @@ export interface Link {
   readonly scope: Scope.Closeable
   /** The backend's process id. */
   readonly pid: number
+  /** When that backend started (`pg_stat_activity.backend_start`): with `pid`, names it even after the pid is reused. */
+  readonly started: string
   /** A statement on the lock's connection, its failure named by `what`. */
   readonly query: (what: string, sql: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<PgConnection.Row>, SessionError.SessionError>
   /** Waits until the connection ends and says why; interrupted when `scope` closes first. */
@@ -35,13 +37,17 @@ export const lockOn = (db: Db, sessionId: string, key: string, parent: Scope.Sco
         run(db, what, Effect.map(connection.query(sql, params), (result) => result.rows))
       // Listening first: once the lock is taken, its end is already watched.
       const ends = yield* run(db, `watching the lease of session "${sessionId}"`, connection.listen(WATCH_CHANNEL))
-      const rows = yield* query(`taking the lease of session "${sessionId}"`, "SELECT pg_try_advisory_lock($1::bigint) AS locked", [key])
+      const rows = yield* query(
+        `taking the lease of session "${sessionId}"`,
+        "SELECT pg_try_advisory_lock($1::bigint) AS locked, (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()) AS started",
+        [key]
+      )
       if (rows[0]?.["locked"] !== true) {
         yield* Scope.close(scope, Exit.void)
         return undefined
       }
       const ended = Queue.take(ends).pipe(Effect.forever, Effect.catch((error) => Effect.succeed(causeText(error))))
-      return { scope, pid: base.processId, query, ended } satisfies Link
+      return { scope, pid: base.processId, started: String(rows[0]?.["started"] ?? ""), query, ended } satisfies Link
     }).pipe(
       Scope.provide(scope),
       Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))

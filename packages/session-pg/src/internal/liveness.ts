@@ -74,6 +74,9 @@ const answers = (address: Address, millis: number): Promise<boolean> =>
       resolve(answered)
     }
     const timer = setTimeout(() => finish(false), millis)
+    // A check alone never keeps the process running.
+    timer.unref()
+    socket.unref()
     socket.once("connect", () => socket.write(SSL_REQUEST))
     socket.once("data", () => finish(true))
     socket.once("error", () => finish(false))
@@ -81,6 +84,8 @@ const answers = (address: Address, millis: number): Promise<boolean> =>
   })
 
 interface Watch {
+  /** `connection`'s socket reached the server: a check for it goes to that address, with no name to resolve. */
+  readonly reached: (connection: Duplex, socket: Net.Socket) => void
   readonly wrote: (connection: Duplex) => void
   readonly heard: (connection: Duplex) => void
   readonly closed: (connection: Duplex) => void
@@ -98,6 +103,7 @@ const watchedInPlace = (socket: Net.Socket, watch: Watch): Duplex => {
     watch.wrote(socket)
     return write.apply(this, args)
   } as typeof write
+  socket.once("connect", () => watch.reached(socket, socket))
   socket.on("data", () => watch.heard(socket))
   socket.on("close", () => watch.closed(socket))
   return socket
@@ -118,6 +124,7 @@ const watchedThrough = (socket: Net.Socket, watch: Watch): Duplex => {
       callback(error)
     }
   })
+  socket.once("connect", () => watch.reached(connection, socket))
   socket.on("data", (chunk: Buffer) => {
     watch.heard(connection)
     if (!connection.push(chunk)) socket.pause()
@@ -147,21 +154,29 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
   let unanswered = false
   /** When that check ended: for as long again, a connection that starts to wait fails at once. */
   let unansweredAt = 0
+  /** When a connection last heard from the server: an answer during a check is one to it. */
+  let heardAt = 0
+  /** The address each connection reached (an IP): its check skips the name lookup and goes to that very host. */
+  const reached = new WeakMap<Duplex, Address>()
   let checking: Promise<boolean> | undefined
   let ticker: ReturnType<typeof setInterval> | undefined
 
   const silence = () => new Error(`no answer for ${seconds}, nor to a new connection within ${seconds} (the store's unansweredTimeout)`)
+  const stillSilent = () => new Error(`no answer from the server, which a check found silent for ${seconds} (the store's unansweredTimeout)`)
 
-  const check = () =>
-    checking ??= answers(address, unansweredMillis).then((answered) => {
-      checking = undefined
-      unanswered = !answered
-      if (!answered) {
-        unansweredAt = performance.now()
-        for (const connection of [...waiting.keys()]) connection.destroy(silence())
-      }
-      return answered
-    })
+  const check = (target: Address) =>
+    checking ??= Promise.resolve(performance.now()).then((began) =>
+      answers(target, unansweredMillis).then((fresh) => {
+        checking = undefined
+        const answered = fresh || heardAt >= began
+        unanswered = !answered
+        if (!answered) {
+          unansweredAt = performance.now()
+          for (const connection of [...waiting.keys()]) connection.destroy(silence())
+        }
+        return answered
+      })
+    )
 
   /** Checks the server for the connections due; an answer puts each off twice as long as before. */
   const tick = () => {
@@ -175,7 +190,8 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
     if (due.length === 0) return
     // Not due again while the check runs.
     for (const [, w] of due) w.due = Number.POSITIVE_INFINITY
-    void check().then((answered) => {
+    // To the host the first of them reached (a name may resolve elsewhere by now).
+    void check(reached.get(due[0]![0]) ?? address).then((answered) => {
       if (!answered) return
       const later = performance.now()
       for (const [connection, w] of due) {
@@ -187,11 +203,18 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
   }
 
   const watch: Watch = {
+    reached: (connection, socket) => {
+      if ("host" in address && socket.remoteAddress !== undefined && socket.remotePort !== undefined) {
+        reached.set(connection, { host: socket.remoteAddress, port: socket.remotePort })
+      }
+    },
     wrote: (connection) => {
-      if (waiting.has(connection)) return
-      // The server just went unanswered: the statements of a shutdown fail at once, not a check each.
+      if (waiting.has(connection) || connection.destroyed) return
+      // The server was just found silent: the statements of a shutdown fail at once rather than a
+      // check each, while one check (shared) looks again, so a server that is back ends this early.
       if (unanswered && performance.now() - unansweredAt < unansweredMillis) {
-        setImmediate(() => connection.destroy(silence()))
+        void check(reached.get(connection) ?? address)
+        setImmediate(() => connection.destroy(stillSilent()))
         return
       }
       waiting.set(connection, { due: performance.now() + (unanswered ? 0 : unansweredMillis), delay: unansweredMillis })
@@ -205,6 +228,7 @@ export const makeConnector = (options: LivenessOptions): (() => Duplex) => {
     },
     heard: (connection) => {
       unanswered = false
+      heardAt = performance.now()
       waiting.delete(connection)
     },
     closed: (connection) => void waiting.delete(connection)

@@ -38,26 +38,30 @@ export const makeTurn = (): Turn => {
     held = false
   }
 
-  const take = Effect.suspend(() => {
-    if (!held) {
-      held = true
-      return Effect.void
-    }
-    const waiter: Waiter = { handed: Deferred.makeUnsafe<void>(), gone: false }
-    waiters.push(waiter)
-    // Long queues are compacted now and then, so a busy lane does not keep every past waiter's slot.
-    if (head > 1024 && head * 2 > waiters.length) {
-      waiters = waiters.slice(head)
-      head = 0
-    }
-    return Deferred.await(waiter.handed).pipe(Effect.onInterrupt(() =>
-      Effect.sync(() => {
-        waiter.gone = true
-        // Handed the turn just as it was interrupted: it goes on to the next.
-        if (Deferred.isDoneUnsafe(waiter.handed)) handOn()
-      })
-    ))
-  })
+  // Queued and waiting in one uninterruptible step: an interruption between the two (Effect may
+  // yield between any two steps) would leave a waiter nobody marks gone, and the turn with it.
+  const take = Effect.uninterruptibleMask((restore) =>
+    Effect.suspend(() => {
+      if (!held) {
+        held = true
+        return Effect.void
+      }
+      const waiter: Waiter = { handed: Deferred.makeUnsafe<void>(), gone: false }
+      waiters.push(waiter)
+      // Long queues are compacted now and then, so a busy lane does not keep every past waiter's slot.
+      if (head > 1024 && head * 2 > waiters.length) {
+        waiters = waiters.slice(head)
+        head = 0
+      }
+      return restore(Deferred.await(waiter.handed)).pipe(Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          waiter.gone = true
+          // Handed the turn just as it was interrupted: it goes on to the next.
+          if (Deferred.isDoneUnsafe(waiter.handed)) handOn()
+        })
+      ))
+    })
+  )
 
   return { take, release: Effect.sync(handOn) }
 }
