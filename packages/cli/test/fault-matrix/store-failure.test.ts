@@ -40,6 +40,24 @@ const fill = (dir: string) => {
 
 const users = (r: FakeOpenAIServer.FakeRequest) => (r.body as { messages: ReadonlyArray<{ role: string; content: string | null }> }).messages.filter((m) => m.role === "user")
 
+/**
+ * `dsh run` on the PostgreSQL store at `url`, the model at `server`: it exits 1 with one stderr
+ * line naming the store without its password, and json still prints one failed object. The line.
+ */
+const failsNamingTheStore = async (url: string, server: FakeOpenAIServer.FakeServer, password: string): Promise<string> => {
+  servers.push(server)
+  const r = await runDsh(["run", "--store", url, "--model", "openai:any", "--output-format", "json", "hello"], {
+    env: { DSH_HOME: makeHome(), DSH_RESIDENT: "0", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
+  })
+  expect(r.code).toBe(1)
+  const lines = r.stderr.split("\n").filter((l) => l !== "")
+  expect(lines, r.stderr).toHaveLength(1)
+  expect(lines[0]).toMatch(/session store \(postgres/i)
+  expect(lines[0]).not.toContain(password)
+  expect(JSON.parse(r.stdout)).toMatchObject({ status: "failed" })
+  return lines[0]!
+}
+
 describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
   it("file store on a disk that fills up: one stderr line naming the store and the cause; json prints one failed object", async (ctx) => {
     const disk = smallDisk("2m")
@@ -87,17 +105,7 @@ describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
           return { text: "an answer the store cannot take" }
         }
       })
-      servers.push(server)
-      const r = await runDsh(["run", "--store", url, "--model", "openai:any", "--output-format", "json", "hello"], {
-        env: { DSH_HOME: makeHome(), DSH_RESIDENT: "0", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      })
-      expect(r.code).toBe(1)
-      const lines = r.stderr.split("\n").filter((l) => l !== "")
-      expect(lines, r.stderr).toHaveLength(1)
-      expect(lines[0]).toMatch(/session store \(postgres/i)
-      expect(lines[0]).not.toContain(pg.password)
-      const doc = JSON.parse(r.stdout) as Record<string, unknown>
-      expect(doc).toMatchObject({ status: "failed" })
+      await failsNamingTheStore(url, server, pg.password)
     } finally {
       if (!stopped) await pg.stop()
     }
@@ -116,17 +124,7 @@ describe("fault matrix: the store fails mid-run", { timeout: 90_000 }, () => {
           return { text: "an answer the store cannot take" }
         }
       })
-      servers.push(server)
-      const r = await runDsh(["run", "--store", url, "--model", "openai:any", "--output-format", "json", "hello"], {
-        env: { DSH_HOME: makeHome(), DSH_RESIDENT: "0", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-test" }
-      })
-      expect(r.code).toBe(1)
-      const lines = r.stderr.split("\n").filter((l) => l !== "")
-      expect(lines, r.stderr).toHaveLength(1)
-      expect(lines[0]).toMatch(/session store \(postgres/i)
-      expect(lines[0]).toContain("no answer")
-      expect(lines[0]).not.toContain(pg.password)
-      expect(JSON.parse(r.stdout)).toMatchObject({ status: "failed" })
+      expect(await failsNamingTheStore(url, server, pg.password)).toContain("no answer")
     } finally {
       proxy.close()
       await pg.stop()
