@@ -3,7 +3,7 @@
  * small metadata calls of the delegation path (see `ioSync`): a few hundred bytes appended per
  * update, and reads from an offset.
  */
-import { closeSync, fdatasyncSync, fstatSync, openSync, readSync, statSync, unlinkSync, writeSync } from "node:fs"
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statSync, unlinkSync, writeSync } from "node:fs"
 import { errorCode, PRIVATE_FILE } from "./fs.ts"
 
 /** The log's inode and size, or `undefined` when there is no log. */
@@ -40,6 +40,9 @@ export const readLogSync = (path: string, offset: number): { readonly ino: bigin
 /**
  * Appends `data` (whole lines) to the log, creating it private; with `durable`, synced before it
  * returns. Returns the log's inode and size after the write (from `known`, the log before it, if given).
+ * A write or sync that fails is cut off again (the caller holds `state.lock`): its caller is told
+ * the change failed, so none of it may stay, and a line written up to its last byte would
+ * otherwise be completed by the next append's closing newline and count after all.
  */
 export const appendLogSync = (
   path: string,
@@ -50,9 +53,19 @@ export const appendLogSync = (
   const fd = openSync(path, "a", PRIVATE_FILE)
   try {
     const bytes = Buffer.from(data, "utf8")
-    let written = 0
-    while (written < bytes.length) written += writeSync(fd, bytes, written)
-    if (durable) fdatasyncSync(fd)
+    const before = known?.size ?? Number(fstatSync(fd, { bigint: true }).size)
+    try {
+      let written = 0
+      while (written < bytes.length) written += writeSync(fd, bytes, written)
+      if (durable) fdatasyncSync(fd)
+    } catch (cause) {
+      try {
+        ftruncateSync(fd, before)
+      } catch {
+        // Left as written: a later reader skips an incomplete line; the caller hears of the failure.
+      }
+      throw cause
+    }
     // Under `state.lock` the caller knows the log as it was: no one else wrote to it since.
     if (known !== undefined) return { ino: known.ino, size: known.size + bytes.length }
     const s = fstatSync(fd, { bigint: true })

@@ -85,18 +85,31 @@ interface View {
 const stateKeyOf = (statePath: string): Effect.Effect<string | undefined> =>
   ioSync("stat", statePath, () => fileIdentitySync(statePath)).pipe(Effect.orElseSucceed(() => undefined))
 
+/** Reads of `state.json` and the log that a fold of another process kept overlapping, before one is taken as it is. */
+const MAX_REREADS = 8
+
 /**
- * `state.json` with the log applied, read without the cache: the log first, so that a fold
- * in between (a new `state.json` holding the log, then the log removed) is read as the new
- * state with patches it already holds, which give the same state again.
+ * `state.json` with the log applied, read without the cache. The log is read between two looks
+ * at `state.json`'s identity, and read again when a fold (another process's: a new `state.json`,
+ * then the log removed) came in between: the old log replayed over the new state would undo what
+ * the fold's own change set. A fold that had written `state.json` before the first look but not
+ * yet removed the log is read as the new state with patches it already holds (the fold appends
+ * its change to the log first), which give the same state again.
  */
 const readFresh = (dir: string, id: string) =>
   Effect.gen(function*() {
     const statePath = join(dir, "state.json")
     const logPath = join(dir, STATE_LOG)
-    const log = yield* ioSync("read", logPath, () => readLogSync(logPath, 0))
-    const key = yield* stateKeyOf(statePath)
-    const text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
+    let key = yield* stateKeyOf(statePath)
+    let log = yield* ioSync("read", logPath, () => readLogSync(logPath, 0))
+    let text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
+    for (let reread = 0; reread < MAX_REREADS; reread++) {
+      const after = yield* stateKeyOf(statePath)
+      if (after === key) break
+      key = after
+      log = yield* ioSync("read", logPath, () => readLogSync(logPath, 0))
+      text = yield* ioSync("read", statePath, () => readTextIfExistsSync(statePath))
+    }
     if (text === undefined) return yield* notFound(id)
     const base = snapshot(yield* parseState(text, id, statePath))
     if (log === undefined) return { key, view: { stateBytes: text.length, log: undefined, state: base } }
@@ -215,7 +228,7 @@ export const makeStateFile = (dir: string, id: string, strict: boolean, seed?: S
         cached = undefined
         const text = encodeJson(state)
         yield* writeText(statePath, text, strict)
-        // A crash here leaves a log whose lines the new state.json already holds: harmless.
+        // A crash here leaves a log whose lines, its own change last (`record`), give this state again.
         yield* ioSync("remove", logPath, () => removeLogSync(logPath))
         remember(yield* stateKey, { stateBytes: text.length, log: undefined, state })
       })
@@ -229,7 +242,11 @@ export const makeStateFile = (dir: string, id: string, strict: boolean, seed?: S
         const seen = c?.log?.seen ?? 0
         // A run that ends leaves its state whole in state.json, for people and tools that read it.
         const ended = next.status !== current.status && SETTLED.has(next.status)
-        if (c === undefined || ended || seen + line.length > Math.max(FOLD_BYTES, c.stateBytes)) return yield* foldInto(next)
+        if (c === undefined || ended || seen + line.length > Math.max(FOLD_BYTES, c.stateBytes)) {
+          // Logged first: a log left by a crash after the new state.json replays to it, not undoing it.
+          if (c === undefined || c.log !== undefined) yield* ioSync("append", logPath, () => appendLogSync(logPath, "\n" + line, strict))
+          return yield* foldInto(next)
+        }
         // A line torn by a crash is closed first, so it cannot swallow this one.
         const torn = c.log !== undefined && c.log.seen > c.log.end
         cached = undefined
