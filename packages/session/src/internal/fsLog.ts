@@ -53,23 +53,22 @@ export const appendLogSync = (
   const fd = openSync(path, "a", PRIVATE_FILE)
   try {
     const bytes = Buffer.from(data, "utf8")
-    const before = known?.size ?? Number(fstatSync(fd, { bigint: true }).size)
+    // Under `state.lock` the caller knows the log as it was, or one look tells: no one else writes to it meanwhile.
+    const s = known === undefined ? fstatSync(fd, { bigint: true }) : undefined
+    const before = known ?? { ino: s!.ino, size: Number(s!.size) }
     try {
       let written = 0
       while (written < bytes.length) written += writeSync(fd, bytes, written)
       if (durable) fdatasyncSync(fd)
     } catch (cause) {
       try {
-        ftruncateSync(fd, before)
+        ftruncateSync(fd, before.size)
       } catch {
         // Left as written: a later reader skips an incomplete line; the caller hears of the failure.
       }
       throw cause
     }
-    // Under `state.lock` the caller knows the log as it was: no one else wrote to it since.
-    if (known !== undefined) return { ino: known.ino, size: known.size + bytes.length }
-    const s = fstatSync(fd, { bigint: true })
-    return { ino: s.ino, size: Number(s.size) }
+    return { ino: before.ino, size: before.size + bytes.length }
   } finally {
     closeSync(fd)
   }

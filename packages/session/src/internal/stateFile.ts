@@ -239,18 +239,17 @@ export const makeStateFile = (dir: string, id: string, strict: boolean, seed?: S
         const c = cached
         if (patch === undefined) return
         const line = JSON.stringify(patch) + "\n"
-        const seen = c?.log?.seen ?? 0
+        const known = c?.log === undefined ? undefined : { ino: c.log.ino, size: c.log.seen }
         // A run that ends leaves its state whole in state.json, for people and tools that read it.
         const ended = next.status !== current.status && SETTLED.has(next.status)
-        if (c === undefined || ended || seen + line.length > Math.max(FOLD_BYTES, c.stateBytes)) {
+        if (c === undefined || ended || (known?.size ?? 0) + line.length > Math.max(FOLD_BYTES, c.stateBytes)) {
           // Logged first: a log left by a crash after the new state.json replays to it, not undoing it.
-          if (c === undefined || c.log !== undefined) yield* ioSync("append", logPath, () => appendLogSync(logPath, "\n" + line, strict))
+          if (c === undefined || known !== undefined) yield* ioSync("append", logPath, () => appendLogSync(logPath, "\n" + line, strict, known))
           return yield* foldInto(next)
         }
         // A line torn by a crash is closed first, so it cannot swallow this one.
         const torn = c.log !== undefined && c.log.seen > c.log.end
         cached = undefined
-        const known = c.log === undefined ? undefined : { ino: c.log.ino, size: c.log.seen }
         const after = yield* ioSync("append", logPath, () => appendLogSync(logPath, torn ? "\n" + line : line, strict, known))
         if (c.log !== undefined && after.ino !== c.log.ino) return
         cached = { ...c, log: { ino: after.ino, seen: after.size, end: after.size }, state: next }
